@@ -1,0 +1,13 @@
+# The TAP helper and the tests of libskylark's common pieces. Each module's
+# fragment adds its own tests beside these.
+
+noinst_LIBRARIES += tests/libtap.a
+tests_libtap_a_SOURCES = tests/tap.c tests/tap.h
+
+# Tests of libskylark link the library and the TAP helper.
+SK_TEST_LDADD = client/libskylark.la tests/libtap.a
+
+check_PROGRAMS += tests/test_common
+TESTS += tests/test_common
+tests_test_common_SOURCES = tests/test_common.c
+tests_test_common_LDADD = $(SK_TEST_LDADD)
