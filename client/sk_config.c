@@ -13,9 +13,9 @@
 #include <string.h>
 #include <strings.h>
 
-static const sk_config_key *
-find_key(const sk_config_key *keys, size_t nkeys, const char *section,
-         const char *name, bool *section_known)
+static const sk_config_key *find_key(const sk_config_key *keys, size_t nkeys,
+                                     const char *section, const char *name,
+                                     bool *section_known)
 {
     *section_known = false;
     for (size_t i = 0; i < nkeys; i++) {
@@ -29,9 +29,8 @@ find_key(const sk_config_key *keys, size_t nkeys, const char *section,
     return NULL;
 }
 
-static int
-parse_int(const sk_config_key *key, const char *value, char *msg,
-          size_t msglen)
+static int parse_int(const sk_config_key *key, const char *value, char *msg,
+                     size_t msglen)
 {
     char *end;
     errno = 0;
@@ -41,17 +40,16 @@ parse_int(const sk_config_key *key, const char *value, char *msg,
         return SK_ECONFIG;
     }
     if ((double)v < key->ck_min || (double)v > key->ck_max) {
-        snprintf(msg, msglen, "must be in [%.0f, %.0f], got %lld",
-                 key->ck_min, key->ck_max, v);
+        snprintf(msg, msglen, "must be in [%.0f, %.0f], got %lld", key->ck_min,
+                 key->ck_max, v);
         return SK_ECONFIG;
     }
     *(int64_t *)key->ck_dst = v;
     return 0;
 }
 
-static int
-parse_double(const sk_config_key *key, const char *value, char *msg,
-             size_t msglen)
+static int parse_double(const sk_config_key *key, const char *value, char *msg,
+                        size_t msglen)
 {
     char *end;
     errno = 0;
@@ -72,9 +70,8 @@ parse_double(const sk_config_key *key, const char *value, char *msg,
     return 0;
 }
 
-static int
-parse_bool(const sk_config_key *key, const char *value, char *msg,
-           size_t msglen)
+static int parse_bool(const sk_config_key *key, const char *value, char *msg,
+                      size_t msglen)
 {
     static const char *const yes[] = {"true", "yes", "on", "1"};
     static const char *const no[] = {"false", "no", "off", "0"};
@@ -92,9 +89,8 @@ parse_bool(const sk_config_key *key, const char *value, char *msg,
     return SK_ECONFIG;
 }
 
-static int
-parse_string(const sk_config_key *key, const char *value, char *msg,
-             size_t msglen)
+static int parse_string(const sk_config_key *key, const char *value, char *msg,
+                        size_t msglen)
 {
     size_t len = strlen(value);
     if (len >= key->ck_size) {
@@ -106,10 +102,9 @@ parse_string(const sk_config_key *key, const char *value, char *msg,
     return 0;
 }
 
-int
-sk_config_apply(const sk_config_key *keys, size_t nkeys, const char *where,
-                const char *section, const char *name, const char *value,
-                char *err, size_t errlen)
+int sk_config_apply(const sk_config_key *keys, size_t nkeys, const char *where,
+                    const char *section, const char *name, const char *value,
+                    char *err, size_t errlen)
 {
     char msg[256] = "";
     bool section_known;
@@ -118,8 +113,8 @@ sk_config_apply(const sk_config_key *keys, size_t nkeys, const char *where,
     int rc;
 
     if (key == NULL) {
-        snprintf(msg, sizeof msg, section_known ? "unknown key"
-                                                : "unknown section");
+        snprintf(msg, sizeof msg,
+                 section_known ? "unknown key" : "unknown section");
         rc = SK_ECONFIG;
     } else {
         switch (key->ck_type) {
@@ -150,9 +145,8 @@ sk_config_apply(const sk_config_key *keys, size_t nkeys, const char *where,
     return rc;
 }
 
-int
-sk_config_apply_assignment(const sk_config_key *keys, size_t nkeys,
-                           const char *assignment, char *err, size_t errlen)
+int sk_config_apply_assignment(const sk_config_key *keys, size_t nkeys,
+                               const char *assignment, char *err, size_t errlen)
 {
     char section[128] = "", name[128];
     const char *eq = strchr(assignment, '=');
@@ -190,8 +184,7 @@ typedef struct load_state {
 } load_state;
 
 /* An fgets for inih that counts lines, so errors can name theirs. */
-static char *
-read_line(char *buf, int size, void *user)
+static char *read_line(char *buf, int size, void *user)
 {
     load_state *st = user;
     char *line = fgets(buf, size, st->ls_file);
@@ -200,9 +193,8 @@ read_line(char *buf, int size, void *user)
     return line;
 }
 
-static int
-on_ini_entry(void *user, const char *section, const char *name,
-             const char *value)
+static int on_ini_entry(void *user, const char *section, const char *name,
+                        const char *value)
 {
     load_state *st = user;
     char msg[512];
@@ -217,9 +209,8 @@ on_ini_entry(void *user, const char *section, const char *name,
     return 0;
 }
 
-int
-sk_config_load(const sk_config_key *keys, size_t nkeys, const char *path,
-               char *err, size_t errlen)
+int sk_config_load(const sk_config_key *keys, size_t nkeys, const char *path,
+                   char *err, size_t errlen)
 {
     load_state st = {.ls_keys = keys, .ls_nkeys = nkeys};
     st.ls_file = fopen(path, "r");

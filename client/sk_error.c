@@ -3,14 +3,12 @@
  */
 #include "skylark.h"
 
-const char *
-sk_version(void)
+const char *sk_version(void)
 {
     return SK_VERSION_STRING;
 }
 
-const char *
-sk_strerror(int err)
+const char *sk_strerror(int err)
 {
     switch (err) {
     case SK_OK:

@@ -20,21 +20,18 @@ static void *log_sink_arg;
 static const char *const level_names[] = {"DEBUG", "INFO", "WARN", "ERROR",
                                           "OFF"};
 
-void
-sk_log_set_level(sk_log_level level)
+void sk_log_set_level(sk_log_level level)
 {
     if (level >= SK_LOG_DEBUG && level <= SK_LOG_OFF)
         log_threshold = level;
 }
 
-sk_log_level
-sk_log_get_level(void)
+sk_log_level sk_log_get_level(void)
 {
     return log_threshold;
 }
 
-int
-sk_log_parse_level(const char *text, sk_log_level *out)
+int sk_log_parse_level(const char *text, sk_log_level *out)
 {
     static const char *const lower[] = {"debug", "info", "warn", "error",
                                         "off"};
@@ -47,29 +44,25 @@ sk_log_parse_level(const char *text, sk_log_level *out)
     return SK_EINVAL;
 }
 
-const char *
-sk_log_level_name(sk_log_level level)
+const char *sk_log_level_name(sk_log_level level)
 {
     if (level < SK_LOG_DEBUG || level > SK_LOG_OFF)
         return "?";
     return level_names[level];
 }
 
-void
-sk_log_set_component(const char *name)
+void sk_log_set_component(const char *name)
 {
     snprintf(log_component, sizeof log_component, "%s", name);
 }
 
-void
-sk_log_set_sink(sk_log_sink fn, void *arg)
+void sk_log_set_sink(sk_log_sink fn, void *arg)
 {
     log_sink = fn;
     log_sink_arg = arg;
 }
 
-void
-sk_log(sk_log_level level, const char *fmt, ...)
+void sk_log(sk_log_level level, const char *fmt, ...)
 {
     if (level < log_threshold || level >= SK_LOG_OFF)
         return;
@@ -99,8 +92,7 @@ sk_log(sk_log_level level, const char *fmt, ...)
         fprintf(stderr, "%s\n", line);
 }
 
-void
-sk_assert_fail(const char *cond, const char *file, int line)
+void sk_assert_fail(const char *cond, const char *file, int line)
 {
     /* Straight to stderr, whatever the threshold; the sink hears it too. */
     fprintf(stderr, "%s[%ld] assertion failed: %s (%s:%d)\n", log_component,

@@ -5,8 +5,7 @@
 
 #include <math.h>
 
-static uint64_t
-splitmix64(uint64_t *x)
+static uint64_t splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -14,14 +13,12 @@ splitmix64(uint64_t *x)
     return z ^ (z >> 31);
 }
 
-static inline uint64_t
-rotl(uint64_t x, int k)
+static inline uint64_t rotl(uint64_t x, int k)
 {
     return (x << k) | (x >> (64 - k));
 }
 
-void
-sk_rng_seed(sk_rng *rng, uint64_t seed)
+void sk_rng_seed(sk_rng *rng, uint64_t seed)
 {
     uint64_t x = seed;
     for (int i = 0; i < 4; i++)
@@ -30,14 +27,12 @@ sk_rng_seed(sk_rng *rng, uint64_t seed)
      * are never all zero. */
 }
 
-void
-sk_rng_split(sk_rng *parent, sk_rng *child)
+void sk_rng_split(sk_rng *parent, sk_rng *child)
 {
     sk_rng_seed(child, sk_rng_next(parent));
 }
 
-uint64_t
-sk_rng_next(sk_rng *rng)
+uint64_t sk_rng_next(sk_rng *rng)
 {
     uint64_t *s = rng->rs_state;
     uint64_t result = rotl(s[1] * 5, 7) * 9;
@@ -51,8 +46,7 @@ sk_rng_next(sk_rng *rng)
     return result;
 }
 
-uint64_t
-sk_rng_below(sk_rng *rng, uint64_t bound)
+uint64_t sk_rng_below(sk_rng *rng, uint64_t bound)
 {
     if (bound == 0)
         return 0;
@@ -69,36 +63,31 @@ sk_rng_below(sk_rng *rng, uint64_t bound)
     return (uint64_t)(m >> 64);
 }
 
-double
-sk_rng_double(sk_rng *rng)
+double sk_rng_double(sk_rng *rng)
 {
     return (double)(sk_rng_next(rng) >> 11) * 0x1.0p-53;
 }
 
-double
-sk_rng_exponential(sk_rng *rng, double mean)
+double sk_rng_exponential(sk_rng *rng, double mean)
 {
     /* 1 - u lies in (0, 1], so the logarithm is finite. */
     return -mean * log(1.0 - sk_rng_double(rng));
 }
 
-double
-sk_rng_pareto(sk_rng *rng, double shape, double mean)
+double sk_rng_pareto(sk_rng *rng, double shape, double mean)
 {
     double scale = mean * (shape - 1.0) / shape;
     return scale / pow(1.0 - sk_rng_double(rng), 1.0 / shape);
 }
 
-void
-sk_rng_sample_init(uint32_t n, uint32_t *scratch)
+void sk_rng_sample_init(uint32_t n, uint32_t *scratch)
 {
     for (uint32_t i = 0; i < n; i++)
         scratch[i] = i;
 }
 
-void
-sk_rng_sample(sk_rng *rng, uint32_t n, uint32_t k, uint32_t *scratch,
-              uint32_t *out)
+void sk_rng_sample(sk_rng *rng, uint32_t n, uint32_t k, uint32_t *scratch,
+                   uint32_t *out)
 {
     /* A partial Fisher-Yates shuffle: the first k entries become the sample.
      * Any permutation in scratch is as good a start as the identity. */

@@ -1,1 +1,16 @@
-# (filled in by its module)
+# libflowcore: the graph, the solve entry point, successive shortest path,
+# DIMACS I/O and placement extraction. The other solvers have their own
+# fragments (costscale.mk, relax.mk).
+
+lib_LTLIBRARIES += flowcore/libflowcore.la
+include_HEADERS += flowcore/flowcore.h
+noinst_HEADERS += flowcore/fc_graph_impl.h
+pkgconfig_DATA += flowcore/flowcore.pc
+EXTRA_DIST += flowcore/flowcore.pc.in
+
+flowcore_libflowcore_la_SOURCES = \
+	flowcore/fc_graph.c \
+	flowcore/fc_solve.c
+flowcore_libflowcore_la_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
+flowcore_libflowcore_la_LIBADD = $(PTHREAD_LIBS)
+flowcore_libflowcore_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(FC_LT_VERSION)

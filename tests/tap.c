@@ -15,22 +15,19 @@ static int tap_planned = -1; /* -1: no plan yet; -2: lazy plan */
 static int tap_count;
 static int tap_failed;
 
-void
-tap_plan(int n)
+void tap_plan(int n)
 {
     tap_planned = n;
     printf("1..%d\n", n);
     fflush(stdout);
 }
 
-void
-tap_plan_lazy(void)
+void tap_plan_lazy(void)
 {
     tap_planned = -2;
 }
 
-void
-tap_done(void)
+void tap_done(void)
 {
     if (tap_planned == -2) {
         tap_planned = tap_count;
@@ -39,8 +36,7 @@ tap_done(void)
     }
 }
 
-static void
-on_alarm(int sig)
+static void on_alarm(int sig)
 {
     static const char msg[] = "Bail out! test timed out\n";
     (void)sig;
@@ -49,15 +45,13 @@ on_alarm(int sig)
     _exit(2);
 }
 
-void
-tap_timeout(unsigned seconds)
+void tap_timeout(unsigned seconds)
 {
     signal(SIGALRM, on_alarm);
     alarm(seconds);
 }
 
-static bool
-report(bool cond, const char *fmt, va_list ap)
+static bool report(bool cond, const char *fmt, va_list ap)
 {
     tap_count++;
     if (!cond)
@@ -69,8 +63,7 @@ report(bool cond, const char *fmt, va_list ap)
     return cond;
 }
 
-bool
-tap_ok(bool cond, const char *fmt, ...)
+bool tap_ok(bool cond, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -79,8 +72,7 @@ tap_ok(bool cond, const char *fmt, ...)
     return cond;
 }
 
-bool
-tap_is_int(int64_t got, int64_t want, const char *fmt, ...)
+bool tap_is_int(int64_t got, int64_t want, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -91,8 +83,7 @@ tap_is_int(int64_t got, int64_t want, const char *fmt, ...)
     return got == want;
 }
 
-bool
-tap_is_str(const char *got, const char *want, const char *fmt, ...)
+bool tap_is_str(const char *got, const char *want, const char *fmt, ...)
 {
     bool same = (got == NULL && want == NULL) ||
                 (got != NULL && want != NULL && strcmp(got, want) == 0);
@@ -106,8 +97,7 @@ tap_is_str(const char *got, const char *want, const char *fmt, ...)
     return same;
 }
 
-void
-tap_skip(int n, const char *fmt, ...)
+void tap_skip(int n, const char *fmt, ...)
 {
     char reason[256];
     va_list ap;
@@ -119,8 +109,7 @@ tap_skip(int n, const char *fmt, ...)
     fflush(stdout);
 }
 
-void
-tap_skip_all(const char *fmt, ...)
+void tap_skip_all(const char *fmt, ...)
 {
     va_list ap;
     printf("1..0 # SKIP ");
@@ -132,8 +121,7 @@ tap_skip_all(const char *fmt, ...)
     exit(0);
 }
 
-void
-tap_bail_out(const char *fmt, ...)
+void tap_bail_out(const char *fmt, ...)
 {
     va_list ap;
     printf("Bail out! ");
@@ -145,8 +133,7 @@ tap_bail_out(const char *fmt, ...)
     exit(1);
 }
 
-void
-tap_diag(const char *fmt, ...)
+void tap_diag(const char *fmt, ...)
 {
     va_list ap;
     printf("# ");
@@ -157,14 +144,12 @@ tap_diag(const char *fmt, ...)
     fflush(stdout);
 }
 
-int
-tap_failures(void)
+int tap_failures(void)
 {
     return tap_failed;
 }
 
-int
-tap_exit_status(void)
+int tap_exit_status(void)
 {
     if (tap_planned == -2)
         tap_done();

@@ -15,8 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static void
-test_errors(void)
+static void test_errors(void)
 {
     tap_is_str(sk_version(), SK_VERSION_STRING, "sk_version matches header");
     tap_is_str(sk_version(), PACKAGE_VERSION, "header matches the package");
@@ -33,8 +32,7 @@ test_errors(void)
 static char last_line[1024];
 static int lines_seen;
 
-static void
-keep_line(void *arg, sk_log_level level, const char *line)
+static void keep_line(void *arg, sk_log_level level, const char *line)
 {
     (void)arg;
     (void)level;
@@ -42,8 +40,7 @@ keep_line(void *arg, sk_log_level level, const char *line)
     lines_seen++;
 }
 
-static void
-test_log(void)
+static void test_log(void)
 {
     sk_log_level level;
     tap_ok(sk_log_parse_level("WARN", &level) == 0 && level == SK_LOG_WARN,
@@ -61,8 +58,10 @@ test_log(void)
     char want[64];
     snprintf(want, sizeof want, " tester[%ld] WARN: disk full at 99%%",
              (long)getpid());
-    tap_ok(strstr(last_line, want) != NULL, "line has component, pid, level "
-                                            "and message: %s", last_line);
+    tap_ok(strstr(last_line, want) != NULL,
+           "line has component, pid, level "
+           "and message: %s",
+           last_line);
     tap_ok(strlen(last_line) > 24 && last_line[4] == '-' &&
                last_line[10] == 'T' && last_line[23] == 'Z',
            "line starts with an ISO-8601 UTC timestamp");
@@ -82,9 +81,8 @@ typedef struct test_cfg {
     int weights_total;
 } test_cfg;
 
-static int
-parse_weight(void *dst, const char *name, const char *value, char *err,
-             size_t errlen)
+static int parse_weight(void *dst, const char *name, const char *value,
+                        char *err, size_t errlen)
 {
     int w = atoi(value);
     if (w <= 0) {
@@ -108,8 +106,7 @@ static const sk_config_key cfg_keys[] = {
 };
 #define NKEYS (sizeof cfg_keys / sizeof cfg_keys[0])
 
-static int
-load_text(const char *text, char *err, size_t errlen)
+static int load_text(const char *text, char *err, size_t errlen)
 {
     char path[] = "/tmp/sk_test_cfg_XXXXXX";
     int fd = mkstemp(path);
@@ -125,8 +122,7 @@ load_text(const char *text, char *err, size_t errlen)
     return rc;
 }
 
-static void
-test_config(void)
+static void test_config(void)
 {
     char err[512] = "";
     memset(&cfg, 0, sizeof cfg);
@@ -167,8 +163,7 @@ test_config(void)
     tap_is_str(err, ":2: [weights] carol: weight of user carol must be > 0",
                "custom parser errors carry the location");
     rc = load_text("[node]\nthis is not ini\nslots = x\n", err, sizeof err);
-    tap_is_str(err,
-               ":2: syntax error (expected '[section]' or 'key = value')",
+    tap_is_str(err, ":2: syntax error (expected '[section]' or 'key = value')",
                "the first error wins when a syntax error comes first");
     rc = load_text("[node]\nslots = x\n[node\n", err, sizeof err);
     tap_is_str(err, ":2: [node] slots: must be an integer, got 'x'",
@@ -194,8 +189,7 @@ test_config(void)
     tap_is_int(rc, SK_ECONFIG, "an assignment without '=' is refused");
 }
 
-static void
-test_rng(void)
+static void test_rng(void)
 {
     sk_rng a, b;
     sk_rng_seed(&a, 42);
@@ -263,12 +257,13 @@ test_rng(void)
     }
     tap_ok(distinct, "sk_rng_sample draws distinct values");
     /* Each value is expected 800 times; 4 sigma is about 88. */
-    tap_ok(lo > 700 && hi < 900, "every value is drawn about equally "
-                                 "(min %d, max %d of 800)", lo, hi);
+    tap_ok(lo > 700 && hi < 900,
+           "every value is drawn about equally "
+           "(min %d, max %d of 800)",
+           lo, hi);
 }
 
-int
-main(void)
+int main(void)
 {
     tap_timeout(60);
     tap_plan_lazy();

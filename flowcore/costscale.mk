@@ -1,0 +1,1 @@
+# cost scaling and incremental cost scaling (filled in by its module)

@@ -1,0 +1,142 @@
+/*
+ * fc_graph_impl.h - the layout of a flowcore graph, shared by the graph
+ * module and the solvers (not installed).
+ *
+ * Every arc a has two residual arcs: r = 2a (forward, src -> dst) and
+ * r = 2a + 1 (backward, dst -> src); r ^ 1 is r's twin. Arrays indexed by
+ * residual arc keep the data a solver touches in its inner loops together
+ * per array (head, residual capacity, cost), and each node's adjacency is a
+ * compact array of the residual arcs leaving it, so scanning a node reads
+ * contiguous memory.
+ *
+ * The flow itself lives in an fc_flow_state (residual capacities, node
+ * excesses, prices), separate from the topology, so that the race solver
+ * can let two algorithms work on private copies of the state over the one
+ * shared, read-only topology.
+ */
+#ifndef FC_GRAPH_IMPL_H
+#define FC_GRAPH_IMPL_H
+
+#include "flowcore.h"
+
+#include <stdlib.h>
+
+#define FC_NODE_FREE 0xff /* g_ntype of an unused node id */
+
+/* FC_ASSERT aborts with file and line when an internal invariant breaks. */
+#define FC_ASSERT(cond)                                                        \
+    ((cond) ? (void)0 : fc_assert_fail(#cond, __FILE__, __LINE__))
+_Noreturn void fc_assert_fail(const char *cond, const char *file, int line);
+
+/* The residual arcs leaving one node. */
+typedef struct fc_adj {
+    int32_t *ad_res; /* residual arc ids */
+    int32_t ad_len;
+    int32_t ad_cap;
+} fc_adj;
+
+/* A flow and its prices. Arrays are sized to the graph's capacities. */
+typedef struct fc_flow_state {
+    int64_t *fs_rescap; /* [2 * arcs] residual capacity; rescap[2a+1] is
+                           the flow on a, rescap[2a] its free capacity */
+    int64_t *fs_excess; /* [nodes] supply + inflow - outflow */
+    int64_t *fs_price;  /* [nodes] potential; reduced cost of r is
+                           cost[r] - price[tail] + price[head] */
+} fc_flow_state;
+
+/* Kinds of recorded change, for incremental solvers. */
+typedef enum fc_change_kind {
+    FC_CHANGE_NODE_ADD,
+    FC_CHANGE_NODE_REMOVE,
+    FC_CHANGE_SUPPLY,
+    FC_CHANGE_ARC_ADD,
+    FC_CHANGE_ARC_REMOVE,
+    FC_CHANGE_COST,
+    FC_CHANGE_CAPACITY,
+} fc_change_kind;
+
+typedef struct fc_change {
+    uint8_t ch_kind; /* fc_change_kind */
+    int32_t ch_id;   /* the node or arc */
+} fc_change;
+
+struct fc_graph {
+    /* nodes */
+    int32_t g_nbound;  /* one more than the largest node id in use */
+    int32_t g_ncap;    /* allocated node slots */
+    int32_t g_nlive;   /* live nodes */
+    int64_t *g_supply; /* [ncap] */
+    uint8_t *g_ntype;  /* [ncap] fc_node_type, or FC_NODE_FREE */
+    fc_adj *g_adj;     /* [ncap] */
+    int32_t *g_nfree;  /* free node ids below nbound (a stack) */
+    int32_t g_nnfree;
+    /* arcs */
+    int32_t g_abound; /* one more than the largest arc id in use */
+    int32_t g_acap;   /* allocated arc slots */
+    int32_t g_alive;  /* live arcs */
+    int32_t *g_head;  /* [2 * acap] head node of each residual arc; -1
+                         for a free arc */
+    int64_t *g_cost;  /* [2 * acap] cost[2a] = c, cost[2a+1] = -c */
+    int32_t *g_pos;   /* [2 * acap] index of r in adj[tail(r)].ad_res */
+    int32_t *g_afree; /* free arc ids below abound (a stack) */
+    int32_t g_nafree;
+    /* the current flow */
+    fc_flow_state g_st;
+    /* changes since the last solve, for incremental solvers */
+    fc_change *g_changes;
+    size_t g_nchanges;
+    size_t g_changes_cap;
+    bool g_changes_lost; /* too many to record: treat everything as moved */
+};
+
+/* fc_tail returns the tail node of residual arc r. */
+static inline fc_node fc_tail(const fc_graph *g, int32_t r)
+{
+    return g->g_head[r ^ 1];
+}
+
+/* fc_flow_state_alloc allocates a state sized to g's capacities (contents
+ * undefined). Returns 0 or FC_ENOMEM. */
+int fc_flow_state_alloc(const fc_graph *g, fc_flow_state *st);
+
+/* fc_flow_state_copy copies the used part of src into dst (both sized to
+ * g). */
+void fc_flow_state_copy(const fc_graph *g, fc_flow_state *dst,
+                        const fc_flow_state *src);
+
+/* fc_flow_state_free frees the arrays of st. */
+void fc_flow_state_free(fc_flow_state *st);
+
+/* fc_push moves amount units of flow along residual arc r in st, updating
+ * the residual capacities of r and its twin and the excesses of its ends. */
+static inline void fc_push(const fc_graph *g, fc_flow_state *st, int32_t r,
+                           int64_t amount)
+{
+    st->fs_rescap[r] -= amount;
+    st->fs_rescap[r ^ 1] += amount;
+    st->fs_excess[fc_tail(g, r)] -= amount;
+    st->fs_excess[g->g_head[r]] += amount;
+}
+
+/* Solvers. Each computes a minimum-cost flow from the flow in st (which
+ * respects capacities but may leave excesses) over g's topology, counts its
+ * work in *work, and returns 0, FC_EINFEASIBLE, FC_ECANCELED or FC_ENOMEM.
+ * On return st respects every capacity. */
+int fc_ssp_solve(const fc_graph *g, fc_flow_state *st,
+                 const fc_solve_options *opt, uint64_t *work);
+int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
+                const fc_solve_options *opt, uint64_t *work);
+int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
+                   const fc_solve_options *opt, uint64_t *work);
+int fc_race_solve(const fc_graph *g, fc_flow_state *st,
+                  const fc_solve_options *opt, fc_algorithm *winner,
+                  uint64_t *work);
+
+/* fc_cancelled tells whether the caller asked the solve to stop. */
+static inline bool fc_cancelled(const fc_solve_options *opt)
+{
+    return opt->so_cancel != NULL &&
+           atomic_load_explicit(opt->so_cancel, memory_order_relaxed);
+}
+
+#endif /* FC_GRAPH_IMPL_H */

@@ -1,0 +1,105 @@
+/*
+ * fc_solve.c - the solve entry point: picks the algorithm, times it, and
+ * keeps the graph's record of changes in step with its flow.
+ */
+#include "fc_graph_impl.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const algorithm_names[] = {"ssp", "cost-scaling", "relax",
+                                              "race"};
+
+const char *fc_strerror(int err)
+{
+    switch (err) {
+    case FC_OK:
+        return "success";
+    case FC_EINVAL:
+        return "invalid argument";
+    case FC_ENOMEM:
+        return "out of memory";
+    case FC_ELIMIT:
+        return "size limit exceeded";
+    case FC_EINFEASIBLE:
+        return "infeasible: no flow meets the supplies";
+    case FC_ESYNTAX:
+        return "malformed input";
+    case FC_ECANCELED:
+        return "cancelled";
+    case FC_EIO:
+        return "I/O error";
+    }
+    return "unknown error";
+}
+
+void fc_assert_fail(const char *cond, const char *file, int line)
+{
+    fprintf(stderr, "flowcore: assertion failed: %s (%s:%d)\n", cond, file,
+            line);
+    abort();
+}
+
+const char *fc_algorithm_name(fc_algorithm alg)
+{
+    if ((unsigned)alg > FC_ALG_RACE)
+        return "?";
+    return algorithm_names[alg];
+}
+
+int fc_algorithm_parse(const char *name, fc_algorithm *out)
+{
+    for (int i = 0; i <= FC_ALG_RACE; i++) {
+        if (strcmp(name, algorithm_names[i]) == 0) {
+            *out = (fc_algorithm)i;
+            return 0;
+        }
+    }
+    return FC_EINVAL;
+}
+
+void fc_solve_options_init(fc_solve_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->so_algorithm = FC_ALG_RACE;
+    opt->so_incremental = true;
+}
+
+static double seconds_since(const struct timespec *start)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - start->tv_sec) +
+           (double)(now.tv_nsec - start->tv_nsec) * 1e-9;
+}
+
+int fc_solve(fc_graph *g, const fc_solve_options *opt, fc_solve_stats *stats)
+{
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    if (!opt->so_incremental)
+        fc_graph_reset_flow(g);
+
+    fc_algorithm used = opt->so_algorithm;
+    uint64_t work = 0;
+    int rc;
+    switch (opt->so_algorithm) {
+    case FC_ALG_SSP:
+        rc = fc_ssp_solve(g, &g->g_st, opt, &work);
+        break;
+    default:
+        return FC_EINVAL;
+    }
+    if (rc == 0) {
+        g->g_nchanges = 0;
+        g->g_changes_lost = false;
+    }
+    if (stats != NULL) {
+        stats->ss_algorithm = used;
+        stats->ss_seconds = seconds_since(&start);
+        stats->ss_cost = fc_graph_flow_cost(g);
+        stats->ss_iterations = work;
+    }
+    return rc;
+}

@@ -1,0 +1,1 @@
+# relaxation and the race solver (filled in by its module)
