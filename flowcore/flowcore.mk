@@ -10,7 +10,16 @@ EXTRA_DIST += flowcore/flowcore.pc.in
 
 flowcore_libflowcore_la_SOURCES = \
 	flowcore/fc_graph.c \
-	flowcore/fc_solve.c
+	flowcore/fc_solve.c \
+	flowcore/fc_ssp.c
 flowcore_libflowcore_la_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 flowcore_libflowcore_la_LIBADD = $(PTHREAD_LIBS)
 flowcore_libflowcore_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(FC_LT_VERSION)
+
+# Tests of libflowcore link the library and the TAP helper.
+FC_TEST_LDADD = flowcore/libflowcore.la tests/libtap.a
+
+check_PROGRAMS += tests/test_fc_ssp
+TESTS += tests/test_fc_ssp
+tests_test_fc_ssp_SOURCES = tests/test_fc_ssp.c
+tests_test_fc_ssp_LDADD = $(FC_TEST_LDADD)
