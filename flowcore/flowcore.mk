@@ -17,9 +17,19 @@ flowcore_libflowcore_la_LIBADD = $(PTHREAD_LIBS)
 flowcore_libflowcore_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(FC_LT_VERSION)
 
 # Tests of libflowcore link the library and the TAP helper.
-FC_TEST_LDADD = flowcore/libflowcore.la tests/libtap.a
+FC_TEST_LDADD = tests/libfctest.a flowcore/libflowcore.la tests/libtap.a
 
 check_PROGRAMS += tests/test_fc_ssp
 TESTS += tests/test_fc_ssp
 tests_test_fc_ssp_SOURCES = tests/test_fc_ssp.c
 tests_test_fc_ssp_LDADD = $(FC_TEST_LDADD)
+
+# Helpers shared by the flowcore tests (random networks, the LEMON runner,
+# the flow checker); the solver fragments link it too.
+noinst_LIBRARIES += tests/libfctest.a
+tests_libfctest_a_SOURCES = tests/fc_testutil.c tests/fc_testutil.h
+
+check_PROGRAMS += tests/test_fc_property
+TESTS += tests/test_fc_property
+tests_test_fc_property_SOURCES = tests/test_fc_property.c
+tests_test_fc_property_LDADD = $(FC_TEST_LDADD)
