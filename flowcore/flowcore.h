@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -218,6 +219,104 @@ const char *fc_algorithm_name(fc_algorithm alg);
 /* fc_algorithm_parse is the inverse of fc_algorithm_name. Returns 0 or
  * FC_EINVAL. */
 int fc_algorithm_parse(const char *name, fc_algorithm *out);
+
+/* --- DIMACS I/O ----------------------------------------------------------*/
+
+/* The DIMACS min-cost-flow format, and Firmament's extended incremental
+ * format on top of it. A file is a sequence of sections. The first holds
+ * the network: `p min NODES ARCS` (before any n or a line), then
+ * `n ID SUPPLY [TYPE]` for nodes with a supply or a type (nodes 1..NODES
+ * exist from the p line, with supply 0), and exactly ARCS lines
+ * `a SRC DST LOW CAP COST [TYPE]`. Every later section is a round of
+ * changes applied to that network:
+ *   n ID SUPPLY [TYPE]          set a node's supply (adding the node if ID
+ *                               is free); the difference goes to the sink
+ *   a SRC DST LOW CAP COST [T]  add an arc
+ *   x SRC DST LOW CAP COST [T [OLD_COST]]
+ *                               change the arc SRC -> DST (the one costing
+ *                               OLD_COST if given, else the last added);
+ *                               CAP 0 removes it; adds it if missing
+ *   r ID                        remove a node and its arcs; its supply
+ *                               goes to the sink
+ *   d SUPPLY [POTENTIAL] NARCS [TYPE]
+ *                               add a node with the smallest free ID; the
+ *                               next NARCS lines are its arcs, `a` lines in
+ *                               which ID 0 names the new node; a positive
+ *                               supply is taken from the sink
+ * A section ends at `c EOI` (end of iteration), `c EOS` (end of the whole
+ * run) or the end of the input; other `c` lines are comments. The sink is
+ * the node of type SINK, or else the only node with negative supply;
+ * changes that must move supply to a sink fail if there is none. LOW must
+ * be 0. TYPE uses Firmament's numbers: 0 other, 1 task, 2 PU (an
+ * FC_NODE_MACHINE), 3 sink, 4 machine and 5 intermediate resource (both
+ * FC_NODE_AGGREGATOR), and flowcore's 6 for FC_NODE_UNSCHEDULED. Arc types
+ * and potentials are read and ignored. Errors name the line: "NAME:LINE:
+ * what was wrong". */
+
+/* Limits applied while reading; anything beyond fails with FC_ELIMIT. */
+typedef struct fc_dimacs_limits {
+    int32_t dl_max_nodes; /* node ids (DIMACS ids) in [1, max] */
+    int32_t dl_max_arcs;  /* live arcs */
+    int32_t dl_max_line;  /* characters per line, newline excluded */
+} fc_dimacs_limits;
+
+/* fc_dimacs_limits_init sets the defaults: 2^24 nodes, 2^26 arcs, lines of
+ * 1,024 characters. */
+void fc_dimacs_limits_init(fc_dimacs_limits *lim);
+
+/* How a section ended. */
+typedef enum fc_dimacs_end {
+    FC_DIMACS_EOF = 0, /* the input ended */
+    FC_DIMACS_EOI = 1, /* `c EOI`: more rounds may follow */
+    FC_DIMACS_EOS = 2, /* `c EOS`: the run is over */
+} fc_dimacs_end;
+
+/* A reader keeps the network it builds and the mapping between DIMACS ids
+ * and node ids, across sections and input streams. */
+typedef struct fc_dimacs_reader fc_dimacs_reader;
+
+/* fc_dimacs_reader_new creates a reader with the given limits (NULL: the
+ * defaults). Returns 0 or FC_ENOMEM. */
+int fc_dimacs_reader_new(const fc_dimacs_limits *lim, fc_dimacs_reader **out);
+
+/* fc_dimacs_reader_free frees the reader and its graph. NULL is a no-op. */
+void fc_dimacs_reader_free(fc_dimacs_reader *r);
+
+/* fc_dimacs_read reads one section from in (named name in messages; line
+ * numbers count from the first call with this stream and name) and
+ * applies it: the first section builds the network, later ones change it.
+ * *end says how the section ended and *lines counts the p, n, a, x, r and
+ * d lines it held (0: nothing but comments). Returns 0; FC_ESYNTAX (a
+ * malformed or inconsistent line), FC_ELIMIT, FC_ENOMEM or FC_EIO, with a
+ * message in fc_dimacs_error. After an error the graph holds the lines
+ * before the bad one; the reader accepts no more input. */
+int fc_dimacs_read(fc_dimacs_reader *r, FILE *in, const char *name,
+                   fc_dimacs_end *end, size_t *lines);
+
+/* fc_dimacs_error returns the message of the last error ("" if none). */
+const char *fc_dimacs_error(const fc_dimacs_reader *r);
+
+/* fc_dimacs_graph returns the reader's graph (NULL before the first
+ * section), to solve and inspect; it stays the reader's. */
+fc_graph *fc_dimacs_graph(const fc_dimacs_reader *r);
+
+/* fc_dimacs_node_id returns the DIMACS id of node v, or 0 if v has none.
+ * fc_dimacs_node returns the node of a DIMACS id, or FC_NONE. */
+int64_t fc_dimacs_node_id(const fc_dimacs_reader *r, fc_node v);
+fc_node fc_dimacs_node(const fc_dimacs_reader *r, int64_t id);
+
+/* fc_dimacs_write writes g as one DIMACS section: the p line, an n line per
+ * live node with a supply or a type (the type as a third field), an a line
+ * per arc. Live nodes are numbered 1, 2, ... in id order. Returns 0 or
+ * FC_EIO. */
+int fc_dimacs_write(const fc_graph *g, FILE *out);
+
+/* fc_dimacs_write_flow writes g's flow as a DIMACS solution: `s COST`,
+ * then `f SRC DST FLOW` for every arc with flow, in arc id order. Nodes are
+ * named by r's DIMACS ids if r is not NULL (r's graph must be g), else as
+ * fc_dimacs_write numbers them. Returns 0 or FC_EIO. */
+int fc_dimacs_write_flow(const fc_graph *g, const fc_dimacs_reader *r,
+                         FILE *out);
 
 #ifdef __cplusplus
 }

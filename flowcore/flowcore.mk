@@ -11,7 +11,8 @@ EXTRA_DIST += flowcore/flowcore.pc.in
 flowcore_libflowcore_la_SOURCES = \
 	flowcore/fc_graph.c \
 	flowcore/fc_solve.c \
-	flowcore/fc_ssp.c
+	flowcore/fc_ssp.c \
+	flowcore/fc_dimacs.c
 flowcore_libflowcore_la_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 flowcore_libflowcore_la_LIBADD = $(PTHREAD_LIBS)
 flowcore_libflowcore_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(FC_LT_VERSION)
@@ -33,3 +34,8 @@ check_PROGRAMS += tests/test_fc_property
 TESTS += tests/test_fc_property
 tests_test_fc_property_SOURCES = tests/test_fc_property.c
 tests_test_fc_property_LDADD = $(FC_TEST_LDADD)
+
+check_PROGRAMS += tests/test_fc_dimacs
+TESTS += tests/test_fc_dimacs
+tests_test_fc_dimacs_SOURCES = tests/test_fc_dimacs.c
+tests_test_fc_dimacs_LDADD = $(FC_TEST_LDADD)
