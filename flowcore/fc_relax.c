@@ -1,0 +1,374 @@
+/*
+ * fc_relax.c - Bertsekas-Tseng relaxation (RELAX): dual ascent on node
+ * prices with complementary slackness kept at every step.
+ *
+ * Invariant (complementary slackness, CS): every residual arc with room has
+ * a non-negative reduced cost, cost[r] - price[tail] + price[head]; an arc
+ * with reduced cost zero is "balanced". Prices only ever rise.
+ *
+ * One iteration starts at a node s with positive excess and grows a tree S
+ * of nodes reached from s over balanced residual arcs with room, scanning
+ * one node at a time. S's ascent direction is its total excess minus the
+ * room on the balanced arcs leaving it. When that is positive, raising the
+ * prices of S increases the dual: the balanced arcs leaving S are saturated
+ * (their reduced cost is about to go negative) and S's prices rise by the
+ * smallest reduced cost of the other residual arcs leaving it. Otherwise
+ * the tree grows; as soon as a scan meets a balanced arc into a node with a
+ * deficit, excess moves from s to it along the tree path (arc
+ * prioritisation: arcs that lead to demand are taken the moment they are
+ * seen, before the rest of the node's arcs and before any other labelled
+ * node is scanned).
+ *
+ * Incremental use: the solver starts from the flow and prices in the state.
+ * It first restores CS on the arcs whose reduced cost sign disagrees with
+ * their flow, by saturating or emptying them: every arc after a from-scratch
+ * reset or when the change record was lost, otherwise only the arcs the
+ * change record names (a state left by a successful solve satisfies CS).
+ *
+ * Infeasibility: supplies that do not sum to zero are rejected up front; a
+ * price rise with no residual arc leaving S proves that S's excess cannot
+ * leave it. RELAX may otherwise raise prices forever on an infeasible
+ * instance, and on such a run prices drift far apart, whereas a feasible
+ * one keeps them within a bound of the order of (n + 1) times the largest
+ * cost. If the spread of prices passes twice that bound, the solve is
+ * finished by successive shortest path, which decides feasibility exactly;
+ * so the solver never loops.
+ */
+#include "fc_graph_impl.h"
+
+#include <string.h>
+
+/* Incoming prices beyond this are treated as stale and reset (CS is then
+ * restored on every arc): keeps price arithmetic far from overflow. */
+#define RELAX_PRICE_LIMIT ((int64_t)1 << 58)
+
+/* How many scans between two looks at the cancel flag. */
+#define RELAX_CANCEL_EVERY 1024
+
+/* Sums of excesses and capacities over a set of nodes can pass 2^63 (2^28
+ * arcs of capacity 2^40); they are only compared, so a wide type keeps them
+ * exact. */
+typedef __int128 relax_wide;
+
+/* Per-solve scratch, sized to the graph's node bound. */
+typedef struct relax {
+    const fc_graph *rx_g;
+    fc_flow_state *rx_st;
+    int32_t rx_n;
+    uint32_t rx_epoch;  /* current tree */
+    uint32_t *rx_label; /* epoch at which the node joined the tree */
+    uint32_t *rx_scan;  /* epoch at which the node joined S (was scanned) */
+    int32_t *rx_pred;   /* residual arc by which the node joined the tree */
+    int32_t *rx_queue;  /* tree nodes in joining order; S is a prefix */
+    int32_t *rx_active; /* stack of nodes that may have positive excess */
+    int32_t rx_nactive;
+    uint8_t *rx_onstack;
+    int64_t rx_floor;     /* smallest price at the start (prices only rise) */
+    int64_t rx_top;       /* largest price so far */
+    int64_t rx_bound;     /* price spread that triggers the safety net */
+    bool rx_bound_costed; /* rx_bound accounts for the real largest cost */
+    bool rx_escaped;      /* the spread passed the bound */
+} relax;
+
+static void relax_free(relax *x)
+{
+    free(x->rx_label);
+    free(x->rx_scan);
+    free(x->rx_pred);
+    free(x->rx_queue);
+    free(x->rx_active);
+    free(x->rx_onstack);
+}
+
+static int relax_init(relax *x, const fc_graph *g, fc_flow_state *st)
+{
+    memset(x, 0, sizeof *x);
+    x->rx_g = g;
+    x->rx_st = st;
+    x->rx_n = g->g_nbound;
+    size_t n = (size_t)g->g_nbound + 1;
+    x->rx_label = calloc(n, sizeof(uint32_t));
+    x->rx_scan = calloc(n, sizeof(uint32_t));
+    x->rx_pred = malloc(n * sizeof(int32_t));
+    x->rx_queue = malloc(n * sizeof(int32_t));
+    x->rx_active = malloc(n * sizeof(int32_t));
+    x->rx_onstack = calloc(n, 1);
+    if (!x->rx_label || !x->rx_scan || !x->rx_pred || !x->rx_queue ||
+        !x->rx_active || !x->rx_onstack) {
+        relax_free(x);
+        return FC_ENOMEM;
+    }
+    return 0;
+}
+
+static void activate(relax *x, int32_t v)
+{
+    if (!x->rx_onstack[v]) {
+        x->rx_onstack[v] = 1;
+        x->rx_active[x->rx_nactive++] = v;
+    }
+}
+
+/* Saturate or empty arc a so that its flow agrees with the sign of its
+ * reduced cost. */
+static void restore_arc(relax *x, fc_arc a)
+{
+    const fc_graph *g = x->rx_g;
+    fc_flow_state *st = x->rx_st;
+    int32_t r = 2 * a;
+    int32_t dst = g->g_head[r];
+    if (dst < 0)
+        return;
+    int64_t rc =
+        g->g_cost[r] - st->fs_price[g->g_head[r + 1]] + st->fs_price[dst];
+    if (rc < 0 && st->fs_rescap[r] > 0)
+        fc_push(g, st, r, st->fs_rescap[r]);
+    else if (rc > 0 && st->fs_rescap[r + 1] > 0)
+        fc_push(g, st, r + 1, st->fs_rescap[r + 1]);
+}
+
+/* Restore CS where it may be broken: on every arc, or on the arcs the
+ * change record names. */
+static void restore_cs(relax *x, bool everything)
+{
+    const fc_graph *g = x->rx_g;
+    if (everything) {
+        for (fc_arc a = 0; a < g->g_abound; a++)
+            restore_arc(x, a);
+        return;
+    }
+    for (size_t i = 0; i < g->g_nchanges; i++) {
+        const fc_change *c = &g->g_changes[i];
+        if (c->ch_kind == FC_CHANGE_ARC_ADD || c->ch_kind == FC_CHANGE_COST ||
+            c->ch_kind == FC_CHANGE_CAPACITY)
+            restore_arc(x, c->ch_id);
+    }
+}
+
+/* Reset prices that are out of range. Returns true if it did. */
+static bool reset_wild_prices(relax *x)
+{
+    int64_t *p = x->rx_st->fs_price;
+    for (int32_t v = 0; v < x->rx_n; v++) {
+        if (p[v] > RELAX_PRICE_LIMIT || p[v] < -RELAX_PRICE_LIMIT) {
+            memset(p, 0, (size_t)x->rx_n * sizeof(int64_t));
+            return true;
+        }
+    }
+    return false;
+}
+
+static void next_epoch(relax *x)
+{
+    if (++x->rx_epoch == 0) {
+        /* The stamps wrapped: clear them so no old tree looks current. */
+        size_t n = (size_t)x->rx_n + 1;
+        memset(x->rx_label, 0, n * sizeof(uint32_t));
+        memset(x->rx_scan, 0, n * sizeof(uint32_t));
+        x->rx_epoch = 1;
+    }
+}
+
+/* Move excess from s to the deficit node t along the tree path. */
+static void augment(relax *x, int32_t s, int32_t t)
+{
+    const fc_graph *g = x->rx_g;
+    fc_flow_state *st = x->rx_st;
+    int64_t amount = st->fs_excess[s];
+    if (-st->fs_excess[t] < amount)
+        amount = -st->fs_excess[t];
+    for (int32_t v = t; v != s; v = fc_tail(g, x->rx_pred[v])) {
+        int32_t r = x->rx_pred[v];
+        if (st->fs_rescap[r] < amount)
+            amount = st->fs_rescap[r];
+    }
+    for (int32_t v = t; v != s; v = fc_tail(g, x->rx_pred[v]))
+        fc_push(g, st, x->rx_pred[v], amount);
+}
+
+/* The largest |cost| of any arc. */
+static int64_t max_cost(const fc_graph *g)
+{
+    int64_t c = 0;
+    for (int32_t r = 0; r < 2 * g->g_abound; r += 2) {
+        if (g->g_head[r] >= 0 && (g->g_cost[r] > c || -g->g_cost[r] > c))
+            c = g->g_cost[r] > 0 ? g->g_cost[r] : -g->g_cost[r];
+    }
+    return c;
+}
+
+/* Note a new largest price; sets rx_escaped when the spread passes the
+ * bound a feasible run keeps to. */
+static void note_price(relax *x, int64_t p)
+{
+    if (p <= x->rx_top)
+        return;
+    x->rx_top = p;
+    if (p - x->rx_floor <= x->rx_bound)
+        return;
+    if (!x->rx_bound_costed) {
+        /* The first bound assumed unit costs; now pay for the real one. */
+        int64_t n = x->rx_n + 1;
+        x->rx_bound += 4 * n * max_cost(x->rx_g);
+        x->rx_bound_costed = true;
+        if (p - x->rx_floor <= x->rx_bound)
+            return;
+    }
+    x->rx_escaped = true;
+}
+
+/* Raise the prices of S = rx_queue[0 .. ns): saturate the balanced arcs
+ * leaving S, then raise by the smallest reduced cost of the other residual
+ * arcs leaving it. Returns 0 or FC_EINFEASIBLE when no residual arc leaves
+ * S (its positive excess is trapped). */
+static int price_rise(relax *x, int32_t ns)
+{
+    const fc_graph *g = x->rx_g;
+    fc_flow_state *st = x->rx_st;
+    uint32_t ep = x->rx_epoch;
+    int64_t delta = INT64_MAX;
+    for (int32_t k = 0; k < ns; k++) {
+        int32_t i = x->rx_queue[k];
+        int64_t pi = st->fs_price[i];
+        const fc_adj *adj = &g->g_adj[i];
+        for (int32_t m = 0; m < adj->ad_len; m++) {
+            int32_t r = adj->ad_res[m];
+            int32_t j = g->g_head[r];
+            if (x->rx_scan[j] == ep || st->fs_rescap[r] == 0)
+                continue;
+            int64_t rc = g->g_cost[r] - pi + st->fs_price[j];
+            if (rc > 0) {
+                if (rc < delta)
+                    delta = rc;
+                continue;
+            }
+            fc_push(g, st, r, st->fs_rescap[r]);
+            if (st->fs_excess[j] > 0)
+                activate(x, j);
+        }
+    }
+    if (delta == INT64_MAX)
+        return FC_EINFEASIBLE;
+    for (int32_t k = 0; k < ns; k++) {
+        int32_t i = x->rx_queue[k];
+        st->fs_price[i] += delta;
+        note_price(x, st->fs_price[i]);
+    }
+    return 0;
+}
+
+/* One iteration from s (positive excess): grow the tree until a deficit is
+ * reached (augment) or S's ascent direction is positive (price rise).
+ * Returns 0 or FC_EINFEASIBLE. */
+static int iterate(relax *x, int32_t s, uint64_t *work)
+{
+    const fc_graph *g = x->rx_g;
+    fc_flow_state *st = x->rx_st;
+    next_epoch(x);
+    uint32_t ep = x->rx_epoch;
+    x->rx_label[s] = ep;
+    x->rx_pred[s] = -1;
+    x->rx_queue[0] = s;
+    int32_t qlen = 1, ns = 0;
+    relax_wide excess_s = 0; /* total excess of S */
+    relax_wide room_s = 0;   /* room on balanced arcs leaving S */
+    for (;;) {
+        if (ns == qlen) {
+            /* S is closed under balanced arcs: the direction is ascent. */
+            (*work)++;
+            return price_rise(x, ns);
+        }
+        int32_t i = x->rx_queue[ns++];
+        x->rx_scan[i] = ep;
+        excess_s += st->fs_excess[i];
+        int64_t pi = st->fs_price[i];
+        const fc_adj *adj = &g->g_adj[i];
+        (*work)++;
+        for (int32_t m = 0; m < adj->ad_len; m++) {
+            int32_t r = adj->ad_res[m];
+            int32_t j = g->g_head[r];
+            if (j == i)
+                continue; /* a self-loop never leaves S */
+            int64_t rc = g->g_cost[r] - pi + st->fs_price[j];
+            if (rc != 0)
+                continue;
+            if (x->rx_scan[j] == ep) {
+                /* The twin left S from j; now it is inside. */
+                room_s -= st->fs_rescap[r ^ 1];
+                continue;
+            }
+            if (st->fs_rescap[r] == 0)
+                continue;
+            room_s += st->fs_rescap[r];
+            if (x->rx_label[j] == ep)
+                continue;
+            x->rx_label[j] = ep;
+            x->rx_pred[j] = r;
+            x->rx_queue[qlen++] = j;
+            if (st->fs_excess[j] < 0) {
+                augment(x, s, j);
+                return 0;
+            }
+        }
+        if (excess_s > room_s) {
+            (*work)++;
+            return price_rise(x, ns);
+        }
+    }
+}
+
+int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
+                   const fc_solve_options *opt, uint64_t *work)
+{
+    relax x;
+    int rc = relax_init(&x, g, st);
+    if (rc != 0)
+        return rc;
+    bool everything =
+        reset_wild_prices(&x) || !opt->so_incremental || g->g_changes_lost;
+    restore_cs(&x, everything);
+
+    relax_wide total = 0;
+    x.rx_floor = INT64_MAX;
+    x.rx_top = INT64_MIN;
+    for (int32_t v = 0; v < x.rx_n; v++) {
+        if (g->g_ntype[v] == FC_NODE_FREE)
+            continue;
+        total += st->fs_excess[v];
+        if (st->fs_excess[v] > 0)
+            activate(&x, v);
+        if (st->fs_price[v] < x.rx_floor)
+            x.rx_floor = st->fs_price[v];
+        if (st->fs_price[v] > x.rx_top)
+            x.rx_top = st->fs_price[v];
+    }
+    x.rx_bound = 2 * (x.rx_top - x.rx_floor) + 4 * ((int64_t)x.rx_n + 1);
+    if (total != 0) {
+        relax_free(&x);
+        return FC_EINFEASIBLE;
+    }
+
+    uint64_t until_check = 1; /* look at the flag before any work */
+    while (rc == 0 && x.rx_nactive > 0) {
+        int32_t s = x.rx_active[x.rx_nactive - 1];
+        if (st->fs_excess[s] <= 0) {
+            x.rx_onstack[s] = 0;
+            x.rx_nactive--;
+            continue;
+        }
+        if (--until_check == 0) {
+            until_check = RELAX_CANCEL_EVERY;
+            if (fc_cancelled(opt)) {
+                rc = FC_ECANCELED;
+                break;
+            }
+        }
+        rc = iterate(&x, s, work);
+        if (x.rx_escaped) {
+            relax_free(&x);
+            return fc_ssp_solve(g, st, opt, work);
+        }
+    }
+    relax_free(&x);
+    return rc;
+}

@@ -1,0 +1,489 @@
+/*
+ * test_fc_relax.c - relaxation (RELAX): small networks with a known
+ * optimum, infeasible ones, cancellation, the Flowlessly scheduling graphs
+ * against LEMON's dimacs-solver, and incremental solving: after every round
+ * of random changes the incremental result equals a from-scratch solve
+ * (relaxation's and successive shortest path's).
+ */
+#include "fc_testutil.h"
+#include "flowcore.h"
+#include "tap.h"
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_REPORT 5 /* failures described per check */
+
+static fc_solve_options options(fc_algorithm alg, bool incremental)
+{
+    fc_solve_options opt;
+    fc_solve_options_init(&opt);
+    opt.so_algorithm = alg;
+    opt.so_incremental = incremental;
+    return opt;
+}
+
+static bool flow_ok(const fc_graph *g, int64_t cost)
+{
+    char err[256];
+    if (!fct_check_flow(g, cost, true, err, sizeof err)) {
+        tap_diag("check: %s", err);
+        return false;
+    }
+    return true;
+}
+
+static bool capacities_ok(const fc_graph *g)
+{
+    for (fc_arc a = 0; a < fc_graph_arc_bound(g); a++)
+        if (fc_arc_exists(g, a) && (fc_arc_flow(g, a) < 0 ||
+                                    fc_arc_flow(g, a) > fc_arc_capacity(g, a)))
+            return false;
+    return true;
+}
+
+/* Two routes from s to t, then changes that move the optimum. */
+static void test_two_routes(void)
+{
+    fc_graph *g;
+    fc_graph_new(&g);
+    fc_node s, a, b, t;
+    fc_node_add(g, 5, FC_NODE_OTHER, &s);
+    fc_node_add(g, 0, FC_NODE_OTHER, &a);
+    fc_node_add(g, 0, FC_NODE_OTHER, &b);
+    fc_node_add(g, -5, FC_NODE_OTHER, &t);
+    fc_arc sa, at, sb, bt;
+    fc_arc_add(g, s, a, 2, 1, &sa);
+    fc_arc_add(g, a, t, 10, 1, &at);
+    fc_arc_add(g, s, b, 10, 3, &sb);
+    fc_arc_add(g, b, t, 10, 3, &bt);
+    fc_solve_options opt = options(FC_ALG_RELAX, false);
+    fc_solve_stats st;
+    tap_is_int(fc_solve(g, &opt, &st), 0, "two routes: solved");
+    tap_is_int(st.ss_cost, 2 * 2 + 3 * 6, "two routes: optimal cost 22");
+    tap_ok(flow_ok(g, st.ss_cost), "two routes: flow checks");
+
+    opt = options(FC_ALG_RELAX, true);
+    fc_arc_set_capacity(g, sa, 5);
+    tap_is_int(fc_solve(g, &opt, &st), 0, "widened: solved incrementally");
+    tap_is_int(st.ss_cost, 10, "widened: all on the cheap route");
+    fc_arc_set_cost(g, at, 100);
+    tap_is_int(fc_solve(g, &opt, &st), 0, "cost raised: solved");
+    tap_is_int(st.ss_cost, 30, "cost raised: flow moved to the other route");
+    tap_ok(flow_ok(g, st.ss_cost), "cost raised: flow checks");
+    fc_graph_free(g);
+}
+
+/* A negative cycle and a negative self-loop must be saturated. */
+static void test_negative_cycle(void)
+{
+    fc_graph *g;
+    fc_graph_new(&g);
+    fc_node a, b, c;
+    fc_node_add(g, 0, FC_NODE_OTHER, &a);
+    fc_node_add(g, 0, FC_NODE_OTHER, &b);
+    fc_node_add(g, 0, FC_NODE_OTHER, &c);
+    fc_arc x;
+    fc_arc_add(g, a, b, 4, -5, &x);
+    fc_arc_add(g, b, c, 3, 1, &x);
+    fc_arc_add(g, c, a, 9, 1, &x);
+    fc_arc_add(g, a, a, 2, -1, &x);
+    fc_arc_add(g, b, b, 2, 0, &x); /* a balanced self-loop */
+    fc_solve_options opt = options(FC_ALG_RELAX, false);
+    fc_solve_stats st;
+    tap_is_int(fc_solve(g, &opt, &st), 0, "negative cycle: solved");
+    tap_is_int(st.ss_cost, 3 * -3 - 2, "negative cycle: saturated");
+    tap_ok(flow_ok(g, st.ss_cost), "negative cycle: flow checks");
+    fc_graph_free(g);
+}
+
+/* Infeasible instances: a cut too narrow (with a cycle the surplus could
+ * chase itself around), unbalanced supplies, and surplus with no way out. */
+static void test_infeasible(void)
+{
+    fc_graph *g;
+    fc_graph_new(&g);
+    fc_node s, m, t, u;
+    fc_node_add(g, 3, FC_NODE_OTHER, &s);
+    fc_node_add(g, 0, FC_NODE_OTHER, &m);
+    fc_node_add(g, -3, FC_NODE_OTHER, &t);
+    fc_arc narrow, x;
+    fc_arc_add(g, s, m, 10, 1, &x);
+    fc_arc_add(g, m, s, 10, 1, &x);
+    fc_arc_add(g, m, t, 2, 1, &narrow);
+    fc_arc_add(g, t, m, 10, 1, &x);
+    fc_solve_options opt = options(FC_ALG_RELAX, false);
+    tap_is_int(fc_solve(g, &opt, NULL), FC_EINFEASIBLE,
+               "narrow cut: infeasible");
+    tap_ok(capacities_ok(g), "narrow cut: capacities respected");
+    fc_arc_set_capacity(g, narrow, 3);
+    tap_is_int(fc_solve(g, &opt, NULL), 0, "widened: feasible");
+    opt = options(FC_ALG_RELAX, true);
+    fc_arc_set_capacity(g, narrow, 1);
+    tap_is_int(fc_solve(g, &opt, NULL), FC_EINFEASIBLE,
+               "narrowed again, incrementally: infeasible");
+    tap_ok(capacities_ok(g), "incremental infeasible: capacities respected");
+    fc_arc_set_capacity(g, narrow, 3);
+    tap_is_int(fc_solve(g, &opt, NULL), 0,
+               "widened again, incrementally after infeasible: feasible");
+    fc_node_add(g, -1, FC_NODE_OTHER, &u);
+    tap_is_int(fc_solve(g, &opt, NULL), FC_EINFEASIBLE,
+               "unbalanced supplies: infeasible");
+    fc_graph_free(g);
+
+    fc_graph_new(&g);
+    fc_node_add(g, 2, FC_NODE_OTHER, &s);
+    fc_node_add(g, 0, FC_NODE_OTHER, &m);
+    fc_node_add(g, -2, FC_NODE_OTHER, &t);
+    fc_arc_add(g, s, m, 5, 3, &x);
+    fc_arc_add(g, m, s, 5, -2, &x);
+    fc_arc_add(g, t, m, 5, 1, &x);
+    opt = options(FC_ALG_RELAX, false);
+    tap_is_int(fc_solve(g, &opt, NULL), FC_EINFEASIBLE,
+               "demand unreachable: infeasible");
+    tap_ok(capacities_ok(g), "demand unreachable: capacities respected");
+    fc_graph_free(g);
+}
+
+static void test_cancel(void)
+{
+    fct_rng rng;
+    fct_rng_seed(&rng, 7);
+    fct_sched sc;
+    if (fct_sched_build(&rng, 40, 10, 8, 20, 4, &sc) != 0)
+        tap_bail_out("cannot build a scheduling network");
+    atomic_bool stop = true;
+    fc_solve_options opt = options(FC_ALG_RELAX, false);
+    opt.so_cancel = &stop;
+    tap_is_int(fc_solve(sc.sc_g, &opt, NULL), FC_ECANCELED,
+               "cancelled: FC_ECANCELED");
+    tap_ok(capacities_ok(sc.sc_g), "cancelled: capacities respected");
+    stop = false;
+    opt.so_incremental = true;
+    fc_solve_stats st;
+    tap_is_int(fc_solve(sc.sc_g, &opt, &st), 0,
+               "resumed after cancellation: solved");
+    tap_ok(flow_ok(sc.sc_g, st.ss_cost), "resumed: flow checks");
+    fct_sched_free(&sc);
+}
+
+/* --- the Flowlessly graphs -----------------------------------------------*/
+
+/* Read a plain DIMACS min-cost-flow file (p, n, a lines) into a graph:
+ * enough for the full Flowlessly graphs, whose format is fixed. Returns
+ * NULL on any line it does not understand. */
+static fc_graph *read_dimacs(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return NULL;
+    fc_graph *g = NULL;
+    int32_t n = 0;
+    char line[512];
+    bool bad = false;
+    while (!bad && fgets(line, sizeof line, f) != NULL) {
+        long long a, b, c, d, e;
+        if (line[0] == 'p') {
+            if (g != NULL || sscanf(line, "p min %lld %lld", &a, &b) != 2 ||
+                a < 1 || a > 1000000 || fc_graph_new(&g) != 0) {
+                bad = true;
+                break;
+            }
+            n = (int32_t)a;
+            for (int32_t i = 0; i < n && !bad; i++) {
+                fc_node v;
+                bad = fc_node_add(g, 0, FC_NODE_OTHER, &v) != 0;
+            }
+        } else if (line[0] == 'n') {
+            bad = g == NULL || sscanf(line, "n %lld %lld", &a, &b) != 2 ||
+                  a < 1 || a > n ||
+                  fc_node_set_supply(g, (fc_node)(a - 1), b) != 0;
+        } else if (line[0] == 'a') {
+            fc_arc x;
+            bad = g == NULL ||
+                  sscanf(line, "a %lld %lld %lld %lld %lld", &a, &b, &c, &d,
+                         &e) != 5 ||
+                  a < 1 || a > n || b < 1 || b > n || c != 0 ||
+                  fc_arc_add(g, (fc_node)(a - 1), (fc_node)(b - 1), d, e, &x) !=
+                      0;
+        } else if (line[0] != 'c' && line[0] != '\n') {
+            bad = true;
+        }
+    }
+    fclose(f);
+    if (bad) {
+        fc_graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The full graphs of the folder: graph_*.in and small_graph*.in without a
+ * change-set suffix (change sets have no p line and fail to read). */
+static int list_graphs(const char *dir, char ***out)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return 0;
+    char **names = NULL;
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".in") != 0 ||
+            (strncmp(e->d_name, "graph_", 6) != 0 &&
+             strncmp(e->d_name, "small_graph", 11) != 0))
+            continue;
+        names = realloc(names, (size_t)(count + 1) * sizeof *names);
+        names[count++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)count, sizeof *names, compare_names);
+    *out = names;
+    return count;
+}
+
+static void test_flowlessly(void)
+{
+    const char *dir = getenv("SHARED_DATA_DIR");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/flowlessly-graphs", dir ? dir : "");
+    char **names = NULL;
+    int count = dir ? list_graphs(path, &names) : 0;
+    if (count == 0 || fct_lemon_path() == NULL) {
+        tap_skip(2, "no Flowlessly graphs or no dimacs-solver");
+        return;
+    }
+    int full = 0, failed = 0, solved_after_change = 0;
+    for (int i = 0; i < count; i++) {
+        char file[1200];
+        snprintf(file, sizeof file, "%s/%s", path, names[i]);
+        fc_graph *g = read_dimacs(file);
+        if (g == NULL)
+            continue; /* a change set, not a full graph */
+        full++;
+        bool feasible;
+        int64_t want;
+        char err[256];
+        if (fct_lemon_solve(g, &feasible, &want, err, sizeof err) != 0 ||
+            !feasible) {
+            tap_diag("%s: LEMON: %s", names[i], feasible ? err : "infeasible");
+            failed++;
+            fc_graph_free(g);
+            continue;
+        }
+        fc_solve_options opt = options(FC_ALG_RELAX, false);
+        fc_solve_stats st;
+        int rc = fc_solve(g, &opt, &st);
+        if (rc != 0 || st.ss_cost != want || !flow_ok(g, st.ss_cost)) {
+            tap_diag("%s: relax %s cost %" PRId64 ", LEMON %" PRId64, names[i],
+                     fc_strerror(rc), st.ss_cost, want);
+            failed++;
+        }
+        /* Perturb every 7th arc's cost and re-solve incrementally: LEMON
+         * must agree again. */
+        for (fc_arc a = 0; a < fc_graph_arc_bound(g); a += 7)
+            fc_arc_set_cost(g, a, fc_arc_cost(g, a) + (a % 3) - 1);
+        opt.so_incremental = true;
+        rc = fc_solve(g, &opt, &st);
+        if (fct_lemon_solve(g, &feasible, &want, err, sizeof err) == 0 &&
+            feasible && rc == 0 && st.ss_cost == want && flow_ok(g, st.ss_cost))
+            solved_after_change++;
+        else
+            tap_diag("%s after cost changes: relax %s cost %" PRId64
+                     ", LEMON %" PRId64,
+                     names[i], fc_strerror(rc), st.ss_cost, want);
+        fc_graph_free(g);
+    }
+    for (int i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+    tap_ok(full >= 10 && failed == 0,
+           "relax matches LEMON on %d full Flowlessly graphs", full);
+    tap_is_int(solved_after_change, full,
+               "incremental relax matches LEMON after cost changes");
+}
+
+/* --- incremental == from scratch -----------------------------------------*/
+
+/* Solve a clone of g from scratch with alg; the verdict and cost. */
+static int solve_fresh(const fc_graph *g, fc_algorithm alg, int64_t *cost)
+{
+    fc_graph *c;
+    if (fc_graph_clone(g, &c) != 0)
+        tap_bail_out("out of memory");
+    fc_solve_options opt = options(alg, false);
+    fc_solve_stats st;
+    int rc = fc_solve(c, &opt, &st);
+    *cost = st.ss_cost;
+    fc_graph_free(c);
+    return rc;
+}
+
+/* Compare an incremental relax solve of g with from-scratch relax and SSP.
+ * Returns true when they agree; describes the first mismatch. */
+static bool round_agrees(fc_graph *g, const char *what, int round)
+{
+    fc_solve_options opt = options(FC_ALG_RELAX, true);
+    fc_solve_stats st;
+    int64_t want, again;
+    int want_rc = solve_fresh(g, FC_ALG_SSP, &want);
+    int again_rc = solve_fresh(g, FC_ALG_RELAX, &again);
+    int rc = fc_solve(g, &opt, &st);
+    bool ok = rc == want_rc && again_rc == want_rc;
+    if (ok && rc == 0)
+        ok = st.ss_cost == want && again == want && flow_ok(g, st.ss_cost);
+    if (ok && rc != 0)
+        ok = capacities_ok(g);
+    if (!ok)
+        tap_diag("%s round %d: incremental %s %" PRId64
+                 ", scratch relax %s %" PRId64 ", ssp %s %" PRId64,
+                 what, round, fc_strerror(rc), st.ss_cost,
+                 fc_strerror(again_rc), again, fc_strerror(want_rc), want);
+    return ok;
+}
+
+/* Random changes on random networks: costs and capacities up and down,
+ * supplies moved between nodes, arcs added and removed. */
+static void test_incremental_random(void)
+{
+    int failures = 0, rounds = 0;
+    for (int k = 0; k < 60; k++) {
+        fct_rng rng;
+        fct_rng_seed(&rng, 5000 + (uint64_t)k);
+        fct_graph_params p;
+        fct_params_random(&rng, 60, &p);
+        p.gp_unbalanced = false;
+        fc_graph *g;
+        if (fct_random_graph(&rng, &p, &g) != 0)
+            tap_bail_out("cannot build graph %d", k);
+        for (int round = 0; round < 6; round++) {
+            if (round > 0) {
+                int changes = (int)fct_rng_range(&rng, 1, 8);
+                for (int c = 0; c < changes; c++) {
+                    int32_t nb = fc_graph_node_bound(g);
+                    int32_t ab = fc_graph_arc_bound(g);
+                    fc_arc a = (fc_arc)fct_rng_range(&rng, 0, ab - 1);
+                    fc_node u = (fc_node)fct_rng_range(&rng, 0, nb - 1);
+                    fc_node v = (fc_node)fct_rng_range(&rng, 0, nb - 1);
+                    fc_arc x;
+                    switch (fct_rng_range(&rng, 0, 4)) {
+                    case 0:
+                        if (ab > 0 && fc_arc_exists(g, a))
+                            fc_arc_set_cost(g, a, fct_rng_range(&rng, -20, 50));
+                        break;
+                    case 1:
+                        if (ab > 0 && fc_arc_exists(g, a))
+                            fc_arc_set_capacity(g, a,
+                                                fct_rng_range(&rng, 0, 12));
+                        break;
+                    case 2:
+                        if (ab > 0 && fc_arc_exists(g, a))
+                            fc_arc_remove(g, a);
+                        break;
+                    case 3:
+                        fc_arc_add(g, u, v, fct_rng_range(&rng, 0, 12),
+                                   fct_rng_range(&rng, -20, 50), &x);
+                        break;
+                    default: {
+                        int64_t d = fct_rng_range(&rng, 1, 3);
+                        fc_node_set_supply(g, u, fc_node_supply(g, u) + d);
+                        fc_node_set_supply(g, v, fc_node_supply(g, v) - d);
+                    }
+                    }
+                }
+            }
+            rounds++;
+            if (!round_agrees(g, "random", round) && failures++ >= MAX_REPORT)
+                break;
+        }
+        fc_graph_free(g);
+    }
+    tap_is_int(failures, 0,
+               "incremental relax == from scratch over %d rounds on random "
+               "networks",
+               rounds);
+}
+
+/* Scheduler-like rounds: task arrivals and completions, machine removal,
+ * cost changes of preference arcs, slot capacity changes. */
+static void test_incremental_sched(void)
+{
+    int failures = 0, rounds = 0;
+    for (int k = 0; k < 8; k++) {
+        fct_rng rng;
+        fct_rng_seed(&rng, 9000 + (uint64_t)k);
+        fct_sched sc;
+        if (fct_sched_build(&rng, 20 + 5 * k, 5, 6, 8, 3, &sc) != 0)
+            tap_bail_out("cannot build a scheduling network");
+        fc_graph *g = sc.sc_g;
+        for (int round = 0; round < 8; round++) {
+            int events = (int)fct_rng_range(&rng, 1, 10);
+            for (int e = 0; round > 0 && e < events; e++) {
+                int32_t t = (int32_t)fct_rng_range(&rng, 0, sc.sc_ntasks - 1);
+                int32_t m =
+                    (int32_t)fct_rng_range(&rng, 0, sc.sc_nmachines - 1);
+                fc_arc a =
+                    (fc_arc)fct_rng_range(&rng, 0, fc_graph_arc_bound(g) - 1);
+                switch (fct_rng_range(&rng, 0, 5)) {
+                case 0:
+                case 1:
+                    fct_sched_add_task(
+                        &rng, &sc,
+                        (int32_t)fct_rng_range(&rng, 0, sc.sc_njobs - 1));
+                    break;
+                case 2:
+                    if (sc.sc_tasks[t] != FC_NONE)
+                        fct_sched_finish_task(&sc, t);
+                    break;
+                case 3:
+                    if (fct_rng_pct(&rng, 30) && sc.sc_machines[m] != FC_NONE)
+                        fct_sched_remove_machine(&sc, m);
+                    break;
+                case 4:
+                    if (fc_arc_exists(g, a))
+                        fc_arc_set_cost(g, a,
+                                        fc_arc_cost(g, a) +
+                                            fct_rng_range(&rng, -5, 5));
+                    break;
+                default:
+                    if (fc_arc_exists(g, a))
+                        fc_arc_set_capacity(g, a,
+                                            fc_arc_capacity(g, a) +
+                                                fct_rng_range(&rng, -1, 1) +
+                                                (fc_arc_capacity(g, a) == 0));
+                }
+            }
+            rounds++;
+            if (!round_agrees(g, "scheduling", round) &&
+                failures++ >= MAX_REPORT)
+                break;
+        }
+        fct_sched_free(&sc);
+    }
+    tap_is_int(failures, 0,
+               "incremental relax == from scratch over %d scheduling rounds",
+               rounds);
+}
+
+int main(void)
+{
+    tap_timeout(120);
+    tap_plan(28);
+    test_two_routes();
+    test_negative_cycle();
+    test_infeasible();
+    test_cancel();
+    test_flowlessly();
+    test_incremental_random();
+    test_incremental_sched();
+    return tap_exit_status();
+}
