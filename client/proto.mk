@@ -6,3 +6,15 @@ client_libskylark_la_SOURCES += \
 	client/sk_proto_codec.c \
 	client/sk_proto_msgs.c
 noinst_HEADERS += client/sk_proto.h client/sk_proto_schema.h
+
+# Random valid messages and their comparison, shared by the protocol's
+# tests, the fuzz corpus generator and benchmarks.
+noinst_LIBRARIES += tests/libprotogen.a
+tests_libprotogen_a_SOURCES = tests/test_proto_gen.c tests/test_proto_gen.h
+
+PROTO_TEST_LDADD = tests/libprotogen.a $(SK_TEST_LDADD)
+
+check_PROGRAMS += tests/test_proto
+TESTS += tests/test_proto
+tests_test_proto_SOURCES = tests/test_proto.c
+tests_test_proto_LDADD = $(PROTO_TEST_LDADD)
