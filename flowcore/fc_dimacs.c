@@ -797,23 +797,32 @@ int fc_dimacs_read(fc_dimacs_reader *r, FILE *in, const char *name,
     *lines = 0;
     int rc;
     while ((rc = read_line(r, in)) == 1) {
-        char *f[MAX_FIELDS];
-        int nf = split_fields(r, r->dr_buf, f);
-        if (nf < 0)
-            return nf;
-        if (nf == 0)
-            continue;
-        if (strcmp(f[0], "c") == 0) {
-            if (nf == 2 && strcmp(f[1], "EOI") == 0) {
+        char *s = r->dr_buf;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (s[0] == 'c' && (s[1] == ' ' || s[1] == '\t' || s[1] == '\0')) {
+            /* A comment, unless it is exactly an end marker. */
+            char *f[2];
+            int nf = 0;
+            for (char *t = strtok(s + 1, " \t"); t != NULL && nf < 2;
+                 t = strtok(NULL, " \t"))
+                f[nf++] = t;
+            if (nf == 1 && strcmp(f[0], "EOI") == 0) {
                 *end = FC_DIMACS_EOI;
                 break;
             }
-            if (nf == 2 && strcmp(f[1], "EOS") == 0) {
+            if (nf == 1 && strcmp(f[0], "EOS") == 0) {
                 *end = FC_DIMACS_EOS;
                 break;
             }
             continue;
         }
+        char *f[MAX_FIELDS];
+        int nf = split_fields(r, s, f);
+        if (nf < 0)
+            return nf;
+        if (nf == 0)
+            continue;
         if ((rc = one_line(r, f, nf)) != 0)
             return rc;
         (*lines)++;

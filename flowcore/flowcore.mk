@@ -39,3 +39,8 @@ check_PROGRAMS += tests/test_fc_dimacs
 TESTS += tests/test_fc_dimacs
 tests_test_fc_dimacs_SOURCES = tests/test_fc_dimacs.c
 tests_test_fc_dimacs_LDADD = $(FC_TEST_LDADD)
+
+check_PROGRAMS += tests/test_fc_flowlessly
+TESTS += tests/test_fc_flowlessly
+tests_test_fc_flowlessly_SOURCES = tests/test_fc_flowlessly.c
+tests_test_fc_flowlessly_LDADD = $(FC_TEST_LDADD)
