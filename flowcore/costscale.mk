@@ -1,1 +1,4 @@
-# cost scaling and incremental cost scaling (filled in by its module)
+# Cost scaling (Goldberg's push-relabel, from scratch and incremental) and
+# its tests.
+
+flowcore_libflowcore_la_SOURCES += flowcore/fc_costscale.c

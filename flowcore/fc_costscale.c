@@ -1,0 +1,656 @@
+/*
+ * fc_costscale.c - Goldberg's cost-scaling push-relabel min-cost flow
+ * solver, from scratch and incremental.
+ *
+ * Costs are multiplied by N = (live nodes + 1) so that an epsilon-optimal
+ * flow with epsilon < 1 in scaled units is optimal. Each phase ("refine")
+ * divides epsilon by alpha, saturates the residual arcs whose reduced cost
+ * went negative, and discharges the resulting excesses by push and relabel
+ * in FIFO order until none is left. Global price updates (a bucket-based
+ * shortest-path search from the deficits) run after every so many relabels;
+ * they also detect supplies that cannot reach any demand (infeasibility).
+ *
+ * Incremental solving is the same code started from the flow and prices
+ * the state holds: prices of nodes added since the last solve are first
+ * set to the value that breaks the fewest of their arcs, then one scan
+ * finds how far the changes broke epsilon-optimality (a cost change, a new
+ * arc or more capacity on an arc with negative reduced cost; see
+ * Firmament's Table 3), and the phases start from there. Arcs that the
+ * changes left alone keep their zero-optimal reduced costs, so each phase
+ * only does work near the changes. Capacity cuts, removals and supply
+ * changes need no repair here: they show up as excesses, which the first
+ * phase routes.
+ *
+ * The flow returned is optimal; the prices are made exactly optimal in
+ * unscaled units (every residual arc has a non-negative reduced cost) by a
+ * short label-correcting pass, so that any solver, this one included, can
+ * start from them next time.
+ *
+ * Prices follow the graph's convention: the reduced cost of r is
+ * cost[r] - price[tail] + price[head]; flow moves from high to low prices
+ * and a relabel raises a price.
+ */
+#include "fc_graph_impl.h"
+
+#include <string.h>
+
+#define CS_DEFAULT_ALPHA 12
+#define CS_MAX_ALPHA     1024
+/* |scaled price| stays below this; reduced costs then fit in int64. */
+#define CS_PRICE_LIMIT ((int64_t)1 << 61)
+/* A global price update runs after this many relabels per live node. */
+#define CS_UPDATE_PER_NODE 1
+/* Work between two looks at the cancel flag. */
+#define CS_CANCEL_EVERY 4096
+
+/* Internal outcome: the prices would leave the safe range. */
+#define CS_OVERFLOW 1
+
+typedef struct cs {
+    const fc_graph *cs_g;
+    fc_flow_state *cs_st;
+    const fc_solve_options *cs_opt;
+    int32_t cs_n;     /* node id bound */
+    int32_t cs_live;  /* live nodes */
+    int64_t cs_scale; /* N: costs are multiplied by this */
+    int64_t cs_alpha;
+    int64_t cs_eps;
+    int64_t *cs_p;   /* [n] scaled prices */
+    int32_t *cs_cur; /* [n] current-arc index into the adjacency */
+    /* FIFO of active nodes (positive excess); a ring of n slots */
+    int32_t *cs_q;
+    int32_t cs_qhead;
+    int32_t cs_qlen;
+    /* nodes whose price rose since the last saturation scan */
+    int32_t *cs_dirty;
+    int32_t cs_ndirty;
+    uint8_t *cs_isdirty;
+    bool cs_all_dirty;
+    /* global price update: bucket lists and distances */
+    int32_t *cs_bhead; /* [n + 1] */
+    int32_t *cs_bnext; /* [n] */
+    int32_t *cs_bprev; /* [n] */
+    int64_t *cs_dist;  /* [n] tentative rank, -1 if unseen */
+    uint8_t *cs_done;  /* [n] settled */
+    uint64_t cs_relabels_since_update;
+    uint64_t cs_update_every;
+    uint64_t cs_phase_relabels;
+    uint64_t cs_relabel_bound;
+    uint64_t cs_work;
+    uint64_t cs_ticks; /* work units since the last cancel check */
+} cs;
+
+static bool live(const fc_graph *g, fc_node v)
+{
+    return g->g_ntype[v] != FC_NODE_FREE;
+}
+
+/* Floor division for a positive divisor. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+static int64_t scaled_rc(const cs *c, int32_t r, fc_node tail)
+{
+    const fc_graph *g = c->cs_g;
+    return g->g_cost[r] * c->cs_scale - c->cs_p[tail] + c->cs_p[g->g_head[r]];
+}
+
+static void cs_free(cs *c)
+{
+    free(c->cs_p);
+    free(c->cs_cur);
+    free(c->cs_q);
+    free(c->cs_dirty);
+    free(c->cs_isdirty);
+    free(c->cs_bhead);
+    free(c->cs_bnext);
+    free(c->cs_bprev);
+    free(c->cs_dist);
+    free(c->cs_done);
+}
+
+static int cs_alloc(cs *c)
+{
+    size_t n = (size_t)c->cs_n + 1;
+    c->cs_p = malloc(n * sizeof *c->cs_p);
+    c->cs_cur = calloc(n, sizeof *c->cs_cur);
+    c->cs_q = malloc(n * sizeof *c->cs_q);
+    c->cs_dirty = malloc(n * sizeof *c->cs_dirty);
+    c->cs_isdirty = calloc(n, 1);
+    c->cs_bhead = malloc((n + 1) * sizeof *c->cs_bhead);
+    c->cs_bnext = malloc(n * sizeof *c->cs_bnext);
+    c->cs_bprev = malloc(n * sizeof *c->cs_bprev);
+    c->cs_dist = malloc(n * sizeof *c->cs_dist);
+    c->cs_done = malloc(n);
+    if (!c->cs_p || !c->cs_cur || !c->cs_q || !c->cs_dirty || !c->cs_isdirty ||
+        !c->cs_bhead || !c->cs_bnext || !c->cs_bprev || !c->cs_dist ||
+        !c->cs_done)
+        return FC_ENOMEM;
+    return 0;
+}
+
+static bool cs_cancel_due(cs *c, uint64_t units)
+{
+    c->cs_ticks += units;
+    if (c->cs_ticks < CS_CANCEL_EVERY)
+        return false;
+    c->cs_ticks = 0;
+    return fc_cancelled(c->cs_opt);
+}
+
+static void enqueue(cs *c, fc_node v)
+{
+    int32_t i = c->cs_qhead + c->cs_qlen;
+    if (i >= c->cs_n)
+        i -= c->cs_n;
+    c->cs_q[i] = v;
+    c->cs_qlen++;
+}
+
+static fc_node dequeue(cs *c)
+{
+    fc_node v = c->cs_q[c->cs_qhead];
+    if (++c->cs_qhead == c->cs_n)
+        c->cs_qhead = 0;
+    c->cs_qlen--;
+    return v;
+}
+
+static void mark_dirty(cs *c, fc_node v)
+{
+    if (!c->cs_isdirty[v]) {
+        c->cs_isdirty[v] = 1;
+        c->cs_dirty[c->cs_ndirty++] = v;
+    }
+}
+
+/* Saturate the residual arcs leaving v whose reduced cost is negative. */
+static void saturate_node(cs *c, fc_node v)
+{
+    const fc_graph *g = c->cs_g;
+    fc_flow_state *st = c->cs_st;
+    const fc_adj *adj = &g->g_adj[v];
+    int64_t pv = c->cs_p[v];
+    for (int32_t i = 0; i < adj->ad_len; i++) {
+        int32_t r = adj->ad_res[i];
+        int64_t cap = st->fs_rescap[r];
+        if (cap > 0 && g->g_cost[r] * c->cs_scale + c->cs_p[g->g_head[r]] < pv)
+            fc_push(g, st, r, cap);
+    }
+    c->cs_work += (uint64_t)adj->ad_len;
+}
+
+/* Make the pseudoflow 0-optimal at the start of a phase: only arcs leaving
+ * a node whose price rose can have gone negative. Then queue the nodes
+ * with excess. */
+static void start_phase(cs *c)
+{
+    const fc_graph *g = c->cs_g;
+    if (c->cs_all_dirty) {
+        for (fc_node v = 0; v < c->cs_n; v++)
+            if (live(g, v))
+                saturate_node(c, v);
+    } else {
+        for (int32_t i = 0; i < c->cs_ndirty; i++)
+            saturate_node(c, c->cs_dirty[i]);
+    }
+    for (int32_t i = 0; i < c->cs_ndirty; i++)
+        c->cs_isdirty[c->cs_dirty[i]] = 0;
+    c->cs_ndirty = 0;
+    c->cs_all_dirty = false;
+    c->cs_qhead = 0;
+    c->cs_qlen = 0;
+    for (fc_node v = 0; v < c->cs_n; v++)
+        if (live(g, v) && c->cs_st->fs_excess[v] > 0)
+            enqueue(c, v);
+    c->cs_phase_relabels = 0;
+}
+
+static void bucket_insert(cs *c, fc_node v, int64_t k)
+{
+    int32_t h = c->cs_bhead[k];
+    c->cs_bnext[v] = h;
+    c->cs_bprev[v] = -1;
+    if (h >= 0)
+        c->cs_bprev[h] = v;
+    c->cs_bhead[k] = v;
+    c->cs_dist[v] = k;
+}
+
+static void bucket_remove(cs *c, fc_node v)
+{
+    int32_t nx = c->cs_bnext[v], pv = c->cs_bprev[v];
+    if (pv >= 0)
+        c->cs_bnext[pv] = nx;
+    else
+        c->cs_bhead[c->cs_dist[v]] = nx;
+    if (nx >= 0)
+        c->cs_bprev[nx] = pv;
+}
+
+/* Global price update: ranks every node by the length, in units of eps, of
+ * its shortest residual path to a node with a deficit (an arc of reduced
+ * cost rc counts floor(rc / eps) + 1, at least 0), and lowers the prices of
+ * the nodes ranked below K by eps per rank, where K is the rank at which
+ * the search could stop (all active nodes ranked) or the bucket cap. This
+ * keeps eps-optimality and makes every ranked node's shortest path
+ * admissible. Returns 0, or FC_EINFEASIBLE if some excess cannot reach any
+ * deficit. */
+static int global_update(cs *c)
+{
+    const fc_graph *g = c->cs_g;
+    const fc_flow_state *st = c->cs_st;
+    int32_t n = c->cs_n;
+    int64_t cap = n; /* ranks are clamped to [0, cap] */
+    int64_t eps = c->cs_eps;
+    int32_t active = 0;
+    for (int64_t k = 0; k <= cap; k++)
+        c->cs_bhead[k] = -1;
+    for (fc_node v = 0; v < n; v++) {
+        c->cs_dist[v] = -1;
+        c->cs_done[v] = 0;
+        if (!live(g, v))
+            continue;
+        if (st->fs_excess[v] < 0)
+            bucket_insert(c, v, 0);
+        else if (st->fs_excess[v] > 0)
+            active++;
+    }
+    int64_t k = 0;
+    int32_t *settled = c->cs_q; /* the queue is rebuilt after an update */
+    int32_t nsettled = 0;
+    while (active > 0 && k <= cap) {
+        fc_node v = c->cs_bhead[k];
+        if (v < 0) {
+            k++;
+            continue;
+        }
+        bucket_remove(c, v);
+        c->cs_done[v] = 1;
+        settled[nsettled++] = v;
+        if (st->fs_excess[v] > 0)
+            active--;
+        const fc_adj *adj = &g->g_adj[v];
+        for (int32_t i = 0; i < adj->ad_len; i++) {
+            int32_t r = adj->ad_res[i] ^ 1; /* u -> v */
+            if (st->fs_rescap[r] <= 0)
+                continue;
+            fc_node u = g->g_head[adj->ad_res[i]];
+            if (c->cs_done[u])
+                continue;
+            int64_t rc = scaled_rc(c, r, u);
+            int64_t len = rc < 0 ? 0 : rc / eps + 1;
+            int64_t d = len > cap - k ? cap : k + len;
+            if (c->cs_dist[u] >= 0) {
+                if (c->cs_dist[u] <= d)
+                    continue;
+                bucket_remove(c, u);
+            }
+            bucket_insert(c, u, d);
+        }
+        c->cs_work += (uint64_t)adj->ad_len;
+    }
+    if (active > 0)
+        return FC_EINFEASIBLE;
+    for (int32_t i = 0; i < nsettled; i++) {
+        fc_node v = settled[i];
+        c->cs_p[v] -= (k - c->cs_dist[v]) * eps;
+    }
+    /* Prices moved both ways relative to each other: current arcs and the
+     * saturation scan must start over. */
+    memset(c->cs_cur, 0, (size_t)n * sizeof *c->cs_cur);
+    c->cs_all_dirty = true;
+    c->cs_qhead = 0;
+    c->cs_qlen = 0;
+    for (fc_node v = 0; v < n; v++)
+        if (live(g, v) && st->fs_excess[v] > 0)
+            enqueue(c, v);
+    c->cs_relabels_since_update = 0;
+    return 0;
+}
+
+/* Raise v's price to eps above the cheapest residual arc leaving it and
+ * point its current arc there. Returns 0, FC_EINFEASIBLE (no residual arc:
+ * its excess is stuck) or CS_OVERFLOW. */
+static int relabel(cs *c, fc_node v)
+{
+    const fc_graph *g = c->cs_g;
+    const fc_flow_state *st = c->cs_st;
+    const fc_adj *adj = &g->g_adj[v];
+    int64_t best = INT64_MAX;
+    int32_t at = 0;
+    for (int32_t i = 0; i < adj->ad_len; i++) {
+        int32_t r = adj->ad_res[i];
+        /* A self-loop's reduced cost does not depend on v's price. */
+        if (st->fs_rescap[r] <= 0 || g->g_head[r] == v)
+            continue;
+        int64_t x = g->g_cost[r] * c->cs_scale + c->cs_p[g->g_head[r]];
+        if (x < best) {
+            best = x;
+            at = i;
+        }
+    }
+    c->cs_work += (uint64_t)adj->ad_len + 1;
+    if (best == INT64_MAX)
+        return FC_EINFEASIBLE;
+    if (best + c->cs_eps > CS_PRICE_LIMIT)
+        return CS_OVERFLOW;
+    c->cs_p[v] = best + c->cs_eps;
+    c->cs_cur[v] = at;
+    mark_dirty(c, v);
+    c->cs_relabels_since_update++;
+    c->cs_phase_relabels++;
+    return 0;
+}
+
+/* Push v's excess along admissible arcs, relabelling when it has none,
+ * until the excess is gone. */
+static int discharge(cs *c, fc_node v)
+{
+    const fc_graph *g = c->cs_g;
+    fc_flow_state *st = c->cs_st;
+    const fc_adj *adj = &g->g_adj[v];
+    const int32_t *res = adj->ad_res;
+    int64_t *rescap = st->fs_rescap;
+    int64_t *excess = st->fs_excess;
+    int64_t scale = c->cs_scale;
+    int32_t len = adj->ad_len;
+    int32_t i = c->cs_cur[v];
+    while (excess[v] > 0) {
+        int64_t pv = c->cs_p[v];
+        for (; i < len; i++) {
+            int32_t r = res[i];
+            if (rescap[r] > 0 &&
+                g->g_cost[r] * scale + c->cs_p[g->g_head[r]] < pv)
+                break;
+        }
+        c->cs_work++;
+        if (i == len) {
+            int rc = relabel(c, v);
+            if (rc != 0)
+                return rc;
+            i = c->cs_cur[v];
+            continue;
+        }
+        int32_t r = res[i];
+        fc_node w = g->g_head[r];
+        int64_t delta = excess[v] < rescap[r] ? excess[v] : rescap[r];
+        bool was_active = excess[w] > 0;
+        fc_push(g, st, r, delta);
+        if (!was_active && excess[w] > 0)
+            enqueue(c, w);
+        if (rescap[r] == 0)
+            i++;
+    }
+    c->cs_cur[v] = i;
+    return 0;
+}
+
+/* One phase at the current eps. */
+static int refine(cs *c)
+{
+    start_phase(c);
+    while (c->cs_qlen > 0) {
+        if (c->cs_relabels_since_update >= c->cs_update_every) {
+            int rc = global_update(c);
+            if (rc != 0)
+                return rc;
+            continue;
+        }
+        /* Past this many relabels a feasible phase would have finished
+         * (Goldberg and Tarjan's bound, with room to spare). */
+        if (c->cs_phase_relabels > c->cs_relabel_bound)
+            return FC_EINFEASIBLE;
+        if (cs_cancel_due(c, 64))
+            return FC_ECANCELED;
+        fc_node v = dequeue(c);
+        int rc = discharge(c, v);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Give each node added since the last solve the price that breaks the
+ * fewest of its arcs: no residual arc leaving it may go below zero (the
+ * highest such price, good for pushing its supply out), and no residual
+ * arc entering it if possible. */
+static void price_new_nodes(cs *c)
+{
+    const fc_graph *g = c->cs_g;
+    if (g->g_changes_lost)
+        return;
+    for (size_t k = 0; k < g->g_nchanges; k++) {
+        const fc_change *ch = &g->g_changes[k];
+        fc_node v = ch->ch_id;
+        if (ch->ch_kind != FC_CHANGE_NODE_ADD || !live(g, v))
+            continue;
+        int64_t lo = INT64_MIN, hi = INT64_MAX;
+        const fc_adj *adj = &g->g_adj[v];
+        for (int32_t i = 0; i < adj->ad_len; i++) {
+            int32_t r = adj->ad_res[i];
+            if (g->g_head[r] == v)
+                continue;
+            int64_t x = g->g_cost[r] * c->cs_scale + c->cs_p[g->g_head[r]];
+            if (c->cs_st->fs_rescap[r] > 0 && x < hi)
+                hi = x; /* v -> w stays >= 0 while p[v] <= x */
+            if (c->cs_st->fs_rescap[r ^ 1] > 0 && x > lo)
+                lo = x; /* w -> v stays >= 0 while p[v] >= x */
+        }
+        if (hi == INT64_MAX)
+            c->cs_p[v] = lo == INT64_MIN ? 0 : lo;
+        else if (lo == INT64_MIN || lo <= hi)
+            c->cs_p[v] = hi;
+        else
+            c->cs_p[v] = lo / 2 + hi / 2;
+    }
+}
+
+/* Scaled prices from the state's prices; 0 if they cannot be scaled. */
+static void load_prices(cs *c)
+{
+    const fc_graph *g = c->cs_g;
+    int64_t lim = CS_PRICE_LIMIT / 4 / c->cs_scale;
+    bool ok = true;
+    for (fc_node v = 0; v < c->cs_n && ok; v++)
+        if (live(g, v) &&
+            (c->cs_st->fs_price[v] > lim || c->cs_st->fs_price[v] < -lim))
+            ok = false;
+    for (fc_node v = 0; v < c->cs_n; v++)
+        c->cs_p[v] = ok && live(g, v) ? c->cs_st->fs_price[v] * c->cs_scale : 0;
+}
+
+/* The largest amount by which a residual arc's scaled reduced cost is
+ * negative (0 if none is). */
+static int64_t max_violation(cs *c)
+{
+    const fc_graph *g = c->cs_g;
+    int64_t worst = 0;
+    for (fc_arc a = 0; a < g->g_abound; a++) {
+        if (g->g_head[2 * a] < 0)
+            continue;
+        for (int32_t r = 2 * a; r <= 2 * a + 1; r++) {
+            if (c->cs_st->fs_rescap[r] <= 0)
+                continue;
+            int64_t rc = scaled_rc(c, r, g->g_head[r ^ 1]);
+            if (-rc > worst)
+                worst = -rc;
+        }
+    }
+    c->cs_work += (uint64_t)g->g_abound;
+    return worst;
+}
+
+/* Turn the scaled prices of an optimal flow (every residual arc's scaled
+ * reduced cost >= -1) into exact unscaled ones: dividing rounds each
+ * reduced cost to >= -1, and a label-correcting pass over the few arcs at
+ * -1 lowers prices until none is negative. Returns 0 or FC_ECANCELED. */
+static int exact_prices(cs *c)
+{
+    const fc_graph *g = c->cs_g;
+    fc_flow_state *st = c->cs_st;
+    int64_t *price = st->fs_price;
+    int32_t n = c->cs_n;
+    uint8_t *inq = c->cs_done;
+    for (fc_node v = 0; v < n; v++) {
+        price[v] = live(g, v) ? floor_div(c->cs_p[v], c->cs_scale) : 0;
+        inq[v] = 0;
+    }
+    /* The queue holds nodes whose price fell; the arcs into them may now
+     * be negative. Seed it with the heads of the arcs that are. */
+    int32_t *q = c->cs_q;
+    int32_t qh = 0, ql = 0;
+    for (fc_arc a = 0; a < g->g_abound; a++) {
+        if (g->g_head[2 * a] < 0)
+            continue;
+        for (int32_t r = 2 * a; r <= 2 * a + 1; r++) {
+            fc_node t = g->g_head[r ^ 1], h = g->g_head[r];
+            if (st->fs_rescap[r] > 0 &&
+                g->g_cost[r] - price[t] + price[h] < 0 && !inq[h]) {
+                inq[h] = 1;
+                q[(qh + ql++) % n] = h;
+            }
+        }
+    }
+    /* Without a negative cycle (the flow is optimal) each node's price
+     * falls at most n times. */
+    uint64_t steps = 0;
+    uint64_t most = ((uint64_t)n + 1) * (2 * (uint64_t)g->g_abound + n + 1);
+    while (ql > 0) {
+        FC_ASSERT(steps <= most);
+        fc_node w = q[qh];
+        qh = (qh + 1) % n;
+        ql--;
+        inq[w] = 0;
+        const fc_adj *adj = &g->g_adj[w];
+        for (int32_t i = 0; i < adj->ad_len; i++) {
+            int32_t r = adj->ad_res[i] ^ 1; /* u -> w */
+            fc_node u = g->g_head[adj->ad_res[i]];
+            if (st->fs_rescap[r] <= 0)
+                continue;
+            int64_t rc = g->g_cost[r] - price[u] + price[w];
+            if (rc < 0) {
+                price[u] += rc;
+                if (!inq[u]) {
+                    inq[u] = 1;
+                    q[(qh + ql++) % n] = u;
+                }
+            }
+        }
+        steps += (uint64_t)adj->ad_len + 1;
+        if ((steps & 0xffff) < (uint64_t)adj->ad_len + 1 &&
+            fc_cancelled(c->cs_opt))
+            return FC_ECANCELED;
+    }
+    c->cs_work += steps;
+    return 0;
+}
+
+/* Write the scaled prices back (rounded) when stopping early. */
+static void store_rough_prices(cs *c)
+{
+    for (fc_node v = 0; v < c->cs_n; v++)
+        c->cs_st->fs_price[v] =
+            live(c->cs_g, v) ? floor_div(c->cs_p[v], c->cs_scale) : 0;
+}
+
+/* The scaled arithmetic is safe when prices cannot outgrow CS_PRICE_LIMIT:
+ * they move by at most about (alpha + 2) * n * eps per phase, eps starts
+ * at most at max|cost| * N, and the phases' sum is geometric. */
+static bool fits(int64_t max_cost, int64_t scale, int64_t alpha)
+{
+    if (max_cost == 0)
+        return true;
+    int64_t lim = CS_PRICE_LIMIT / 8;
+    if (max_cost > lim / scale)
+        return false;
+    int64_t eps0 = max_cost * scale;
+    return eps0 <= lim / scale / (alpha + 3);
+}
+
+static int run(cs *c, int64_t max_cost)
+{
+    const fc_graph *g = c->cs_g;
+    load_prices(c);
+    price_new_nodes(c);
+    int64_t viol = max_violation(c);
+    bool excess = false;
+    for (fc_node v = 0; v < c->cs_n && !excess; v++)
+        excess = live(g, v) && c->cs_st->fs_excess[v] != 0;
+    if (viol == 0 && !excess)
+        return exact_prices(c);
+    /* How far prices may have to move: as far as the worst broken arc, or
+     * by up to the largest cost where supplies must be re-routed. */
+    int64_t start = viol;
+    if (excess && max_cost * c->cs_scale > start)
+        start = max_cost * c->cs_scale;
+    c->cs_eps = start;
+    c->cs_all_dirty = true;
+    do {
+        c->cs_eps = c->cs_eps / c->cs_alpha;
+        if (c->cs_eps < 1)
+            c->cs_eps = 1;
+        int rc = refine(c);
+        if (rc != 0)
+            return rc;
+    } while (c->cs_eps > 1);
+    return exact_prices(c);
+}
+
+int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
+                const fc_solve_options *opt, uint64_t *work)
+{
+    if (opt->so_alpha < 0 || opt->so_alpha == 1 || opt->so_alpha > CS_MAX_ALPHA)
+        return FC_EINVAL;
+    if (fc_cancelled(opt))
+        return FC_ECANCELED;
+    cs c;
+    memset(&c, 0, sizeof c);
+    c.cs_g = g;
+    c.cs_st = st;
+    c.cs_opt = opt;
+    c.cs_n = g->g_nbound;
+    c.cs_alpha = opt->so_alpha ? opt->so_alpha : CS_DEFAULT_ALPHA;
+
+    int64_t balance = 0, max_cost = 0;
+    for (fc_node v = 0; v < g->g_nbound; v++) {
+        if (live(g, v)) {
+            balance += g->g_supply[v];
+            c.cs_live++;
+        }
+    }
+    if (balance != 0)
+        return FC_EINFEASIBLE;
+    for (fc_arc a = 0; a < g->g_abound; a++) {
+        int64_t k = g->g_cost[2 * a];
+        if (g->g_head[2 * a] >= 0 && (k < 0 ? -k : k) > max_cost)
+            max_cost = k < 0 ? -k : k;
+    }
+    c.cs_scale = (int64_t)c.cs_live + 1;
+    /* Too large for scaled 64-bit prices: the reference solver is exact
+     * at any size. */
+    if (!fits(max_cost, c.cs_scale, c.cs_alpha))
+        return fc_ssp_solve(g, st, opt, work);
+    if (c.cs_n == 0)
+        return 0;
+    uint64_t live_n = (uint64_t)c.cs_live;
+    c.cs_update_every = CS_UPDATE_PER_NODE * live_n + 16;
+    c.cs_relabel_bound =
+        ((uint64_t)c.cs_alpha + 3) * (live_n + 1) * (live_n + 1) + 1024;
+
+    int rc = cs_alloc(&c);
+    if (rc == 0)
+        rc = run(&c, max_cost);
+    if (rc == CS_OVERFLOW) {
+        store_rough_prices(&c);
+        rc = fc_ssp_solve(g, st, opt, work);
+    } else if (rc != 0) {
+        store_rough_prices(&c);
+    }
+    *work += c.cs_work;
+    cs_free(&c);
+    return rc;
+}
