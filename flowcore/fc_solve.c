@@ -88,6 +88,9 @@ int fc_solve(fc_graph *g, const fc_solve_options *opt, fc_solve_stats *stats)
     case FC_ALG_SSP:
         rc = fc_ssp_solve(g, &g->g_st, opt, &work);
         break;
+    case FC_ALG_COST_SCALING:
+        rc = fc_cs_solve(g, &g->g_st, opt, &work);
+        break;
     case FC_ALG_RELAX:
         rc = fc_relax_solve(g, &g->g_st, opt, &work);
         break;
