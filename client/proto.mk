@@ -18,3 +18,8 @@ check_PROGRAMS += tests/test_proto
 TESTS += tests/test_proto
 tests_test_proto_SOURCES = tests/test_proto.c
 tests_test_proto_LDADD = $(PROTO_TEST_LDADD)
+
+check_PROGRAMS += tests/test_proto_reject
+TESTS += tests/test_proto_reject
+tests_test_proto_reject_SOURCES = tests/test_proto_reject.c
+tests_test_proto_reject_LDADD = $(PROTO_TEST_LDADD) -lm
