@@ -44,3 +44,8 @@ check_PROGRAMS += tests/test_fc_flowlessly
 TESTS += tests/test_fc_flowlessly
 tests_test_fc_flowlessly_SOURCES = tests/test_fc_flowlessly.c
 tests_test_fc_flowlessly_LDADD = $(FC_TEST_LDADD)
+
+check_PROGRAMS += tests/test_fc_incremental
+TESTS += tests/test_fc_incremental
+tests_test_fc_incremental_SOURCES = tests/test_fc_incremental.c
+tests_test_fc_incremental_LDADD = $(FC_TEST_LDADD)

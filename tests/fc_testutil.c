@@ -163,15 +163,17 @@ int fct_random_graph(fct_rng *r, const fct_graph_params *p, fc_graph **out)
     }
     if (p->gp_backbone && rc == 0) {
         /* A hub with a dear arc from every giver and to every taker, wide
-         * enough for its supply: feasible whenever supplies balance. */
+         * enough for all the supply: feasible whenever supplies balance,
+         * and still after most later capacity changes. */
         fc_node hub;
         rc = fc_node_add(g, 0, FC_NODE_OTHER, &hub);
         int64_t dear = p->gp_max_cost;
+        int64_t wide = p->gp_total_supply + 1;
         for (int32_t i = 0; i < n && rc == 0; i++) {
             if (supply[i] > 0)
-                rc = fc_arc_add(g, ids[i], hub, supply[i], dear, &a);
+                rc = fc_arc_add(g, ids[i], hub, wide, dear, &a);
             else if (supply[i] < 0)
-                rc = fc_arc_add(g, hub, ids[i], -supply[i], dear, &a);
+                rc = fc_arc_add(g, hub, ids[i], wide, dear, &a);
         }
     }
 out:
@@ -445,7 +447,7 @@ int fct_lemon_solve(const fc_graph *g, bool *feasible, int64_t *cost, char *err,
 /* --- checking flows ------------------------------------------------------*/
 
 /* Bellman-Ford with a FIFO queue over the residual network from a virtual
- * source at distance 0 to every node: a node relaxed as many times as there
+ * source at distance 0 to every node: a node queued more often than there
  * are nodes lies on (or behind) a negative cycle. */
 static int residual_negative_cycle(const fc_graph *g, bool *found)
 {
@@ -485,9 +487,13 @@ static int residual_negative_cycle(const fc_graph *g, bool *found)
             int64_t c = out ? fc_arc_cost(g, a) : -fc_arc_cost(g, a);
             if (dist[u] + c < dist[w]) {
                 dist[w] = dist[u] + c;
-                if (++count[w] >= n + 1 || w == u)
+                if (w == u)
                     *found = true;
                 if (!queued[w]) {
+                    /* Without a negative cycle, a node enters the FIFO
+                     * queue at most once per Bellman-Ford pass. */
+                    if (++count[w] > n)
+                        *found = true;
                     queue[(head + len) % (n + 1)] = w;
                     len++;
                     queued[w] = true;
