@@ -49,3 +49,8 @@ check_PROGRAMS += tests/test_fc_incremental
 TESTS += tests/test_fc_incremental
 tests_test_fc_incremental_SOURCES = tests/test_fc_incremental.c
 tests_test_fc_incremental_LDADD = $(FC_TEST_LDADD)
+
+check_PROGRAMS += tests/test_fc_graph
+TESTS += tests/test_fc_graph
+tests_test_fc_graph_SOURCES = tests/test_fc_graph.c
+tests_test_fc_graph_LDADD = $(FC_TEST_LDADD)

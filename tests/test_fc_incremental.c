@@ -15,9 +15,9 @@
 #include <string.h>
 
 #define N_ALGS     (FC_ALG_RACE + 1)
-#define N_SCHED    10
-#define N_GENERIC  30
-#define ROUNDS     12
+#define N_SCHED    20
+#define N_GENERIC  40
+#define ROUNDS     15
 #define MAX_REPORT 4
 
 enum {
