@@ -464,6 +464,9 @@ static int read_envelope(const uint8_t *p, size_t len, uint32_t *count,
     uint64_t version;
     if (len > SK_MAX_MSG_BYTES)
         return SK_ELIMIT;
+    /* data may be NULL when len is 0: read nothing from it. */
+    if (len == 0)
+        return SK_EPROTO;
     if (sk_mp_read_array(p, len, count, &n) != 0 || *count < 2)
         return SK_EPROTO;
     at = n;
