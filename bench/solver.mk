@@ -1,0 +1,20 @@
+# bench/solver: flowcore's min-cost flow algorithms against LEMON's on
+# generated scheduling graphs (bench/README.md). Built by `make` when LEMON
+# is present; run by hand, never by `make check`.
+
+EXTRA_DIST += bench/README.md
+
+if HAVE_LEMON
+noinst_PROGRAMS += bench/solver
+bench_solver_SOURCES = \
+	bench/solver.cc \
+	bench/solver_fc.c bench/solver_fc.h \
+	bench/gen_quincy.c bench/gen_quincy.h \
+	client/sk_rng.c
+bench_solver_CPPFLAGS = $(AM_CPPFLAGS) $(LEMON_CFLAGS)
+bench_solver_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
+bench_solver_CXXFLAGS = $(AM_CXXFLAGS) $(PTHREAD_CFLAGS)
+# The seeded generator is compiled in rather than linking all of
+# libskylark (and its network dependencies) for it.
+bench_solver_LDADD = flowcore/libflowcore.la $(LEMON_LIBS) $(PTHREAD_LIBS) -lm
+endif

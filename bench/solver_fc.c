@@ -1,0 +1,248 @@
+/*
+ * solver_fc.c - the flowcore side of the solver benchmark (see
+ * solver_fc.h): timed, time-limited solves, flow checks, graph memory,
+ * export for LEMON and DIMACS.
+ */
+#include "solver_fc.h"
+
+#include "fc_graph_impl.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+const char *bf_algorithm_name(int alg)
+{
+    return fc_algorithm_name((fc_algorithm)alg);
+}
+
+const char *bf_strerror(int rc)
+{
+    return fc_strerror(rc);
+}
+
+bool bf_not_built(int rc)
+{
+    return rc == FC_EINVAL;
+}
+
+bool bf_infeasible(int rc)
+{
+    return rc == FC_EINFEASIBLE;
+}
+
+bool bf_cancelled(int rc)
+{
+    return rc == FC_ECANCELED;
+}
+
+/* A watchdog that sets the cancel flag when the time limit passes, unless
+ * told first that the solve is over. */
+typedef struct watchdog {
+    pthread_mutex_t wd_lock;
+    pthread_cond_t wd_cond;
+    bool wd_done;
+    struct timespec wd_deadline; /* CLOCK_MONOTONIC */
+    atomic_bool wd_cancel;
+} watchdog;
+
+static void *watchdog_main(void *arg)
+{
+    watchdog *wd = arg;
+    pthread_mutex_lock(&wd->wd_lock);
+    while (!wd->wd_done) {
+        int rc = pthread_cond_timedwait(&wd->wd_cond, &wd->wd_lock,
+                                        &wd->wd_deadline);
+        if (rc == ETIMEDOUT) {
+            atomic_store(&wd->wd_cancel, true);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&wd->wd_lock);
+    return NULL;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int bf_solve(struct fc_graph *g, int alg, bool incremental, double timeout,
+             bf_result *out)
+{
+    memset(out, 0, sizeof *out);
+    fc_solve_options opt;
+    fc_solve_options_init(&opt);
+    opt.so_algorithm = (fc_algorithm)alg;
+    opt.so_incremental = incremental;
+
+    watchdog wd;
+    pthread_t thread;
+    bool watching = false;
+    atomic_init(&wd.wd_cancel, false);
+    wd.wd_done = false;
+    if (timeout > 0) {
+        pthread_condattr_t attr;
+        pthread_condattr_init(&attr);
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+        pthread_cond_init(&wd.wd_cond, &attr);
+        pthread_condattr_destroy(&attr);
+        pthread_mutex_init(&wd.wd_lock, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &wd.wd_deadline);
+        double whole = (double)(int64_t)timeout;
+        wd.wd_deadline.tv_sec += (time_t)whole;
+        wd.wd_deadline.tv_nsec += (long)((timeout - whole) * 1e9);
+        if (wd.wd_deadline.tv_nsec >= 1000000000L) {
+            wd.wd_deadline.tv_sec++;
+            wd.wd_deadline.tv_nsec -= 1000000000L;
+        }
+        watching = pthread_create(&thread, NULL, watchdog_main, &wd) == 0;
+        opt.so_cancel = &wd.wd_cancel;
+    }
+
+    fc_solve_stats stats;
+    double start = now_seconds();
+    out->br_rc = fc_solve(g, &opt, &stats);
+    out->br_seconds = now_seconds() - start;
+
+    if (timeout > 0) {
+        if (watching) {
+            pthread_mutex_lock(&wd.wd_lock);
+            wd.wd_done = true;
+            pthread_cond_signal(&wd.wd_cond);
+            pthread_mutex_unlock(&wd.wd_lock);
+            pthread_join(thread, NULL);
+        }
+        pthread_cond_destroy(&wd.wd_cond);
+        pthread_mutex_destroy(&wd.wd_lock);
+    }
+    if (out->br_rc == FC_EINVAL)
+        return out->br_rc; /* not built: nothing ran */
+    out->br_winner = (int)stats.ss_algorithm;
+    out->br_cost = fc_graph_flow_cost(g);
+    /* Whatever the outcome, capacities must hold; after a success, mass
+     * balance too (fc_graph_check tests both). */
+    out->br_flow_ok = fc_graph_check(g, out->br_err, sizeof out->br_err) == 0;
+    if (out->br_rc != 0 && !out->br_flow_ok) {
+        out->br_flow_ok = true;
+        for (fc_arc a = 0; a < g->g_abound; a++) {
+            if (g->g_head[2 * a] >= 0 && (g->g_st.fs_rescap[2 * a] < 0 ||
+                                          g->g_st.fs_rescap[2 * a + 1] < 0)) {
+                snprintf(out->br_err, sizeof out->br_err,
+                         "arc %d breaks its capacity after %s", a,
+                         fc_strerror(out->br_rc));
+                out->br_flow_ok = false;
+                break;
+            }
+        }
+    }
+    return out->br_rc;
+}
+
+int bf_clone(const struct fc_graph *g, struct fc_graph **out)
+{
+    return fc_graph_clone(g, out);
+}
+
+void bf_free(struct fc_graph *g)
+{
+    fc_graph_free(g);
+}
+
+int32_t bf_nodes(const struct fc_graph *g)
+{
+    return fc_graph_node_count(g);
+}
+
+int32_t bf_arcs(const struct fc_graph *g)
+{
+    return fc_graph_arc_count(g);
+}
+
+size_t bf_graph_bytes(const struct fc_graph *g)
+{
+    size_t nc = (size_t)g->g_ncap, ac = (size_t)g->g_acap;
+    size_t bytes = sizeof *g;
+    /* per node: supply, type, adjacency header, free stack, excess, price */
+    bytes += nc * (sizeof(int64_t) + 1 + sizeof(fc_adj) + sizeof(int32_t) +
+                   2 * sizeof(int64_t));
+    /* per arc: head, cost, pos and rescap for both residual arcs, free
+     * stack */
+    bytes += ac * (2 * (sizeof(int32_t) + sizeof(int64_t) + sizeof(int32_t) +
+                        sizeof(int64_t)) +
+                   sizeof(int32_t));
+    for (size_t v = 0; v < nc; v++)
+        bytes += (size_t)g->g_adj[v].ad_cap * sizeof(int32_t);
+    bytes += g->g_changes_cap * sizeof(fc_change);
+    return bytes;
+}
+
+void bf_export_free(bf_export *e)
+{
+    free(e->be_supply);
+    free(e->be_src);
+    free(e->be_dst);
+    free(e->be_cap);
+    free(e->be_cost);
+    memset(e, 0, sizeof *e);
+}
+
+int bf_export_graph(const struct fc_graph *g, bf_export *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t nb = (size_t)g->g_nbound, na = (size_t)g->g_alive;
+    int32_t *index = malloc((nb + 1) * sizeof *index);
+    out->be_supply = malloc(((size_t)g->g_nlive + 1) * sizeof(int64_t));
+    out->be_src = malloc((na + 1) * sizeof(int32_t));
+    out->be_dst = malloc((na + 1) * sizeof(int32_t));
+    out->be_cap = malloc((na + 1) * sizeof(int64_t));
+    out->be_cost = malloc((na + 1) * sizeof(int64_t));
+    if (index == NULL || out->be_supply == NULL || out->be_src == NULL ||
+        out->be_dst == NULL || out->be_cap == NULL || out->be_cost == NULL) {
+        free(index);
+        bf_export_free(out);
+        return FC_ENOMEM;
+    }
+    for (fc_node v = 0; v < g->g_nbound; v++) {
+        index[v] = -1;
+        if (g->g_ntype[v] != FC_NODE_FREE) {
+            index[v] = out->be_nodes;
+            out->be_supply[out->be_nodes++] = g->g_supply[v];
+        }
+    }
+    for (fc_arc a = 0; a < g->g_abound; a++) {
+        if (g->g_head[2 * a] < 0)
+            continue;
+        int32_t k = out->be_arcs++;
+        out->be_src[k] = index[fc_arc_src(g, a)];
+        out->be_dst[k] = index[fc_arc_dst(g, a)];
+        out->be_cap[k] = fc_arc_capacity(g, a);
+        out->be_cost[k] = fc_arc_cost(g, a);
+    }
+    free(index);
+    return 0;
+}
+
+int bf_write_dimacs(const bf_export *e, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return FC_EIO;
+    fprintf(f, "c skylark bench/solver: generated scheduling graph\n");
+    fprintf(f, "p min %d %d\n", e->be_nodes, e->be_arcs);
+    for (int32_t v = 0; v < e->be_nodes; v++)
+        if (e->be_supply[v] != 0)
+            fprintf(f, "n %d %" PRId64 "\n", v + 1, e->be_supply[v]);
+    for (int32_t k = 0; k < e->be_arcs; k++)
+        fprintf(f, "a %d %d 0 %" PRId64 " %" PRId64 "\n", e->be_src[k] + 1,
+                e->be_dst[k] + 1, e->be_cap[k], e->be_cost[k]);
+    int rc = ferror(f) ? FC_EIO : 0;
+    if (fclose(f) != 0)
+        rc = FC_EIO;
+    return rc;
+}
