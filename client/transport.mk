@@ -1,1 +1,23 @@
-# (filled in by its module)
+# The transport of libskylark: opaque messages between named peers over
+# nanomsg in a libev loop (see docs/TRANSPORT.md), its tests and helper.
+
+client_libskylark_la_SOURCES += \
+	client/sk_tframe.c \
+	client/sk_transport.c \
+	client/sk_transport_rx.c
+noinst_HEADERS += \
+	client/sk_tframe.h \
+	client/sk_transport.h \
+	client/sk_transport_impl.h
+
+# Tests. transport_util.c holds the helpers the tests share.
+noinst_LIBRARIES += tests/libtransport_util.a
+tests_libtransport_util_a_SOURCES = tests/transport_util.c tests/transport_util.h
+SK_TRANSPORT_TEST_LDADD = tests/libtransport_util.a $(SK_TEST_LDADD) \
+	$(NANOMSG_LIBS) $(EV_LIBS)
+
+check_PROGRAMS += tests/test_transport
+TESTS += tests/test_transport
+tests_test_transport_SOURCES = tests/test_transport.c
+tests_test_transport_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS)
+tests_test_transport_LDADD = $(SK_TRANSPORT_TEST_LDADD)

@@ -1,0 +1,175 @@
+/*
+ * sk_transport.h - Skylark's transport: opaque messages between named
+ * peers, over nanomsg inside a caller's libev loop.
+ *
+ * One sk_transport per daemon (per loop thread). It may listen on one
+ * endpoint (a raw NN_REP "router": one nanomsg socket serves any number of
+ * connected peers, each addressed through its routing header) and connect
+ * to several peers (one raw NN_REQ "dealer" socket each). Endpoints are
+ * nanomsg addresses: "tcp://127.0.0.1:7000", "ipc:///tmp/sk.sock".
+ *
+ * Peers are named: every transport has an identity (role, name), such as
+ * ("nodemon", "n7"), exchanged in a handshake when a connection forms. A
+ * daemon sends to a peer by id or by (role, name), gets a callback for each
+ * message, and callbacks when a peer comes up and goes down. The daemon's
+ * own registration travels as its first data message: identity is only
+ * (role, name).
+ *
+ * Guarantees within one session (from peer-up to peer-down): messages to a
+ * peer arrive once, complete, and in the order sent. A missing frame (which
+ * nanomsg's router would drop silently when a peer's pipe is busy) is
+ * prevented by flow control and, if it ever happens, detected by sequence
+ * numbers: the session is reset and both sides see peer-down. Messages
+ * still queued when a peer goes down are discarded and counted
+ * (ts_dropped); messages in flight at that moment may be lost, which the
+ * peer-down callback tells the daemon. Nothing is lost without a counter
+ * and a callback. See docs/TRANSPORT.md for the frame format and limits.
+ *
+ * Threading: an sk_transport belongs to the thread that runs its loop; all
+ * functions must be called from that thread. Callbacks run on the loop.
+ * Inside a callback the daemon may send, look up peers and read stats; it
+ * must not call sk_transport_disconnect or sk_transport_destroy.
+ */
+#ifndef SK_TRANSPORT_H
+#define SK_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ev_loop;
+
+/* Longest role ("sched", "nodemon", "flowd", "frontend", "executor") and
+ * name, in bytes. Both are made of [A-Za-z0-9._:-]. */
+#define SK_TRANSPORT_MAX_ROLE 15
+#define SK_TRANSPORT_MAX_NAME 63
+
+/* A peer: nonzero, never reused for another peer. A peer we connected to
+ * keeps its id across its sessions (until sk_transport_disconnect); a peer
+ * that connected to us gets a new id for each session. */
+typedef uint64_t sk_peer_id;
+
+/* Why a peer went down. */
+typedef enum sk_peer_down_reason {
+    SK_PEER_TIMEOUT = 1,  /* no frame within interval * misses */
+    SK_PEER_GOODBYE = 2,  /* the peer closed cleanly */
+    SK_PEER_REPLACED = 3, /* a new session with the same (role, name) */
+    SK_PEER_RESET = 4,    /* the session broke (a missing frame, a restart
+                             of the other side) and is being redone */
+    SK_PEER_CLOSED = 5,   /* we closed it (disconnect or destroy) */
+} sk_peer_down_reason;
+
+/* Callbacks, all optional (NULL). tc_up reports a finished handshake with
+ * the peer's identity (strings valid during the call). tc_recv hands one
+ * message; data is valid only during the call. tc_down reports the end of
+ * a session; for a peer that connected to us the id is dead afterwards. */
+typedef struct sk_transport_callbacks {
+    void (*tc_up)(void *arg, sk_peer_id peer, const char *role,
+                  const char *name);
+    void (*tc_down)(void *arg, sk_peer_id peer, sk_peer_down_reason why);
+    void (*tc_recv)(void *arg, sk_peer_id peer, const void *data, size_t len);
+    void *tc_arg; /* passed to every callback */
+} sk_transport_callbacks;
+
+/* Settings. Fill with sk_transport_config_default, then change fields. */
+typedef struct sk_transport_config {
+    char tc_role[SK_TRANSPORT_MAX_ROLE + 1]; /* our role */
+    char tc_name[SK_TRANSPORT_MAX_NAME + 1]; /* our name */
+    double tc_heartbeat;     /* seconds between heartbeats (default 1) */
+    unsigned tc_misses;      /* silent intervals before down (default 3) */
+    uint32_t tc_max_msg;     /* largest message, bytes (default 1 MiB) */
+    uint32_t tc_max_peers;   /* sessions + connections (default 16384) */
+    uint32_t tc_queue_msgs;  /* per-peer send queue, messages (4096) */
+    uint32_t tc_queue_bytes; /* per-peer send queue, bytes (16 MiB) */
+    uint32_t tc_max_batch;   /* most bytes packed in one frame (64 KiB) */
+    int tc_reconnect_ms;     /* dealer reconnect interval (default 100) */
+} sk_transport_config;
+
+/* Counters, monotonic since creation except ts_peers. */
+typedef struct sk_transport_stats {
+    uint64_t ts_sent;        /* messages handed to nanomsg */
+    uint64_t ts_received;    /* messages delivered to tc_recv */
+    uint64_t ts_frames_sent; /* frames (a frame may batch messages) */
+    uint64_t ts_frames_received;
+    uint64_t ts_queue_full; /* sends refused with SK_EAGAIN */
+    uint64_t ts_dropped;    /* queued messages discarded at peer-down */
+    uint64_t ts_malformed;  /* frames dropped as malformed */
+    uint64_t ts_seq_gaps;   /* sessions reset for a missing frame */
+    uint64_t ts_unknown;    /* frames from no session (answered RESET) */
+    uint64_t ts_peer_limit; /* handshakes refused by tc_max_peers */
+    uint64_t ts_ups;        /* peer-up events */
+    uint64_t ts_downs;      /* peer-down events */
+    uint32_t ts_peers;      /* peers up now */
+} sk_transport_stats;
+
+/* What sk_transport_peer_info tells about a peer. */
+typedef struct sk_peer_info {
+    char pi_role[SK_TRANSPORT_MAX_ROLE + 1]; /* "" before the handshake */
+    char pi_name[SK_TRANSPORT_MAX_NAME + 1];
+    int pi_up;          /* 1 between peer-up and peer-down */
+    int pi_connected;   /* 1 if we connected to it (a dealer) */
+    uint32_t pi_queued; /* messages waiting in its send queue */
+} sk_peer_info;
+
+typedef struct sk_transport sk_transport;
+
+/* sk_transport_config_default fills cfg with the defaults above and the
+ * identity ("", ""), which the caller must set. */
+void sk_transport_config_default(sk_transport_config *cfg);
+
+/* sk_transport_create makes a transport on loop (which the caller runs and
+ * outlives the transport). cfg and cb are copied. Returns 0, SK_EINVAL for
+ * a bad identity or setting, SK_ENOMEM. Starts the heartbeat timer. */
+int sk_transport_create(struct ev_loop *loop, const sk_transport_config *cfg,
+                        const sk_transport_callbacks *cb, sk_transport **out);
+
+/* sk_transport_destroy says goodbye to every peer (best effort), closes
+ * the sockets, stops the watchers and frees everything. Reports no
+ * callbacks. NULL is a no-op. */
+void sk_transport_destroy(sk_transport *t);
+
+/* sk_transport_listen binds the router to endpoint. At most one per
+ * transport. Returns 0, SK_EEXIST if already listening, SK_EIO if nanomsg
+ * refuses (the message is logged), SK_ELIMIT without a socket to spare. */
+int sk_transport_listen(sk_transport *t, const char *endpoint);
+
+/* sk_transport_connect opens a dealer to endpoint and returns its peer id
+ * at once; the peer comes up (tc_up) when the handshake completes, and
+ * after any outage nanomsg reconnects and the handshake is redone. Returns
+ * 0, SK_EIO, SK_ELIMIT (max peers or no nanomsg socket left), SK_ENOMEM. */
+int sk_transport_connect(sk_transport *t, const char *endpoint,
+                         sk_peer_id *out);
+
+/* sk_transport_disconnect says goodbye and closes a connection made by
+ * sk_transport_connect, reporting tc_down(SK_PEER_CLOSED) if it was up.
+ * Returns 0, SK_ENOTFOUND, SK_EINVAL (not a connection of ours), SK_ESTATE
+ * (called from a callback). */
+int sk_transport_disconnect(sk_transport *t, sk_peer_id peer);
+
+/* sk_transport_send queues one message of len bytes (0..tc_max_msg) to a
+ * peer that is up, copying it; it leaves at once when flow control allows,
+ * else with later messages batched into one frame. Returns 0; SK_ENOTFOUND
+ * (no such peer); SK_ESTATE (the peer is not up); SK_ELIMIT (too long);
+ * SK_EAGAIN if the peer's queue is full (counted in ts_queue_full: the
+ * message was not taken; try again after the loop has run). Cost: one
+ * nn_sendmsg, or a memcpy into the queue; no allocation once the queue has
+ * grown. */
+int sk_transport_send(sk_transport *t, sk_peer_id peer, const void *data,
+                      size_t len);
+
+/* sk_transport_send_to is sk_transport_send to the peer named (role, name).
+ * Returns SK_ENOTFOUND if no such peer is up. */
+int sk_transport_send_to(sk_transport *t, const char *role, const char *name,
+                         const void *data, size_t len);
+
+/* sk_transport_lookup finds the peer that is up under (role, name). Returns
+ * 0 or SK_ENOTFOUND. */
+int sk_transport_lookup(sk_transport *t, const char *role, const char *name,
+                        sk_peer_id *out);
+
+/* sk_transport_peer_info describes a peer. Returns 0 or SK_ENOTFOUND. */
+int sk_transport_peer_info(sk_transport *t, sk_peer_id peer, sk_peer_info *out);
+
+/* sk_transport_stats copies the counters. */
+void sk_transport_stats_get(const sk_transport *t, sk_transport_stats *out);
+
+#endif /* SK_TRANSPORT_H */

@@ -1,0 +1,379 @@
+/*
+ * sk_transport_rx.c - the receiving half of the transport: draining
+ * nanomsg's signalling fds, validating frames, the handshake, acks, and
+ * the heartbeat tick that finds silent peers.
+ *
+ * NN_RCVFD is an eventfd-like descriptor that nanomsg keeps readable while
+ * its socket has a message and resets when nn_recv finds none: it is
+ * level-triggered, never to be read. So each readiness drains with
+ * NN_DONTWAIT until EAGAIN; a budget bounds one pass, and because the fd
+ * then stays readable, libev comes back on its next iteration. NN_SNDFD of
+ * a router is always readable (its sends never block): it is not watched.
+ * A dealer's NN_SNDFD is watched only while a send said EAGAIN.
+ */
+#include "config.h"
+#include "sk_log.h"
+#include "sk_transport_impl.h"
+#include "skylark.h"
+
+#include <errno.h>
+#include <nanomsg/nn.h>
+#include <string.h>
+
+/* Frames taken from one socket per readiness before yielding to the loop. */
+#define RX_BUDGET 1024
+
+/* Counts a malformed frame; logs the first few and then every power of 2,
+ * so that a hostile peer cannot flood the log. */
+static void malformed(sk_transport *t, const char *what)
+{
+    uint64_t n = ++t->t_stats.ts_malformed;
+    if (n <= 10 || (n & (n - 1)) == 0)
+        sk_warn("transport: malformed frame dropped (%s); %llu so far", what,
+                (unsigned long long)n);
+}
+
+/* Hands every message of a validated DATA frame to the daemon. */
+static void deliver(sk_transport *t, sk_tpeer *p, const sk_tframe *f)
+{
+    sk_peer_id id = sk_tpeer_id(t, p);
+    size_t at = 0;
+    t->t_in_cb++;
+    for (uint32_t i = 0; i < f->tf_count; i++) {
+        uint32_t len = sk_tframe_get32(f->tf_body + at);
+        at += SK_TFRAME_REC;
+        t->t_stats.ts_received++;
+        if (t->t_cb.tc_recv != NULL)
+            t->t_cb.tc_recv(t->t_cb.tc_arg, id, f->tf_body + at, len);
+        at += len;
+    }
+    t->t_in_cb--;
+}
+
+static void report_up(sk_transport *t, sk_tpeer *p)
+{
+    t->t_stats.ts_ups++;
+    t->t_stats.ts_peers++;
+    sk_tmap_name_add(t, p);
+    sk_info("transport: peer up: %s %s", p->pe_role, p->pe_name);
+    if (t->t_cb.tc_up != NULL) {
+        t->t_in_cb++;
+        t->t_cb.tc_up(t->t_cb.tc_arg, sk_tpeer_id(t, p), p->pe_role,
+                      p->pe_name);
+        t->t_in_cb--;
+    }
+}
+
+/* A session broke: a frame is missing. Nothing may be delivered after a
+ * hole, so both sides start over and the daemon hears peer-down. */
+static void seq_gap(sk_transport *t, sk_tpeer *p, uint32_t got)
+{
+    t->t_stats.ts_seq_gaps++;
+    sk_warn("transport: %s %s: frame %u missing (got %u); resetting session",
+            p->pe_role, p->pe_name, p->pe_rx_seq, got);
+    if (p->pe_conn != NULL) {
+        sk_tpeer_down(t, p, SK_PEER_RESET);
+        sk_tpeer_send_hello(t, p);
+    } else {
+        uint8_t route[8];
+        memcpy(route, p->pe_route, 8);
+        sk_tpeer_down(t, p, SK_PEER_RESET);
+        sk_tpeer_send_reset(t, route);
+    }
+}
+
+/* --- router side -----------------------------------------------------------
+ */
+
+static void router_hello(sk_transport *t, sk_tpeer *p, const uint8_t route[8],
+                         const sk_tframe *f)
+{
+    ev_tstamp now = ev_now(t->t_loop);
+    if (p != NULL) {
+        if (p->pe_incarnation == f->tf_incarnation && p->pe_rx_seq == 1 &&
+            f->tf_seq == 0 && strcmp(p->pe_role, f->tf_role) == 0 &&
+            strcmp(p->pe_name, f->tf_name) == 0) {
+            /* A retried HELLO: our answer is on its way or was lost. */
+            p->pe_last_rx = now;
+            if (!p->pe_inflight)
+                sk_tpeer_send_hello(t, p);
+            return;
+        }
+        sk_tpeer_down(t, p,
+                      p->pe_incarnation != f->tf_incarnation ? SK_PEER_REPLACED
+                                                             : SK_PEER_RESET);
+    }
+    sk_tpeer *old = sk_tmap_name_find(t, f->tf_role, f->tf_name);
+    if (old != NULL && old->pe_conn == NULL)
+        sk_tpeer_down(t, old, SK_PEER_REPLACED);
+
+    p = sk_tpeer_alloc(t);
+    if (p == NULL) {
+        uint64_t n = ++t->t_stats.ts_peer_limit;
+        if (n <= 10 || (n & (n - 1)) == 0)
+            sk_warn("transport: %s %s refused: %u peers is the limit",
+                    f->tf_role, f->tf_name, t->t_cfg.tc_max_peers);
+        return;
+    }
+    memcpy(p->pe_route, route, 8);
+    memcpy(p->pe_role, f->tf_role, sizeof p->pe_role);
+    memcpy(p->pe_name, f->tf_name, sizeof p->pe_name);
+    p->pe_incarnation = f->tf_incarnation;
+    p->pe_rx_seq = f->tf_seq + 1;
+    p->pe_last_rx = now;
+    p->pe_up = 1;
+    sk_tmap_route_add(t, p);
+    sk_tpeer_send_hello(t, p);
+    report_up(t, p);
+}
+
+static void router_frame(sk_transport *t, const uint8_t route[8],
+                         const uint8_t *buf, size_t len)
+{
+    sk_tframe f;
+    const char *why;
+    t->t_stats.ts_frames_received++;
+    if (sk_tframe_parse(buf, len, t->t_cfg.tc_max_msg, &f, &why) < 0) {
+        malformed(t, why);
+        return;
+    }
+    sk_tpeer *p = sk_tmap_route_find(t, route);
+    if (f.tf_kind == SK_TF_HELLO) {
+        router_hello(t, p, route, &f);
+        return;
+    }
+    if (p == NULL) {
+        /* A dealer whose session we do not know (we restarted, or it
+         * reconnected): tell it to redo the handshake. */
+        if (f.tf_kind != SK_TF_GOODBYE && f.tf_kind != SK_TF_RESET) {
+            t->t_stats.ts_unknown++;
+            sk_tpeer_send_reset(t, route);
+        }
+        return;
+    }
+    if (f.tf_seq != p->pe_rx_seq) {
+        seq_gap(t, p, f.tf_seq);
+        return;
+    }
+    p->pe_rx_seq++;
+    p->pe_last_rx = ev_now(t->t_loop);
+    if (p->pe_inflight && (int32_t)(f.tf_ack - p->pe_inflight_seq) > 0) {
+        p->pe_inflight = 0;
+        sk_tpeer_flush(t, p);
+    }
+    switch (f.tf_kind) {
+    case SK_TF_DATA:
+        deliver(t, p, &f);
+        break;
+    case SK_TF_GOODBYE:
+        sk_tpeer_down(t, p, SK_PEER_GOODBYE);
+        break;
+    case SK_TF_RESET:
+        sk_tpeer_down(t, p, SK_PEER_RESET);
+        break;
+    default: /* HEARTBEAT, ACK: liveness and ack, handled above */
+        break;
+    }
+}
+
+/* Finds the routing header in the control data of a received message. */
+static int route_of(struct nn_msghdr *h, uint8_t route[8])
+{
+    for (struct nn_cmsghdr *c = NN_CMSG_FIRSTHDR(h); c != NULL;
+         c = NN_CMSG_NXTHDR(h, c)) {
+        if (c->cmsg_level != PROTO_SP || c->cmsg_type != SP_HDR)
+            continue;
+        size_t hl;
+        if (c->cmsg_len < NN_CMSG_LEN(sizeof hl + 8))
+            return SK_EPROTO;
+        memcpy(&hl, NN_CMSG_DATA(c), sizeof hl);
+        /* Exactly pipe key and dealer id: we route no devices. */
+        if (hl != 8)
+            return SK_EPROTO;
+        memcpy(route, NN_CMSG_DATA(c) + sizeof hl, 8);
+        return 0;
+    }
+    return SK_EPROTO;
+}
+
+void sk_trx_router_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+    sk_transport *t = w->data;
+    (void)loop;
+    (void)revents;
+    for (int i = 0; i < RX_BUDGET; i++) {
+        void *body = NULL;
+        union {
+            uint8_t b[256];
+            size_t align;
+        } ctl;
+        struct nn_iovec iov = {&body, NN_MSG};
+        struct nn_msghdr h = {&iov, 1, ctl.b, sizeof ctl.b};
+        int n = nn_recvmsg(t->t_router, &h, NN_DONTWAIT);
+        if (n < 0) {
+            int err = nn_errno();
+            if (err == EINTR)
+                continue;
+            if (err != EAGAIN)
+                sk_error("transport: router nn_recvmsg: %s", nn_strerror(err));
+            return;
+        }
+        uint8_t route[8];
+        if (route_of(&h, route) < 0) {
+            t->t_stats.ts_frames_received++;
+            malformed(t, "no routing header");
+        } else {
+            router_frame(t, route, body, (size_t)n);
+        }
+        nn_freemsg(body);
+    }
+}
+
+/* --- dealer side -----------------------------------------------------------
+ */
+
+static void dealer_frame(sk_transport *t, sk_tpeer *p, const uint8_t *buf,
+                         size_t len)
+{
+    sk_tframe f;
+    const char *why;
+    t->t_stats.ts_frames_received++;
+    if (sk_tframe_parse(buf, len, t->t_cfg.tc_max_msg, &f, &why) < 0) {
+        malformed(t, why);
+        return;
+    }
+    ev_tstamp now = ev_now(t->t_loop);
+    if (f.tf_kind == SK_TF_HELLO) {
+        if (p->pe_up) {
+            if (f.tf_incarnation == p->pe_incarnation &&
+                f.tf_seq == p->pe_rx_seq) {
+                /* The answer to a HELLO we retried. */
+                p->pe_rx_seq++;
+                p->pe_last_rx = now;
+                p->pe_ack_owed = 1;
+                return;
+            }
+            sk_tpeer_down(t, p, SK_PEER_RESET);
+            sk_tpeer_send_hello(t, p);
+            return;
+        }
+        memcpy(p->pe_role, f.tf_role, sizeof p->pe_role);
+        memcpy(p->pe_name, f.tf_name, sizeof p->pe_name);
+        p->pe_incarnation = f.tf_incarnation;
+        p->pe_rx_seq = f.tf_seq + 1;
+        p->pe_last_rx = now;
+        p->pe_up = 1;
+        p->pe_ack_owed = 1;
+        report_up(t, p);
+        return;
+    }
+    if (f.tf_kind == SK_TF_RESET) {
+        if (p->pe_up)
+            sk_tpeer_down(t, p, SK_PEER_RESET);
+        sk_tpeer_send_hello(t, p);
+        return;
+    }
+    if (!p->pe_up) {
+        t->t_stats.ts_unknown++;
+        return;
+    }
+    if (f.tf_seq != p->pe_rx_seq) {
+        seq_gap(t, p, f.tf_seq);
+        return;
+    }
+    p->pe_rx_seq++;
+    p->pe_last_rx = now;
+    /* The router sends nothing more until this frame is acked. */
+    p->pe_ack_owed = 1;
+    switch (f.tf_kind) {
+    case SK_TF_DATA:
+        deliver(t, p, &f);
+        break;
+    case SK_TF_GOODBYE:
+        sk_tpeer_down(t, p, SK_PEER_GOODBYE);
+        break;
+    default: /* HEARTBEAT, ACK */
+        break;
+    }
+}
+
+void sk_trx_dealer_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+    sk_tconn *cn = w->data;
+    sk_transport *t = cn->cn_t;
+    sk_tpeer *p = sk_tpeer_at(t, cn->cn_slot);
+    (void)loop;
+    (void)revents;
+    for (int i = 0; i < RX_BUDGET; i++) {
+        void *body = NULL;
+        int n = nn_recv(cn->cn_sock, &body, NN_MSG, NN_DONTWAIT);
+        if (n < 0) {
+            int err = nn_errno();
+            if (err == EINTR)
+                continue;
+            if (err != EAGAIN)
+                sk_error("transport: dealer nn_recv: %s", nn_strerror(err));
+            break;
+        }
+        dealer_frame(t, p, body, (size_t)n);
+        nn_freemsg(body);
+    }
+    /* One ack covers the whole batch, unless a reply already carried it. */
+    sk_tpeer_flush(t, p);
+}
+
+void sk_trx_dealer_snd_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+    sk_tconn *cn = w->data;
+    sk_transport *t = cn->cn_t;
+    sk_tpeer *p = sk_tpeer_at(t, cn->cn_slot);
+    (void)revents;
+    ev_io_stop(loop, w);
+    p->pe_blocked = 0;
+    if (p->pe_up)
+        sk_tpeer_flush(t, p);
+    else
+        sk_tpeer_send_hello(t, p);
+}
+
+/* --- heartbeats ------------------------------------------------------------
+ */
+
+void sk_trx_tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    sk_transport *t = w->data;
+    ev_tstamp now = ev_now(loop);
+    ev_tstamp hb = t->t_cfg.tc_heartbeat;
+    ev_tstamp dead = hb * t->t_cfg.tc_misses;
+    (void)revents;
+    for (uint32_t i = 0; i < t->t_nslots; i++) {
+        sk_tpeer *p = sk_tpeer_at(t, i);
+        if (!p->pe_used)
+            continue;
+        if (!p->pe_up) {
+            /* A connection of ours still (or again) without a session. */
+            if (p->pe_conn != NULL)
+                sk_tpeer_send_hello(t, p);
+            continue;
+        }
+        if (now - p->pe_last_rx > dead) {
+            sk_tpeer_down(t, p, SK_PEER_TIMEOUT);
+            if (p->pe_used && p->pe_conn != NULL)
+                sk_tpeer_send_hello(t, p);
+            continue;
+        }
+        /* Keep the peer's view alive; a router waits for its window. */
+        if (now - p->pe_last_tx < hb * 0.9)
+            continue;
+        if (p->pe_conn != NULL ? p->pe_blocked : p->pe_inflight)
+            continue;
+        if (p->pe_q_count > 0) {
+            sk_tpeer_flush(t, p);
+        } else {
+            int rc =
+                sk_tpeer_send_frame(t, p, SK_TF_HEARTBEAT, 0, NULL, 0, NULL, 0);
+            if (rc == SK_EAGAIN)
+                sk_tpeer_block(t, p);
+        }
+    }
+}
