@@ -318,6 +318,30 @@ int fc_dimacs_write(const fc_graph *g, FILE *out);
 int fc_dimacs_write_flow(const fc_graph *g, const fc_dimacs_reader *r,
                          FILE *out);
 
+/* --- placement extraction ------------------------------------------------*/
+
+/* One task's flow reaching one machine. */
+typedef struct fc_placement {
+    fc_node pl_task;    /* a node of type FC_NODE_TASK */
+    fc_node pl_machine; /* a node of type FC_NODE_MACHINE */
+    int64_t pl_units;   /* units of the task's flow placed there */
+} fc_placement;
+
+/* fc_placements reads off the current flow which machine each task's flow
+ * reaches, through any number of aggregator layers, in one backward pass:
+ * every machine node holds as many units as it sends to nodes that are not
+ * machines (a machine may feed its own machine-typed cores: the units count
+ * at the last machine node on the way), and the units travel back along
+ * the arcs carrying flow, each node passing them on once all the nodes its
+ * flow goes to have passed theirs, until they reach task nodes. Where flows
+ * merge, any split is a valid reading; cycles of flow (possible only at
+ * zero cost) are cancelled on a scratch copy first, so g is not changed.
+ * Tasks whose flow reaches no machine (e.g. unscheduled) are not listed.
+ * On success *out is an array of *count placements sorted by task and
+ * machine, to be released with free() (NULL when *count is 0). Returns 0
+ * or FC_ENOMEM. Cost: O(nodes + arcs + placements). */
+int fc_placements(const fc_graph *g, fc_placement **out, size_t *count);
+
 #ifdef __cplusplus
 }
 #endif

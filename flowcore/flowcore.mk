@@ -12,7 +12,8 @@ flowcore_libflowcore_la_SOURCES = \
 	flowcore/fc_graph.c \
 	flowcore/fc_solve.c \
 	flowcore/fc_ssp.c \
-	flowcore/fc_dimacs.c
+	flowcore/fc_dimacs.c \
+	flowcore/fc_placement.c
 flowcore_libflowcore_la_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 flowcore_libflowcore_la_LIBADD = $(PTHREAD_LIBS)
 flowcore_libflowcore_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(FC_LT_VERSION)
@@ -54,3 +55,8 @@ check_PROGRAMS += tests/test_fc_graph
 TESTS += tests/test_fc_graph
 tests_test_fc_graph_SOURCES = tests/test_fc_graph.c
 tests_test_fc_graph_LDADD = $(FC_TEST_LDADD)
+
+check_PROGRAMS += tests/test_fc_placement
+TESTS += tests/test_fc_placement
+tests_test_fc_placement_SOURCES = tests/test_fc_placement.c
+tests_test_fc_placement_LDADD = $(FC_TEST_LDADD)
