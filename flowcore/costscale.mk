@@ -2,3 +2,8 @@
 # its tests.
 
 flowcore_libflowcore_la_SOURCES += flowcore/fc_costscale.c
+
+check_PROGRAMS += tests/test_fc_costscale
+TESTS += tests/test_fc_costscale
+tests_test_fc_costscale_SOURCES = tests/test_fc_costscale.c
+tests_test_fc_costscale_LDADD = $(FC_TEST_LDADD)
