@@ -21,3 +21,8 @@ TESTS += tests/test_transport
 tests_test_transport_SOURCES = tests/test_transport.c
 tests_test_transport_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS)
 tests_test_transport_LDADD = $(SK_TRANSPORT_TEST_LDADD)
+
+check_PROGRAMS += tests/test_transport_proc
+TESTS += tests/test_transport_proc
+tests_test_transport_proc_SOURCES = tests/test_transport_proc.c
+tests_test_transport_proc_LDADD = $(SK_TRANSPORT_TEST_LDADD)
