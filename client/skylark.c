@@ -1,0 +1,54 @@
+/*
+ * skylark.c - the `skylark` command-line tool: dispatches to a subcommand
+ * (sk_cli.h), and answers --help and --version itself.
+ */
+#include "config.h"
+#include "sk_cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct command {
+    const char *cm_name;
+    int (*cm_run)(int argc, char **argv);
+    const char *cm_summary;
+} command;
+
+static const command commands[] = {
+    {"solve", cmd_solve,
+     "solve a min-cost flow network (DIMACS) and its change rounds"},
+};
+
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: skylark COMMAND [ARGS...]\n"
+                 "       skylark --help | --version\n\ncommands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].cm_name,
+                commands[i].cm_summary);
+    fprintf(out, "\n`skylark COMMAND --help` describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("skylark %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(argv[1], commands[i].cm_name) == 0)
+            return commands[i].cm_run(argc - 1, argv + 1);
+    fprintf(stderr, "skylark: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
