@@ -60,3 +60,12 @@ check_PROGRAMS += tests/test_fc_placement
 TESTS += tests/test_fc_placement
 tests_test_fc_placement_SOURCES = tests/test_fc_placement.c
 tests_test_fc_placement_LDADD = $(FC_TEST_LDADD)
+
+if ENABLE_FUZZING
+# The DIMACS reader under libFuzzer (`make fuzz`, see fuzz/fuzz.mk); seeds
+# in fuzz/corpus/fuzz_dimacs/.
+noinst_PROGRAMS += fuzz/fuzz_dimacs
+fuzz_fuzz_dimacs_SOURCES = fuzz/fuzz_dimacs.c
+fuzz_fuzz_dimacs_LDADD = flowcore/libflowcore.la
+fuzz_fuzz_dimacs_LDFLAGS = $(FUZZER_LINK)
+endif
