@@ -32,8 +32,12 @@ struct sk_arena {
 };
 
 #define ARENA_MIN_CHUNK 1024u
+#define ARENA_MAX_FIRST (1u << 20) /* doubling takes over from there */
 
-static void *arena_alloc(struct sk_arena **arena, size_t size, size_t align)
+/* Returns size bytes aligned to align (a power of two) from *arena,
+ * adding a chunk when needed; the first chunk holds at least first bytes. */
+static void *arena_alloc(struct sk_arena **arena, size_t size, size_t align,
+                         size_t first)
 {
     struct sk_arena *a = *arena;
     if (a != NULL) {
@@ -44,7 +48,9 @@ static void *arena_alloc(struct sk_arena **arena, size_t size, size_t align)
         }
     }
     /* Doubling keeps the number of chunks logarithmic in the message. */
-    size_t cap = a != NULL ? a->a_cap * 2 : ARENA_MIN_CHUNK;
+    size_t cap = a != NULL ? a->a_cap * 2 : first;
+    if (cap < ARENA_MIN_CHUNK)
+        cap = ARENA_MIN_CHUNK;
     if (cap < size)
         cap = size;
     struct sk_arena *n = malloc(sizeof *n + cap);
@@ -205,7 +211,15 @@ typedef struct cursor {
     const uint8_t *c_p;
     const uint8_t *c_end;
     struct sk_arena **c_arena;
+    size_t c_first; /* size of the first arena chunk */
 } cursor;
+
+/* Allocates decoded data. Strings and bytes together never exceed the
+ * input, so a first chunk of twice its size usually holds everything. */
+static void *cur_alloc(cursor *c, size_t size, size_t align)
+{
+    return arena_alloc(c->c_arena, size, align, c->c_first);
+}
 
 static size_t left(const cursor *c)
 {
@@ -348,7 +362,7 @@ static int read_str(cursor *c, uint64_t max, const char **out)
     /* A NUL inside would silently truncate the C string. */
     if (memchr(p, 0, n) != NULL)
         return SK_EPROTO;
-    char *s = arena_alloc(c->c_arena, (size_t)n + 1, 1);
+    char *s = cur_alloc(c, (size_t)n + 1, 1);
     if (s == NULL)
         return SK_ENOMEM;
     memcpy(s, p, n);
@@ -429,7 +443,7 @@ static int dec_field(cursor *c, const sk_field *f, uint8_t *base)
         if ((rc = read_blob(c, true, f->f_max, &src, &n)) != 0)
             return rc;
         if (n > 0) {
-            uint8_t *dst = arena_alloc(c->c_arena, n, 1);
+            uint8_t *dst = cur_alloc(c, n, 1);
             if (dst == NULL)
                 return SK_ENOMEM;
             memcpy(dst, src, n);
@@ -443,8 +457,7 @@ static int dec_field(cursor *c, const sk_field *f, uint8_t *base)
             return rc;
         const char **v = NULL;
         if (n > 0) {
-            v = arena_alloc(c->c_arena, (size_t)n * sizeof *v,
-                            _Alignof(const char *));
+            v = cur_alloc(c, (size_t)n * sizeof *v, _Alignof(const char *));
             if (v == NULL)
                 return SK_ENOMEM;
         }
@@ -461,7 +474,7 @@ static int dec_field(cursor *c, const sk_field *f, uint8_t *base)
         uint8_t *v = NULL;
         size_t sz = f->f_sub->s_size;
         if (n > 0) {
-            v = arena_alloc(c->c_arena, (size_t)n * sz, _Alignof(max_align_t));
+            v = cur_alloc(c, (size_t)n * sz, _Alignof(max_align_t));
             if (v == NULL)
                 return SK_ENOMEM;
             memset(v, 0, (size_t)n * sz);
@@ -505,7 +518,8 @@ static int dec_struct(cursor *c, const sk_schema *s, uint8_t *body)
 int sk_schema_decode(const uint8_t *data, size_t len, const sk_schema *schema,
                      void *body, struct sk_arena **arena, size_t *used)
 {
-    cursor c = {data, data + len, arena};
+    size_t first = len < ARENA_MAX_FIRST / 2 ? len * 2 : ARENA_MAX_FIRST;
+    cursor c = {data, data + len, arena, first};
     int rc = dec_struct(&c, schema, body);
     if (rc == 0)
         *used = (size_t)(c.c_p - data);
@@ -515,7 +529,7 @@ int sk_schema_decode(const uint8_t *data, size_t len, const sk_schema *schema,
 int sk_mp_read_array(const uint8_t *data, size_t len, uint32_t *count,
                      size_t *used)
 {
-    cursor c = {data, data + len, NULL};
+    cursor c = {data, data + len, NULL, 0};
     int rc = read_array(&c, 0, UINT32_MAX, count);
     if (rc == 0)
         *used = (size_t)(c.c_p - data);
@@ -525,7 +539,7 @@ int sk_mp_read_array(const uint8_t *data, size_t len, uint32_t *count,
 int sk_mp_read_uint(const uint8_t *data, size_t len, uint64_t max,
                     uint64_t *value, size_t *used)
 {
-    cursor c = {data, data + len, NULL};
+    cursor c = {data, data + len, NULL, 0};
     int rc = read_uint(&c, 0, max, value);
     if (rc == 0)
         *used = (size_t)(c.c_p - data);

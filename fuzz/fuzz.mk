@@ -162,10 +162,13 @@ fuzz_fuzz_proto_status_reply_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_ST
 fuzz_fuzz_proto_status_reply_LDADD = client/libskylark.la
 fuzz_fuzz_proto_status_reply_LDFLAGS = $(FUZZER_LINK)
 
-fuzz: all
-	@status=0; for prog in $(noinst_PROGRAMS); do \
+fuzz:
+	@progs=; for prog in $(noinst_PROGRAMS); do \
+	  case `basename $$prog` in fuzz_*) progs="$$progs $$prog" ;; esac; \
+	done; \
+	$(MAKE) $(AM_MAKEFLAGS) $$progs || exit 1; \
+	status=0; for prog in $$progs; do \
 	  name=`basename $$prog $(EXEEXT)`; \
-	  case $$name in fuzz_*) ;; *) continue ;; esac; \
 	  out='$(FUZZ_OUT)'/$$name; \
 	  seeds='$(abs_top_srcdir)'/fuzz/corpus/$$name; \
 	  mkdir -p $$out/corpus $$out/crashes; \
