@@ -1,0 +1,192 @@
+/*
+ * sched_int.h - the scheduler core's internal state, shared by its files
+ * (sched_core.c: inputs and task life cycle; sched_nodes.c: node table and
+ * sampling; sched_jobs.c: admission and probes; sched_status.c: status
+ * reply). Nothing here is part of the contract of sched_core.h.
+ */
+#ifndef SCHED_INT_H
+#define SCHED_INT_H
+
+#include "sched_core.h"
+#include "sched_map.h"
+#include "sk_rng.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* nd_live of a node not in the live array. */
+#define SCHED_NOT_LIVE UINT32_MAX
+
+typedef struct sched_node sched_node;
+typedef struct sched_job sched_job;
+typedef struct sched_task sched_task;
+typedef struct sched_resv sched_resv;
+typedef struct sched_fe sched_fe;
+
+/* A node monitor connected to this scheduler. */
+struct sched_node {
+    sk_peer nd_peer;
+    uint32_t nd_id;
+    char *nd_name;
+    uint64_t nd_hash;     /* hash of nd_name, its key in c_names */
+    sched_node *nd_hnext; /* next node whose name has the same hash */
+    uint32_t nd_slots;
+    sk_resources nd_res;
+    char **nd_labels;
+    uint32_t nd_nlabels;
+    uint8_t nd_state;     /* sk_node_state from MEMBERSHIP, UP at first */
+    uint32_t nd_live;     /* index in c_live, or SCHED_NOT_LIVE */
+    sched_resv *nd_resvs; /* reservations it holds (rs_nnext) */
+    sched_resv *nd_rtail; /* last of them: a job's probes stay adjacent */
+    sched_task *nd_tasks; /* tasks launched on it (tk_nnext) */
+    uint64_t nd_mark;     /* c_stamp when last picked or visited */
+    uint32_t nd_pick;     /* reservations picked in this sampling */
+};
+
+/* One task of a job. */
+struct sched_task {
+    sched_job *tk_job;
+    uint8_t tk_state; /* sched_task_state */
+    uint32_t tk_attempt;
+    sched_node *tk_node;  /* launched or running on */
+    sched_task *tk_nnext; /* list of tasks on tk_node */
+    sched_task *tk_nprev;
+    sched_task *tk_lnext; /* c_launched list (launched, not started) */
+    sched_task *tk_lprev;
+    sk_time tk_launched;
+    uint32_t tk_probes;     /* outstanding probes bound to this task */
+    const uint8_t *tk_spec; /* in the job's blob */
+    uint32_t tk_spec_len;
+    const char **tk_pref; /* preferred node names, in the blob */
+    uint32_t tk_npref;
+};
+
+/* A reservation: rs_count probes of one job on one node, one
+ * ENQUEUE_RESERVATION. */
+struct sched_resv {
+    uint64_t rs_id; /* er_resv */
+    sched_job *rs_job;
+    sched_node *rs_node;
+    uint32_t rs_task;     /* bound task, or SK_TASK_ANY */
+    uint32_t rs_count;    /* outstanding on the node */
+    sched_resv *rs_jnext; /* list of the job's reservations */
+    sched_resv *rs_jprev;
+    sched_resv *rs_nnext; /* list of the node's reservations */
+    sched_resv *rs_nprev;
+};
+
+/* A job in flight. */
+struct sched_job {
+    uint64_t j_id;     /* the core's id, towards node monitors */
+    uint64_t j_fe_job; /* the frontend's sj_job */
+    sched_fe *j_fe;
+    sched_job *j_fnext; /* list of the frontend's jobs */
+    sched_job *j_fprev;
+    sched_job *j_anext; /* list of all jobs (status table) */
+    sched_job *j_aprev;
+    const char *j_user; /* strings and specs live in j_blob */
+    const char *j_framework;
+    const char **j_labels;
+    uint32_t j_nlabels;
+    sk_resources j_res;
+    uint8_t j_prio;
+    double j_ratio; /* probe ratio in use */
+    uint32_t j_max_attempts;
+    uint32_t j_ntasks;
+    sched_task *j_tasks;
+    uint32_t *j_queue; /* ring of pending tasks without preferences */
+    uint32_t j_qhead;
+    uint32_t j_qlen;
+    uint32_t j_npending;  /* all pending tasks */
+    uint32_t j_nlaunched; /* launched or running */
+    uint32_t j_ndone;
+    uint32_t j_unbound;   /* outstanding probes not bound to a task */
+    uint64_t j_resv_open; /* all outstanding probes */
+    uint32_t j_count[SK_TASK_STATUS_MAX + 1]; /* final outcomes */
+    sched_resv *j_resvs;
+    void *j_blob;
+};
+
+/* A frontend: a peer that submits jobs. */
+struct sched_fe {
+    sk_peer fe_peer;
+    sched_map fe_jobs; /* sj_job -> sched_job */
+    sched_job *fe_list;
+};
+
+/* A bump allocator for what outgoing messages point to; emptied at the
+ * start of every call into the core (the outbox lifetime rule). */
+typedef struct sched_scratch {
+    struct sched_chunk *sc_chunks;
+    size_t sc_used; /* bytes used in the first chunk */
+} sched_scratch;
+
+struct sched_core {
+    sched_config c_cfg;
+    sk_rng c_rng;
+    sk_outbox c_out;
+    sched_stats c_stats;
+    sched_scratch c_scratch;
+    sched_map c_nodes;   /* peer -> sched_node */
+    sched_map c_names;   /* name hash -> sched_node (chained) */
+    sched_map c_fes;     /* peer -> sched_fe */
+    sched_map c_jobs;    /* j_id -> sched_job */
+    sched_map c_resvs;   /* rs_id -> sched_resv */
+    sched_node **c_live; /* up, unsaturated nodes, in any order */
+    uint32_t c_nlive;
+    uint32_t c_live_cap;
+    sched_node **c_picks; /* sampling output, c_live_cap entries */
+    sched_job *c_all;     /* every job in flight (j_anext) */
+    sched_task *c_lhead;  /* launched tasks, oldest first */
+    sched_task *c_ltail;
+    uint64_t c_next_job;
+    uint64_t c_next_resv;
+    uint64_t c_stamp; /* for nd_mark */
+};
+
+/* sched_scratch.c */
+void *sched_scratch_alloc(sched_scratch *s, size_t len);
+const char *sched_scratch_printf(sched_scratch *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void sched_scratch_reset(sched_scratch *s);
+void sched_scratch_free(sched_scratch *s);
+
+/* sched_nodes.c: the node table */
+void sched_node_add(sched_core *c, sk_peer peer, const sk_hello *h);
+sched_node *sched_node_unlink(sched_core *c, sk_peer peer);
+void sched_node_destroy(sched_node *nd);
+sched_node *sched_node_by_name(const sched_core *c, const char *name);
+bool sched_node_fits(const sched_node *nd, const sched_job *j);
+void sched_node_membership(sched_core *c, sk_peer from,
+                           const sk_membership *mb);
+uint32_t sched_sample_any(sched_core *c, const sched_job *j, uint64_t want);
+uint32_t sched_sample_task(sched_core *c, const sched_job *j,
+                           const sched_task *t, uint64_t want);
+uint64_t sched_probe_count(double ratio, uint32_t tasks);
+
+/* sched_jobs.c: admission, probes, job end */
+void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj);
+void sched_place(sched_core *c, sched_job *j, uint32_t npicks, uint32_t task);
+int sched_probe_task(sched_core *c, sched_job *j, uint32_t task);
+void sched_cancel_resvs(sched_core *c, sched_job *j);
+void sched_resv_take(sched_core *c, sched_resv *r, uint32_t n);
+void sched_job_free(sched_core *c, sched_job *j);
+sched_job *sched_job_lookup(const sched_core *c, sk_peer fe, uint64_t sj_job);
+sched_fe *sched_fe_get(sched_core *c, sk_peer peer);
+
+/* sched_core.c: task life cycle. The functions returning bool return
+ * true when the job ended and was freed: the caller must not touch it. */
+bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
+                      int32_t exit_code, sk_bytes output, const char *node,
+                      uint64_t launch_us, uint64_t end_us);
+bool sched_task_fail(sched_core *c, sched_task *t, const char *why);
+void sched_task_unbind(sched_core *c, sched_task *t);
+void sched_pending_changed(sched_core *c, sched_job *j);
+void sched_queue_push(sched_job *j, uint32_t task);
+sk_msg *sched_send(sched_core *c, sk_peer peer, sk_msg_type type);
+
+/* sched_status.c */
+void sched_status_reply(sched_core *c, sk_peer from,
+                        const sk_status_request *rq, sk_time now);
+
+#endif /* SCHED_INT_H */

@@ -1,0 +1,31 @@
+# The scheduler core (sans-I/O batch sampling with late binding) as a
+# convenience library for the skylark-sched daemon and the simulator, and
+# its unit tests.
+
+noinst_LTLIBRARIES += scheduler/libsched.la
+scheduler_libsched_la_SOURCES = \
+	scheduler/sched_core.c \
+	scheduler/sched_core.h \
+	scheduler/sched_config.c \
+	scheduler/sched_int.h \
+	scheduler/sched_jobs.c \
+	scheduler/sched_map.c \
+	scheduler/sched_map.h \
+	scheduler/sched_nodes.c \
+	scheduler/sched_scratch.c \
+	scheduler/sched_status.c
+scheduler_libsched_la_LIBADD = client/libskylark.la -lm
+
+SCHED_TEST_LDADD = scheduler/libsched.la $(SK_TEST_LDADD)
+
+SCHED_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/scheduler
+SCHED_TEST_UTIL = tests/sched_testutil.c tests/sched_testutil.h
+
+check_PROGRAMS += tests/test_sched_sampling tests/test_sched_core
+TESTS += tests/test_sched_sampling tests/test_sched_core
+tests_test_sched_sampling_SOURCES = tests/test_sched_sampling.c $(SCHED_TEST_UTIL)
+tests_test_sched_sampling_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
+tests_test_sched_sampling_LDADD = $(SCHED_TEST_LDADD)
+tests_test_sched_core_SOURCES = tests/test_sched_core.c $(SCHED_TEST_UTIL)
+tests_test_sched_core_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
+tests_test_sched_core_LDADD = $(SCHED_TEST_LDADD)
