@@ -1,0 +1,78 @@
+/*
+ * nm_config.h - the settings of the node monitor core: slots, resources,
+ * queue limits, the long-task share, the heartbeat period and the users'
+ * fair-share weights, with their defaults and the sk_config_key table that
+ * loads them from the daemon's configuration file ([nodemon] and
+ * [weights] sections).
+ */
+#ifndef NM_CONFIG_H
+#define NM_CONFIG_H
+
+#include "sk_config.h"
+#include "sk_proto.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Users that may have a configured weight. */
+#define NM_MAX_WEIGHTS 64u
+
+/* The largest weight a user may have. */
+#define NM_MAX_WEIGHT 1000000u
+
+/* One user's weight, from the [weights] section (`user = weight`). */
+typedef struct nm_weight {
+    char nw_user[SK_MAX_NAME_LEN + 1];
+    uint32_t nw_weight; /* 1..NM_MAX_WEIGHT */
+} nm_weight;
+
+/* Integer fields are int64_t because the configuration loader fills
+ * int64_t; nm_new checks every field again. */
+typedef struct nm_config {
+    int64_t nc_node_id;                   /* this node's id (he_id) */
+    char nc_node[SK_MAX_NAME_LEN + 1];    /* this node's name */
+    int64_t nc_slots;                     /* task slots, 1..SK_MAX_SLOTS */
+    int64_t nc_cpu_milli;                 /* CPU offered, millicores */
+    int64_t nc_mem_mb;                    /* memory offered, MiB */
+    int64_t nc_max_queued;                /* queued short reservations */
+    int64_t nc_max_users;                 /* users tracked at once */
+    int64_t nc_max_peers;                 /* registered peers at once */
+    double nc_long_share;                 /* fraction of slots for RESERVE */
+    int64_t nc_heartbeat_ms;              /* HEARTBEAT period to flowd */
+    nm_weight nc_weights[NM_MAX_WEIGHTS]; /* configured weights */
+    uint32_t nc_nweights;
+} nm_config;
+
+/* The number of entries nm_config_keys fills. */
+#define NM_CONFIG_NKEYS 11u
+
+/* nm_config_init sets the defaults for a machine with ncores cores:
+ * ncores slots (at least 1, at most SK_MAX_SLOTS), 1000 millicores and
+ * 1024 MiB per slot, at most 100000 queued reservations, 4096 users and
+ * 4096 peers, long_share 0.75, a heartbeat every 1000 ms, no weights
+ * (every user weighs 1), node id 0 and name "node". */
+void nm_config_init(nm_config *cfg, uint32_t ncores);
+
+/* nm_config_keys fills keys[0..NM_CONFIG_NKEYS) with the description of
+ * cfg's fields for sk_config_load: section [nodemon] (node_id, node,
+ * slots, cpu_milli, mem_mb, max_queued, max_users, max_peers, long_share,
+ * heartbeat_ms, with their ranges) and section [weights], whose every key
+ * is a user name and value a weight in 1..NM_MAX_WEIGHT. Returns
+ * NM_CONFIG_NKEYS. The keys point into cfg. */
+size_t nm_config_keys(nm_config *cfg, sk_config_key *keys);
+
+/* nm_config_set_weight sets (or replaces) user's weight. Returns 0,
+ * SK_EINVAL for an empty or too long name or a weight out of
+ * 1..NM_MAX_WEIGHT, or SK_ELIMIT when NM_MAX_WEIGHTS users already have
+ * one. */
+int nm_config_set_weight(nm_config *cfg, const char *user, uint32_t weight);
+
+/* nm_config_weight returns user's configured weight, or 1. Cost:
+ * O(NM_MAX_WEIGHTS), paid once per user the core starts tracking. */
+uint32_t nm_config_weight(const nm_config *cfg, const char *user);
+
+/* nm_config_check validates every field. Returns 0, or SK_ECONFIG with a
+ * message naming the field in err. */
+int nm_config_check(const nm_config *cfg, char *err, size_t errlen);
+
+#endif /* NM_CONFIG_H */

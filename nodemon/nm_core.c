@@ -1,0 +1,1189 @@
+/*
+ * nm_core.c - the node monitor core: peers, reservations, slots, task
+ * launch and completion, long-task reservations. Heartbeats and status
+ * replies are in nm_report.c.
+ */
+#include "nm_int.h"
+#include "sk_log.h"
+#include "skylark.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Hash keys: a distinct salt per table keeps equal ids apart. */
+static uint64_t peer_hash(sk_peer id)
+{
+    return nm_hash_mix(id, 1);
+}
+
+static uint64_t sched_hash(uint32_t id)
+{
+    return nm_hash_mix(id, 2);
+}
+
+static uint64_t job_hash(sk_peer sched, uint64_t job)
+{
+    return nm_hash_mix(nm_hash_mix(sched, 3), job);
+}
+
+static uint64_t resv_hash(sk_peer sched, uint64_t resv)
+{
+    return nm_hash_mix(nm_hash_mix(sched, 4), resv);
+}
+
+static uint64_t task_hash(uint64_t job, uint32_t task, uint32_t attempt)
+{
+    return nm_hash_mix(nm_hash_mix(job, 5), (uint64_t)task << 32 | attempt);
+}
+
+static uint64_t long_hash(uint64_t resv)
+{
+    return nm_hash_mix(resv, 6);
+}
+
+void nm_count_limit(uint64_t *counter, const char *what)
+{
+    uint64_t n = ++*counter;
+    if (n == 1 || n % 1024 == 0)
+        sk_warn("nodemon: %s (%" PRIu64 " so far)", what, n);
+}
+
+sk_msg *nm_push(nm_core *nm, sk_peer peer, sk_msg_type type)
+{
+    sk_msg *m = sk_outbox_push(&nm->nm_out, peer, type);
+    if (m == NULL)
+        nm_count_limit(&nm->nm_st.ns_nomem, "out of memory: message lost");
+    return m;
+}
+
+/* Entering the core: the previous call's outgoing messages are gone. */
+static void enter(nm_core *nm)
+{
+    nm_arena_rewind(&nm->nm_scratch);
+}
+
+/* ---- lookups ---------------------------------------------------------- */
+
+static nm_peer *find_peer(const nm_core *nm, sk_peer id)
+{
+    if (id == NM_PEER_COMMAND)
+        return (nm_peer *)&nm->nm_command;
+    for (nm_hnode *n = nm_htab_find(&nm->nm_peers, peer_hash(id)); n;
+         n = nm_htab_next(n)) {
+        nm_peer *p = NM_CONTAINER(n, nm_peer, pe_hnode);
+        if (p->pe_id == id)
+            return p;
+    }
+    return NULL;
+}
+
+static nm_peer *find_executor(const nm_core *nm, const char *fw)
+{
+    if (fw[0] == '\0')
+        return (nm_peer *)&nm->nm_command;
+    for (nm_hnode *n = nm_htab_find(&nm->nm_fw, nm_hash_str(fw)); n;
+         n = nm_htab_next(n)) {
+        nm_peer *p = NM_CONTAINER(n, nm_peer, pe_fw_hnode);
+        if (strcmp(p->pe_framework, fw) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+static nm_peer *find_sched_id(const nm_core *nm, uint32_t id)
+{
+    for (nm_hnode *n = nm_htab_find(&nm->nm_sched_ids, sched_hash(id)); n;
+         n = nm_htab_next(n)) {
+        nm_peer *p = NM_CONTAINER(n, nm_peer, pe_sched_hnode);
+        if (p->pe_hello_id == id)
+            return p;
+    }
+    return NULL;
+}
+
+static nm_job *find_job(const nm_core *nm, const nm_peer *sched, uint64_t id)
+{
+    for (nm_hnode *n = nm_htab_find(&nm->nm_jobs, job_hash(sched->pe_id, id));
+         n; n = nm_htab_next(n)) {
+        nm_job *j = NM_CONTAINER(n, nm_job, jb_hnode);
+        if (j->jb_sched == sched && j->jb_id == id)
+            return j;
+    }
+    return NULL;
+}
+
+static nm_resv *find_resv(const nm_core *nm, const nm_peer *sched, uint64_t id)
+{
+    for (nm_hnode *n = nm_htab_find(&nm->nm_resvs, resv_hash(sched->pe_id, id));
+         n; n = nm_htab_next(n)) {
+        nm_resv *r = NM_CONTAINER(n, nm_resv, rs_hnode);
+        if (r->rs_job->jb_sched == sched && r->rs_id == id)
+            return r;
+    }
+    return NULL;
+}
+
+static nm_task *find_task(const nm_core *nm, uint64_t job, uint32_t task,
+                          uint32_t attempt)
+{
+    for (nm_hnode *n =
+             nm_htab_find(&nm->nm_tasks, task_hash(job, task, attempt));
+         n; n = nm_htab_next(n)) {
+        nm_task *t = NM_CONTAINER(n, nm_task, tk_hnode);
+        if (t->tk_job_id == job && t->tk_task == task &&
+            t->tk_attempt == attempt)
+            return t;
+    }
+    return NULL;
+}
+
+static nm_long *find_long(const nm_core *nm, uint64_t resv)
+{
+    for (nm_hnode *n = nm_htab_find(&nm->nm_longs, long_hash(resv)); n;
+         n = nm_htab_next(n)) {
+        nm_long *lg = NM_CONTAINER(n, nm_long, lg_hnode);
+        if (lg->lg_resv == resv)
+            return lg;
+    }
+    return NULL;
+}
+
+/* ---- resources -------------------------------------------------------- */
+
+static bool fits(sk_resources req, int64_t cpu, int64_t mem)
+{
+    return (int64_t)req.r_cpu_milli <= cpu && (int64_t)req.r_mem_mb <= mem;
+}
+
+static uint32_t slots_used(const nm_core *nm)
+{
+    return nm->nm_nrunning + nm->nm_nfetching;
+}
+
+static void take(nm_core *nm, sk_resources r)
+{
+    nm->nm_used_cpu += r.r_cpu_milli;
+    nm->nm_used_mem += r.r_mem_mb;
+}
+
+static void give_back(nm_core *nm, sk_resources r, uint32_t times)
+{
+    SK_ASSERT(nm->nm_used_cpu >= (uint64_t)r.r_cpu_milli * times &&
+              nm->nm_used_mem >= (uint64_t)r.r_mem_mb * times);
+    nm->nm_used_cpu -= (uint64_t)r.r_cpu_milli * times;
+    nm->nm_used_mem -= (uint64_t)r.r_mem_mb * times;
+}
+
+/* ---- jobs and reservations -------------------------------------------- */
+
+static nm_job *get_job(nm_core *nm, nm_peer *sched, uint64_t id)
+{
+    nm_job *j = find_job(nm, sched, id);
+    if (j != NULL)
+        return j;
+    j = calloc(1, sizeof *j);
+    if (j == NULL)
+        return NULL;
+    j->jb_sched = sched;
+    j->jb_id = id;
+    nm_list_init(&j->jb_resvs);
+    nm_list_init(&j->jb_tasks);
+    nm_list_init(&j->jb_longs);
+    nm_list_push_back(&sched->pe_jobs, &j->jb_link);
+    nm_htab_insert(&nm->nm_jobs, &j->jb_hnode, job_hash(sched->pe_id, id));
+    return j;
+}
+
+/* A job record lives while it holds anything. */
+static void maybe_free_job(nm_core *nm, nm_job *j)
+{
+    if (!nm_list_empty(&j->jb_resvs) || !nm_list_empty(&j->jb_tasks) ||
+        !nm_list_empty(&j->jb_longs))
+        return;
+    nm_htab_remove(&nm->nm_jobs, &j->jb_hnode);
+    nm_list_remove(&j->jb_link);
+    free(j);
+}
+
+/* A reservation lives while queued or while a GET_TASK is unanswered.
+ * Does not free its job: the caller does (it may be walking the job). */
+static void maybe_free_resv(nm_core *nm, nm_resv *r)
+{
+    if (r->rs_queued || r->rs_outstanding > 0)
+        return;
+    nm_htab_remove(&nm->nm_resvs, &r->rs_hnode);
+    nm_list_remove(&r->rs_link);
+    nm_user_unref(&nm->nm_q, r->rs_user);
+    free(r);
+}
+
+/* Stop serving r: out of the queue, nothing more to ask for. */
+static void unqueue(nm_core *nm, nm_resv *r)
+{
+    if (r->rs_queued) {
+        nm_queue_remove(&nm->nm_q, &r->rs_q);
+        r->rs_queued = false;
+    }
+    r->rs_remaining = 0;
+}
+
+/* ---- long reservations ------------------------------------------------ */
+
+static bool long_pending(const nm_long *lg)
+{
+    return !nm_list_empty(&lg->lg_link);
+}
+
+/* Take a pending long reservation off the pending list (it is starting
+ * or going away). */
+static void unpend(nm_core *nm, nm_long *lg)
+{
+    nm_list_remove(&lg->lg_link);
+    nm_list_remove(&lg->lg_job_link);
+    nm->nm_npending--;
+    nm->nm_pend_cpu -= lg->lg_res.r_cpu_milli;
+    nm->nm_pend_mem -= lg->lg_res.r_mem_mb;
+}
+
+/* Forget a long reservation, pending, starting or bound to a task. Does
+ * not free its job. */
+static void free_long(nm_core *nm, nm_long *lg)
+{
+    if (long_pending(lg))
+        unpend(nm, lg);
+    if (lg->lg_task != NULL) {
+        lg->lg_task->tk_long = NULL;
+        nm->nm_longrun_cpu -= lg->lg_res.r_cpu_milli;
+        nm->nm_longrun_mem -= lg->lg_res.r_mem_mb;
+    }
+    nm_htab_remove(&nm->nm_longs, &lg->lg_hnode);
+    nm->nm_nlong--;
+    nm_user_unref(&nm->nm_q, lg->lg_user);
+    free(lg->lg_spec);
+    free(lg->lg_framework);
+    free(lg);
+}
+
+/* ---- reporting to schedulers ------------------------------------------ */
+
+/* Send TASK_FINISHED for a task that ended here without an executor's
+ * word (failed to launch, lost, killed before starting). */
+static void report_end(nm_core *nm, const nm_job *j, uint32_t task,
+                       uint32_t attempt, sk_task_status status,
+                       sk_time launched, sk_time now, const char *reason)
+{
+    if (j == NULL) {
+        nm->nm_st.ns_results_dropped++;
+        return;
+    }
+    sk_msg *m = nm_push(nm, j->jb_sched->pe_id, SK_MSG_TASK_FINISHED);
+    if (m == NULL)
+        return;
+    sk_task_finished *tf = &m->m_task_finished;
+    tf->tf_job = j->jb_id;
+    tf->tf_task = task;
+    tf->tf_attempt = attempt;
+    tf->tf_node = nm->nm_cfg.nc_node;
+    tf->tf_status = (uint8_t)status;
+    tf->tf_exit = -1;
+    size_t len = strlen(reason);
+    if (len > SK_MAX_OUTPUT_BYTES)
+        len = SK_MAX_OUTPUT_BYTES;
+    tf->tf_output.b_data = nm_arena_memdup(&nm->nm_scratch, reason, len);
+    tf->tf_output.b_len = tf->tf_output.b_data != NULL ? (uint32_t)len : 0;
+    tf->tf_launch_us = launched;
+    tf->tf_end_us = now;
+}
+
+/* ---- launching -------------------------------------------------------- */
+
+/* What a launch needs, from a TASK_REPLY or a long reservation. */
+typedef struct launch_req {
+    nm_job *lr_job;
+    nm_user *lr_user;
+    sk_resources lr_res;
+    uint32_t lr_task;
+    uint32_t lr_attempt;
+    sk_bytes lr_spec;
+    const char *lr_framework;
+} launch_req;
+
+/* Start a task on a free slot (not yet counted as used). Returns the
+ * running task, or NULL after reporting the failure to the scheduler. */
+static nm_task *launch(nm_core *nm, const launch_req *lr, sk_time now)
+{
+    char reason[SK_MAX_NAME_LEN + 64];
+    nm_job *j = lr->lr_job;
+    nm_peer *exec = find_executor(nm, lr->lr_framework);
+    if (exec == NULL) {
+        nm_count_limit(&nm->nm_st.ns_no_executor,
+                       "task for a framework with no executor failed");
+        snprintf(reason, sizeof reason, "node %s: no executor for framework %s",
+                 nm->nm_cfg.nc_node, lr->lr_framework);
+        report_end(nm, j, lr->lr_task, lr->lr_attempt, SK_TASK_FAILED, now, now,
+                   reason);
+        return NULL;
+    }
+    if (find_task(nm, j->jb_id, lr->lr_task, lr->lr_attempt) != NULL) {
+        nm_count_limit(&nm->nm_st.ns_task_collisions,
+                       "second launch of a running task failed");
+        snprintf(reason, sizeof reason, "node %s: this attempt already runs",
+                 nm->nm_cfg.nc_node);
+        report_end(nm, j, lr->lr_task, lr->lr_attempt, SK_TASK_FAILED, now, now,
+                   reason);
+        return NULL;
+    }
+    nm_task *t = calloc(1, sizeof *t);
+    sk_msg *launch = nm_push(nm, exec->pe_id, SK_MSG_LAUNCH_TASK);
+    void *spec = launch == NULL
+                     ? NULL
+                     : nm_arena_memdup(&nm->nm_scratch, lr->lr_spec.b_data,
+                                       lr->lr_spec.b_len);
+    char *user = nm_arena_strdup(&nm->nm_scratch, lr->lr_user->us_name);
+    char *fw = nm_arena_strdup(&nm->nm_scratch, lr->lr_framework);
+    if (t == NULL || launch == NULL || spec == NULL || user == NULL ||
+        fw == NULL) {
+        if (launch != NULL)
+            nm->nm_out.ob_len--; /* the unfinished LAUNCH_TASK is the last */
+        free(t);
+        nm->nm_st.ns_nomem++;
+        report_end(nm, j, lr->lr_task, lr->lr_attempt, SK_TASK_FAILED, now, now,
+                   "node monitor out of memory");
+        return NULL;
+    }
+    sk_launch *lt = &launch->m_launch;
+    lt->lt_job = j->jb_id;
+    lt->lt_task = lr->lr_task;
+    lt->lt_attempt = lr->lr_attempt;
+    lt->lt_user = user;
+    lt->lt_res = lr->lr_res;
+    lt->lt_spec.b_data = spec;
+    lt->lt_spec.b_len = lr->lr_spec.b_len;
+    lt->lt_framework = fw;
+
+    t->tk_job = j;
+    t->tk_exec = exec;
+    t->tk_user = lr->lr_user;
+    t->tk_job_id = j->jb_id;
+    t->tk_task = lr->lr_task;
+    t->tk_attempt = lr->lr_attempt;
+    t->tk_res = lr->lr_res;
+    t->tk_start = now;
+    nm_htab_insert(&nm->nm_tasks, &t->tk_hnode,
+                   task_hash(j->jb_id, lr->lr_task, lr->lr_attempt));
+    nm_list_push_back(&nm->nm_running, &t->tk_all);
+    nm_list_push_back(&j->jb_tasks, &t->tk_job_link);
+    nm_list_push_back(&exec->pe_tasks, &t->tk_exec_link);
+    nm_user_ref(&nm->nm_q, t->tk_user);
+    t->tk_user->us_running++;
+    nm->nm_nrunning++;
+    take(nm, lr->lr_res);
+    nm->nm_st.ns_launched++;
+
+    sk_msg *m = nm_push(nm, j->jb_sched->pe_id, SK_MSG_TASK_STARTED);
+    if (m != NULL) {
+        m->m_task_started.st_job = j->jb_id;
+        m->m_task_started.st_task = lr->lr_task;
+        m->m_task_started.st_attempt = lr->lr_attempt;
+        m->m_task_started.st_node = nm->nm_cfg.nc_node;
+        m->m_task_started.st_launch_us = now;
+    }
+    return t;
+}
+
+/* A task ended (finished, lost): free its slot and resources. */
+static void end_task(nm_core *nm, nm_task *t, sk_time now)
+{
+    nm_job *j = t->tk_job;
+    if (t->tk_long != NULL)
+        free_long(nm, t->tk_long);
+    nm_htab_remove(&nm->nm_tasks, &t->tk_hnode);
+    nm_list_remove(&t->tk_all);
+    nm_list_remove(&t->tk_job_link);
+    nm_list_remove(&t->tk_exec_link);
+    t->tk_user->us_running--;
+    if (now > t->tk_start)
+        t->tk_user->us_slot_us += now - t->tk_start;
+    nm_user_unref(&nm->nm_q, t->tk_user);
+    nm->nm_nrunning--;
+    give_back(nm, t->tk_res, 1);
+    free(t);
+    if (j != NULL)
+        maybe_free_job(nm, j);
+}
+
+static void start_long(nm_core *nm, nm_long *lg, sk_time now)
+{
+    nm_job *j = lg->lg_job;
+    unpend(nm, lg);
+    launch_req lr = {
+        .lr_job = j,
+        .lr_user = lg->lg_user,
+        .lr_res = lg->lg_res,
+        .lr_task = lg->lg_task_idx,
+        .lr_attempt = lg->lg_attempt,
+        .lr_spec = {lg->lg_spec, lg->lg_spec_len},
+        .lr_framework = lg->lg_framework,
+    };
+    nm_task *t = launch(nm, &lr, now);
+    if (t == NULL) {
+        free_long(nm, lg);
+        maybe_free_job(nm, j);
+        return;
+    }
+    nm->nm_st.ns_long_started++;
+    t->tk_long = lg;
+    t->tk_was_long = true;
+    lg->lg_task = t;
+    nm->nm_longrun_cpu += lg->lg_res.r_cpu_milli;
+    nm->nm_longrun_mem += lg->lg_res.r_mem_mb;
+}
+
+/* ---- the dispatcher --------------------------------------------------- */
+
+/* Hand free slots out: pending long tasks first, then short reservations
+ * in queue order. */
+static void dispatch(nm_core *nm, sk_time now)
+{
+    int64_t cpu = (int64_t)nm->nm_cfg.nc_cpu_milli;
+    int64_t mem = (int64_t)nm->nm_cfg.nc_mem_mb;
+    nm_link *l;
+    while ((l = nm_list_first(&nm->nm_pending)) != NULL) {
+        nm_long *lg = NM_CONTAINER(l, nm_long, lg_link);
+        if (slots_used(nm) >= nm->nm_slots_total ||
+            !fits(lg->lg_res, cpu - (int64_t)nm->nm_used_cpu,
+                  mem - (int64_t)nm->nm_used_mem))
+            break;
+        start_long(nm, lg, now);
+    }
+    for (;;) {
+        if (slots_used(nm) + nm->nm_npending >= nm->nm_slots_total)
+            break;
+        nm_qent *e = nm_queue_peek(&nm->nm_q);
+        if (e == NULL)
+            break;
+        nm_resv *r = NM_CONTAINER(e, nm_resv, rs_q);
+        int64_t held_cpu = (int64_t)(nm->nm_used_cpu + nm->nm_pend_cpu);
+        int64_t held_mem = (int64_t)(nm->nm_used_mem + nm->nm_pend_mem);
+        if (!fits(r->rs_res, cpu - held_cpu, mem - held_mem)) {
+            int64_t long_cpu = (int64_t)(nm->nm_longrun_cpu + nm->nm_pend_cpu);
+            int64_t long_mem = (int64_t)(nm->nm_longrun_mem + nm->nm_pend_mem);
+            if (fits(r->rs_res, cpu - long_cpu, mem - long_mem))
+                break; /* it fits once running short tasks end */
+            nm_count_limit(&nm->nm_st.ns_unfit,
+                           "reservation can no longer fit: dropped");
+            nm_job *j = r->rs_job;
+            unqueue(nm, r);
+            maybe_free_resv(nm, r);
+            maybe_free_job(nm, j);
+            continue;
+        }
+        sk_msg *m = nm_push(nm, r->rs_job->jb_sched->pe_id, SK_MSG_GET_TASK);
+        if (m == NULL) {
+            /* Without the GET_TASK the reservation cannot be served;
+             * dropping it keeps the loop finite. */
+            nm_job *j = r->rs_job;
+            unqueue(nm, r);
+            maybe_free_resv(nm, r);
+            maybe_free_job(nm, j);
+            continue;
+        }
+        m->m_get_task.gt_job = r->rs_job->jb_id;
+        m->m_get_task.gt_resv = r->rs_id;
+        m->m_get_task.gt_node_id = (uint32_t)nm->nm_cfg.nc_node_id;
+        m->m_get_task.gt_node = nm->nm_cfg.nc_node;
+        nm->nm_st.ns_get_tasks++;
+        nm_queue_charge(&nm->nm_q, e);
+        r->rs_remaining--;
+        r->rs_outstanding++;
+        nm->nm_nfetching++;
+        take(nm, r->rs_res);
+        if (r->rs_remaining == 0)
+            unqueue(nm, r);
+    }
+}
+
+/* ---- messages from schedulers ----------------------------------------- */
+
+static void on_enqueue(nm_core *nm, nm_peer *s, const sk_enqueue *e,
+                       sk_time now)
+{
+    if (e->er_priority >= SK_PRIORITIES || e->er_count == 0 ||
+        e->er_user == NULL) {
+        nm_count_limit(&nm->nm_st.ns_unexpected, "malformed reservation");
+        return;
+    }
+    if (nm->nm_q.q_total >= (uint64_t)nm->nm_cfg.nc_max_queued) {
+        nm_count_limit(&nm->nm_st.ns_queue_full,
+                       "reservation queue full: reservation dropped");
+        return;
+    }
+    if (!fits(e->er_res, nm->nm_cfg.nc_cpu_milli, nm->nm_cfg.nc_mem_mb)) {
+        nm_count_limit(&nm->nm_st.ns_unfit,
+                       "reservation larger than the node: dropped");
+        return;
+    }
+    if (find_resv(nm, s, e->er_resv) != NULL) {
+        nm_count_limit(&nm->nm_st.ns_duplicate,
+                       "duplicate reservation id: dropped");
+        return;
+    }
+    nm_user *u;
+    int rc = nm_queue_user(&nm->nm_q, e->er_user, &u);
+    if (rc != 0) {
+        if (rc == SK_ELIMIT)
+            nm_count_limit(&nm->nm_st.ns_users_full,
+                           "too many users: reservation dropped");
+        else
+            nm_count_limit(&nm->nm_st.ns_nomem,
+                           "out of memory: reservation dropped");
+        return;
+    }
+    nm_job *j = get_job(nm, s, e->er_job);
+    nm_resv *r = j == NULL ? NULL : calloc(1, sizeof *r);
+    if (r == NULL) {
+        nm_user_unref(&nm->nm_q, u);
+        if (j != NULL)
+            maybe_free_job(nm, j);
+        nm_count_limit(&nm->nm_st.ns_nomem,
+                       "out of memory: reservation dropped");
+        return;
+    }
+    r->rs_job = j;
+    r->rs_user = u;
+    r->rs_id = e->er_resv;
+    r->rs_remaining = e->er_count;
+    r->rs_res = e->er_res;
+    r->rs_queued = true;
+    nm_htab_insert(&nm->nm_resvs, &r->rs_hnode, resv_hash(s->pe_id, r->rs_id));
+    nm_list_push_back(&j->jb_resvs, &r->rs_link);
+    nm_queue_push(&nm->nm_q, u, e->er_priority, &r->rs_q);
+    nm->nm_st.ns_enqueued++;
+    dispatch(nm, now);
+}
+
+static void on_task_reply(nm_core *nm, nm_peer *s, const sk_task_reply *tr,
+                          sk_time now)
+{
+    nm_resv *r = find_resv(nm, s, tr->tr_resv);
+    if (r == NULL || r->rs_outstanding == 0 || r->rs_job->jb_id != tr->tr_job) {
+        nm_count_limit(&nm->nm_st.ns_stale_replies,
+                       "TASK_REPLY for no pending GET_TASK");
+        return;
+    }
+    nm_job *j = r->rs_job;
+    r->rs_outstanding--;
+    nm->nm_nfetching--;
+    give_back(nm, r->rs_res, 1);
+    if (tr->tr_has_task) {
+        nm->nm_st.ns_replies_task++;
+        launch_req lr = {
+            .lr_job = j,
+            .lr_user = r->rs_user,
+            .lr_res = r->rs_res,
+            .lr_task = tr->tr_task,
+            .lr_attempt = tr->tr_attempt,
+            .lr_spec = tr->tr_spec,
+            .lr_framework = tr->tr_framework != NULL ? tr->tr_framework : "",
+        };
+        launch(nm, &lr, now);
+    } else {
+        /* The job has nothing left to run: asking again is pointless. */
+        nm->nm_st.ns_replies_empty++;
+        unqueue(nm, r);
+    }
+    maybe_free_resv(nm, r);
+    maybe_free_job(nm, j);
+    dispatch(nm, now);
+}
+
+static void on_cancel(nm_core *nm, nm_peer *s, const sk_cancel_resv *c,
+                      sk_time now)
+{
+    nm->nm_st.ns_cancels++;
+    nm_job *j = find_job(nm, s, c->cr_job);
+    uint64_t removed = 0;
+    if (j != NULL) {
+        nm_link *l = j->jb_resvs.ln_next;
+        while (l != &j->jb_resvs) {
+            nm_resv *r = NM_CONTAINER(l, nm_resv, rs_link);
+            l = l->ln_next;
+            if (r->rs_queued)
+                removed++;
+            unqueue(nm, r);
+            maybe_free_resv(nm, r);
+        }
+        maybe_free_job(nm, j);
+    }
+    if (removed == 0)
+        nm->nm_st.ns_cancel_unknown++;
+    nm->nm_st.ns_cancelled += removed;
+    (void)now;
+}
+
+static void send_kill(nm_core *nm, const nm_task *t)
+{
+    sk_msg *m = nm_push(nm, t->tk_exec->pe_id, SK_MSG_KILL_TASK);
+    if (m == NULL)
+        return;
+    m->m_kill_task.kt_job = t->tk_job_id;
+    m->m_kill_task.kt_task = t->tk_task;
+    m->m_kill_task.kt_attempt = t->tk_attempt;
+    nm->nm_st.ns_kills++;
+}
+
+static void kill_pending_long(nm_core *nm, nm_long *lg, sk_time now)
+{
+    report_end(nm, lg->lg_job, lg->lg_task_idx, lg->lg_attempt, SK_TASK_KILLED,
+               now, now, "killed before it started");
+    nm->nm_st.ns_kills++;
+    free_long(nm, lg);
+}
+
+static void on_kill(nm_core *nm, nm_peer *s, const sk_kill_task *k, sk_time now)
+{
+    nm_job *j = find_job(nm, s, k->kt_job);
+    bool any = k->kt_task == SK_TASK_ANY;
+    uint64_t matched = 0;
+    if (j != NULL) {
+        for (nm_link *l = j->jb_tasks.ln_next; l != &j->jb_tasks;
+             l = l->ln_next) {
+            nm_task *t = NM_CONTAINER(l, nm_task, tk_job_link);
+            if (any ||
+                (t->tk_task == k->kt_task && t->tk_attempt == k->kt_attempt)) {
+                send_kill(nm, t);
+                matched++;
+            }
+        }
+        nm_link *l = j->jb_longs.ln_next;
+        while (l != &j->jb_longs) {
+            nm_long *lg = NM_CONTAINER(l, nm_long, lg_job_link);
+            l = l->ln_next;
+            if (any || (lg->lg_task_idx == k->kt_task &&
+                        lg->lg_attempt == k->kt_attempt)) {
+                kill_pending_long(nm, lg, now);
+                matched++;
+            }
+        }
+        maybe_free_job(nm, j);
+    }
+    if (matched == 0) {
+        nm_count_limit(&nm->nm_st.ns_kill_unknown,
+                       "KILL_TASK for no task here");
+        return;
+    }
+    dispatch(nm, now);
+}
+
+/* ---- messages from executors ------------------------------------------ */
+
+static void on_finished(nm_core *nm, nm_peer *x, const sk_task_finished *f,
+                        sk_time now)
+{
+    nm_task *t = find_task(nm, f->tf_job, f->tf_task, f->tf_attempt);
+    if (t == NULL || t->tk_exec != x) {
+        nm_count_limit(&nm->nm_st.ns_stale_finished,
+                       "TASK_FINISHED for no task running there");
+        return;
+    }
+    nm->nm_st.ns_finished++;
+    if (t->tk_job == NULL) {
+        nm->nm_st.ns_results_dropped++;
+    } else {
+        sk_msg *m =
+            nm_push(nm, t->tk_job->jb_sched->pe_id, SK_MSG_TASK_FINISHED);
+        if (m != NULL) {
+            sk_task_finished *tf = &m->m_task_finished;
+            *tf = *f;
+            tf->tf_node = nm->nm_cfg.nc_node;
+            tf->tf_output.b_data = nm_arena_memdup(
+                &nm->nm_scratch, f->tf_output.b_data, f->tf_output.b_len);
+            if (tf->tf_output.b_data == NULL)
+                tf->tf_output.b_len = 0;
+        }
+    }
+    end_task(nm, t, now);
+    dispatch(nm, now);
+}
+
+/* ---- messages from flowd ---------------------------------------------- */
+
+static void reserve_reply(nm_core *nm, sk_peer to, sk_msg_type type,
+                          uint64_t resv, uint64_t job, uint32_t task,
+                          const char *reason)
+{
+    sk_msg *m = nm_push(nm, to, type);
+    if (m == NULL)
+        return;
+    m->m_reserve_ack.ra_resv = resv;
+    m->m_reserve_ack.ra_job = job;
+    m->m_reserve_ack.ra_task = task;
+    m->m_reserve_ack.ra_node_id = (uint32_t)nm->nm_cfg.nc_node_id;
+    m->m_reserve_ack.ra_reason = nm_arena_strdup(&nm->nm_scratch, reason);
+    if (m->m_reserve_ack.ra_reason == NULL)
+        m->m_reserve_ack.ra_reason = "";
+    if (type == SK_MSG_RESERVE_REJECT)
+        nm->nm_st.ns_reserve_rejects++;
+}
+
+static void on_reserve(nm_core *nm, nm_peer *f, const sk_reserve *rv,
+                       sk_time now)
+{
+    char reason[128] = "";
+    nm_peer *s = NULL;
+    nm_user *u = NULL;
+    if (rv->rv_priority >= SK_PRIORITIES)
+        snprintf(reason, sizeof reason, "priority out of range");
+    else if (find_long(nm, rv->rv_resv) != NULL)
+        snprintf(reason, sizeof reason, "duplicate reservation id");
+    else if (!fits(rv->rv_res, nm->nm_cfg.nc_cpu_milli, nm->nm_cfg.nc_mem_mb))
+        snprintf(reason, sizeof reason, "request exceeds the node");
+    else if (nm->nm_nlong >= nm->nm_long_max)
+        snprintf(reason, sizeof reason,
+                 "long_share limit: %u of %u slots reserved", nm->nm_nlong,
+                 nm->nm_slots_total);
+    else if ((s = find_sched_id(nm, rv->rv_sched)) == NULL)
+        snprintf(reason, sizeof reason, "scheduler %u not connected",
+                 rv->rv_sched);
+    else if (nm_queue_user(&nm->nm_q, rv->rv_user ? rv->rv_user : "", &u) != 0)
+        snprintf(reason, sizeof reason, "too many users");
+    if (reason[0] != '\0') {
+        reserve_reply(nm, f->pe_id, SK_MSG_RESERVE_REJECT, rv->rv_resv,
+                      rv->rv_job, rv->rv_task, reason);
+        return;
+    }
+    nm_job *j = get_job(nm, s, rv->rv_job);
+    nm_long *lg = j == NULL ? NULL : calloc(1, sizeof *lg);
+    const char *fw = rv->rv_framework != NULL ? rv->rv_framework : "";
+    if (lg != NULL) {
+        lg->lg_spec = malloc(rv->rv_spec.b_len > 0 ? rv->rv_spec.b_len : 1);
+        lg->lg_framework = strdup(fw);
+    }
+    if (lg == NULL || lg->lg_spec == NULL || lg->lg_framework == NULL) {
+        if (lg != NULL) {
+            free(lg->lg_spec);
+            free(lg->lg_framework);
+            free(lg);
+        }
+        nm_user_unref(&nm->nm_q, u);
+        if (j != NULL)
+            maybe_free_job(nm, j);
+        nm->nm_st.ns_nomem++;
+        reserve_reply(nm, f->pe_id, SK_MSG_RESERVE_REJECT, rv->rv_resv,
+                      rv->rv_job, rv->rv_task, "node monitor out of memory");
+        return;
+    }
+    if (rv->rv_spec.b_len > 0)
+        memcpy(lg->lg_spec, rv->rv_spec.b_data, rv->rv_spec.b_len);
+    lg->lg_spec_len = rv->rv_spec.b_len;
+    lg->lg_job = j;
+    lg->lg_user = u;
+    lg->lg_resv = rv->rv_resv;
+    lg->lg_task_idx = rv->rv_task;
+    lg->lg_attempt = rv->rv_attempt;
+    lg->lg_res = rv->rv_res;
+    nm_htab_insert(&nm->nm_longs, &lg->lg_hnode, long_hash(lg->lg_resv));
+    nm_list_push_back(&nm->nm_pending, &lg->lg_link);
+    nm_list_push_back(&j->jb_longs, &lg->lg_job_link);
+    nm->nm_npending++;
+    nm->nm_nlong++;
+    nm->nm_pend_cpu += lg->lg_res.r_cpu_milli;
+    nm->nm_pend_mem += lg->lg_res.r_mem_mb;
+    nm->nm_st.ns_reserves++;
+    reserve_reply(nm, f->pe_id, SK_MSG_RESERVE_ACK, rv->rv_resv, rv->rv_job,
+                  rv->rv_task, "");
+    dispatch(nm, now);
+}
+
+static void on_release(nm_core *nm, const sk_release *rl, sk_time now)
+{
+    nm_long *lg = find_long(nm, rl->rl_resv);
+    if (lg == NULL || lg->lg_task_idx != rl->rl_task ||
+        (lg->lg_job != NULL && lg->lg_job->jb_id != rl->rl_job)) {
+        nm_count_limit(&nm->nm_st.ns_release_unknown,
+                       "RELEASE for no reservation here");
+        return;
+    }
+    nm->nm_st.ns_releases++;
+    nm_job *j = lg->lg_job;
+    if (lg->lg_task != NULL && rl->rl_kill)
+        send_kill(nm, lg->lg_task);
+    bool was_pending = long_pending(lg);
+    free_long(nm, lg);
+    if (was_pending) {
+        maybe_free_job(nm, j);
+        dispatch(nm, now);
+    }
+}
+
+/* ---- peers ------------------------------------------------------------ */
+
+static void free_peer(nm_core *nm, nm_peer *p)
+{
+    if (p->pe_in_fw)
+        nm_htab_remove(&nm->nm_fw, &p->pe_fw_hnode);
+    if (p->pe_in_sched)
+        nm_htab_remove(&nm->nm_sched_ids, &p->pe_sched_hnode);
+    if (nm->nm_flowd == p)
+        nm->nm_flowd = NULL;
+    nm_htab_remove(&nm->nm_peers, &p->pe_hnode);
+    nm->nm_npeers--;
+    free(p->pe_framework);
+    free(p);
+}
+
+void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
+{
+    enter(nm);
+    if (peer == NM_PEER_COMMAND || find_peer(nm, peer) != NULL ||
+        hello->he_role < SK_ROLE_FRONTEND || hello->he_role > SK_ROLE_MAX ||
+        (hello->he_role == SK_ROLE_EXECUTOR &&
+         (hello->he_framework == NULL || hello->he_framework[0] == '\0'))) {
+        nm_count_limit(&nm->nm_st.ns_bad_hello, "bad or duplicate HELLO");
+        return;
+    }
+    if (nm->nm_npeers >= (uint64_t)nm->nm_cfg.nc_max_peers) {
+        nm_count_limit(&nm->nm_st.ns_peers_full, "too many peers");
+        return;
+    }
+    nm_peer *p = calloc(1, sizeof *p);
+    if (p != NULL && hello->he_role == SK_ROLE_EXECUTOR) {
+        p->pe_framework = strdup(hello->he_framework);
+        if (p->pe_framework == NULL) {
+            free(p);
+            p = NULL;
+        }
+    }
+    if (p == NULL) {
+        nm_count_limit(&nm->nm_st.ns_nomem, "out of memory: peer refused");
+        return;
+    }
+    p->pe_id = peer;
+    p->pe_role = hello->he_role;
+    p->pe_hello_id = hello->he_id;
+    nm_list_init(&p->pe_jobs);
+    nm_list_init(&p->pe_tasks);
+    nm_htab_insert(&nm->nm_peers, &p->pe_hnode, peer_hash(peer));
+    nm->nm_npeers++;
+    switch (p->pe_role) {
+    case SK_ROLE_EXECUTOR: {
+        /* The newest executor of a framework takes new tasks; an older
+         * one keeps running what it has. */
+        nm_peer *old = find_executor(nm, p->pe_framework);
+        if (old != NULL) {
+            nm_htab_remove(&nm->nm_fw, &old->pe_fw_hnode);
+            old->pe_in_fw = false;
+        }
+        nm_htab_insert(&nm->nm_fw, &p->pe_fw_hnode,
+                       nm_hash_str(p->pe_framework));
+        p->pe_in_fw = true;
+        break;
+    }
+    case SK_ROLE_SCHEDULER: {
+        nm_peer *old = find_sched_id(nm, p->pe_hello_id);
+        if (old != NULL) {
+            nm_htab_remove(&nm->nm_sched_ids, &old->pe_sched_hnode);
+            old->pe_in_sched = false;
+        }
+        nm_htab_insert(&nm->nm_sched_ids, &p->pe_sched_hnode,
+                       sched_hash(p->pe_hello_id));
+        p->pe_in_sched = true;
+        break;
+    }
+    case SK_ROLE_FLOWD:
+        nm->nm_flowd = p;
+        nm_send_heartbeat(nm, now);
+        break;
+    default:
+        break;
+    }
+}
+
+/* An executor left: its tasks are lost. */
+static void executor_down(nm_core *nm, nm_peer *x, sk_time now)
+{
+    char reason[SK_MAX_NAME_LEN * 2 + 64];
+    snprintf(reason, sizeof reason, "node %s: executor of framework %s left",
+             nm->nm_cfg.nc_node, x->pe_framework ? x->pe_framework : "");
+    nm_link *l;
+    while ((l = nm_list_first(&x->pe_tasks)) != NULL) {
+        nm_task *t = NM_CONTAINER(l, nm_task, tk_exec_link);
+        nm->nm_st.ns_lost++;
+        report_end(nm, t->tk_job, t->tk_task, t->tk_attempt, SK_TASK_LOST,
+                   t->tk_start, now, reason);
+        end_task(nm, t, now);
+    }
+}
+
+/* A scheduler left: drop what waits for it, orphan what runs for it. */
+static void scheduler_down(nm_core *nm, nm_peer *s)
+{
+    nm_link *l;
+    while ((l = nm_list_first(&s->pe_jobs)) != NULL) {
+        nm_job *j = NM_CONTAINER(l, nm_job, jb_link);
+        nm_link *k;
+        while ((k = nm_list_first(&j->jb_resvs)) != NULL) {
+            nm_resv *r = NM_CONTAINER(k, nm_resv, rs_link);
+            unqueue(nm, r);
+            /* Its unanswered GET_TASKs will never be answered. */
+            nm->nm_nfetching -= r->rs_outstanding;
+            give_back(nm, r->rs_res, r->rs_outstanding);
+            r->rs_outstanding = 0;
+            maybe_free_resv(nm, r);
+        }
+        while ((k = nm_list_first(&j->jb_longs)) != NULL) {
+            nm_long *lg = NM_CONTAINER(k, nm_long, lg_job_link);
+            if (nm->nm_flowd != NULL)
+                reserve_reply(nm, nm->nm_flowd->pe_id, SK_MSG_RESERVE_REJECT,
+                              lg->lg_resv, j->jb_id, lg->lg_task_idx,
+                              "scheduler left");
+            free_long(nm, lg);
+        }
+        while ((k = nm_list_first(&j->jb_tasks)) != NULL) {
+            nm_task *t = NM_CONTAINER(k, nm_task, tk_job_link);
+            nm_list_remove(&t->tk_job_link);
+            t->tk_job = NULL;
+            if (t->tk_long != NULL)
+                t->tk_long->lg_job = NULL;
+        }
+        maybe_free_job(nm, j);
+    }
+}
+
+void nm_peer_down(nm_core *nm, sk_peer peer, sk_time now)
+{
+    enter(nm);
+    nm_peer *p = find_peer(nm, peer);
+    if (p == NULL)
+        return;
+    if (p->pe_role == SK_ROLE_EXECUTOR)
+        executor_down(nm, p, now);
+    else if (p->pe_role == SK_ROLE_SCHEDULER)
+        scheduler_down(nm, p);
+    if (p != &nm->nm_command)
+        free_peer(nm, p);
+    dispatch(nm, now);
+}
+
+/* ---- the message switch ----------------------------------------------- */
+
+void nm_on_message(nm_core *nm, sk_peer from, const sk_msg *msg, sk_time now)
+{
+    enter(nm);
+    nm_peer *p = find_peer(nm, from);
+    uint8_t role = p != NULL ? p->pe_role : 0;
+    switch (msg->m_type) {
+    case SK_MSG_STATUS_REQUEST: {
+        sk_msg *m = nm_push(nm, from, SK_MSG_STATUS_REPLY);
+        if (m == NULL)
+            return;
+        if (nm_fill_status(nm, &msg->m_status_request, now,
+                           &m->m_status_reply) != 0) {
+            nm->nm_out.ob_len--; /* the unfinished reply is the last */
+            nm->nm_st.ns_nomem++;
+            return;
+        }
+        nm->nm_st.ns_status_replies++;
+        return;
+    }
+    case SK_MSG_ENQUEUE_RESERVATION:
+        if (role == SK_ROLE_SCHEDULER)
+            on_enqueue(nm, p, &msg->m_enqueue, now);
+        else
+            break;
+        return;
+    case SK_MSG_TASK_REPLY:
+        if (role == SK_ROLE_SCHEDULER)
+            on_task_reply(nm, p, &msg->m_task_reply, now);
+        else
+            break;
+        return;
+    case SK_MSG_CANCEL_RESERVATIONS:
+        if (role == SK_ROLE_SCHEDULER)
+            on_cancel(nm, p, &msg->m_cancel_resv, now);
+        else
+            break;
+        return;
+    case SK_MSG_KILL_TASK:
+        if (role == SK_ROLE_SCHEDULER)
+            on_kill(nm, p, &msg->m_kill_task, now);
+        else
+            break;
+        return;
+    case SK_MSG_TASK_FINISHED:
+        if (role == SK_ROLE_EXECUTOR)
+            on_finished(nm, p, &msg->m_task_finished, now);
+        else
+            break;
+        return;
+    case SK_MSG_RESERVE:
+        if (role == SK_ROLE_FLOWD)
+            on_reserve(nm, p, &msg->m_reserve, now);
+        else
+            break;
+        return;
+    case SK_MSG_RELEASE:
+        if (role == SK_ROLE_FLOWD)
+            on_release(nm, &msg->m_release, now);
+        else
+            break;
+        return;
+    default:
+        break;
+    }
+    nm_count_limit(&nm->nm_st.ns_unexpected,
+                   "unexpected message (type, role or unregistered peer)");
+}
+
+/* ---- life cycle and inspection ---------------------------------------- */
+
+int nm_new(const nm_config *cfg, uint64_t seed, nm_core **out)
+{
+    char err[128];
+    (void)seed;
+    if (nm_config_check(cfg, err, sizeof err) != 0) {
+        sk_error("%s", err);
+        return SK_ECONFIG;
+    }
+    nm_core *nm = calloc(1, sizeof *nm);
+    if (nm == NULL)
+        return SK_ENOMEM;
+    nm->nm_cfg = *cfg;
+    nm_arena_init(&nm->nm_scratch);
+    nm_list_init(&nm->nm_running);
+    nm_list_init(&nm->nm_pending);
+    nm->nm_command.pe_id = NM_PEER_COMMAND;
+    nm->nm_command.pe_role = SK_ROLE_EXECUTOR;
+    nm_list_init(&nm->nm_command.pe_jobs);
+    nm_list_init(&nm->nm_command.pe_tasks);
+    nm->nm_slots_total = (uint32_t)cfg->nc_slots;
+    nm->nm_long_max = (uint32_t)(cfg->nc_long_share * (double)cfg->nc_slots);
+    nm->nm_hb_next = SK_TIME_NEVER;
+    if (nm_queue_init(&nm->nm_q, &nm->nm_cfg) != 0 ||
+        nm_htab_init(&nm->nm_peers) != 0 || nm_htab_init(&nm->nm_fw) != 0 ||
+        nm_htab_init(&nm->nm_sched_ids) != 0 ||
+        nm_htab_init(&nm->nm_jobs) != 0 || nm_htab_init(&nm->nm_resvs) != 0 ||
+        nm_htab_init(&nm->nm_tasks) != 0 || nm_htab_init(&nm->nm_longs) != 0) {
+        nm_free(nm);
+        return SK_ENOMEM;
+    }
+    *out = nm;
+    return 0;
+}
+
+static void free_all_peers(nm_core *nm)
+{
+    if (nm->nm_peers.ht_buckets == NULL)
+        return;
+    for (size_t i = 0; i < nm->nm_peers.ht_nbuckets; i++) {
+        while (nm->nm_peers.ht_buckets[i] != NULL) {
+            nm_peer *p =
+                NM_CONTAINER(nm->nm_peers.ht_buckets[i], nm_peer, pe_hnode);
+            if (p->pe_role == SK_ROLE_EXECUTOR) {
+                nm_link *l;
+                while ((l = nm_list_first(&p->pe_tasks)) != NULL)
+                    end_task(nm, NM_CONTAINER(l, nm_task, tk_exec_link), 0);
+            } else if (p->pe_role == SK_ROLE_SCHEDULER) {
+                scheduler_down(nm, p);
+            }
+            free_peer(nm, p);
+        }
+    }
+}
+
+void nm_free(nm_core *nm)
+{
+    if (nm == NULL)
+        return;
+    /* Schedulers first: that frees every job, reservation and long
+     * reservation; then the tasks, which executors own. */
+    nm->nm_flowd = NULL;
+    free_all_peers(nm);
+    nm_link *l;
+    while ((l = nm_list_first(&nm->nm_command.pe_tasks)) != NULL)
+        end_task(nm, NM_CONTAINER(l, nm_task, tk_exec_link), 0);
+    nm_queue_fini(&nm->nm_q);
+    nm_htab_fini(&nm->nm_peers);
+    nm_htab_fini(&nm->nm_fw);
+    nm_htab_fini(&nm->nm_sched_ids);
+    nm_htab_fini(&nm->nm_jobs);
+    nm_htab_fini(&nm->nm_resvs);
+    nm_htab_fini(&nm->nm_tasks);
+    nm_htab_fini(&nm->nm_longs);
+    sk_outbox_free(&nm->nm_out);
+    nm_arena_fini(&nm->nm_scratch);
+    free(nm);
+}
+
+void nm_on_timer(nm_core *nm, sk_time now)
+{
+    enter(nm);
+    if (nm->nm_flowd == NULL || now < nm->nm_hb_next)
+        return;
+    nm_send_heartbeat(nm, now);
+}
+
+sk_time nm_next_deadline(const nm_core *nm)
+{
+    return nm->nm_flowd != NULL ? nm->nm_hb_next : SK_TIME_NEVER;
+}
+
+sk_outbox *nm_outbox(nm_core *nm)
+{
+    return &nm->nm_out;
+}
+
+const nm_stats *nm_get_stats(const nm_core *nm)
+{
+    return &nm->nm_st;
+}
+
+void nm_slots(const nm_core *nm, nm_slot_info *out)
+{
+    out->si_total = nm->nm_slots_total;
+    out->si_used = slots_used(nm);
+    out->si_fetching = nm->nm_nfetching;
+    out->si_running = nm->nm_nrunning;
+    out->si_reserved = nm->nm_nlong;
+    out->si_long_pending = nm->nm_npending;
+    out->si_used_res.r_cpu_milli =
+        (uint32_t)(nm->nm_used_cpu + nm->nm_pend_cpu);
+    out->si_used_res.r_mem_mb = (uint32_t)(nm->nm_used_mem + nm->nm_pend_mem);
+    out->si_queued = nm->nm_q.q_total;
+}
+
+int nm_get_user(const nm_core *nm, const char *name, nm_user_info *out)
+{
+    const nm_user *u = nm_queue_find(&nm->nm_q, name);
+    if (u == NULL)
+        return SK_ENOTFOUND;
+    out->ui_weight = u->us_weight;
+    out->ui_queued = u->us_queued;
+    out->ui_running = u->us_running;
+    out->ui_slot_us = u->us_slot_us;
+    for (unsigned p = 0; p < SK_PRIORITIES; p++)
+        out->ui_queued_at[p] = u->us_q[p].uq_len;
+    return 0;
+}
+
+uint32_t nm_job_queued(const nm_core *nm, sk_peer sched, uint64_t job)
+{
+    const nm_peer *s = find_peer(nm, sched);
+    const nm_job *j = s != NULL ? find_job(nm, s, job) : NULL;
+    uint32_t n = 0;
+    if (j == NULL)
+        return 0;
+    for (const nm_link *l = j->jb_resvs.ln_next; l != &j->jb_resvs;
+         l = l->ln_next)
+        n += NM_CONTAINER(l, nm_resv, rs_link)->rs_queued;
+    return n;
+}
+
+int nm_status(nm_core *nm, const sk_status_request *req, sk_time now,
+              sk_status_reply *reply)
+{
+    enter(nm);
+    return nm_fill_status(nm, req, now, reply);
+}

@@ -1,0 +1,216 @@
+/*
+ * nm_core.h - the node monitor core: the sans-I/O heart of
+ * skylark-nodemon (DESIGN.md sections 2 and 3).
+ *
+ * It owns the slots and resources (CPU millicores, memory MiB) of one
+ * machine, queues the short-job reservations that schedulers send
+ * (ENQUEUE_RESERVATION), asks the reservation's scheduler for a task
+ * (GET_TASK) whenever a slot is free and the job's request fits, launches
+ * the task it gets on the framework's executor, reports the task's start
+ * and end to the scheduler, holds slots for the long tasks flowd places
+ * (RESERVE), and sends flowd a HEARTBEAT on a timer. It touches no socket
+ * and no clock: the driver (the daemon shell or the simulator) calls it
+ * with one input and the current time, then drains nm_outbox() and sleeps
+ * until nm_next_deadline().
+ *
+ * Peers. Every peer registers with nm_peer_up and a HELLO; its role says
+ * which messages it may send. Schedulers (SK_ROLE_SCHEDULER) send
+ * ENQUEUE_RESERVATION, TASK_REPLY, CANCEL_RESERVATIONS and KILL_TASK;
+ * executors (SK_ROLE_EXECUTOR, he_framework naming their framework, not
+ * "") send TASK_FINISHED; flowd (SK_ROLE_FLOWD, the latest one registered)
+ * sends RESERVE and RELEASE; anyone, registered or not, may send
+ * STATUS_REQUEST. Any other message, or one from an unregistered peer or
+ * the wrong role, is counted (ns_unexpected) and dropped.
+ *
+ * The command executor. Tasks of framework "" run on the built-in command
+ * executor, which the daemon shell implements outside the core. The core
+ * addresses it as the peer NM_PEER_COMMAND: LAUNCH_TASK and KILL_TASK go
+ * there, and the shell reports the end of such a task by calling
+ * nm_on_message(core, NM_PEER_COMMAND, TASK_FINISHED...). It is always
+ * registered; a driver must never use NM_PEER_COMMAND for a real peer.
+ *
+ * Decisions and their documented outcomes:
+ * - Slots are handed out in this order: pending long tasks (RESERVE) in
+ *   arrival order, then short reservations by strict priority (0 first)
+ *   and weighted fair queueing across users within a level (nm_queue.h).
+ *   A slot waiting for a TASK_REPLY is held, with the job's resources.
+ * - Short tasks never use the slots and resources that pending long
+ *   reservations hold. When the reservation to serve next does not fit in
+ *   the free resources it waits (head of line) for running tasks to end;
+ *   one that could not fit even with every short task gone (its request
+ *   exceeds the node minus what long tasks hold) is dropped (ns_unfit).
+ * - An ENQUEUE_RESERVATION over max_queued queued reservations, or whose
+ *   request exceeds the whole node, or of a user beyond max_users, or a
+ *   duplicate (same scheduler and er_resv), is dropped and counted, with a
+ *   log line for the first and every 1024th of a kind. Nothing is sent:
+ *   the protocol has no rejection for a probe, and a scheduler probes d
+ *   nodes per task, so the job's tasks are served by its other probes; a
+ *   job whose every probe is dropped needs the scheduler's fallback (it is
+ *   never half-launched here).
+ * - TASK_REPLY "nothing left" releases the held slot, drops what is left
+ *   of that reservation and serves the next one in the same call.
+ * - A task whose framework has no registered executor fails at once:
+ *   TASK_FINISHED FAILED to the scheduler, with the reason in tf_output.
+ * - An executor going down: each of its running tasks is reported LOST.
+ *   A scheduler going down: its queued reservations are dropped, slots
+ *   held for its GET_TASKs are released, its running tasks go on and
+ *   their results are dropped (ns_results_dropped); its pending long
+ *   reservations are dropped and flowd gets RESERVE_REJECT.
+ * - RESERVE is accepted (RESERVE_ACK) when the request fits the node, the
+ *   scheduler rv_sched is registered, rv_resv is new and fewer than
+ *   floor(long_share * slots) long reservations exist (pending or
+ *   running); otherwise RESERVE_REJECT with the reason. The long task
+ *   starts as soon as a slot and its resources are free, before any short
+ *   reservation. RELEASE drops a pending long reservation; for a running
+ *   one it ends the reservation (the slot stops counting as reserved when
+ *   the task ends) and with rl_kill sends KILL_TASK to its executor.
+ * - KILL_TASK from a scheduler goes to the executor running the attempt
+ *   (kt_task SK_TASK_ANY: every running task of the job); a pending long
+ *   reservation of the task is dropped and reported KILLED at once.
+ * - Task keys: a running task is identified by (job, task, attempt); a
+ *   second launch of the same key while it runs fails the newcomer.
+ * - Heartbeats: while flowd is registered, one at once on its
+ *   registration, then every heartbeat_ms. hb_slots_used counts slots
+ *   running or held for a GET_TASK, hb_slots_reserved the long
+ *   reservations (pending and running), hb_queue the queued reservations
+ *   per priority.
+ *
+ * Costs: every input is O(1) amortised or O(size of the message), except
+ * CANCEL_RESERVATIONS and KILL_TASK of a whole job (O(that job's
+ * reservations and tasks)), a peer going down (O(what it owns)),
+ * HEARTBEAT (O(running tasks)) and STATUS_REQUEST (O(users)). Memory is
+ * bounded by max_queued, max_users, max_peers and slots; finished jobs
+ * leave nothing behind.
+ *
+ * Threading: a core is used by one thread at a time.
+ */
+#ifndef NM_CORE_H
+#define NM_CORE_H
+
+#include "nm_config.h"
+#include "sk_core.h"
+#include "sk_proto.h"
+
+#include <stdint.h>
+
+/* The peer id of the built-in command executor (see above). */
+#define NM_PEER_COMMAND UINT32_MAX
+
+typedef struct nm_core nm_core;
+
+/* Counters of what the core did and what it dropped. */
+typedef struct nm_stats {
+    uint64_t ns_enqueued;        /* reservations queued */
+    uint64_t ns_queue_full;      /* dropped: over max_queued */
+    uint64_t ns_unfit;           /* dropped: can never fit */
+    uint64_t ns_duplicate;       /* dropped: reservation id already known */
+    uint64_t ns_users_full;      /* dropped: over max_users */
+    uint64_t ns_get_tasks;       /* GET_TASK sent */
+    uint64_t ns_replies_task;    /* TASK_REPLY with a task */
+    uint64_t ns_replies_empty;   /* TASK_REPLY "nothing left" */
+    uint64_t ns_stale_replies;   /* TASK_REPLY matching no GET_TASK */
+    uint64_t ns_launched;        /* LAUNCH_TASK sent */
+    uint64_t ns_no_executor;     /* failed: no executor for framework */
+    uint64_t ns_task_collisions; /* failed: same task already running */
+    uint64_t ns_finished;        /* TASK_FINISHED accepted */
+    uint64_t ns_stale_finished;  /* TASK_FINISHED for no running task */
+    uint64_t ns_results_dropped; /* results for a scheduler that left */
+    uint64_t ns_lost;            /* tasks reported LOST */
+    uint64_t ns_cancels;         /* CANCEL_RESERVATIONS received */
+    uint64_t ns_cancelled;       /* reservations removed by them */
+    uint64_t ns_cancel_unknown;  /* CANCEL for a job with none here */
+    uint64_t ns_kills;           /* KILL_TASK passed to executors */
+    uint64_t ns_kill_unknown;    /* KILL_TASK matching nothing */
+    uint64_t ns_reserves;        /* RESERVE accepted */
+    uint64_t ns_reserve_rejects; /* RESERVE_REJECT sent */
+    uint64_t ns_long_started;    /* long tasks started */
+    uint64_t ns_releases;        /* RELEASE applied */
+    uint64_t ns_release_unknown; /* RELEASE matching nothing */
+    uint64_t ns_heartbeats;      /* HEARTBEAT sent */
+    uint64_t ns_status_replies;  /* STATUS_REPLY sent */
+    uint64_t ns_unexpected;      /* wrong type, role or unknown peer */
+    uint64_t ns_peers_full;      /* peer_up refused: over max_peers */
+    uint64_t ns_bad_hello;       /* peer_up refused: bad or duplicate */
+    uint64_t ns_nomem;           /* work lost to memory exhaustion */
+} nm_stats;
+
+/* What the slots and resources of the node are doing. */
+typedef struct nm_slot_info {
+    uint32_t si_total;
+    uint32_t si_used;         /* running or held for a GET_TASK */
+    uint32_t si_fetching;     /* held for a GET_TASK */
+    uint32_t si_running;      /* tasks running (short and long) */
+    uint32_t si_reserved;     /* long reservations, pending or running */
+    uint32_t si_long_pending; /* long reservations waiting for a slot */
+    sk_resources si_used_res; /* running, held and pending long */
+    uint32_t si_queued;       /* queued short reservations */
+} nm_slot_info;
+
+/* One user as the core sees it. */
+typedef struct nm_user_info {
+    uint32_t ui_weight;
+    uint32_t ui_queued;  /* queued reservations, all levels */
+    uint32_t ui_running; /* running tasks */
+    uint64_t ui_slot_us; /* slot time of its finished tasks */
+    uint32_t ui_queued_at[SK_PRIORITIES];
+} nm_user_info;
+
+/* nm_new creates a core for the configuration cfg (copied) with the
+ * random seed seed (unused by the current policy, kept so that the core
+ * stays replayable when a policy draws). Returns 0, SK_ECONFIG for an
+ * invalid configuration (nm_config_check), or SK_ENOMEM. */
+int nm_new(const nm_config *cfg, uint64_t seed, nm_core **out);
+
+/* nm_free releases the core and everything it holds. NULL is a no-op. */
+void nm_free(nm_core *nm);
+
+/* nm_peer_up registers peer with its HELLO (see the roles above). A peer
+ * already registered, an executor with framework "", or one over
+ * max_peers is counted and ignored. For flowd this also sends the first
+ * heartbeat. */
+void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now);
+
+/* nm_peer_down forgets peer, with the outcomes described above. Unknown
+ * peers are ignored. */
+void nm_peer_down(nm_core *nm, sk_peer peer, sk_time now);
+
+/* nm_on_message handles one decoded message from peer. msg is not kept
+ * after the call. */
+void nm_on_message(nm_core *nm, sk_peer from, const sk_msg *msg, sk_time now);
+
+/* nm_on_timer does what is due at now (heartbeats). Harmless when called
+ * early. */
+void nm_on_timer(nm_core *nm, sk_time now);
+
+/* nm_next_deadline returns when nm_on_timer should next be called, or
+ * SK_TIME_NEVER. */
+sk_time nm_next_deadline(const nm_core *nm);
+
+/* nm_outbox returns the messages to send. The driver sends (or copies)
+ * them and calls sk_outbox_clear before the next call into the core. */
+sk_outbox *nm_outbox(nm_core *nm);
+
+/* nm_get_stats returns the counters. */
+const nm_stats *nm_get_stats(const nm_core *nm);
+
+/* nm_slots fills out with the state of the slots. O(1). */
+void nm_slots(const nm_core *nm, nm_slot_info *out);
+
+/* nm_get_user fills out for the user called name. Returns 0 or SK_ENOTFOUND
+ * when the core does not track that user. */
+int nm_get_user(const nm_core *nm, const char *name, nm_user_info *out);
+
+/* nm_job_queued returns the number of queued reservations of job from
+ * the scheduler peer sched (0 for an unknown job). */
+uint32_t nm_job_queued(const nm_core *nm, sk_peer sched, uint64_t job);
+
+/* nm_status fills reply (for the request req, at time now) with key/value
+ * pairs (slots, resources, counters) and, when req->sq_table is set, the
+ * table of users (user, weight, queued, running, slot_s). The strings and
+ * arrays belong to the core and stay valid until the next call into it.
+ * nm_on_message answers STATUS_REQUEST with this; the shell may call it
+ * directly. Returns 0 or SK_ENOMEM. */
+int nm_status(nm_core *nm, const sk_status_request *req, sk_time now,
+              sk_status_reply *reply);
+
+#endif /* NM_CORE_H */

@@ -1,0 +1,102 @@
+/*
+ * nm_htab.c - the node monitor's intrusive chained hash table.
+ */
+#include "nm_htab.h"
+#include "skylark.h"
+
+#include <stdlib.h>
+
+#define NM_HTAB_MIN 16u
+
+int nm_htab_init(nm_htab *t)
+{
+    t->ht_buckets = calloc(NM_HTAB_MIN, sizeof *t->ht_buckets);
+    if (t->ht_buckets == NULL)
+        return SK_ENOMEM;
+    t->ht_nbuckets = NM_HTAB_MIN;
+    t->ht_count = 0;
+    return 0;
+}
+
+void nm_htab_fini(nm_htab *t)
+{
+    free(t->ht_buckets);
+    t->ht_buckets = NULL;
+    t->ht_nbuckets = 0;
+    t->ht_count = 0;
+}
+
+static void grow(nm_htab *t)
+{
+    size_t n = t->ht_nbuckets * 2;
+    nm_hnode **b = calloc(n, sizeof *b);
+    if (b == NULL)
+        return;
+    for (size_t i = 0; i < t->ht_nbuckets; i++) {
+        nm_hnode *node = t->ht_buckets[i];
+        while (node != NULL) {
+            nm_hnode *next = node->hn_next;
+            size_t j = node->hn_hash & (n - 1);
+            node->hn_next = b[j];
+            b[j] = node;
+            node = next;
+        }
+    }
+    free(t->ht_buckets);
+    t->ht_buckets = b;
+    t->ht_nbuckets = n;
+}
+
+void nm_htab_insert(nm_htab *t, nm_hnode *node, uint64_t hash)
+{
+    if (t->ht_count >= t->ht_nbuckets)
+        grow(t);
+    size_t i = hash & (t->ht_nbuckets - 1);
+    node->hn_hash = hash;
+    node->hn_next = t->ht_buckets[i];
+    t->ht_buckets[i] = node;
+    t->ht_count++;
+}
+
+void nm_htab_remove(nm_htab *t, nm_hnode *node)
+{
+    nm_hnode **pp = &t->ht_buckets[node->hn_hash & (t->ht_nbuckets - 1)];
+    while (*pp != node)
+        pp = &(*pp)->hn_next;
+    *pp = node->hn_next;
+    node->hn_next = NULL;
+    t->ht_count--;
+}
+
+nm_hnode *nm_htab_find(const nm_htab *t, uint64_t hash)
+{
+    nm_hnode *node = t->ht_buckets[hash & (t->ht_nbuckets - 1)];
+    while (node != NULL && node->hn_hash != hash)
+        node = node->hn_next;
+    return node;
+}
+
+nm_hnode *nm_htab_next(const nm_hnode *node)
+{
+    nm_hnode *n = node->hn_next;
+    while (n != NULL && n->hn_hash != node->hn_hash)
+        n = n->hn_next;
+    return n;
+}
+
+uint64_t nm_hash_mix(uint64_t a, uint64_t b)
+{
+    /* splitmix64's finaliser over a combination of both values. */
+    uint64_t z = a * 0x9e3779b97f4a7c15ull + b;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+uint64_t nm_hash_str(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (; *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return nm_hash_mix(h, 0);
+}

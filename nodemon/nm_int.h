@@ -1,0 +1,145 @@
+/*
+ * nm_int.h - the node monitor core's internal state, shared by its source
+ * files (nm_core.c: inputs and slot logic; nm_report.c: heartbeats and
+ * status). Not part of the core's contract.
+ */
+#ifndef NM_INT_H
+#define NM_INT_H
+
+#include "nm_arena.h"
+#include "nm_core.h"
+#include "nm_htab.h"
+#include "nm_list.h"
+#include "nm_queue.h"
+
+#include <stdbool.h>
+
+typedef struct nm_job nm_job;
+typedef struct nm_long nm_long;
+
+/* A registered peer. */
+typedef struct nm_peer {
+    nm_hnode pe_hnode; /* in nm_peers, by pe_id */
+    sk_peer pe_id;
+    uint8_t pe_role; /* sk_role */
+    uint32_t pe_hello_id;
+    char *pe_framework;      /* executors */
+    bool pe_in_fw;           /* executors: the one nm_fw points to */
+    bool pe_in_sched;        /* schedulers: the one nm_sched_ids points to */
+    nm_hnode pe_fw_hnode;    /* in nm_fw, by framework */
+    nm_hnode pe_sched_hnode; /* in nm_sched_ids, by pe_hello_id */
+    nm_link pe_jobs;         /* schedulers: their nm_job */
+    nm_link pe_tasks;        /* executors: their running nm_task */
+} nm_peer;
+
+/* What the core holds for one job of one scheduler. */
+struct nm_job {
+    nm_hnode jb_hnode; /* in nm_jobs, by (scheduler, job) */
+    nm_peer *jb_sched;
+    uint64_t jb_id;
+    nm_link jb_link;  /* in jb_sched->pe_jobs */
+    nm_link jb_resvs; /* nm_resv, queued or waiting for replies */
+    nm_link jb_tasks; /* running nm_task */
+    nm_link jb_longs; /* pending nm_long */
+};
+
+/* A short reservation (ENQUEUE_RESERVATION). */
+typedef struct nm_resv {
+    nm_hnode rs_hnode; /* in nm_resvs, by (scheduler, er_resv) */
+    nm_qent rs_q;      /* queued while rs_queued */
+    nm_link rs_link;   /* in rs_job->jb_resvs */
+    nm_job *rs_job;
+    nm_user *rs_user;
+    uint64_t rs_id;
+    uint32_t rs_remaining;   /* GET_TASKs still to send */
+    uint32_t rs_outstanding; /* GET_TASKs waiting for a reply */
+    sk_resources rs_res;
+    bool rs_queued;
+} nm_resv;
+
+/* A running task. */
+typedef struct nm_task {
+    nm_hnode tk_hnode;    /* in nm_tasks, by (job, task, attempt) */
+    nm_link tk_all;       /* in nm_running */
+    nm_link tk_job_link;  /* in tk_job->jb_tasks */
+    nm_link tk_exec_link; /* in tk_exec->pe_tasks */
+    nm_job *tk_job;       /* NULL once its scheduler left */
+    nm_peer *tk_exec;
+    nm_user *tk_user;
+    nm_long *tk_long; /* its long reservation, if any */
+    uint64_t tk_job_id;
+    uint32_t tk_task;
+    uint32_t tk_attempt;
+    sk_resources tk_res;
+    sk_time tk_start;
+    bool tk_was_long; /* started through RESERVE */
+} nm_task;
+
+/* A long reservation (RESERVE), pending or bound to its running task. */
+struct nm_long {
+    nm_hnode lg_hnode; /* in nm_longs, by rv_resv */
+    nm_link lg_link;   /* pending: in nm_pending and lg_job->jb_longs */
+    nm_link lg_job_link;
+    nm_job *lg_job;
+    nm_user *lg_user;
+    nm_task *lg_task; /* NULL while pending */
+    uint64_t lg_resv;
+    uint32_t lg_task_idx;
+    uint32_t lg_attempt;
+    sk_resources lg_res;
+    uint8_t *lg_spec;
+    uint32_t lg_spec_len;
+    char *lg_framework;
+};
+
+struct nm_core {
+    nm_config nm_cfg;
+    nm_stats nm_st;
+    sk_outbox nm_out;
+    nm_arena nm_scratch;
+    nm_queue nm_q;
+
+    nm_htab nm_peers;     /* nm_peer by id */
+    nm_htab nm_fw;        /* executor nm_peer by framework */
+    nm_htab nm_sched_ids; /* scheduler nm_peer by HELLO id */
+    nm_htab nm_jobs;      /* nm_job */
+    nm_htab nm_resvs;     /* nm_resv */
+    nm_htab nm_tasks;     /* nm_task */
+    nm_htab nm_longs;     /* nm_long */
+    uint32_t nm_npeers;
+    nm_peer nm_command; /* the built-in command executor */
+    nm_peer *nm_flowd;
+
+    nm_link nm_running; /* every nm_task */
+    nm_link nm_pending; /* pending nm_long, in arrival order */
+
+    uint32_t nm_slots_total;
+    uint32_t nm_long_max; /* floor(long_share * slots) */
+    uint32_t nm_nrunning;
+    uint32_t nm_nfetching;
+    uint32_t nm_npending;
+    uint32_t nm_nlong; /* long reservations, pending or running */
+    uint64_t nm_used_cpu, nm_used_mem;       /* running and held */
+    uint64_t nm_pend_cpu, nm_pend_mem;       /* pending long */
+    uint64_t nm_longrun_cpu, nm_longrun_mem; /* running long */
+
+    uint64_t nm_hb_seq;
+    sk_time nm_hb_next;
+};
+
+/* nm_count_limit counts one drop of a kind in *counter and logs the
+ * first and every 1024th. */
+void nm_count_limit(uint64_t *counter, const char *what);
+
+/* nm_push adds a message for peer to the outbox; NULL (counted in
+ * ns_nomem) when out of memory. */
+sk_msg *nm_push(nm_core *nm, sk_peer peer, sk_msg_type type);
+
+/* nm_send_heartbeat sends a HEARTBEAT to flowd (which must be set). */
+void nm_send_heartbeat(nm_core *nm, sk_time now);
+
+/* nm_fill_status is nm_status without rewinding the scratch memory. */
+int nm_fill_status(nm_core *nm, const sk_status_request *req, sk_time now,
+                   sk_status_reply *reply);
+
+#endif /* NM_INT_H */

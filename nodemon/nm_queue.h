@@ -1,0 +1,117 @@
+/*
+ * nm_queue.h - the node monitor's reservation queues: one FIFO per user
+ * and priority level, strict priority across levels (0 first), and
+ * weighted fair queueing across the users of a level.
+ *
+ * Fair queueing is start-time fair queueing (SFQ) with one virtual clock
+ * per level. Every decision (one slot handed to a user, nm_queue_charge)
+ * costs the user 1/weight of virtual time: the user's start tag advances
+ * by that amount, and the level's virtual time becomes the start tag of
+ * the user served. The user with the smallest start tag goes next. A user
+ * who becomes backlogged starts at max(virtual time, its last finish tag),
+ * so idleness earns no credit. Over n decisions among always-backlogged
+ * users, each user's share differs from weight/sum(weights) by at most one
+ * decision per user. Cost: O(log users) per decision, O(1) to append,
+ * O(log users) to remove an entry that empties its user's FIFO.
+ *
+ * Users are tracked while anything references them (queued entries,
+ * reservations, running tasks: nm_user_ref / nm_user_unref) and kept
+ * afterwards, least recently idle first out, when room is needed.
+ */
+#ifndef NM_QUEUE_H
+#define NM_QUEUE_H
+
+#include "nm_config.h"
+#include "nm_htab.h"
+#include "nm_list.h"
+#include "sk_proto.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct nm_user nm_user;
+
+/* A queue entry, embedded in whatever is queued. */
+typedef struct nm_qent {
+    nm_link qe_link;  /* in its user's FIFO of its level */
+    nm_user *qe_user; /* set by nm_queue_push */
+    uint8_t qe_prio;
+} nm_qent;
+
+/* One user's FIFO at one level, with its SFQ tags. */
+typedef struct nm_uq {
+    nm_user *uq_user;
+    nm_link uq_fifo;
+    uint32_t uq_len;
+    uint32_t uq_heap; /* index in the level's heap while uq_len > 0 */
+    double uq_start;  /* start tag of the head */
+    double uq_finish; /* finish tag of the last decision */
+} nm_uq;
+
+struct nm_user {
+    nm_hnode us_hnode;
+    char *us_name;
+    uint32_t us_weight;
+    uint64_t us_seq;     /* creation order: breaks ties between tags */
+    uint32_t us_refs;    /* what keeps the user tracked */
+    nm_link us_idle;     /* in the idle list while us_refs is 0 */
+    uint32_t us_queued;  /* entries over all levels */
+    uint32_t us_running; /* tasks running (kept by the core) */
+    uint64_t us_slot_us; /* slot time used by finished tasks */
+    nm_uq us_q[SK_PRIORITIES];
+};
+
+typedef struct nm_queue {
+    const nm_config *q_cfg;
+    nm_htab q_users;
+    nm_link q_idle;
+    uint32_t q_nusers;
+    uint32_t q_max_users;
+    uint64_t q_seq;
+    nm_uq **q_heap[SK_PRIORITIES]; /* q_max_users entries each */
+    uint32_t q_heaplen[SK_PRIORITIES];
+    double q_vtime[SK_PRIORITIES];
+    uint32_t q_len[SK_PRIORITIES]; /* entries per level */
+    uint32_t q_total;
+} nm_queue;
+
+/* nm_queue_init prepares empty queues for at most cfg->nc_max_users
+ * users; cfg must outlive q. Returns 0 or SK_ENOMEM. */
+int nm_queue_init(nm_queue *q, const nm_config *cfg);
+
+/* nm_queue_fini releases every user (queued entries must be gone). */
+void nm_queue_fini(nm_queue *q);
+
+/* nm_queue_user finds or starts tracking the user called name, with its
+ * configured weight, and takes a reference (nm_user_unref gives it back).
+ * Returns 0; SK_ELIMIT when max_users users are referenced; SK_ENOMEM. */
+int nm_queue_user(nm_queue *q, const char *name, nm_user **out);
+
+/* nm_queue_find returns the tracked user called name, or NULL. */
+nm_user *nm_queue_find(const nm_queue *q, const char *name);
+
+/* nm_user_ref and nm_user_unref count what keeps u tracked. */
+void nm_user_ref(nm_queue *q, nm_user *u);
+void nm_user_unref(nm_queue *q, nm_user *u);
+
+/* nm_queue_push appends e at the tail of u's FIFO of level prio
+ * (< SK_PRIORITIES). */
+void nm_queue_push(nm_queue *q, nm_user *u, uint8_t prio, nm_qent *e);
+
+/* nm_queue_remove takes the queued entry e out of its FIFO. */
+void nm_queue_remove(nm_queue *q, nm_qent *e);
+
+/* nm_queue_peek returns the entry to serve next, or NULL if all queues
+ * are empty. It does not charge anyone. */
+nm_qent *nm_queue_peek(const nm_queue *q);
+
+/* nm_queue_charge records one decision in favour of the queued entry e
+ * (its user pays 1/weight of virtual time at e's level). */
+void nm_queue_charge(nm_queue *q, nm_qent *e);
+
+/* nm_queue_foreach calls fn on every tracked user (for status reports).
+ * Cost: O(users). */
+void nm_queue_foreach(const nm_queue *q, void (*fn)(void *, const nm_user *),
+                      void *arg);
+
+#endif /* NM_QUEUE_H */

@@ -1,0 +1,23 @@
+# The node monitor: its sans-I/O core (reservation queues, slots, task
+# launch, long-task reservations) as a convenience library, and the core's
+# unit tests.
+
+noinst_LTLIBRARIES += nodemon/libnodemon.la
+nodemon_libnodemon_la_SOURCES = \
+	nodemon/nm_arena.c nodemon/nm_arena.h \
+	nodemon/nm_config.c nodemon/nm_config.h \
+	nodemon/nm_core.c nodemon/nm_core.h \
+	nodemon/nm_htab.c nodemon/nm_htab.h \
+	nodemon/nm_int.h \
+	nodemon/nm_list.h \
+	nodemon/nm_queue.c nodemon/nm_queue.h \
+	nodemon/nm_report.c
+nodemon_libnodemon_la_LIBADD = client/libskylark.la
+
+NM_TEST_LDADD = nodemon/libnodemon.la $(SK_TEST_LDADD)
+
+check_PROGRAMS += tests/test_nm_core
+TESTS += tests/test_nm_core
+tests_test_nm_core_SOURCES = tests/test_nm_core.c
+tests_test_nm_core_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
+tests_test_nm_core_LDADD = $(NM_TEST_LDADD)

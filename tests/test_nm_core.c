@@ -1,0 +1,955 @@
+/*
+ * test_nm_core.c - the node monitor core driven directly, without sockets:
+ * fair queueing, priorities, resource fit, cancellation, GET_TASK and late
+ * binding, executors, peers going down, long-task reservations, heartbeats,
+ * status and the counting of stale or unknown input.
+ */
+#include "nm_core.h"
+#include "sk_config.h"
+#include "sk_core.h"
+#include "sk_log.h"
+#include "sk_proto.h"
+#include "skylark.h"
+#include "tap.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Peers as the test numbers them. */
+enum { SCHED = 10, SCHED2 = 11, EXEC = 20, FLOWD = 30, TOOL = 40 };
+#define SCHED_ID  7
+#define SCHED2_ID 8
+
+static sk_buf encbuf = SK_BUF_INIT;
+static int encode_failures;
+
+/* Every message the core emits must be one the protocol can encode. */
+static void drain(nm_core *nm)
+{
+    sk_outbox *ob = nm_outbox(nm);
+    for (size_t i = 0; i < ob->ob_len; i++) {
+        int rc = sk_msg_encode(&encbuf, &ob->ob_msgs[i].o_msg);
+        if (rc != 0 && encode_failures++ < 5) {
+            tap_diag("cannot encode %s: %s",
+                     sk_msg_type_name(ob->ob_msgs[i].o_msg.m_type),
+                     sk_strerror(rc));
+        }
+    }
+    sk_outbox_clear(ob);
+}
+
+static size_t count(nm_core *nm, sk_msg_type type)
+{
+    sk_outbox *ob = nm_outbox(nm);
+    size_t n = 0;
+    for (size_t i = 0; i < ob->ob_len; i++)
+        n += ob->ob_msgs[i].o_msg.m_type == type;
+    return n;
+}
+
+/* The i-th message of a type in the outbox, or NULL; its peer in *to. */
+static const sk_msg *nth(nm_core *nm, sk_msg_type type, size_t i, sk_peer *to)
+{
+    sk_outbox *ob = nm_outbox(nm);
+    for (size_t k = 0; k < ob->ob_len; k++) {
+        if (ob->ob_msgs[k].o_msg.m_type != type)
+            continue;
+        if (i-- == 0) {
+            if (to != NULL)
+                *to = ob->ob_msgs[k].o_peer;
+            return &ob->ob_msgs[k].o_msg;
+        }
+    }
+    return NULL;
+}
+
+static nm_config base_cfg(uint32_t slots)
+{
+    nm_config cfg;
+    nm_config_init(&cfg, slots);
+    snprintf(cfg.nc_node, sizeof cfg.nc_node, "n1");
+    cfg.nc_node_id = 3;
+    return cfg;
+}
+
+static nm_core *make(const nm_config *cfg)
+{
+    nm_core *nm;
+    if (nm_new(cfg, 1, &nm) != 0)
+        tap_bail_out("nm_new failed");
+    return nm;
+}
+
+static void up(nm_core *nm, sk_peer peer, sk_role role, uint32_t id,
+               const char *fw, sk_time now)
+{
+    sk_hello h = {0};
+    h.he_role = (uint8_t)role;
+    h.he_id = id;
+    h.he_name = "peer";
+    h.he_framework = fw;
+    drain(nm);
+    nm_peer_up(nm, peer, &h, now);
+}
+
+/* The usual cast: a scheduler and an executor of framework "spark". */
+static void cast(nm_core *nm)
+{
+    up(nm, SCHED, SK_ROLE_SCHEDULER, SCHED_ID, "", 0);
+    up(nm, EXEC, SK_ROLE_EXECUTOR, 0, "spark", 0);
+    drain(nm);
+}
+
+static void deliver(nm_core *nm, sk_peer from, const sk_msg *m, sk_time now)
+{
+    drain(nm);
+    nm_on_message(nm, from, m, now);
+}
+
+static void enq_res(nm_core *nm, sk_peer from, uint64_t job, uint64_t resv,
+                    const char *user, uint8_t prio, uint32_t n, uint32_t cpu,
+                    uint32_t mem, sk_time now)
+{
+    sk_msg m = {.m_type = SK_MSG_ENQUEUE_RESERVATION};
+    m.m_enqueue.er_job = job;
+    m.m_enqueue.er_resv = resv;
+    m.m_enqueue.er_sched = SCHED_ID;
+    m.m_enqueue.er_user = user;
+    m.m_enqueue.er_priority = prio;
+    m.m_enqueue.er_count = n;
+    m.m_enqueue.er_res.r_cpu_milli = cpu;
+    m.m_enqueue.er_res.r_mem_mb = mem;
+    m.m_enqueue.er_task = SK_TASK_ANY;
+    deliver(nm, from, &m, now);
+}
+
+static void enq(nm_core *nm, uint64_t job, uint64_t resv, const char *user,
+                uint8_t prio, uint32_t n, sk_time now)
+{
+    enq_res(nm, SCHED, job, resv, user, prio, n, 100, 10, now);
+}
+
+static void reply(nm_core *nm, sk_peer from, uint64_t job, uint64_t resv,
+                  bool has, uint32_t task, const char *fw, sk_time now)
+{
+    static const uint8_t spec[] = "echo hi";
+    sk_msg m = {.m_type = SK_MSG_TASK_REPLY};
+    m.m_task_reply.tr_job = job;
+    m.m_task_reply.tr_resv = resv;
+    m.m_task_reply.tr_has_task = has;
+    m.m_task_reply.tr_framework = has ? fw : "";
+    if (has) {
+        m.m_task_reply.tr_task = task;
+        m.m_task_reply.tr_spec.b_data = spec;
+        m.m_task_reply.tr_spec.b_len = sizeof spec;
+    }
+    deliver(nm, from, &m, now);
+}
+
+static void finish(nm_core *nm, sk_peer exec, uint64_t job, uint32_t task,
+                   sk_task_status status, sk_time now)
+{
+    sk_msg m = {.m_type = SK_MSG_TASK_FINISHED};
+    m.m_task_finished.tf_job = job;
+    m.m_task_finished.tf_task = task;
+    m.m_task_finished.tf_node = "";
+    m.m_task_finished.tf_status = (uint8_t)status;
+    m.m_task_finished.tf_output.b_data = (const uint8_t *)"done";
+    m.m_task_finished.tf_output.b_len = 4;
+    deliver(nm, exec, &m, now);
+}
+
+static void cancel(nm_core *nm, sk_peer from, uint64_t job)
+{
+    sk_msg m = {.m_type = SK_MSG_CANCEL_RESERVATIONS};
+    m.m_cancel_resv.cr_job = job;
+    deliver(nm, from, &m, 0);
+}
+
+static void reserve(nm_core *nm, uint64_t resv, uint64_t job, uint32_t task,
+                    uint32_t sched_id, uint32_t cpu, const char *fw,
+                    sk_time now)
+{
+    static const uint8_t spec[] = "long-service";
+    sk_msg m = {.m_type = SK_MSG_RESERVE};
+    m.m_reserve.rv_resv = resv;
+    m.m_reserve.rv_job = job;
+    m.m_reserve.rv_task = task;
+    m.m_reserve.rv_sched = sched_id;
+    m.m_reserve.rv_user = "svc";
+    m.m_reserve.rv_res.r_cpu_milli = cpu;
+    m.m_reserve.rv_res.r_mem_mb = 10;
+    m.m_reserve.rv_spec.b_data = spec;
+    m.m_reserve.rv_spec.b_len = sizeof spec;
+    m.m_reserve.rv_framework = fw;
+    deliver(nm, FLOWD, &m, now);
+}
+
+static void release(nm_core *nm, uint64_t resv, uint64_t job, uint32_t task,
+                    bool kill)
+{
+    sk_msg m = {.m_type = SK_MSG_RELEASE};
+    m.m_release.rl_resv = resv;
+    m.m_release.rl_job = job;
+    m.m_release.rl_task = task;
+    m.m_release.rl_kill = kill;
+    deliver(nm, FLOWD, &m, 0);
+}
+
+static nm_slot_info slots(const nm_core *nm)
+{
+    nm_slot_info si;
+    nm_slots(nm, &si);
+    return si;
+}
+
+static uint32_t user_queued(const nm_core *nm, const char *user)
+{
+    nm_user_info ui;
+    return nm_get_user(nm, user, &ui) == 0 ? ui.ui_queued : 0;
+}
+
+/* The reservation id of the only GET_TASK in the outbox, or 0. */
+static uint64_t only_get_task(nm_core *nm)
+{
+    if (count(nm, SK_MSG_GET_TASK) != 1)
+        return 0;
+    return nth(nm, SK_MSG_GET_TASK, 0, NULL)->m_get_task.gt_resv;
+}
+
+/* ---- configuration ---------------------------------------------------- */
+
+static void test_config(void)
+{
+    nm_config cfg;
+    nm_config_init(&cfg, 6);
+    tap_ok(cfg.nc_slots == 6 && cfg.nc_cpu_milli == 6000 &&
+               cfg.nc_long_share == 0.75,
+           "defaults follow the core count");
+    sk_config_key keys[NM_CONFIG_NKEYS];
+    size_t n = nm_config_keys(&cfg, keys);
+    char path[] = "/tmp/test_nm_core_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (f == NULL)
+        tap_bail_out("cannot create a temporary file");
+    fputs("[nodemon]\nslots = 3\nlong_share = 0.5\nheartbeat_ms = 250\n"
+          "[weights]\nalice = 3\nbob = 1\n",
+          f);
+    fclose(f);
+    char err[256] = "";
+    int rc = sk_config_load(keys, n, path, err, sizeof err);
+    tap_ok(rc == 0 && cfg.nc_slots == 3 && cfg.nc_long_share == 0.5 &&
+               cfg.nc_heartbeat_ms == 250,
+           "[nodemon] loads: %s", err);
+    tap_ok(nm_config_weight(&cfg, "alice") == 3 &&
+               nm_config_weight(&cfg, "bob") == 1 &&
+               nm_config_weight(&cfg, "carol") == 1,
+           "[weights] loads, unknown users weigh 1");
+    rc = sk_config_apply(keys, n, "t", "weights", "eve", "0", err, sizeof err);
+    tap_ok(rc == SK_ECONFIG && strstr(err, "eve") != NULL,
+           "a zero weight is refused: %s", err);
+    unlink(path);
+    cfg.nc_slots = 0;
+    nm_core *nm;
+    tap_is_int(nm_new(&cfg, 1, &nm), SK_ECONFIG, "invalid config refused");
+}
+
+/* ---- fair queueing and priorities ------------------------------------- */
+
+static void test_wfq_shares(void)
+{
+    nm_config cfg = base_cfg(1);
+    nm_config_set_weight(&cfg, "u1", 1);
+    nm_config_set_weight(&cfg, "u2", 2);
+    nm_config_set_weight(&cfg, "u3", 3);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    /* Occupy the slot so that all three are queued before any decision. */
+    enq(nm, 99, 99, "u0", 0, 1, 0);
+    enq(nm, 1, 1, "u1", 0, 100000, 0);
+    enq(nm, 2, 2, "u2", 0, 100000, 0);
+    enq(nm, 3, 3, "u3", 0, 100000, 0);
+    reply(nm, SCHED, 99, 99, true, 0, "", 0);
+    finish(nm, NM_PEER_COMMAND, 99, 0, SK_TASK_OK, 1);
+    uint64_t got[5] = {0};
+    const int decisions = 6000;
+    int bad = 0;
+    /* The reservation whose GET_TASK holds the slot. */
+    uint64_t r = only_get_task(nm);
+    for (int i = 0; i < decisions; i++) {
+        if (r < 1 || r > 3) {
+            bad++;
+            break;
+        }
+        got[r]++;
+        reply(nm, SCHED, r, r, true, (uint32_t)i, "", 2 + (sk_time)i);
+        finish(nm, NM_PEER_COMMAND, r, (uint32_t)i, SK_TASK_OK, 3 + (sk_time)i);
+        r = only_get_task(nm);
+    }
+    tap_is_int(bad, 0, "one GET_TASK per freed slot, always");
+    for (int u = 1; u <= 3; u++) {
+        double share = (double)got[u] / decisions;
+        double want = u / 6.0;
+        tap_ok(fabs(share - want) <= 0.05 * want,
+               "user of weight %d gets %.4f of %d decisions (want %.4f)", u,
+               share, decisions, want);
+    }
+    /* A user arriving late starts at the current virtual time: it gets its
+     * share from now on, not a burst for the time it was away. */
+    enq(nm, 4, 4, "late", 0, 100000, 100000);
+    for (int i = 0; i < 700 && r >= 1 && r <= 4; i++) {
+        got[r]++;
+        reply(nm, SCHED, r, r, true, 50000 + (uint32_t)i, "", 100001);
+        finish(nm, NM_PEER_COMMAND, r, 50000 + (uint32_t)i, SK_TASK_OK, 100002);
+        r = only_get_task(nm);
+    }
+    uint64_t late = got[4];
+    /* weights 1+2+3+1: the newcomer deserves 1/7 of 700, 100 */
+    tap_ok(late >= 98 && late <= 102,
+           "a late user gets its share, not hoarded credit (%llu of 700)",
+           (unsigned long long)late);
+    nm_free(nm);
+}
+
+static void test_priority(void)
+{
+    nm_config cfg = base_cfg(1);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    enq(nm, 1, 1, "a", 0, 1, 0); /* takes the slot */
+    enq(nm, 2, 2, "a", 5, 1, 0);
+    enq(nm, 3, 3, "b", 7, 1, 0);
+    enq(nm, 4, 4, "c", 2, 1, 0);
+    enq(nm, 5, 5, "b", 0, 1, 0);
+    nm_user_info ui;
+    nm_get_user(nm, "b", &ui);
+    tap_ok(ui.ui_queued == 2 && ui.ui_queued_at[0] == 1 &&
+               ui.ui_queued_at[7] == 1,
+           "user b is queued at levels 0 and 7");
+    reply(nm, SCHED, 1, 1, true, 0, "", 0);
+    uint64_t order[4];
+    uint64_t running = 1;
+    for (int i = 0; i < 4; i++) {
+        finish(nm, NM_PEER_COMMAND, running, 0, SK_TASK_OK, 1);
+        order[i] = only_get_task(nm);
+        reply(nm, SCHED, order[i], order[i], true, 0, "", 1);
+        running = order[i];
+    }
+    tap_ok(order[0] == 5 && order[1] == 4 && order[2] == 2 && order[3] == 3,
+           "strict priority: levels 0, 2, 5, 7 in order (got %llu %llu %llu "
+           "%llu)",
+           (unsigned long long)order[0], (unsigned long long)order[1],
+           (unsigned long long)order[2], (unsigned long long)order[3]);
+    nm_free(nm);
+}
+
+/* ---- resources -------------------------------------------------------- */
+
+static void test_resources(void)
+{
+    nm_config cfg = base_cfg(4);
+    cfg.nc_cpu_milli = 2000;
+    cfg.nc_mem_mb = 1000;
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    enq_res(nm, SCHED, 1, 1, "big", 0, 2, 1500, 100, 0);
+    tap_is_int((int64_t)count(nm, SK_MSG_GET_TASK), 1,
+               "only one 1500m task fits in 2000m");
+    enq_res(nm, SCHED, 2, 2, "small", 0, 1, 500, 100, 0);
+    tap_is_int((int64_t)only_get_task(nm), 2,
+               "a 500m reservation of another user fits beside it");
+    nm_slot_info si = slots(nm);
+    tap_ok(si.si_used == 2 && si.si_used_res.r_cpu_milli == 2000,
+           "held slots hold their resources (%u slots, %um)", si.si_used,
+           si.si_used_res.r_cpu_milli);
+    enq_res(nm, SCHED, 3, 3, "huge", 0, 1, 2500, 100, 0);
+    tap_ok(nm_get_stats(nm)->ns_unfit == 1 && user_queued(nm, "huge") == 0,
+           "a request larger than the node is dropped and counted");
+    reply(nm, SCHED, 1, 1, true, 0, "", 1);
+    tap_is_int((int64_t)count(nm, SK_MSG_GET_TASK), 0,
+               "no GET_TASK while the second 1500m cannot fit");
+    reply(nm, SCHED, 2, 2, true, 0, "", 1);
+    finish(nm, NM_PEER_COMMAND, 2, 0, SK_TASK_OK, 2);
+    tap_is_int((int64_t)count(nm, SK_MSG_GET_TASK), 0,
+               "500m free is still not enough for 1500m");
+    finish(nm, NM_PEER_COMMAND, 1, 0, SK_TASK_OK, 3);
+    tap_is_int((int64_t)only_get_task(nm), 1,
+               "the big reservation is served once its resources are free");
+    nm_free(nm);
+}
+
+/* ---- cancellation, GET_TASK and counts -------------------------------- */
+
+static void test_cancel(void)
+{
+    nm_config cfg = base_cfg(1);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    enq(nm, 1, 1, "busy", 0, 1, 0); /* takes the slot */
+    enq(nm, 7, 10, "a", 0, 3, 0);
+    enq(nm, 7, 11, "b", 4, 1, 0);
+    enq(nm, 7, 12, "a", 6, 2, 0);
+    enq(nm, 8, 13, "a", 0, 1, 0);
+    tap_ok(nm_job_queued(nm, SCHED, 7) == 3 && slots(nm).si_queued == 4,
+           "job 7 has three queued reservations, four in all");
+    cancel(nm, SCHED, 7);
+    nm_user_info ua, ub;
+    nm_get_user(nm, "a", &ua);
+    nm_get_user(nm, "b", &ub);
+    tap_ok(nm_job_queued(nm, SCHED, 7) == 0 && slots(nm).si_queued == 1 &&
+               ua.ui_queued == 1 && ua.ui_queued_at[0] == 1 &&
+               ub.ui_queued == 0,
+           "cancel empties job 7 from every queue, job 8 stays");
+    tap_ok(nm_get_stats(nm)->ns_cancelled == 3, "three reservations cancelled");
+    cancel(nm, SCHED, 7);
+    tap_ok(nm_get_stats(nm)->ns_cancel_unknown == 1,
+           "cancelling again is counted as unknown");
+    reply(nm, SCHED, 1, 1, true, 0, "", 0);
+    finish(nm, NM_PEER_COMMAND, 1, 0, SK_TASK_OK, 1);
+    tap_is_int((int64_t)only_get_task(nm), 13,
+               "after the cancel, job 8 gets the slot");
+    nm_free(nm);
+}
+
+static void test_nothing_left(void)
+{
+    nm_config cfg = base_cfg(1);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    enq(nm, 1, 1, "a", 0, 5, 0);
+    enq(nm, 2, 2, "b", 0, 1, 0);
+    tap_is_int((int64_t)only_get_task(nm), 0, "nothing when the slot is taken");
+    reply(nm, SCHED, 1, 1, false, 0, "", 1);
+    tap_is_int((int64_t)only_get_task(nm), 2,
+               "\"nothing left\" moves on to the next reservation at once");
+    tap_ok(user_queued(nm, "a") == 0 && slots(nm).si_fetching == 1,
+           "the rest of the exhausted reservation is dropped");
+    reply(nm, SCHED, 2, 2, false, 0, "", 2);
+    nm_slot_info si = slots(nm);
+    tap_ok(si.si_used == 0 && si.si_queued == 0 &&
+               nm_get_stats(nm)->ns_replies_empty == 2,
+           "the slot is released when nothing is left");
+    nm_free(nm);
+}
+
+static void test_count_k(void)
+{
+    nm_config cfg = base_cfg(8);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    enq(nm, 1, 1, "a", 0, 3, 0);
+    tap_is_int((int64_t)count(nm, SK_MSG_GET_TASK), 3,
+               "er_count 3 on 8 free slots: three GET_TASKs at once");
+    tap_ok(slots(nm).si_queued == 0 && slots(nm).si_fetching == 3,
+           "the reservation leaves the queue after three");
+    for (uint32_t t = 0; t < 3; t++)
+        reply(nm, SCHED, 1, 1, true, t, "", 1);
+    reply(nm, SCHED, 1, 1, true, 9, "", 1);
+    tap_ok(nm_get_stats(nm)->ns_stale_replies == 1 && slots(nm).si_running == 3,
+           "a fourth reply for it is stale");
+    nm_free(nm);
+
+    cfg = base_cfg(1);
+    nm = make(&cfg);
+    cast(nm);
+    enq(nm, 1, 1, "a", 0, 3, 0);
+    int asks = 0;
+    for (uint32_t t = 0; t < 5; t++) {
+        if (only_get_task(nm) != 1)
+            break;
+        asks++;
+        reply(nm, SCHED, 1, 1, true, t, "", 1);
+        finish(nm, NM_PEER_COMMAND, 1, t, SK_TASK_OK, 2);
+    }
+    tap_is_int(asks, 3, "on one slot, k = 3 yields exactly 3 GET_TASKs");
+    nm_free(nm);
+}
+
+static void test_queue_bound(void)
+{
+    nm_config cfg = base_cfg(1);
+    cfg.nc_max_queued = 3;
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    enq(nm, 1, 1, "a", 0, 1, 0); /* served at once: not queued */
+    for (uint64_t r = 2; r <= 6; r++)
+        enq(nm, r, r, "a", 0, 1, 0);
+    tap_ok(slots(nm).si_queued == 3 && nm_get_stats(nm)->ns_queue_full == 2,
+           "over max_queued the newest reservations are dropped and counted");
+    reply(nm, SCHED, 1, 1, true, 0, "", 0);
+    finish(nm, NM_PEER_COMMAND, 1, 0, SK_TASK_OK, 1);
+    tap_is_int((int64_t)only_get_task(nm), 2, "accepted ones are still served");
+    enq(nm, 7, 7, "a", 0, 1, 0);
+    tap_ok(slots(nm).si_queued == 3, "room is made as reservations leave");
+    nm_free(nm);
+}
+
+/* ---- executors -------------------------------------------------------- */
+
+static void test_executors(void)
+{
+    nm_config cfg = base_cfg(4);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    enq(nm, 1, 1, "a", 0, 3, 0);
+    sk_peer to;
+    reply(nm, SCHED, 1, 1, true, 0, "spark", 5);
+    const sk_msg *l = nth(nm, SK_MSG_LAUNCH_TASK, 0, &to);
+    const sk_msg *s = nth(nm, SK_MSG_TASK_STARTED, 0, NULL);
+    tap_ok(l != NULL && to == EXEC && l->m_launch.lt_task == 0 &&
+               strcmp(l->m_launch.lt_user, "a") == 0 &&
+               l->m_launch.lt_spec.b_len == 8 && s != NULL &&
+               s->m_task_started.st_launch_us == 5 &&
+               strcmp(s->m_task_started.st_node, "n1") == 0,
+           "framework spark goes to its executor, TASK_STARTED to the "
+           "scheduler");
+    reply(nm, SCHED, 1, 1, true, 1, "", 5);
+    l = nth(nm, SK_MSG_LAUNCH_TASK, 0, &to);
+    tap_ok(l != NULL && to == NM_PEER_COMMAND,
+           "framework \"\" goes to the command executor");
+    reply(nm, SCHED, 1, 1, true, 2, "hadoop", 5);
+    const sk_msg *f = nth(nm, SK_MSG_TASK_FINISHED, 0, &to);
+    tap_ok(f != NULL && to == SCHED && count(nm, SK_MSG_LAUNCH_TASK) == 0 &&
+               f->m_task_finished.tf_status == SK_TASK_FAILED &&
+               f->m_task_finished.tf_task == 2 &&
+               memmem(f->m_task_finished.tf_output.b_data,
+                      f->m_task_finished.tf_output.b_len, "hadoop", 6) != NULL,
+           "no executor for hadoop: FAILED at once with the reason");
+    tap_ok(slots(nm).si_used == 2 && nm_get_stats(nm)->ns_no_executor == 1,
+           "the failed task's slot is free again");
+    finish(nm, EXEC, 1, 1, SK_TASK_OK, 6);
+    tap_ok(nm_get_stats(nm)->ns_stale_finished == 1 && slots(nm).si_used == 2,
+           "TASK_FINISHED from an executor not running the task is stale");
+    finish(nm, EXEC, 1, 0, SK_TASK_OK, 6);
+    f = nth(nm, SK_MSG_TASK_FINISHED, 0, &to);
+    tap_ok(f != NULL && to == SCHED &&
+               f->m_task_finished.tf_status == SK_TASK_OK &&
+               strcmp(f->m_task_finished.tf_node, "n1") == 0 &&
+               f->m_task_finished.tf_output.b_len == 4,
+           "TASK_FINISHED is forwarded to the scheduler");
+
+    /* KILL_TASK passes through to the executor running the attempt. */
+    sk_msg k = {.m_type = SK_MSG_KILL_TASK};
+    k.m_kill_task.kt_job = 1;
+    k.m_kill_task.kt_task = 1;
+    deliver(nm, SCHED, &k, 7);
+    const sk_msg *km = nth(nm, SK_MSG_KILL_TASK, 0, &to);
+    tap_ok(km != NULL && to == NM_PEER_COMMAND && km->m_kill_task.kt_task == 1,
+           "KILL_TASK goes to the executor running the task");
+    k.m_kill_task.kt_task = 42;
+    deliver(nm, SCHED, &k, 7);
+    tap_ok(count(nm, SK_MSG_KILL_TASK) == 0 &&
+               nm_get_stats(nm)->ns_kill_unknown == 1,
+           "KILL_TASK for no running task is counted");
+
+    /* Executor down: its tasks are lost. */
+    enq(nm, 2, 2, "b", 0, 1, 8);
+    reply(nm, SCHED, 2, 2, true, 0, "spark", 8);
+    tap_is_int(slots(nm).si_running, 2, "two tasks run");
+    drain(nm);
+    nm_peer_down(nm, EXEC, 9);
+    f = nth(nm, SK_MSG_TASK_FINISHED, 0, &to);
+    tap_ok(count(nm, SK_MSG_TASK_FINISHED) == 1 && to == SCHED &&
+               f->m_task_finished.tf_status == SK_TASK_LOST &&
+               f->m_task_finished.tf_job == 2,
+           "executor down: its task is reported LOST");
+    tap_ok(slots(nm).si_running == 1 && nm_get_stats(nm)->ns_lost == 1,
+           "only the command executor's task still runs");
+    reply(nm, SCHED, 1, 1, true, 5, "spark", 10);
+    tap_ok(
+        count(nm, SK_MSG_TASK_FINISHED) == 0 ||
+            nth(nm, SK_MSG_TASK_FINISHED, 0, NULL)->m_task_finished.tf_status ==
+                SK_TASK_FAILED,
+        "after the executor left, its framework has no executor");
+    nm_free(nm);
+}
+
+static void test_scheduler_down(void)
+{
+    nm_config cfg = base_cfg(2);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    up(nm, SCHED2, SK_ROLE_SCHEDULER, SCHED2_ID, "", 0);
+    enq_res(nm, SCHED2, 1, 1, "a", 0, 1, 100, 10, 0);
+    enq_res(nm, SCHED2, 2, 2, "a", 0, 1, 100, 10, 0);
+    reply(nm, SCHED2, 1, 1, true, 0, "spark", 1); /* runs; 2 is fetching */
+    enq_res(nm, SCHED2, 3, 3, "a", 0, 1, 100, 10, 1);
+    enq_res(nm, SCHED, 4, 4, "b", 0, 1, 100, 10, 1);
+    nm_slot_info si = slots(nm);
+    tap_ok(si.si_running == 1 && si.si_fetching == 1 && si.si_queued == 2,
+           "one running, one fetching, two queued");
+    drain(nm);
+    nm_peer_down(nm, SCHED2, 2);
+    si = slots(nm);
+    tap_ok(user_queued(nm, "a") == 0 && si.si_running == 1,
+           "scheduler down: its reservations are gone, its task runs on");
+    tap_is_int((int64_t)only_get_task(nm), 4,
+               "the slot it held for a GET_TASK goes to the next reservation");
+    finish(nm, EXEC, 1, 0, SK_TASK_OK, 3);
+    tap_ok(nm_outbox(nm)->ob_len == 0 &&
+               nm_get_stats(nm)->ns_results_dropped == 1 &&
+               slots(nm).si_running == 0,
+           "its task's result is dropped with a count, the slot freed");
+    reply(nm, SCHED2, 2, 2, true, 0, "", 3);
+    tap_ok(nm_get_stats(nm)->ns_unexpected == 1 && slots(nm).si_running == 0,
+           "a reply from the departed scheduler is unexpected");
+    nm_free(nm);
+}
+
+/* ---- long tasks (flow path) ------------------------------------------- */
+
+static void test_reserve(void)
+{
+    nm_config cfg = base_cfg(4);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    up(nm, FLOWD, SK_ROLE_FLOWD, 0, "", 0);
+    enq(nm, 1, 1, "a", 0, 4, 0);
+    for (uint32_t t = 0; t < 4; t++)
+        reply(nm, SCHED, 1, 1, true, t, "", 1);
+    enq(nm, 2, 2, "b", 0, 2, 1);
+    tap_ok(slots(nm).si_running == 4 && slots(nm).si_queued == 1,
+           "four short tasks run, one reservation waits");
+    reserve(nm, 100, 50, 0, SCHED_ID, 500, "spark", 2);
+    sk_peer to;
+    const sk_msg *ack = nth(nm, SK_MSG_RESERVE_ACK, 0, &to);
+    tap_ok(ack != NULL && to == FLOWD && ack->m_reserve_ack.ra_resv == 100 &&
+               ack->m_reserve_ack.ra_node_id == 3,
+           "RESERVE is acknowledged");
+    finish(nm, NM_PEER_COMMAND, 1, 0, SK_TASK_OK, 3);
+    const sk_msg *l = nth(nm, SK_MSG_LAUNCH_TASK, 0, &to);
+    tap_ok(l != NULL && to == EXEC && count(nm, SK_MSG_GET_TASK) == 0 &&
+               l->m_launch.lt_job == 50 &&
+               memcmp(l->m_launch.lt_spec.b_data, "long-service", 12) == 0,
+           "the freed slot starts the long task, not a short one");
+    const sk_msg *st = nth(nm, SK_MSG_TASK_STARTED, 0, &to);
+    tap_ok(st != NULL && to == SCHED && st->m_task_started.st_job == 50,
+           "its scheduler hears TASK_STARTED");
+    nm_slot_info si = slots(nm);
+    tap_ok(si.si_reserved == 1 && si.si_long_pending == 0 && si.si_running == 4,
+           "one reserved slot, running");
+
+    /* A pending long reservation keeps its slot away from short tasks. */
+    reserve(nm, 101, 51, 0, SCHED_ID, 500, "", 4);
+    finish(nm, NM_PEER_COMMAND, 1, 1, SK_TASK_OK, 5);
+    tap_ok(count(nm, SK_MSG_LAUNCH_TASK) == 1 &&
+               count(nm, SK_MSG_GET_TASK) == 0,
+           "the second long task takes the next free slot");
+    reserve(nm, 102, 52, 0, SCHED_ID, 500, "", 6);
+    tap_ok(slots(nm).si_long_pending == 1, "a third long task waits");
+    finish(nm, NM_PEER_COMMAND, 1, 2, SK_TASK_OK, 7);
+    tap_ok(count(nm, SK_MSG_LAUNCH_TASK) == 1 &&
+               count(nm, SK_MSG_GET_TASK) == 0 && slots(nm).si_queued == 1,
+           "and starts before the queued short reservation");
+
+    /* long_share 0.75 of 4 slots: three long reservations at most. */
+    reserve(nm, 103, 53, 0, SCHED_ID, 500, "", 8);
+    const sk_msg *rj = nth(nm, SK_MSG_RESERVE_REJECT, 0, &to);
+    tap_ok(rj != NULL && to == FLOWD && rj->m_reserve_ack.ra_resv == 103 &&
+               strstr(rj->m_reserve_ack.ra_reason, "long_share") != NULL,
+           "a fourth is rejected by long_share: %s",
+           rj ? rj->m_reserve_ack.ra_reason : "(none)");
+    finish(nm, NM_PEER_COMMAND, 1, 3, SK_TASK_OK, 9);
+    tap_is_int((int64_t)only_get_task(nm), 2,
+               "the slot long tasks may not take goes to short work");
+
+    /* RELEASE with kill stops the running long task. */
+    release(nm, 100, 50, 0, true);
+    const sk_msg *k = nth(nm, SK_MSG_KILL_TASK, 0, &to);
+    tap_ok(k != NULL && to == EXEC && k->m_kill_task.kt_job == 50 &&
+               slots(nm).si_reserved == 2,
+           "RELEASE with kill sends KILL_TASK and frees the reservation");
+    finish(nm, EXEC, 50, 0, SK_TASK_KILLED, 10);
+    const sk_msg *f = nth(nm, SK_MSG_TASK_FINISHED, 0, &to);
+    tap_ok(f != NULL && to == SCHED &&
+               f->m_task_finished.tf_status == SK_TASK_KILLED &&
+               slots(nm).si_running == 2,
+           "the killed task's end reaches its scheduler, the slot frees");
+    release(nm, 100, 50, 0, false);
+    tap_ok(nm_get_stats(nm)->ns_release_unknown == 1,
+           "releasing it again is counted as unknown");
+    nm_free(nm);
+}
+
+static void test_reserve_rejects(void)
+{
+    nm_config cfg = base_cfg(2);
+    cfg.nc_cpu_milli = 1000;
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    up(nm, FLOWD, SK_ROLE_FLOWD, 0, "", 0);
+    reserve(nm, 1, 1, 0, SCHED_ID, 2000, "", 1);
+    const sk_msg *rj = nth(nm, SK_MSG_RESERVE_REJECT, 0, NULL);
+    tap_ok(rj != NULL && strstr(rj->m_reserve_ack.ra_reason, "exceeds"),
+           "a request the node can never fit is rejected");
+    reserve(nm, 2, 1, 0, 999, 100, "", 1);
+    rj = nth(nm, SK_MSG_RESERVE_REJECT, 0, NULL);
+    tap_ok(rj != NULL && strstr(rj->m_reserve_ack.ra_reason, "scheduler"),
+           "a reservation for an unknown scheduler is rejected");
+    reserve(nm, 3, 1, 0, SCHED_ID, 100, "", 1);
+    tap_ok(count(nm, SK_MSG_RESERVE_ACK) == 1 && slots(nm).si_running == 1,
+           "a fitting one is accepted and starts at once");
+    reserve(nm, 3, 1, 0, SCHED_ID, 100, "", 1);
+    rj = nth(nm, SK_MSG_RESERVE_REJECT, 0, NULL);
+    tap_ok(rj != NULL && strstr(rj->m_reserve_ack.ra_reason, "duplicate"),
+           "a duplicate reservation id is rejected");
+    reserve(nm, 4, 2, 0, SCHED_ID, 100, "", 1);
+    tap_ok(count(nm, SK_MSG_RESERVE_REJECT) == 1,
+           "long_share 0.75 of 2 slots allows one long task");
+    tap_ok(nm_get_stats(nm)->ns_reserve_rejects == 4, "four rejects counted");
+    nm_free(nm);
+
+    /* RELEASE of a pending reservation: it never starts. */
+    cfg = base_cfg(4);
+    nm = make(&cfg);
+    cast(nm);
+    up(nm, FLOWD, SK_ROLE_FLOWD, 0, "", 0);
+    enq(nm, 1, 1, "a", 0, 4, 0);
+    reserve(nm, 7, 70, 0, SCHED_ID, 100, "", 1);
+    tap_ok(slots(nm).si_long_pending == 1, "a long reservation is pending");
+    release(nm, 7, 70, 0, false);
+    tap_ok(slots(nm).si_long_pending == 0 && slots(nm).si_reserved == 0,
+           "RELEASE drops it");
+    reply(nm, SCHED, 1, 1, true, 0, "", 2);
+    finish(nm, NM_PEER_COMMAND, 1, 0, SK_TASK_OK, 3);
+    tap_ok(count(nm, SK_MSG_LAUNCH_TASK) == 0,
+           "a released reservation never launches");
+    /* KILL_TASK of a job: its running long task gets KILL_TASK, its
+     * pending one ends at once. (Three slots still wait for replies.) */
+    reserve(nm, 8, 80, 0, SCHED_ID, 100, "", 4);
+    reserve(nm, 9, 80, 1, SCHED_ID, 100, "", 4);
+    tap_ok(slots(nm).si_running == 1 && slots(nm).si_long_pending == 1,
+           "one long task of job 80 runs, one waits");
+    sk_msg k = {.m_type = SK_MSG_KILL_TASK};
+    k.m_kill_task.kt_job = 80;
+    k.m_kill_task.kt_task = SK_TASK_ANY;
+    deliver(nm, SCHED, &k, 5);
+    const sk_msg *f = nth(nm, SK_MSG_TASK_FINISHED, 0, NULL);
+    tap_ok(count(nm, SK_MSG_KILL_TASK) == 1 &&
+               count(nm, SK_MSG_TASK_FINISHED) == 1 &&
+               f->m_task_finished.tf_status == SK_TASK_KILLED &&
+               f->m_task_finished.tf_task == 1 && slots(nm).si_reserved == 1,
+           "KILL_TASK of a job: running one killed, pending one KILLED");
+    nm_free(nm);
+}
+
+/* ---- heartbeats and status -------------------------------------------- */
+
+static void test_heartbeat(void)
+{
+    nm_config cfg = base_cfg(4);
+    cfg.nc_heartbeat_ms = 500;
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    tap_ok(nm_next_deadline(nm) == SK_TIME_NEVER, "no flowd, no deadline");
+    up(nm, FLOWD, SK_ROLE_FLOWD, 0, "", 1000);
+    sk_peer to;
+    const sk_msg *hb = nth(nm, SK_MSG_HEARTBEAT, 0, &to);
+    tap_ok(hb != NULL && to == FLOWD && hb->m_heartbeat.hb_seq == 0 &&
+               hb->m_heartbeat.hb_slots_total == 4,
+           "flowd gets a heartbeat when it registers");
+    tap_ok(nm_next_deadline(nm) == 1000 + 500000, "next one in 500 ms");
+    enq(nm, 1, 1, "a", 0, 1, 2000);
+    reply(nm, SCHED, 1, 1, true, 0, "spark", 2000);
+    reserve(nm, 9, 9, 0, SCHED_ID, 100, "", 2000);
+    enq(nm, 2, 2, "a", 0, 1, 2000);
+    enq(nm, 3, 3, "b", 3, 1, 2000);
+    enq(nm, 4, 4, "b", 3, 1, 2000);
+    drain(nm);
+    nm_on_timer(nm, 400000);
+    tap_is_int((int64_t)count(nm, SK_MSG_HEARTBEAT), 0,
+               "nothing before the deadline");
+    drain(nm);
+    nm_on_timer(nm, 501000);
+    hb = nth(nm, SK_MSG_HEARTBEAT, 0, &to);
+    const sk_heartbeat *h = hb ? &hb->m_heartbeat : NULL;
+    tap_ok(h != NULL && to == FLOWD && h->hb_seq == 1 &&
+               h->hb_time_us == 501000 && h->hb_node_id == 3 &&
+               strcmp(h->hb_node, "n1") == 0,
+           "a heartbeat at the deadline, numbered and stamped");
+    tap_ok(h != NULL && h->hb_slots_used == 4 && h->hb_slots_reserved == 1 &&
+               h->hb_used.r_cpu_milli == 400,
+           "it tells the slots used and reserved and the resources used");
+    tap_ok(h != NULL && h->hb_nrunning == 2 && h->hb_running[0].ru_job == 1 &&
+               !h->hb_running[0].ru_long && h->hb_running[1].ru_job == 9 &&
+               h->hb_running[1].ru_long,
+           "and the running tasks, long ones marked");
+    tap_ok(h != NULL && h->hb_queue[0] == 0 && h->hb_queue[3] == 1,
+           "and the queue length per priority");
+    tap_ok(nm_next_deadline(nm) == 1001000, "the next one is due 500 ms later");
+    drain(nm);
+    nm_peer_down(nm, FLOWD, 600000);
+    tap_ok(nm_next_deadline(nm) == SK_TIME_NEVER, "flowd gone, no deadline");
+    nm_free(nm);
+}
+
+static const char *kv(const sk_status_reply *r, const char *key)
+{
+    for (uint32_t i = 0; i < r->sr_nkv; i++)
+        if (strcmp(r->sr_kv[i].kv_key, key) == 0)
+            return r->sr_kv[i].kv_value;
+    return "";
+}
+
+static void test_status(void)
+{
+    nm_config cfg = base_cfg(1);
+    nm_config_set_weight(&cfg, "alice", 3);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    enq(nm, 1, 1, "alice", 0, 1, 0);
+    enq(nm, 2, 2, "bob", 0, 1, 0);
+    reply(nm, SCHED, 1, 1, true, 0, "", 1000000);
+    finish(nm, NM_PEER_COMMAND, 1, 0, SK_TASK_OK, 3500000);
+    nm_user_info ui;
+    nm_get_user(nm, "alice", &ui);
+    tap_is_int((int64_t)ui.ui_slot_us, 2500000,
+               "alice used 2.5 s of slot time");
+    sk_msg q = {.m_type = SK_MSG_STATUS_REQUEST};
+    q.m_status_request.sq_request = 77;
+    q.m_status_request.sq_table = true;
+    deliver(nm, TOOL, &q, 4000000);
+    sk_peer to;
+    const sk_msg *m = nth(nm, SK_MSG_STATUS_REPLY, 0, &to);
+    const sk_status_reply *r = m ? &m->m_status_reply : NULL;
+    tap_ok(r != NULL && to == TOOL && r->sr_request == 77 &&
+               r->sr_role == SK_ROLE_NODEMON && strcmp(r->sr_name, "n1") == 0,
+           "STATUS_REQUEST from anyone is answered");
+    tap_ok(r != NULL && strcmp(kv(r, "slots_total"), "1") == 0 &&
+               strcmp(kv(r, "slots_used"), "1") == 0 &&
+               strcmp(kv(r, "launched"), "1") == 0 &&
+               strcmp(kv(r, "finished"), "1") == 0,
+           "key/values tell slots and counters");
+    int alice = -1;
+    for (uint32_t i = 0; r != NULL && i < r->sr_nrows; i++)
+        if (strcmp(r->sr_rows[i].sw_cells[0], "alice") == 0)
+            alice = (int)i;
+    tap_ok(r != NULL && r->sr_ncolumns == 5 && r->sr_nrows == 2 && alice >= 0 &&
+               strcmp(r->sr_rows[alice].sw_cells[1], "3") == 0 &&
+               strcmp(r->sr_rows[alice].sw_cells[4], "2.500") == 0,
+           "the table has a row per user with weight and slot time");
+    nm_free(nm);
+}
+
+/* ---- hostile and stale input ------------------------------------------ */
+
+static void test_stale(void)
+{
+    nm_config cfg = base_cfg(1);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    enq(nm, 1, 1, "a", 0, 1, 0);
+    enq(nm, 2, 2, "a", 0, 1, 0);
+    nm_slot_info before = slots(nm);
+    reply(nm, SCHED, 1, 99, true, 0, "", 1);
+    reply(nm, SCHED, 2, 2, true, 0, "", 1); /* queued, never asked */
+    reply(nm, SCHED, 5, 1, true, 0, "", 1); /* wrong job */
+    tap_ok(nm_get_stats(nm)->ns_stale_replies == 3,
+           "replies to no GET_TASK are counted");
+    finish(nm, NM_PEER_COMMAND, 1, 0, SK_TASK_OK, 1);
+    tap_ok(nm_get_stats(nm)->ns_stale_finished == 1,
+           "TASK_FINISHED for no running task is counted");
+    enq_res(nm, 55, 3, 3, "a", 0, 1, 1, 1, 1);
+    enq(nm, 1, 1, "a", 0, 1, 1);
+    tap_ok(nm_get_stats(nm)->ns_unexpected == 1 &&
+               nm_get_stats(nm)->ns_duplicate == 1,
+           "an unregistered peer and a duplicate reservation id are counted");
+    reserve(nm, 1, 1, 0, SCHED_ID, 1, "", 1); /* flowd not registered */
+    sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
+    deliver(nm, SCHED, &m, 1);
+    m.m_type = SK_MSG_TASK_FINISHED;
+    deliver(nm, SCHED, &m, 1); /* a scheduler is not an executor */
+    tap_ok(nm_get_stats(nm)->ns_unexpected == 4,
+           "messages of the wrong type or role are counted");
+    enq(nm, 3, 3, "a", SK_PRIORITIES, 1, 1);
+    enq(nm, 3, 3, "a", 0, 0, 1);
+    tap_ok(nm_get_stats(nm)->ns_unexpected == 6,
+           "out-of-range priority and count are counted");
+    nm_slot_info after = slots(nm);
+    tap_ok(memcmp(&before, &after, sizeof before) == 0 &&
+               nm_outbox(nm)->ob_len == 0,
+           "none of it changed the state or sent anything");
+    up(nm, SCHED, SK_ROLE_SCHEDULER, 1, "", 1);
+    up(nm, 60, SK_ROLE_EXECUTOR, 0, "", 1);
+    up(nm, NM_PEER_COMMAND, SK_ROLE_SCHEDULER, 0, "", 1);
+    tap_ok(nm_get_stats(nm)->ns_bad_hello == 3,
+           "duplicate, framework-less executor and reserved-id HELLOs refused");
+    nm_free(nm);
+}
+
+/* Many jobs come and go: nothing stays behind. */
+static void test_no_growth(void)
+{
+    nm_config cfg = base_cfg(4);
+    cfg.nc_max_users = 8;
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    int served = 0;
+    for (uint64_t j = 1; j <= 2000; j++) {
+        char user[16];
+        snprintf(user, sizeof user, "u%u", (unsigned)(j % 50));
+        enq(nm, j, j, user, (uint8_t)(j % SK_PRIORITIES), 2, j);
+        sk_outbox *ob = nm_outbox(nm);
+        uint64_t asks[8];
+        size_t n = 0;
+        for (size_t i = 0; i < ob->ob_len && n < 8; i++)
+            if (ob->ob_msgs[i].o_msg.m_type == SK_MSG_GET_TASK)
+                asks[n++] = ob->ob_msgs[i].o_msg.m_get_task.gt_job;
+        for (size_t i = 0; i < n; i++) {
+            reply(nm, SCHED, asks[i], asks[i], true, 0, "", j);
+            if (count(nm, SK_MSG_LAUNCH_TASK) == 1) {
+                finish(nm, NM_PEER_COMMAND, asks[i], 0, SK_TASK_OK, j);
+                served++;
+            }
+            cancel(nm, SCHED, asks[i]);
+        }
+    }
+    sk_msg q = {.m_type = SK_MSG_STATUS_REQUEST};
+    deliver(nm, TOOL, &q, 5000);
+    const sk_status_reply *r =
+        &nth(nm, SK_MSG_STATUS_REPLY, 0, NULL)->m_status_reply;
+    tap_ok(served > 1000 && slots(nm).si_used == 0 &&
+               strcmp(kv(r, "jobs"), "0") == 0 &&
+               strcmp(kv(r, "users"), "8") == 0,
+           "after %d tasks: no job kept, users bounded by max_users (%s)",
+           served, kv(r, "users"));
+    nm_free(nm);
+}
+
+static void quiet(void *arg, sk_log_level level, const char *line)
+{
+    (void)arg;
+    (void)level;
+    (void)line;
+}
+
+int main(void)
+{
+    tap_timeout(30);
+    tap_plan_lazy();
+    sk_log_set_sink(quiet, NULL);
+    test_config();
+    test_wfq_shares();
+    test_priority();
+    test_resources();
+    test_cancel();
+    test_nothing_left();
+    test_count_k();
+    test_queue_bound();
+    test_executors();
+    test_scheduler_down();
+    test_reserve();
+    test_reserve_rejects();
+    test_heartbeat();
+    test_status();
+    test_stale();
+    test_no_growth();
+    tap_is_int(encode_failures, 0, "every message sent encodes");
+    sk_buf_free(&encbuf);
+    tap_done();
+    return tap_exit_status();
+}
