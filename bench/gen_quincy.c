@@ -484,7 +484,7 @@ static int32_t job_size(const gq_params *p, sk_rng *rng, int64_t left)
 {
     double n = 1.0;
     if (sk_rng_double(rng) >= 0.4 && p->gp_tasks_per_job > 1.0)
-        n = ceil(sk_rng_pareto(rng, 1.3, (p->gp_tasks_per_job - 0.4) / 0.6));
+        n = ceil(sk_rng_pareto(rng, 1.6, (p->gp_tasks_per_job - 0.4) / 0.6));
     if (n > GQ_MAX_JOB_TASKS)
         n = GQ_MAX_JOB_TASKS;
     return n > (double)left ? (int32_t)left : (int32_t)n;

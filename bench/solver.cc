@@ -57,7 +57,7 @@ struct Options {
     int runs = 3;
     uint64_t seed = 1;
     double timeout = 120.0;
-    double lemon_timeout = 60.0;
+    double lemon_timeout = 30.0;
     int32_t ssp_max_nodes = 30000;
     std::vector<std::string> scenarios;
     std::string dimacs_dir;
@@ -188,7 +188,8 @@ struct Row {
     std::string note; /* n/a, timeout, infeasible, MISMATCH, ... */
     int64_t cost = 0;
     bool has_cost = false;
-    std::string extra; /* e.g. race winners */
+    std::string extra;      /* e.g. race winners */
+    bool unchecked = false; /* no LEMON result to compare the cost with */
 };
 
 int g_mismatches = 0;
@@ -360,6 +361,8 @@ void print_rows(const char *name, int32_t nodes, int32_t arcs,
         std::string note = r.note;
         if (!r.extra.empty())
             note += (note.empty() ? "" : " ") + r.extra;
+        if (r.unchecked)
+            note += " UNCHECKED (no LEMON result to compare with)";
         printf("%-20s %8d %9d  %-13s %-26s %9s %15s  %s\n", name, nodes, arcs,
                r.alg.c_str(), fmt_stat(s).c_str(), ratio, cost, note.c_str());
     }
@@ -489,11 +492,13 @@ void judge(const char *scenario, Row &row, const bf_result &res,
     if (res.br_rc == 0) {
         row.cost = res.br_cost;
         row.has_cost = true;
-        if (ref.ok && ref.status != LS_OPTIMAL) {
+        if (!ref.ok) {
+            row.unchecked = true;
+        } else if (ref.status != LS_OPTIMAL) {
             row.note = "MISMATCH";
             mismatch(scenario, row.alg + " solved a graph " + ref.by +
                                    " found " + status_name(ref.status));
-        } else if (ref.ok && res.br_cost != ref.cost) {
+        } else if (res.br_cost != ref.cost) {
             row.note = "MISMATCH";
             mismatch(scenario,
                      row.alg + " cost " + std::to_string(res.br_cost) +
@@ -914,7 +919,7 @@ void usage(FILE *f)
             "  --timeout SEC      cancel a flowcore solve after SEC seconds\n"
             "                     (default 120)\n"
             "  --lemon-timeout SEC  stop a LEMON solve after SEC seconds\n"
-            "                     (default 60)\n"
+            "                     (default 30)\n"
             "  --ssp-max-nodes N  run ssp only on graphs up to N nodes\n"
             "                     (default 30000)\n"
             "  --write-dimacs DIR write each graph (an incremental scenario:\n"
@@ -925,13 +930,20 @@ void usage(FILE *f)
             "returned a bad flow, 2 bad usage.\n");
 }
 
+/* A --scenario NAME selects the scenario of that name or, if none has it,
+ * every scenario whose name starts with it. */
 bool selected(const Scenario &sc, const Options &opt)
 {
     if (opt.scenarios.empty())
         return sc.quick == opt.quick;
-    for (const std::string &s : opt.scenarios)
-        if (std::string(sc.name).compare(0, s.size(), s) == 0)
+    for (const std::string &s : opt.scenarios) {
+        bool exact = false;
+        for (const Scenario &other : kScenarios)
+            exact = exact || s == other.name;
+        if (exact ? s == sc.name
+                  : std::string(sc.name).compare(0, s.size(), s) == 0)
             return true;
+    }
     return false;
 }
 
