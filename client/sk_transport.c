@@ -86,10 +86,15 @@ sk_tpeer *sk_tpeer_alloc(sk_transport *t)
         t->t_nslots++;
     }
     sk_tpeer *p = sk_tpeer_at(t, slot);
+    /* The flush list may still hold the slot: keep its link. */
     uint32_t gen = p->pe_gen;
+    uint8_t dirty = p->pe_dirty;
+    int32_t dirty_next = p->pe_dirty_next;
     memset(p, 0, sizeof *p);
     p->pe_gen = gen;
     p->pe_slot = slot;
+    p->pe_dirty = dirty;
+    p->pe_dirty_next = dirty_next;
     p->pe_used = 1;
     p->pe_route_next = -1;
     p->pe_name_next = -1;
@@ -243,6 +248,17 @@ int sk_tpeer_send_frame(sk_transport *t, sk_tpeer *p, sk_tframe_kind kind,
     return 0;
 }
 
+void sk_tpeer_mark(sk_transport *t, sk_tpeer *p)
+{
+    if (p->pe_dirty)
+        return;
+    p->pe_dirty = 1;
+    p->pe_dirty_next = t->t_dirty;
+    t->t_dirty = (int32_t)p->pe_slot;
+    if (!ev_is_active(&t->t_flush))
+        ev_prepare_start(t->t_loop, &t->t_flush);
+}
+
 void sk_tpeer_block(sk_transport *t, sk_tpeer *p)
 {
     if (p->pe_conn == NULL || p->pe_blocked)
@@ -277,35 +293,44 @@ void sk_tpeer_send_reset(sk_transport *t, const uint8_t route[8])
     sk_tpeer_send_frame(t, &tmp, SK_TF_RESET, 0, NULL, 0, NULL, 0);
 }
 
+/* Sends one frame of queued messages, as many as fit in tc_max_batch. */
+static int send_batch(sk_transport *t, sk_tpeer *p)
+{
+    /* The queue holds DATA records already: a prefix is a body. */
+    size_t at = p->pe_q_head;
+    uint32_t n = 0;
+    while (n < p->pe_q_count) {
+        size_t rec = SK_TFRAME_REC + sk_tframe_get32(p->pe_q + at);
+        if (n > 0 && at + rec - p->pe_q_head > t->t_cfg.tc_max_batch)
+            break;
+        at += rec;
+        n++;
+    }
+    int rc = sk_tpeer_send_frame(t, p, SK_TF_DATA, n, p->pe_q + p->pe_q_head,
+                                 at - p->pe_q_head, NULL, 0);
+    if (rc == 0) {
+        t->t_stats.ts_sent += n;
+        p->pe_q_count -= n;
+        p->pe_q_head = at;
+        if (p->pe_q_count == 0)
+            p->pe_q_head = p->pe_q_tail = 0;
+    }
+    return rc;
+}
+
 void sk_tpeer_flush(sk_transport *t, sk_tpeer *p)
 {
-    if (!p->pe_up || (p->pe_conn != NULL ? p->pe_blocked : p->pe_inflight))
-        return;
-    int rc;
-    if (p->pe_q_count > 0) {
-        /* The queue holds DATA records already: a prefix is a body. */
-        size_t at = p->pe_q_head;
-        uint32_t n = 0;
-        while (n < p->pe_q_count) {
-            size_t rec = SK_TFRAME_REC + sk_tframe_get32(p->pe_q + at);
-            if (n > 0 && at + rec - p->pe_q_head > t->t_cfg.tc_max_batch)
-                break;
-            at += rec;
-            n++;
-        }
-        rc = sk_tpeer_send_frame(t, p, SK_TF_DATA, n, p->pe_q + p->pe_q_head,
-                                 at - p->pe_q_head, NULL, 0);
-        if (rc == 0) {
-            t->t_stats.ts_sent += n;
-            p->pe_q_count -= n;
-            p->pe_q_head = at;
-            if (p->pe_q_count == 0)
-                p->pe_q_head = p->pe_q_tail = 0;
-        }
-    } else if (p->pe_ack_owed) {
-        rc = sk_tpeer_send_frame(t, p, SK_TF_ACK, 0, NULL, 0, NULL, 0);
-    } else {
-        return;
+    int rc = 0;
+    /* A router may have one frame in flight; a dealer sends until nanomsg
+     * pushes back. */
+    while (rc == 0 && p->pe_up &&
+           !(p->pe_conn != NULL ? p->pe_blocked : p->pe_inflight)) {
+        if (p->pe_q_count > 0)
+            rc = send_batch(t, p);
+        else if (p->pe_ack_owed)
+            rc = sk_tpeer_send_frame(t, p, SK_TF_ACK, 0, NULL, 0, NULL, 0);
+        else
+            return;
     }
     if (rc == SK_EAGAIN)
         sk_tpeer_block(t, p);
@@ -354,21 +379,10 @@ int sk_transport_send(sk_transport *t, sk_peer_id peer, const void *data,
         return SK_ESTATE;
     if (len > t->t_cfg.tc_max_msg)
         return SK_ELIMIT;
-    int idle = p->pe_conn != NULL ? !p->pe_blocked : !p->pe_inflight;
-    if (p->pe_q_count == 0 && idle) {
-        uint8_t rec[SK_TFRAME_REC];
-        sk_tframe_put32(rec, (uint32_t)len);
-        int rc = sk_tpeer_send_frame(t, p, SK_TF_DATA, 1, rec, sizeof rec, data,
-                                     len);
-        if (rc == 0) {
-            t->t_stats.ts_sent++;
-            return 0;
-        }
-        if (rc != SK_EAGAIN)
-            return rc;
-        sk_tpeer_block(t, p);
-    }
-    return queue_push(t, p, data, len);
+    int rc = queue_push(t, p, data, len);
+    if (rc == 0)
+        sk_tpeer_mark(t, p);
+    return rc;
 }
 
 int sk_transport_lookup(sk_transport *t, const char *role, const char *name,
@@ -496,6 +510,9 @@ int sk_transport_create(struct ev_loop *loop, const sk_transport_config *cfg,
     ev_timer_init(&t->t_tick, sk_trx_tick_cb, cfg->tc_heartbeat,
                   cfg->tc_heartbeat);
     t->t_tick.data = t;
+    ev_prepare_init(&t->t_flush, sk_trx_prepare_cb);
+    t->t_flush.data = t;
+    t->t_dirty = -1;
     ev_timer_start(loop, &t->t_tick);
     *out = t;
     return 0;
@@ -610,6 +627,7 @@ int sk_transport_connect(sk_transport *t, const char *endpoint, sk_peer_id *out)
 static void conn_close(sk_transport *t, sk_tpeer *p, int report)
 {
     sk_tconn *cn = p->pe_conn;
+    sk_tpeer_flush(t, p);
     if (p->pe_up && !p->pe_blocked)
         sk_tpeer_send_frame(t, p, SK_TF_GOODBYE, 0, NULL, 0, NULL, 0);
     if (report)
@@ -646,7 +664,9 @@ void sk_transport_destroy(sk_transport *t)
         if (p->pe_conn != NULL) {
             conn_close(t, p, 0);
         } else {
-            /* A busy pipe drops this goodbye: the peer then times out. */
+            /* A busy pipe would drop this goodbye: the peer then times
+             * out. */
+            sk_tpeer_flush(t, p);
             if (p->pe_up && !p->pe_inflight)
                 sk_tpeer_send_frame(t, p, SK_TF_GOODBYE, 0, NULL, 0, NULL, 0);
             free(p->pe_q);
@@ -657,6 +677,7 @@ void sk_transport_destroy(sk_transport *t)
         nn_close(t->t_router);
     }
     ev_timer_stop(t->t_loop, &t->t_tick);
+    ev_prepare_stop(t->t_loop, &t->t_flush);
     for (uint32_t c = 0; c * SK_TPEER_CHUNK < t->t_nslots; c++)
         free(t->t_chunks[c]);
     free(t->t_chunks);

@@ -146,12 +146,13 @@ int sk_transport_connect(sk_transport *t, const char *endpoint,
 int sk_transport_disconnect(sk_transport *t, sk_peer_id peer);
 
 /* sk_transport_send queues one message of len bytes (0..tc_max_msg) to a
- * peer that is up, copying it; it leaves at once when flow control allows,
- * else with later messages batched into one frame. Returns 0; SK_ENOTFOUND
- * (no such peer); SK_ESTATE (the peer is not up); SK_ELIMIT (too long);
- * SK_EAGAIN if the peer's queue is full (counted in ts_queue_full: the
- * message was not taken; try again after the loop has run). Cost: one
- * nn_sendmsg, or a memcpy into the queue; no allocation once the queue has
+ * peer that is up, copying it. The loop sends it before it next sleeps:
+ * messages queued to one peer during one loop iteration share frames, and
+ * a router keeps one frame in flight per peer (see docs/TRANSPORT.md).
+ * Returns 0; SK_ENOTFOUND (no such peer); SK_ESTATE (the peer is not up);
+ * SK_ELIMIT (too long); SK_EAGAIN if the peer's queue is full (counted in
+ * ts_queue_full: the message was not taken; try again after the loop has
+ * run). Cost: a memcpy into the queue; no allocation once the queue has
  * grown. */
 int sk_transport_send(sk_transport *t, sk_peer_id peer, const void *data,
                       size_t len);

@@ -10,7 +10,10 @@
  * flight per peer, until the peer acknowledges it, and batches what the
  * daemon sends meanwhile into the next frame. A dealer's socket says
  * EAGAIN instead of dropping, so a dealer sends whenever nanomsg takes the
- * frame and batches while it does not.
+ * frame and batches while it does not. Both sides cork: a send only queues
+ * and marks the peer; an ev_prepare watcher, which runs once per loop
+ * iteration before the loop sleeps, flushes every marked peer, so the
+ * messages of one iteration share a frame and a reply carries the ack.
  */
 #ifndef SK_TRANSPORT_IMPL_H
 #define SK_TRANSPORT_IMPL_H
@@ -36,6 +39,7 @@ typedef struct sk_tpeer {
     uint8_t pe_inflight; /* router: a frame awaits the peer's ack */
     uint8_t pe_ack_owed; /* dealer: a router frame is not yet acked */
     uint8_t pe_blocked;  /* dealer: nanomsg said EAGAIN; SNDFD watched */
+    uint8_t pe_dirty;    /* on the list of peers to flush */
     char pe_role[SK_TRANSPORT_MAX_ROLE + 1];
     char pe_name[SK_TRANSPORT_MAX_NAME + 1];
     uint64_t pe_incarnation;  /* the peer process's random session stamp */
@@ -52,6 +56,7 @@ typedef struct sk_tpeer {
     uint32_t pe_q_count;      /* queued messages */
     int32_t pe_route_next;    /* route map chain; free list when unused */
     int32_t pe_name_next;     /* name map chain */
+    int32_t pe_dirty_next;    /* list of peers to flush */
     sk_tconn *pe_conn;        /* our connection, or NULL */
 } sk_tpeer;
 
@@ -72,6 +77,8 @@ struct sk_transport {
     int t_router;           /* listening raw NN_REP socket, or -1 */
     ev_io t_router_w;       /* on its NN_RCVFD */
     ev_timer t_tick;        /* heartbeats and liveness, every tc_heartbeat */
+    ev_prepare t_flush;     /* flushes marked peers before the loop sleeps */
+    int32_t t_dirty;        /* head of the list of peers to flush, or -1 */
     sk_tpeer **t_chunks;    /* peer slots, SK_TPEER_CHUNK per chunk */
     uint32_t t_nslots;      /* slots ever handed out */
     int32_t t_free;         /* free slot list head, or -1 */
@@ -115,6 +122,9 @@ void sk_tpeer_send_hello(sk_transport *t, sk_tpeer *p);
 /* Sends what flow control allows: a batch of the queue, or a due ack. */
 void sk_tpeer_flush(sk_transport *t, sk_tpeer *p);
 
+/* Puts p on the list that the prepare watcher flushes. */
+void sk_tpeer_mark(sk_transport *t, sk_tpeer *p);
+
 /* Marks a dealer blocked and watches its SNDFD. */
 void sk_tpeer_block(sk_transport *t, sk_tpeer *p);
 
@@ -126,5 +136,6 @@ void sk_trx_router_cb(struct ev_loop *loop, ev_io *w, int revents);
 void sk_trx_dealer_cb(struct ev_loop *loop, ev_io *w, int revents);
 void sk_trx_dealer_snd_cb(struct ev_loop *loop, ev_io *w, int revents);
 void sk_trx_tick_cb(struct ev_loop *loop, ev_timer *w, int revents);
+void sk_trx_prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents);
 
 #endif /* SK_TRANSPORT_IMPL_H */
