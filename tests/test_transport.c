@@ -261,6 +261,9 @@ static void test_queue_full(void)
     sk_transport_lookup(router, "nodemon", "n1", &id);
     sk_transport_peer_info(router, id, &pi);
     tap_is_int(pi.pi_queued, 1024, "peer info shows the queue");
+    static char big[4097];
+    tap_is_int(sk_transport_send(router, id, big, sizeof big), SK_ELIMIT,
+               "a message over tc_max_msg is refused");
     want w = {start + taken, &dealer_rec[0], 1};
     tap_ok(tu_run_until(loop, got_all, &w, 10) &&
                dealer_rec[0].ru_msgs == start + taken &&

@@ -204,6 +204,8 @@ static void test_router_side(const char *ep)
            "the restarted peer is seen again, under a new id");
     tap_is_int(sk_transport_send_to(router, "nodemon", "k0", "k0 0", 4), 0,
                "and can be addressed by name");
+    tap_is_int(sk_transport_send(router, first, "k0 0", 4), SK_ENOTFOUND,
+               "the id of the dead session is refused");
 
     /* A new process of the same name while the old session still looks
      * alive (a restart faster than the timeout): the new one replaces it. */
