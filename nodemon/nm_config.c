@@ -27,6 +27,7 @@ void nm_config_init(nm_config *cfg, uint32_t ncores)
     cfg->nc_max_peers = 4096;
     cfg->nc_long_share = 0.75;
     cfg->nc_heartbeat_ms = 1000;
+    cfg->nc_get_task_timeout_ms = 10000;
 }
 
 int nm_config_set_weight(nm_config *cfg, const char *user, uint32_t weight)
@@ -102,6 +103,9 @@ size_t nm_config_keys(nm_config *cfg, sk_config_key *keys)
          1, NULL, "fraction of slots that long (RESERVE) tasks may hold"},
         {"nodemon", "heartbeat_ms", SK_CONFIG_INT, &cfg->nc_heartbeat_ms, 0, 1,
          3600000, NULL, "period of HEARTBEAT to flowd, in ms"},
+        {"nodemon", "get_task_timeout_ms", SK_CONFIG_INT,
+         &cfg->nc_get_task_timeout_ms, 0, 1, 3600000, NULL,
+         "how long a slot waits for the answer to a GET_TASK, in ms"},
         {"weights", "*", SK_CONFIG_CUSTOM, cfg, 0, 0, 0, parse_weight,
          "user = weight: fair-share weight of a user (default 1)"},
     };
@@ -133,6 +137,9 @@ int nm_config_check(const nm_config *cfg, char *err, size_t errlen)
         what = "long_share must be in [0, 1]";
     else if (cfg->nc_heartbeat_ms < 1 || cfg->nc_heartbeat_ms > 3600000)
         what = "heartbeat_ms must be in [1, 3600000]";
+    else if (cfg->nc_get_task_timeout_ms < 1 ||
+             cfg->nc_get_task_timeout_ms > 3600000)
+        what = "get_task_timeout_ms must be in [1, 3600000]";
     else if (cfg->nc_nweights > NM_MAX_WEIGHTS)
         what = "too many weights";
     if (what == NULL)

@@ -39,24 +39,27 @@ typedef struct nm_config {
     int64_t nc_max_peers;                 /* registered peers at once */
     double nc_long_share;                 /* fraction of slots for RESERVE */
     int64_t nc_heartbeat_ms;              /* HEARTBEAT period to flowd */
+    int64_t nc_get_task_timeout_ms;       /* wait for a TASK_REPLY */
     nm_weight nc_weights[NM_MAX_WEIGHTS]; /* configured weights */
     uint32_t nc_nweights;
 } nm_config;
 
 /* The number of entries nm_config_keys fills. */
-#define NM_CONFIG_NKEYS 11u
+#define NM_CONFIG_NKEYS 12u
 
 /* nm_config_init sets the defaults for a machine with ncores cores:
  * ncores slots (at least 1, at most SK_MAX_SLOTS), 1000 millicores and
  * 1024 MiB per slot, at most 100000 queued reservations, 4096 users and
- * 4096 peers, long_share 0.75, a heartbeat every 1000 ms, no weights
+ * 4096 peers, long_share 0.75, a heartbeat every 1000 ms, a GET_TASK
+ * answered within 10000 ms, no weights
  * (every user weighs 1), node id 0 and name "node". */
 void nm_config_init(nm_config *cfg, uint32_t ncores);
 
 /* nm_config_keys fills keys[0..NM_CONFIG_NKEYS) with the description of
  * cfg's fields for sk_config_load: section [nodemon] (node_id, node,
  * slots, cpu_milli, mem_mb, max_queued, max_users, max_peers, long_share,
- * heartbeat_ms, with their ranges) and section [weights], whose every key
+ * heartbeat_ms, get_task_timeout_ms, with their ranges) and section
+ * [weights], whose every key
  * is a user name and value a weight in 1..NM_MAX_WEIGHT. Returns
  * NM_CONFIG_NKEYS. The keys point into cfg. */
 size_t nm_config_keys(nm_config *cfg, sk_config_key *keys);

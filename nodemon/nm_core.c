@@ -268,21 +268,17 @@ static void free_long(nm_core *nm, nm_long *lg)
 
 /* ---- reporting to schedulers ------------------------------------------ */
 
-/* Send TASK_FINISHED for a task that ended here without an executor's
- * word (failed to launch, lost, killed before starting). */
-static void report_end(nm_core *nm, const nm_job *j, uint32_t task,
-                       uint32_t attempt, sk_task_status status,
-                       sk_time launched, sk_time now, const char *reason)
+/* Send a scheduler TASK_FINISHED for a task that ended here without an
+ * executor's word. */
+static void send_end(nm_core *nm, sk_peer to, uint64_t job, uint32_t task,
+                     uint32_t attempt, sk_task_status status, sk_time launched,
+                     sk_time now, const char *reason)
 {
-    if (j == NULL) {
-        nm->nm_st.ns_results_dropped++;
-        return;
-    }
-    sk_msg *m = nm_push(nm, j->jb_sched->pe_id, SK_MSG_TASK_FINISHED);
+    sk_msg *m = nm_push(nm, to, SK_MSG_TASK_FINISHED);
     if (m == NULL)
         return;
     sk_task_finished *tf = &m->m_task_finished;
-    tf->tf_job = j->jb_id;
+    tf->tf_job = job;
     tf->tf_task = task;
     tf->tf_attempt = attempt;
     tf->tf_node = nm->nm_cfg.nc_node;
@@ -295,6 +291,56 @@ static void report_end(nm_core *nm, const nm_job *j, uint32_t task,
     tf->tf_output.b_len = tf->tf_output.b_data != NULL ? (uint32_t)len : 0;
     tf->tf_launch_us = launched;
     tf->tf_end_us = now;
+}
+
+/* The same for a task of job j (failed to launch, lost, killed before
+ * starting); counted as dropped when j's scheduler has left. */
+static void report_end(nm_core *nm, const nm_job *j, uint32_t task,
+                       uint32_t attempt, sk_task_status status,
+                       sk_time launched, sk_time now, const char *reason)
+{
+    if (j == NULL) {
+        nm->nm_st.ns_results_dropped++;
+        return;
+    }
+    send_end(nm, j->jb_sched->pe_id, j->jb_id, task, attempt, status, launched,
+             now, reason);
+}
+
+/* ---- slots held for GET_TASK ------------------------------------------ */
+
+/* Hold a free slot and r's resources for one GET_TASK until its answer,
+ * or until get_task_timeout_ms. */
+static void fetch_start(nm_core *nm, nm_resv *r, sk_time now)
+{
+    nm_link *l = nm_list_first(&nm->nm_fetch_free);
+    SK_ASSERT(l != NULL); /* a free slot implies a free record */
+    nm_fetch *fe = NM_CONTAINER(l, nm_fetch, fe_link);
+    nm_list_remove(l);
+    fe->fe_resv = r;
+    fe->fe_deadline = now + (sk_time)nm->nm_cfg.nc_get_task_timeout_ms * 1000;
+    /* Every wait is equally long, so appending keeps the list sorted by
+     * deadline (for a driver whose clock does not go back). */
+    nm_list_push_back(&nm->nm_fetches, &fe->fe_link);
+    nm_list_push_back(&r->rs_fetches, &fe->fe_resv_link);
+    r->rs_outstanding++;
+    nm->nm_nfetching++;
+    take(nm, r->rs_res);
+}
+
+/* Give back the slot of r's oldest GET_TASK (answered, expired, or its
+ * scheduler gone). */
+static void fetch_end(nm_core *nm, nm_resv *r)
+{
+    nm_link *l = nm_list_first(&r->rs_fetches);
+    SK_ASSERT(l != NULL);
+    nm_fetch *fe = NM_CONTAINER(l, nm_fetch, fe_resv_link);
+    nm_list_remove(&fe->fe_resv_link);
+    nm_list_remove(&fe->fe_link);
+    nm_list_push_back(&nm->nm_fetch_free, &fe->fe_link);
+    r->rs_outstanding--;
+    nm->nm_nfetching--;
+    give_back(nm, r->rs_res, 1);
 }
 
 /* ---- launching -------------------------------------------------------- */
@@ -497,9 +543,7 @@ static void dispatch(nm_core *nm, sk_time now)
         nm->nm_st.ns_get_tasks++;
         nm_queue_charge(&nm->nm_q, e);
         r->rs_remaining--;
-        r->rs_outstanding++;
-        nm->nm_nfetching++;
-        take(nm, r->rs_res);
+        fetch_start(nm, r, now);
         if (r->rs_remaining == 0)
             unqueue(nm, r);
     }
@@ -557,6 +601,7 @@ static void on_enqueue(nm_core *nm, nm_peer *s, const sk_enqueue *e,
     r->rs_remaining = e->er_count;
     r->rs_res = e->er_res;
     r->rs_queued = true;
+    nm_list_init(&r->rs_fetches);
     nm_htab_insert(&nm->nm_resvs, &r->rs_hnode, resv_hash(s->pe_id, r->rs_id));
     nm_list_push_back(&j->jb_resvs, &r->rs_link);
     nm_queue_push(&nm->nm_q, u, e->er_priority, &r->rs_q);
@@ -571,12 +616,18 @@ static void on_task_reply(nm_core *nm, nm_peer *s, const sk_task_reply *tr,
     if (r == NULL || r->rs_outstanding == 0 || r->rs_job->jb_id != tr->tr_job) {
         nm_count_limit(&nm->nm_st.ns_stale_replies,
                        "TASK_REPLY for no pending GET_TASK");
+        if (tr->tr_has_task) {
+            char reason[SK_MAX_NAME_LEN + 64];
+            snprintf(reason, sizeof reason,
+                     "node %s: no slot waits for this task",
+                     nm->nm_cfg.nc_node);
+            send_end(nm, s->pe_id, tr->tr_job, tr->tr_task, tr->tr_attempt,
+                     SK_TASK_FAILED, now, now, reason);
+        }
         return;
     }
     nm_job *j = r->rs_job;
-    r->rs_outstanding--;
-    nm->nm_nfetching--;
-    give_back(nm, r->rs_res, 1);
+    fetch_end(nm, r);
     if (tr->tr_has_task) {
         nm->nm_st.ns_replies_task++;
         launch_req lr = {
@@ -928,9 +979,8 @@ static void scheduler_down(nm_core *nm, nm_peer *s)
             nm_resv *r = NM_CONTAINER(k, nm_resv, rs_link);
             unqueue(nm, r);
             /* Its unanswered GET_TASKs will never be answered. */
-            nm->nm_nfetching -= r->rs_outstanding;
-            give_back(nm, r->rs_res, r->rs_outstanding);
-            r->rs_outstanding = 0;
+            while (r->rs_outstanding > 0)
+                fetch_end(nm, r);
             maybe_free_resv(nm, r);
         }
         while ((k = nm_list_first(&j->jb_longs)) != NULL) {
@@ -1061,6 +1111,15 @@ int nm_new(const nm_config *cfg, uint64_t seed, nm_core **out)
     nm->nm_slots_total = (uint32_t)cfg->nc_slots;
     nm->nm_long_max = (uint32_t)(cfg->nc_long_share * (double)cfg->nc_slots);
     nm->nm_hb_next = SK_TIME_NEVER;
+    nm_list_init(&nm->nm_fetch_free);
+    nm_list_init(&nm->nm_fetches);
+    nm->nm_fetch_pool = calloc(nm->nm_slots_total, sizeof *nm->nm_fetch_pool);
+    if (nm->nm_fetch_pool == NULL) {
+        free(nm);
+        return SK_ENOMEM;
+    }
+    for (uint32_t i = 0; i < nm->nm_slots_total; i++)
+        nm_list_push_back(&nm->nm_fetch_free, &nm->nm_fetch_pool[i].fe_link);
     if (nm_queue_init(&nm->nm_q, &nm->nm_cfg) != 0 ||
         nm_htab_init(&nm->nm_peers) != 0 || nm_htab_init(&nm->nm_fw) != 0 ||
         nm_htab_init(&nm->nm_sched_ids) != 0 ||
@@ -1114,20 +1173,44 @@ void nm_free(nm_core *nm)
     nm_htab_fini(&nm->nm_longs);
     sk_outbox_free(&nm->nm_out);
     nm_arena_fini(&nm->nm_scratch);
+    free(nm->nm_fetch_pool);
     free(nm);
 }
 
 void nm_on_timer(nm_core *nm, sk_time now)
 {
     enter(nm);
-    if (nm->nm_flowd == NULL || now < nm->nm_hb_next)
-        return;
-    nm_send_heartbeat(nm, now);
+    bool freed = false;
+    nm_link *l;
+    while ((l = nm_list_first(&nm->nm_fetches)) != NULL) {
+        nm_fetch *fe = NM_CONTAINER(l, nm_fetch, fe_link);
+        if (fe->fe_deadline > now)
+            break;
+        nm_resv *r = fe->fe_resv;
+        nm_job *j = r->rs_job;
+        nm_count_limit(&nm->nm_st.ns_get_task_timeouts,
+                       "GET_TASK unanswered: slot given back");
+        fetch_end(nm, r);
+        maybe_free_resv(nm, r);
+        maybe_free_job(nm, j);
+        freed = true;
+    }
+    if (freed)
+        dispatch(nm, now);
+    if (nm->nm_flowd != NULL && now >= nm->nm_hb_next)
+        nm_send_heartbeat(nm, now);
 }
 
 sk_time nm_next_deadline(const nm_core *nm)
 {
-    return nm->nm_flowd != NULL ? nm->nm_hb_next : SK_TIME_NEVER;
+    sk_time t = nm->nm_flowd != NULL ? nm->nm_hb_next : SK_TIME_NEVER;
+    nm_link *l = nm_list_first(&nm->nm_fetches);
+    if (l != NULL) {
+        sk_time f = NM_CONTAINER(l, nm_fetch, fe_link)->fe_deadline;
+        if (f < t)
+            t = f;
+    }
+    return t;
 }
 
 sk_outbox *nm_outbox(nm_core *nm)

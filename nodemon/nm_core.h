@@ -28,6 +28,8 @@
  * there, and the shell reports the end of such a task by calling
  * nm_on_message(core, NM_PEER_COMMAND, TASK_FINISHED...). It is always
  * registered; a driver must never use NM_PEER_COMMAND for a real peer.
+ * nm_peer_down(core, NM_PEER_COMMAND) reports its tasks LOST (it stays
+ * registered).
  *
  * Decisions and their documented outcomes:
  * - Slots are handed out in this order: pending long tasks (RESERVE) in
@@ -49,6 +51,12 @@
  *   never half-launched here).
  * - TASK_REPLY "nothing left" releases the held slot, drops what is left
  *   of that reservation and serves the next one in the same call.
+ * - A GET_TASK unanswered after get_task_timeout_ms gives its slot back
+ *   (ns_get_task_timeouts); the reservation, if it has slots left to ask
+ *   for, stays queued. A TASK_REPLY carrying a task that matches no
+ *   waiting GET_TASK (too late, duplicate, unknown) is answered with
+ *   TASK_FINISHED FAILED ("no slot waits for it"), so the scheduler never
+ *   believes a task runs here when it does not.
  * - A task whose framework has no registered executor fails at once:
  *   TASK_FINISHED FAILED to the scheduler, with the reason in tf_output.
  * - An executor going down: each of its running tasks is reported LOST.
@@ -100,38 +108,39 @@ typedef struct nm_core nm_core;
 
 /* Counters of what the core did and what it dropped. */
 typedef struct nm_stats {
-    uint64_t ns_enqueued;        /* reservations queued */
-    uint64_t ns_queue_full;      /* dropped: over max_queued */
-    uint64_t ns_unfit;           /* dropped: can never fit */
-    uint64_t ns_duplicate;       /* dropped: reservation id already known */
-    uint64_t ns_users_full;      /* dropped: over max_users */
-    uint64_t ns_get_tasks;       /* GET_TASK sent */
-    uint64_t ns_replies_task;    /* TASK_REPLY with a task */
-    uint64_t ns_replies_empty;   /* TASK_REPLY "nothing left" */
-    uint64_t ns_stale_replies;   /* TASK_REPLY matching no GET_TASK */
-    uint64_t ns_launched;        /* LAUNCH_TASK sent */
-    uint64_t ns_no_executor;     /* failed: no executor for framework */
-    uint64_t ns_task_collisions; /* failed: same task already running */
-    uint64_t ns_finished;        /* TASK_FINISHED accepted */
-    uint64_t ns_stale_finished;  /* TASK_FINISHED for no running task */
-    uint64_t ns_results_dropped; /* results for a scheduler that left */
-    uint64_t ns_lost;            /* tasks reported LOST */
-    uint64_t ns_cancels;         /* CANCEL_RESERVATIONS received */
-    uint64_t ns_cancelled;       /* reservations removed by them */
-    uint64_t ns_cancel_unknown;  /* CANCEL for a job with none here */
-    uint64_t ns_kills;           /* KILL_TASK passed to executors */
-    uint64_t ns_kill_unknown;    /* KILL_TASK matching nothing */
-    uint64_t ns_reserves;        /* RESERVE accepted */
-    uint64_t ns_reserve_rejects; /* RESERVE_REJECT sent */
-    uint64_t ns_long_started;    /* long tasks started */
-    uint64_t ns_releases;        /* RELEASE applied */
-    uint64_t ns_release_unknown; /* RELEASE matching nothing */
-    uint64_t ns_heartbeats;      /* HEARTBEAT sent */
-    uint64_t ns_status_replies;  /* STATUS_REPLY sent */
-    uint64_t ns_unexpected;      /* wrong type, role or unknown peer */
-    uint64_t ns_peers_full;      /* peer_up refused: over max_peers */
-    uint64_t ns_bad_hello;       /* peer_up refused: bad or duplicate */
-    uint64_t ns_nomem;           /* work lost to memory exhaustion */
+    uint64_t ns_enqueued;          /* reservations queued */
+    uint64_t ns_queue_full;        /* dropped: over max_queued */
+    uint64_t ns_unfit;             /* dropped: can never fit */
+    uint64_t ns_duplicate;         /* dropped: reservation id already known */
+    uint64_t ns_users_full;        /* dropped: over max_users */
+    uint64_t ns_get_tasks;         /* GET_TASK sent */
+    uint64_t ns_replies_task;      /* TASK_REPLY with a task */
+    uint64_t ns_replies_empty;     /* TASK_REPLY "nothing left" */
+    uint64_t ns_stale_replies;     /* TASK_REPLY matching no GET_TASK */
+    uint64_t ns_get_task_timeouts; /* GET_TASK unanswered in time */
+    uint64_t ns_launched;          /* LAUNCH_TASK sent */
+    uint64_t ns_no_executor;       /* failed: no executor for framework */
+    uint64_t ns_task_collisions;   /* failed: same task already running */
+    uint64_t ns_finished;          /* TASK_FINISHED accepted */
+    uint64_t ns_stale_finished;    /* TASK_FINISHED for no running task */
+    uint64_t ns_results_dropped;   /* results for a scheduler that left */
+    uint64_t ns_lost;              /* tasks reported LOST */
+    uint64_t ns_cancels;           /* CANCEL_RESERVATIONS received */
+    uint64_t ns_cancelled;         /* reservations removed by them */
+    uint64_t ns_cancel_unknown;    /* CANCEL for a job with none here */
+    uint64_t ns_kills;             /* KILL_TASK passed to executors */
+    uint64_t ns_kill_unknown;      /* KILL_TASK matching nothing */
+    uint64_t ns_reserves;          /* RESERVE accepted */
+    uint64_t ns_reserve_rejects;   /* RESERVE_REJECT sent */
+    uint64_t ns_long_started;      /* long tasks started */
+    uint64_t ns_releases;          /* RELEASE applied */
+    uint64_t ns_release_unknown;   /* RELEASE matching nothing */
+    uint64_t ns_heartbeats;        /* HEARTBEAT sent */
+    uint64_t ns_status_replies;    /* STATUS_REPLY sent */
+    uint64_t ns_unexpected;        /* wrong type, role, peer or field */
+    uint64_t ns_peers_full;        /* peer_up refused: over max_peers */
+    uint64_t ns_bad_hello;         /* peer_up refused: bad or duplicate */
+    uint64_t ns_nomem;             /* work lost to memory exhaustion */
 } nm_stats;
 
 /* What the slots and resources of the node are doing. */
@@ -178,8 +187,8 @@ void nm_peer_down(nm_core *nm, sk_peer peer, sk_time now);
  * after the call. */
 void nm_on_message(nm_core *nm, sk_peer from, const sk_msg *msg, sk_time now);
 
-/* nm_on_timer does what is due at now (heartbeats). Harmless when called
- * early. */
+/* nm_on_timer does what is due at now (heartbeats, GET_TASK timeouts).
+ * Harmless when called early. */
 void nm_on_timer(nm_core *nm, sk_time now);
 
 /* nm_next_deadline returns when nm_on_timer should next be called, or

@@ -53,9 +53,19 @@ typedef struct nm_resv {
     uint64_t rs_id;
     uint32_t rs_remaining;   /* GET_TASKs still to send */
     uint32_t rs_outstanding; /* GET_TASKs waiting for a reply */
+    nm_link rs_fetches;      /* their nm_fetch, oldest first */
     sk_resources rs_res;
     bool rs_queued;
 } nm_resv;
+
+/* A slot held for one unanswered GET_TASK. There are never more than
+ * slots of them: they come from a pool made with the core. */
+typedef struct nm_fetch {
+    nm_link fe_link;      /* in nm_fetches (by deadline) or nm_fetch_free */
+    nm_link fe_resv_link; /* in fe_resv->rs_fetches */
+    nm_resv *fe_resv;
+    sk_time fe_deadline;
+} nm_fetch;
 
 /* A running task. */
 typedef struct nm_task {
@@ -110,8 +120,11 @@ struct nm_core {
     nm_peer nm_command; /* the built-in command executor */
     nm_peer *nm_flowd;
 
-    nm_link nm_running; /* every nm_task */
-    nm_link nm_pending; /* pending nm_long, in arrival order */
+    nm_link nm_running;      /* every nm_task */
+    nm_link nm_pending;      /* pending nm_long, in arrival order */
+    nm_fetch *nm_fetch_pool; /* nm_slots_total of them */
+    nm_link nm_fetch_free;
+    nm_link nm_fetches; /* in use, by deadline (all waits are equal) */
 
     uint32_t nm_slots_total;
     uint32_t nm_long_max; /* floor(long_share * slots) */

@@ -146,6 +146,7 @@ int nm_fill_status(nm_core *nm, const sk_status_request *req, sk_time now,
     add_kv(&b, "replies_task", st->ns_replies_task);
     add_kv(&b, "replies_empty", st->ns_replies_empty);
     add_kv(&b, "stale_replies", st->ns_stale_replies);
+    add_kv(&b, "get_task_timeouts", st->ns_get_task_timeouts);
     add_kv(&b, "launched", st->ns_launched);
     add_kv(&b, "no_executor", st->ns_no_executor);
     add_kv(&b, "task_collisions", st->ns_task_collisions);

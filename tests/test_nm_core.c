@@ -490,6 +490,41 @@ static void test_queue_bound(void)
 
 /* ---- executors -------------------------------------------------------- */
 
+static void test_get_task_timeout(void)
+{
+    nm_config cfg = base_cfg(1);
+    cfg.nc_get_task_timeout_ms = 100;
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    enq(nm, 1, 1, "a", 0, 2, 0);
+    enq(nm, 2, 2, "b", 0, 1, 10);
+    tap_ok(nm_next_deadline(nm) == 100000,
+           "a GET_TASK sets a deadline get_task_timeout_ms later");
+    drain(nm);
+    nm_on_timer(nm, 99999);
+    tap_ok(nm_outbox(nm)->ob_len == 0 && slots(nm).si_fetching == 1,
+           "nothing happens before it");
+    drain(nm);
+    nm_on_timer(nm, 100000);
+    tap_ok(nm_get_stats(nm)->ns_get_task_timeouts == 1 &&
+               only_get_task(nm) == 2 && slots(nm).si_fetching == 1,
+           "an unanswered GET_TASK gives its slot to the next reservation");
+    tap_ok(user_queued(nm, "a") == 1,
+           "the timed-out reservation keeps its place for its second slot");
+    reply(nm, SCHED, 1, 1, true, 0, "", 100001);
+    sk_peer to;
+    const sk_msg *f = nth(nm, SK_MSG_TASK_FINISHED, 0, &to);
+    tap_ok(f != NULL && to == SCHED && count(nm, SK_MSG_LAUNCH_TASK) == 0 &&
+               f->m_task_finished.tf_status == SK_TASK_FAILED &&
+               nm_get_stats(nm)->ns_stale_replies == 1,
+           "a task arriving too late is refused as FAILED, not lost");
+    reply(nm, SCHED, 2, 2, true, 0, "", 100002);
+    tap_ok(count(nm, SK_MSG_LAUNCH_TASK) == 1 && slots(nm).si_running == 1 &&
+               nm_next_deadline(nm) == SK_TIME_NEVER,
+           "the answered one launches; no deadline is left");
+    nm_free(nm);
+}
+
 static void test_executors(void)
 {
     nm_config cfg = base_cfg(4);
@@ -783,7 +818,8 @@ static void test_heartbeat(void)
     tap_ok(nm_next_deadline(nm) == 1001000, "the next one is due 500 ms later");
     drain(nm);
     nm_peer_down(nm, FLOWD, 600000);
-    tap_ok(nm_next_deadline(nm) == SK_TIME_NEVER, "flowd gone, no deadline");
+    tap_ok(nm_next_deadline(nm) == 2000 + 10000000,
+           "flowd gone: the next deadline is the GET_TASK timeout");
     nm_free(nm);
 }
 
@@ -940,6 +976,7 @@ int main(void)
     test_nothing_left();
     test_count_k();
     test_queue_bound();
+    test_get_task_timeout();
     test_executors();
     test_scheduler_down();
     test_reserve();
