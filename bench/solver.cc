@@ -287,46 +287,107 @@ LemonReport lemon_solve_which(int which, LemonGraph &lg)
     }
 }
 
-/* Run LEMON algorithm `which` on lg in a child process, killed after
- * timeout seconds (LEMON cannot be cancelled): a slow LEMON algorithm then
- * costs the benchmark a bounded time, and its memory is measured apart
- * from ours (RUSAGE_CHILDREN). */
-LemonReport lemon_run(int which, LemonGraph &lg, double timeout)
+/* A LEMON solve quicker than this is first run once untimed, so that the
+ * timed runs find their memory mapped, as flowcore's do. */
+const double kWarmSeconds = 1.0;
+
+/* A run that took more than kSlowFactor times the best time so far, and
+ * more than kSlowSeconds, is not repeated: it cannot be the best, and
+ * repeating it would only make the benchmark long. */
+const double kSlowSeconds = 2.0;
+const double kSlowFactor = 4.0;
+
+bool too_slow(double t, double best)
 {
-    LemonReport rep = {0, LS_FAILED, 0, 0};
+    return t > kSlowSeconds && best > 0 && t > kSlowFactor * best;
+}
+
+void lemon_child(int which, LemonGraph &lg, int runs, double fastest, int fd)
+{
+    int done = 0;
+    LemonReport r = lemon_solve_which(which, lg);
+    /* Only the first solve maps new memory: report its growth with all. */
+    double mib = r.lr_mib;
+    if (r.lr_seconds >= kWarmSeconds) {
+        if (write(fd, &r, sizeof r) != (ssize_t)sizeof r)
+            _exit(1);
+        done = 1;
+        if (too_slow(r.lr_seconds, fastest))
+            _exit(0);
+    }
+    for (; done < runs; done++) {
+        r = lemon_solve_which(which, lg);
+        r.lr_mib = mib;
+        if (write(fd, &r, sizeof r) != (ssize_t)sizeof r)
+            _exit(1);
+        if (done == 0 && too_slow(r.lr_seconds, fastest))
+            break;
+    }
+    _exit(0);
+}
+
+/* Run LEMON algorithm `which` on lg `runs` times in a child process, which
+ * is killed if a run takes more than timeout seconds (LEMON cannot be
+ * cancelled): a slow LEMON algorithm costs the benchmark a bounded time,
+ * and LEMON's memory is measured apart from ours (RUSAGE_CHILDREN). The
+ * child stops after its first run if that was too_slow against fastest.
+ * Returns the reports, the last one LS_TIMEOUT or LS_FAILED if the child
+ * was killed or failed. */
+std::vector<LemonReport> lemon_runs(int which, LemonGraph &lg, int runs,
+                                    double fastest, double timeout)
+{
+    std::vector<LemonReport> reps;
+    LemonReport fail = {0, LS_FAILED, 0, 0};
     int fds[2];
-    if (pipe(fds) != 0)
-        return rep;
+    if (pipe(fds) != 0) {
+        reps.push_back(fail);
+        return reps;
+    }
     fflush(stdout);
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
-        return rep;
+        reps.push_back(fail);
+        return reps;
     }
     if (pid == 0) {
         close(fds[0]);
-        LemonReport r = lemon_solve_which(which, lg);
-        ssize_t n = write(fds[1], &r, sizeof r);
-        _exit(n == (ssize_t)sizeof r ? 0 : 1);
+        lemon_child(which, lg, runs, fastest, fds[1]);
     }
     close(fds[1]);
-    struct pollfd pfd = {fds[0], POLLIN, 0};
-    int ready;
-    do
-        ready = poll(&pfd, 1, (int)(timeout * 1000));
-    while (ready < 0 && errno == EINTR);
-    if (ready == 0) {
-        kill(pid, SIGKILL);
-        rep.lr_status = LS_TIMEOUT;
-    } else if (read(fds[0], &rep, sizeof rep) != (ssize_t)sizeof rep) {
-        rep.lr_status = LS_FAILED;
+    for (;;) {
+        double limit = timeout + (reps.empty() ? kWarmSeconds : 0);
+        struct pollfd pfd = {fds[0], POLLIN, 0};
+        int ready;
+        do
+            ready = poll(&pfd, 1, (int)(limit * 1000));
+        while (ready < 0 && errno == EINTR);
+        if (ready == 0) {
+            kill(pid, SIGKILL);
+            LemonReport t = {0, LS_TIMEOUT, 0, 0};
+            reps.push_back(t);
+            break;
+        }
+        LemonReport r;
+        ssize_t n = read(fds[0], &r, sizeof r);
+        if (n == 0)
+            break; /* the child is done */
+        if (n != (ssize_t)sizeof r) {
+            reps.push_back(fail);
+            break;
+        }
+        reps.push_back(r);
     }
     close(fds[0]);
     int wstatus;
     while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
         ;
-    return rep;
+    if (reps.empty() ||
+        (!WIFEXITED(wstatus) && reps.back().lr_status != LS_TIMEOUT) ||
+        (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) != 0))
+        reps.push_back(fail);
+    return reps;
 }
 
 const char *status_name(int status)
@@ -421,58 +482,53 @@ struct Reference {
     std::string by;
 };
 
-/* A run that took more than kSlowFactor times the best time so far, and
- * more than kSlowSeconds, is not repeated: it cannot be the best, and
- * repeating it would only make the benchmark long. */
-const double kSlowSeconds = 2.0;
-const double kSlowFactor = 4.0;
-
-bool too_slow(double t, double best)
-{
-    return t > kSlowSeconds && best > 0 && t > kSlowFactor * best;
-}
-
-/* Run LEMON algorithm `which` once on lg, add the sample to row and check
- * it against ref (or make it the reference). Returns false if it timed out
+/* Run LEMON algorithm `which` on lg up to `runs` times (see lemon_runs),
+ * add the samples to row and check each against ref (the first result
+ * becomes the reference if there is none). Returns false if it timed out
  * or failed (do not run it again on this graph). */
-bool lemon_sample(const char *scenario, int which, LemonGraph &lg,
-                  const Options &opt, Row &row, Reference &ref,
-                  const std::string &where)
+bool lemon_measure(const char *scenario, int which, LemonGraph &lg,
+                   const Options &opt, int runs, double fastest, Row &row,
+                   Reference &ref, const std::string &where)
 {
-    LemonReport rep = lemon_run(which, lg, opt.lemon_timeout);
-    if (rep.lr_status == LS_TIMEOUT || rep.lr_status == LS_FAILED) {
-        char note[64];
-        snprintf(note, sizeof note, "%s (limit %.0f s)",
-                 status_name(rep.lr_status), opt.lemon_timeout);
-        row.note = note;
-        return false;
+    std::vector<LemonReport> reps =
+        lemon_runs(which, lg, runs, fastest, opt.lemon_timeout);
+    for (const LemonReport &rep : reps) {
+        if (rep.lr_status == LS_TIMEOUT || rep.lr_status == LS_FAILED) {
+            char note[64];
+            snprintf(note, sizeof note, "%s (limit %.0f s)",
+                     status_name(rep.lr_status), opt.lemon_timeout);
+            row.note = note;
+            return false;
+        }
+        row.times.push_back(rep.lr_seconds);
+        if (row.times.size() == 1) {
+            char mem[48];
+            snprintf(mem, sizeof mem, "(+%.0f MiB)", rep.lr_mib);
+            row.extra = mem;
+        }
+        if (!ref.ok) {
+            ref.ok = true;
+            ref.status = rep.lr_status;
+            ref.cost = rep.lr_cost;
+            ref.by = row.alg;
+        } else if (rep.lr_status != ref.status ||
+                   (rep.lr_status == LS_OPTIMAL && rep.lr_cost != ref.cost)) {
+            row.note = "MISMATCH";
+            mismatch(scenario, row.alg + " (" + status_name(rep.lr_status) +
+                                   " " + std::to_string(rep.lr_cost) +
+                                   ") disagrees with " + ref.by + " (" +
+                                   status_name(ref.status) + " " +
+                                   std::to_string(ref.cost) + ")" + where);
+        }
+        if (rep.lr_status == LS_OPTIMAL) {
+            row.cost = rep.lr_cost;
+            row.has_cost = true;
+        } else if (row.note.empty()) {
+            row.note = status_name(rep.lr_status);
+        }
     }
-    row.times.push_back(rep.lr_seconds);
-    if (row.times.size() == 1) {
-        char mem[48];
-        snprintf(mem, sizeof mem, "(+%.0f MiB)", rep.lr_mib);
-        row.extra = mem;
-    }
-    if (!ref.ok) {
-        ref.ok = true;
-        ref.status = rep.lr_status;
-        ref.cost = rep.lr_cost;
-        ref.by = row.alg;
-    } else if (rep.lr_status != ref.status ||
-               (rep.lr_status == LS_OPTIMAL && rep.lr_cost != ref.cost)) {
-        row.note = "MISMATCH";
-        mismatch(scenario, row.alg + " (" + status_name(rep.lr_status) + " " +
-                               std::to_string(rep.lr_cost) +
-                               ") disagrees with " + ref.by + " (" +
-                               status_name(ref.status) + " " +
-                               std::to_string(ref.cost) + ")" + where);
-    }
-    if (rep.lr_status == LS_OPTIMAL) {
-        row.cost = rep.lr_cost;
-        row.has_cost = true;
-    } else if (row.note.empty()) {
-        row.note = status_name(rep.lr_status);
-    }
+    if ((int)reps.size() < runs)
+        row.extra += " 1 run (slow)";
     return true;
 }
 
@@ -603,19 +659,10 @@ void run_scratch(const Scenario &sc, const Options &opt)
     for (int which : kLemonOrder) {
         Row &row = rows[(size_t)which];
         row.alg = kLemonNames[which];
-        for (int r = 0; r < opt.runs; r++) {
-            if (!lemon_sample(sc.name, which, lg, opt, row, ref, ""))
-                break;
-            if (r > 0)
-                continue;
-            double t = row.times.back();
-            if (too_slow(t, fastest)) {
-                row.extra += " 1 run (slow)";
-                break;
-            }
-            if (fastest == 0 || t < fastest)
-                fastest = t;
-        }
+        lemon_measure(sc.name, which, lg, opt, opt.runs, fastest, row, ref, "");
+        if (!row.times.empty() && !too_slow(row.times[0], fastest) &&
+            (fastest == 0 || row.times[0] < fastest))
+            fastest = row.times[0];
     }
     double best = lemon_best_of(rows);
     Summary sum;
@@ -785,7 +832,8 @@ void run_incremental(const Scenario &sc, const Options &opt)
                     Row &lr = lemon_rows[(size_t)k];
                     if (lemon_skip[k])
                         continue;
-                    if (!lemon_sample(sc.name, k, lg, opt, lr, ref, where)) {
+                    if (!lemon_measure(sc.name, k, lg, opt, 1, fastest, lr, ref,
+                                       where)) {
                         lemon_skip[k] = true;
                         continue;
                     }
