@@ -21,3 +21,10 @@ TESTS += tests/test_nm_core
 tests_test_nm_core_SOURCES = tests/test_nm_core.c
 tests_test_nm_core_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
 tests_test_nm_core_LDADD = $(NM_TEST_LDADD)
+
+# bench/nm_core: the core's cost per short task against the protocol's
+# encode and decode of the same inputs (built by make, run by hand).
+noinst_PROGRAMS += bench/nm_core
+bench_nm_core_SOURCES = bench/nm_core.c
+bench_nm_core_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
+bench_nm_core_LDADD = nodemon/libnodemon.la client/libskylark.la
