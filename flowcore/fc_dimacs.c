@@ -891,3 +891,60 @@ int fc_dimacs_write_flow(const fc_graph *g, const fc_dimacs_reader *r,
     free(num);
     return ferror(out) ? FC_EIO : 0;
 }
+
+static bool valid_id(int64_t id, bool allow_zero)
+{
+    return id >= (allow_zero ? 0 : 1) && id <= FC_MAX_NODES;
+}
+
+int fc_dimacs_write_change(FILE *out, const fc_dimacs_change *c)
+{
+    int t = type_number(c->dc_type);
+    bool supply_ok =
+        c->dc_supply >= -FC_MAX_SUPPLY && c->dc_supply <= FC_MAX_SUPPLY;
+    bool arc_ok = valid_id(c->dc_src, true) && valid_id(c->dc_dst, true) &&
+                  c->dc_capacity >= 0 && c->dc_capacity <= FC_MAX_CAPACITY &&
+                  c->dc_cost >= -FC_MAX_COST && c->dc_cost <= FC_MAX_COST;
+    switch (c->dc_op) {
+    case 'n':
+        if (!valid_id(c->dc_id, false) || !supply_ok)
+            return FC_EINVAL;
+        if (t != 0)
+            fprintf(out, "n %" PRId64 " %" PRId64 " %d\n", c->dc_id,
+                    c->dc_supply, t);
+        else
+            fprintf(out, "n %" PRId64 " %" PRId64 "\n", c->dc_id, c->dc_supply);
+        break;
+    case 'a':
+    case 'x':
+        if (!arc_ok)
+            return FC_EINVAL;
+        fprintf(out, "%c %" PRId64 " %" PRId64 " 0 %" PRId64 " %" PRId64 "\n",
+                c->dc_op, c->dc_src, c->dc_dst, c->dc_capacity, c->dc_cost);
+        break;
+    case 'r':
+        if (!valid_id(c->dc_id, false))
+            return FC_EINVAL;
+        fprintf(out, "r %" PRId64 "\n", c->dc_id);
+        break;
+    case 'd':
+        if (!supply_ok || c->dc_narcs < 0 || c->dc_narcs > FC_MAX_ARCS)
+            return FC_EINVAL;
+        /* Always with the potential field, so the type can follow. */
+        fprintf(out, "d %" PRId64 " 0 %" PRId64 " %d\n", c->dc_supply,
+                c->dc_narcs, t);
+        break;
+    default:
+        return FC_EINVAL;
+    }
+    return ferror(out) ? FC_EIO : 0;
+}
+
+int fc_dimacs_write_end(FILE *out, fc_dimacs_end end)
+{
+    if (end == FC_DIMACS_EOI)
+        fputs("c EOI\n", out);
+    else if (end == FC_DIMACS_EOS)
+        fputs("c EOS\n", out);
+    return ferror(out) ? FC_EIO : 0;
+}

@@ -318,6 +318,28 @@ int fc_dimacs_write(const fc_graph *g, FILE *out);
 int fc_dimacs_write_flow(const fc_graph *g, const fc_dimacs_reader *r,
                          FILE *out);
 
+/* One line of a change round in the extended format, for programs that
+ * produce rounds (a scheduler, a generator). Ids are DIMACS ids. */
+typedef struct fc_dimacs_change {
+    char dc_op;           /* 'n', 'a', 'x', 'r' or 'd' (see above) */
+    int64_t dc_id;        /* n, r: the node */
+    int64_t dc_src;       /* a, x: the arc's ends; 0 names the node of */
+    int64_t dc_dst;       /*   the last d line */
+    int64_t dc_supply;    /* n, d */
+    int64_t dc_capacity;  /* a, x (0 in an x line removes the arc) */
+    int64_t dc_cost;      /* a, x */
+    int64_t dc_narcs;     /* d: how many a lines follow for the node */
+    fc_node_type dc_type; /* n, d: written when not FC_NODE_OTHER */
+} fc_dimacs_change;
+
+/* fc_dimacs_write_change writes one change line. Returns 0, FC_EINVAL (an
+ * unknown op or a value the reader would refuse) or FC_EIO. */
+int fc_dimacs_write_change(FILE *out, const fc_dimacs_change *c);
+
+/* fc_dimacs_write_end ends a section: `c EOI` or `c EOS` (FC_DIMACS_EOF
+ * writes nothing). Returns 0 or FC_EIO. */
+int fc_dimacs_write_end(FILE *out, fc_dimacs_end end);
+
 /* --- placement extraction ------------------------------------------------*/
 
 /* One task's flow reaching one machine. */
