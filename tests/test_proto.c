@@ -286,13 +286,38 @@ static void test_big_lists(void)
     sk_buf_free(&b);
 }
 
+/* Each typed decoder accepts its own type and no other. */
+static void test_typed_decoders(void)
+{
+    pg g;
+    pg_init(&g, 5);
+    sk_buf b = SK_BUF_INIT;
+    int wrong = 0;
+    for (int t = 1; t < SK_MSG_TYPE_END; t++) {
+        sk_msg m, d;
+        pg_fill(&g, (sk_msg_type)t, &m);
+        sk_msg_encode(&b, &m);
+        for (int u = 1; u < SK_MSG_TYPE_END; u++) {
+            int rc = decoder_of((sk_msg_type)u)(b.b_data, b.b_len, &d);
+            if (rc != (u == t ? 0 : SK_EPROTO) ||
+                (rc == 0 && (int)d.m_type != t))
+                wrong++;
+            sk_msg_free(&d);
+        }
+    }
+    tap_is_int(wrong, 0, "typed decoders accept their own type only");
+    pg_free(&g);
+    sk_buf_free(&b);
+}
+
 int main(void)
 {
     tap_timeout(60);
-    tap_plan(SK_MSG_TYPE_END - 1 + 4 + 9 + 1);
+    tap_plan(SK_MSG_TYPE_END - 1 + 4 + 9 + 2);
     test_round_trips();
     test_golden();
     test_envelope_helpers();
     test_big_lists();
+    test_typed_decoders();
     return tap_exit_status();
 }
