@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GQ_JOB_RACKS     4       /* racks holding one job's input, at most */
-#define GQ_MAX_BLOCKS    64      /* input blocks per task, at most */
-#define GQ_MAX_PREFS     64      /* preference arcs per task, at most */
-#define GQ_RUN_CAP       604800. /* run times are capped at a week */
-#define GQ_MAX_JOB_TASKS 20000   /* the largest job the sizer makes */
+#define GQ_JOB_RACKS  4       /* racks holding one job's input, at most */
+#define GQ_MAX_BLOCKS 64      /* input blocks per task, at most */
+#define GQ_MAX_PREFS  64      /* preference arcs per task, at most */
+#define GQ_RUN_CAP    604800. /* run times are capped at a week */
+#define GQ_MAX_JOB_SHARE                                                       \
+    (2.0 / 15) /* a job holds at most this share of the                        \
+                  tasks: 20,000 of 150,000 */
 
 typedef struct gq_job {
     fc_node jb_unsched;   /* U_j; FC_NONE once the job has left */
@@ -479,14 +481,16 @@ static int spread_task(gq_world *w, struct fc_graph *g, int32_t j,
 }
 
 /* Job sizes follow the trace's shape: many single-task jobs and a heavy
- * tail; the mean is gp_tasks_per_job before capping. */
-static int32_t job_size(const gq_params *p, sk_rng *rng, int64_t left)
+ * tail; the mean is gp_tasks_per_job before capping. The cap scales with
+ * the cluster so that a small cluster is not one giant job. */
+static int32_t job_size(const gq_params *p, sk_rng *rng, int64_t tasks,
+                        int64_t left)
 {
-    double n = 1.0;
+    double n = 1.0, cap = ceil(GQ_MAX_JOB_SHARE * (double)tasks);
     if (sk_rng_double(rng) >= 0.4 && p->gp_tasks_per_job > 1.0)
         n = ceil(sk_rng_pareto(rng, 1.6, (p->gp_tasks_per_job - 0.4) / 0.6));
-    if (n > GQ_MAX_JOB_TASKS)
-        n = GQ_MAX_JOB_TASKS;
+    if (n > cap)
+        n = cap;
     return n > (double)left ? (int32_t)left : (int32_t)n;
 }
 
@@ -585,7 +589,7 @@ static int build(gq_world *w, struct fc_graph *g)
             }
             sizes = s;
         }
-        sizes[nsizes] = job_size(p, &rng, left);
+        sizes[nsizes] = job_size(p, &rng, tasks, left);
         left -= sizes[nsizes++];
     }
     w->w_quota = nsizes > 0
