@@ -19,7 +19,6 @@
 #include "sk_proto_schema.h"
 #include "skylark.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
