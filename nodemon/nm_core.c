@@ -424,6 +424,7 @@ static nm_task *launch(nm_core *nm, const launch_req *lr, sk_time now)
     nm_list_push_back(&exec->pe_tasks, &t->tk_exec_link);
     nm_user_ref(&nm->nm_q, t->tk_user);
     t->tk_user->us_running++;
+    t->tk_user->us_start_sum += now;
     nm->nm_nrunning++;
     take(nm, lr->lr_res);
     nm->nm_st.ns_launched++;
@@ -450,6 +451,7 @@ static void end_task(nm_core *nm, nm_task *t, sk_time now)
     nm_list_remove(&t->tk_job_link);
     nm_list_remove(&t->tk_exec_link);
     t->tk_user->us_running--;
+    t->tk_user->us_start_sum -= t->tk_start;
     if (now > t->tk_start)
         t->tk_user->us_slot_us += now - t->tk_start;
     nm_user_unref(&nm->nm_q, t->tk_user);

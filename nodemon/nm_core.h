@@ -70,11 +70,14 @@
  *   running); otherwise RESERVE_REJECT with the reason. The long task
  *   starts as soon as a slot and its resources are free, before any short
  *   reservation. RELEASE drops a pending long reservation; for a running
- *   one it ends the reservation (the slot stops counting as reserved when
- *   the task ends) and with rl_kill sends KILL_TASK to its executor.
+ *   one it ends the reservation at once (the slot stops counting as
+ *   reserved, the task keeps it until it ends) and with rl_kill sends
+ *   KILL_TASK to its executor; the task's end then reaches its scheduler
+ *   as usual.
  * - KILL_TASK from a scheduler goes to the executor running the attempt
  *   (kt_task SK_TASK_ANY: every running task of the job); a pending long
- *   reservation of the task is dropped and reported KILLED at once.
+ *   reservation of the task is dropped and reported KILLED at once (flowd
+ *   sees it gone from hb_slots_reserved).
  * - Task keys: a running task is identified by (job, task, attempt); a
  *   second launch of the same key while it runs fails the newcomer.
  * - Heartbeats: while flowd is registered, one at once on its
@@ -83,7 +86,9 @@
  *   reservations (pending and running), hb_queue the queued reservations
  *   per priority.
  *
- * Costs: every input is O(1) amortised or O(size of the message), except
+ * Costs: every input is O(1) amortised or O(size of the message), plus
+ * O(log users) per reservation queued or removed and per slot handed out
+ * (that input's own consequences, never a scan of all queues), except
  * CANCEL_RESERVATIONS and KILL_TASK of a whole job (O(that job's
  * reservations and tasks)), a peer going down (O(what it owns)),
  * HEARTBEAT (O(running tasks)) and STATUS_REQUEST (O(users)). Memory is
@@ -215,7 +220,8 @@ uint32_t nm_job_queued(const nm_core *nm, sk_peer sched, uint64_t job);
 
 /* nm_status fills reply (for the request req, at time now) with key/value
  * pairs (slots, resources, counters) and, when req->sq_table is set, the
- * table of users (user, weight, queued, running, slot_s). The strings and
+ * table of users (user, weight, queued, running, slot_s: seconds of slot
+ * time used by its finished and running tasks). The strings and
  * arrays belong to the core and stay valid until the next call into it.
  * nm_on_message answers STATUS_REQUEST with this; the shell may call it
  * directly. Returns 0 or SK_ENOMEM. */

@@ -52,12 +52,13 @@ struct nm_user {
     nm_hnode us_hnode;
     char *us_name;
     uint32_t us_weight;
-    uint64_t us_seq;     /* creation order: breaks ties between tags */
-    uint32_t us_refs;    /* what keeps the user tracked */
-    nm_link us_idle;     /* in the idle list while us_refs is 0 */
-    uint32_t us_queued;  /* entries over all levels */
-    uint32_t us_running; /* tasks running (kept by the core) */
-    uint64_t us_slot_us; /* slot time used by finished tasks */
+    uint64_t us_seq;       /* creation order: breaks ties between tags */
+    uint32_t us_refs;      /* what keeps the user tracked */
+    nm_link us_idle;       /* in the idle list while us_refs is 0 */
+    uint32_t us_queued;    /* entries over all levels */
+    uint32_t us_running;   /* tasks running (kept by the core) */
+    uint64_t us_slot_us;   /* slot time used by finished tasks */
+    uint64_t us_start_sum; /* sum of the running tasks' start times */
     nm_uq us_q[SK_PRIORITIES];
 };
 

@@ -54,6 +54,7 @@ void nm_send_heartbeat(nm_core *nm, sk_time now)
 typedef struct status_build {
     nm_core *sb_nm;
     sk_status_reply *sb_reply;
+    sk_time sb_now;
     bool sb_failed;
 } status_build;
 
@@ -103,7 +104,11 @@ static void add_user_row(void *arg, const nm_user *u)
     cells[1] = fmt(b, "%" PRIu32, u->us_weight);
     cells[2] = fmt(b, "%" PRIu32, u->us_queued);
     cells[3] = fmt(b, "%" PRIu32, u->us_running);
-    cells[4] = fmt(b, "%.3f", (double)u->us_slot_us / 1e6);
+    /* Slot time includes the running tasks' time so far: running * now
+     * minus the sum of their start times. */
+    uint64_t all_now = (uint64_t)u->us_running * b->sb_now;
+    uint64_t run_us = all_now > u->us_start_sum ? all_now - u->us_start_sum : 0;
+    cells[4] = fmt(b, "%.3f", (double)(u->us_slot_us + run_us) / 1e6);
     r->sr_rows[r->sr_nrows].sw_cells = cells;
     r->sr_rows[r->sr_nrows].sw_ncells = NCOLUMNS;
     r->sr_nrows++;
@@ -112,7 +117,7 @@ static void add_user_row(void *arg, const nm_user *u)
 int nm_fill_status(nm_core *nm, const sk_status_request *req, sk_time now,
                    sk_status_reply *reply)
 {
-    status_build b = {nm, reply, false};
+    status_build b = {nm, reply, now, false};
     const nm_stats *st = &nm->nm_st;
     memset(reply, 0, sizeof *reply);
     reply->sr_request = req->sq_request;

@@ -845,6 +845,7 @@ static void test_status(void)
     nm_get_user(nm, "alice", &ui);
     tap_is_int((int64_t)ui.ui_slot_us, 2500000,
                "alice used 2.5 s of slot time");
+    reply(nm, SCHED, 2, 2, true, 0, "", 3600000); /* bob's task runs */
     sk_msg q = {.m_type = SK_MSG_STATUS_REQUEST};
     q.m_status_request.sq_request = 77;
     q.m_status_request.sq_table = true;
@@ -857,17 +858,23 @@ static void test_status(void)
            "STATUS_REQUEST from anyone is answered");
     tap_ok(r != NULL && strcmp(kv(r, "slots_total"), "1") == 0 &&
                strcmp(kv(r, "slots_used"), "1") == 0 &&
-               strcmp(kv(r, "launched"), "1") == 0 &&
+               strcmp(kv(r, "launched"), "2") == 0 &&
                strcmp(kv(r, "finished"), "1") == 0,
            "key/values tell slots and counters");
-    int alice = -1;
-    for (uint32_t i = 0; r != NULL && i < r->sr_nrows; i++)
+    int alice = -1, bob = -1;
+    for (uint32_t i = 0; r != NULL && i < r->sr_nrows; i++) {
         if (strcmp(r->sr_rows[i].sw_cells[0], "alice") == 0)
             alice = (int)i;
+        if (strcmp(r->sr_rows[i].sw_cells[0], "bob") == 0)
+            bob = (int)i;
+    }
     tap_ok(r != NULL && r->sr_ncolumns == 5 && r->sr_nrows == 2 && alice >= 0 &&
                strcmp(r->sr_rows[alice].sw_cells[1], "3") == 0 &&
                strcmp(r->sr_rows[alice].sw_cells[4], "2.500") == 0,
            "the table has a row per user with weight and slot time");
+    tap_ok(bob >= 0 && strcmp(r->sr_rows[bob].sw_cells[3], "1") == 0 &&
+               strcmp(r->sr_rows[bob].sw_cells[4], "0.400") == 0,
+           "slot time counts a running task's time so far");
     nm_free(nm);
 }
 
