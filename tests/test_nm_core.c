@@ -635,6 +635,42 @@ static void test_scheduler_down(void)
     nm_free(nm);
 }
 
+/* Executors of one framework replacing each other; the command executor
+ * going away. */
+static void test_executor_turnover(void)
+{
+    nm_config cfg = base_cfg(4);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    enq(nm, 1, 1, "a", 0, 3, 0);
+    reply(nm, SCHED, 1, 1, true, 0, "spark", 1);
+    up(nm, EXEC + 1, SK_ROLE_EXECUTOR, 0, "spark", 2);
+    reply(nm, SCHED, 1, 1, true, 1, "spark", 3);
+    sk_peer to;
+    tap_ok(nth(nm, SK_MSG_LAUNCH_TASK, 0, &to) != NULL && to == EXEC + 1,
+           "a newer executor of a framework takes its new tasks");
+    reply(nm, SCHED, 1, 1, true, 2, "", 3);
+    drain(nm);
+    nm_peer_down(nm, EXEC, 4);
+    const sk_msg *f = nth(nm, SK_MSG_TASK_FINISHED, 0, NULL);
+    tap_ok(count(nm, SK_MSG_TASK_FINISHED) == 1 &&
+               f->m_task_finished.tf_task == 0 && slots(nm).si_running == 2,
+           "the older one leaving loses only its own task");
+    drain(nm);
+    nm_peer_down(nm, NM_PEER_COMMAND, 5);
+    f = nth(nm, SK_MSG_TASK_FINISHED, 0, NULL);
+    tap_ok(count(nm, SK_MSG_TASK_FINISHED) == 1 &&
+               f->m_task_finished.tf_task == 2 &&
+               f->m_task_finished.tf_status == SK_TASK_LOST &&
+               slots(nm).si_running == 1,
+           "the command executor going down loses its tasks");
+    enq(nm, 2, 2, "a", 0, 1, 6);
+    reply(nm, SCHED, 2, 2, true, 0, "", 6);
+    tap_ok(nth(nm, SK_MSG_LAUNCH_TASK, 0, &to) != NULL && to == NM_PEER_COMMAND,
+           "and stays registered for new tasks");
+    nm_free(nm);
+}
+
 /* ---- long tasks (flow path) ------------------------------------------- */
 
 static void test_reserve(void)
@@ -769,6 +805,17 @@ static void test_reserve_rejects(void)
                f->m_task_finished.tf_status == SK_TASK_KILLED &&
                f->m_task_finished.tf_task == 1 && slots(nm).si_reserved == 1,
            "KILL_TASK of a job: running one killed, pending one KILLED");
+    /* A scheduler leaving takes its pending long reservations along. */
+    up(nm, SCHED2, SK_ROLE_SCHEDULER, SCHED2_ID, "", 3);
+    reserve(nm, 6, 60, 0, SCHED2_ID, 100, "", 3);
+    tap_ok(slots(nm).si_long_pending == 1, "a reservation for SCHED2 waits");
+    drain(nm);
+    nm_peer_down(nm, SCHED2, 3);
+    sk_peer to;
+    rj = nth(nm, SK_MSG_RESERVE_REJECT, 0, &to);
+    tap_ok(rj != NULL && to == FLOWD && rj->m_reserve_ack.ra_resv == 6 &&
+               slots(nm).si_long_pending == 0 && slots(nm).si_reserved == 1,
+           "its scheduler leaving rejects it to flowd");
     nm_free(nm);
 }
 
@@ -985,6 +1032,7 @@ int main(void)
     test_queue_bound();
     test_get_task_timeout();
     test_executors();
+    test_executor_turnover();
     test_scheduler_down();
     test_reserve();
     test_reserve_rejects();
