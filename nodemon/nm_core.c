@@ -43,7 +43,8 @@ static uint64_t long_hash(uint64_t resv)
     return nm_hash_mix(resv, 6);
 }
 
-void nm_count_limit(uint64_t *counter, const char *what)
+/* Count one drop of a kind and log the first and every 1024th. */
+static void count_limit(uint64_t *counter, const char *what)
 {
     uint64_t n = ++*counter;
     if (n == 1 || n % 1024 == 0)
@@ -54,7 +55,7 @@ sk_msg *nm_push(nm_core *nm, sk_peer peer, sk_msg_type type)
 {
     sk_msg *m = sk_outbox_push(&nm->nm_out, peer, type);
     if (m == NULL)
-        nm_count_limit(&nm->nm_st.ns_nomem, "out of memory: message lost");
+        count_limit(&nm->nm_st.ns_nomem, "out of memory: message lost");
     return m;
 }
 
@@ -364,8 +365,8 @@ static nm_task *launch(nm_core *nm, const launch_req *lr, sk_time now)
     nm_job *j = lr->lr_job;
     nm_peer *exec = find_executor(nm, lr->lr_framework);
     if (exec == NULL) {
-        nm_count_limit(&nm->nm_st.ns_no_executor,
-                       "task for a framework with no executor failed");
+        count_limit(&nm->nm_st.ns_no_executor,
+                    "task for a framework with no executor failed");
         snprintf(reason, sizeof reason, "node %s: no executor for framework %s",
                  nm->nm_cfg.nc_node, lr->lr_framework);
         report_end(nm, j, lr->lr_task, lr->lr_attempt, SK_TASK_FAILED, now, now,
@@ -373,8 +374,8 @@ static nm_task *launch(nm_core *nm, const launch_req *lr, sk_time now)
         return NULL;
     }
     if (find_task(nm, j->jb_id, lr->lr_task, lr->lr_attempt) != NULL) {
-        nm_count_limit(&nm->nm_st.ns_task_collisions,
-                       "second launch of a running task failed");
+        count_limit(&nm->nm_st.ns_task_collisions,
+                    "second launch of a running task failed");
         snprintf(reason, sizeof reason, "node %s: this attempt already runs",
                  nm->nm_cfg.nc_node);
         report_end(nm, j, lr->lr_task, lr->lr_attempt, SK_TASK_FAILED, now, now,
@@ -520,8 +521,8 @@ static void dispatch(nm_core *nm, sk_time now)
             int64_t long_mem = (int64_t)(nm->nm_longrun_mem + nm->nm_pend_mem);
             if (fits(r->rs_res, cpu - long_cpu, mem - long_mem))
                 break; /* it fits once running short tasks end */
-            nm_count_limit(&nm->nm_st.ns_unfit,
-                           "reservation can no longer fit: dropped");
+            count_limit(&nm->nm_st.ns_unfit,
+                        "reservation can no longer fit: dropped");
             nm_job *j = r->rs_job;
             unqueue(nm, r);
             maybe_free_resv(nm, r);
@@ -558,33 +559,33 @@ static void on_enqueue(nm_core *nm, nm_peer *s, const sk_enqueue *e,
 {
     if (e->er_priority >= SK_PRIORITIES || e->er_count == 0 ||
         e->er_user == NULL) {
-        nm_count_limit(&nm->nm_st.ns_unexpected, "malformed reservation");
+        count_limit(&nm->nm_st.ns_unexpected, "malformed reservation");
         return;
     }
     if (nm->nm_q.q_total >= (uint64_t)nm->nm_cfg.nc_max_queued) {
-        nm_count_limit(&nm->nm_st.ns_queue_full,
-                       "reservation queue full: reservation dropped");
+        count_limit(&nm->nm_st.ns_queue_full,
+                    "reservation queue full: reservation dropped");
         return;
     }
     if (!fits(e->er_res, nm->nm_cfg.nc_cpu_milli, nm->nm_cfg.nc_mem_mb)) {
-        nm_count_limit(&nm->nm_st.ns_unfit,
-                       "reservation larger than the node: dropped");
+        count_limit(&nm->nm_st.ns_unfit,
+                    "reservation larger than the node: dropped");
         return;
     }
     if (find_resv(nm, s, e->er_resv) != NULL) {
-        nm_count_limit(&nm->nm_st.ns_duplicate,
-                       "duplicate reservation id: dropped");
+        count_limit(&nm->nm_st.ns_duplicate,
+                    "duplicate reservation id: dropped");
         return;
     }
     nm_user *u;
     int rc = nm_queue_user(&nm->nm_q, e->er_user, &u);
     if (rc != 0) {
         if (rc == SK_ELIMIT)
-            nm_count_limit(&nm->nm_st.ns_users_full,
-                           "too many users: reservation dropped");
+            count_limit(&nm->nm_st.ns_users_full,
+                        "too many users: reservation dropped");
         else
-            nm_count_limit(&nm->nm_st.ns_nomem,
-                           "out of memory: reservation dropped");
+            count_limit(&nm->nm_st.ns_nomem,
+                        "out of memory: reservation dropped");
         return;
     }
     nm_job *j = get_job(nm, s, e->er_job);
@@ -593,8 +594,7 @@ static void on_enqueue(nm_core *nm, nm_peer *s, const sk_enqueue *e,
         nm_user_unref(&nm->nm_q, u);
         if (j != NULL)
             maybe_free_job(nm, j);
-        nm_count_limit(&nm->nm_st.ns_nomem,
-                       "out of memory: reservation dropped");
+        count_limit(&nm->nm_st.ns_nomem, "out of memory: reservation dropped");
         return;
     }
     r->rs_job = j;
@@ -616,8 +616,8 @@ static void on_task_reply(nm_core *nm, nm_peer *s, const sk_task_reply *tr,
 {
     nm_resv *r = find_resv(nm, s, tr->tr_resv);
     if (r == NULL || r->rs_outstanding == 0 || r->rs_job->jb_id != tr->tr_job) {
-        nm_count_limit(&nm->nm_st.ns_stale_replies,
-                       "TASK_REPLY for no pending GET_TASK");
+        count_limit(&nm->nm_st.ns_stale_replies,
+                    "TASK_REPLY for no pending GET_TASK");
         if (tr->tr_has_task) {
             char reason[SK_MAX_NAME_LEN + 64];
             snprintf(reason, sizeof reason,
@@ -652,8 +652,7 @@ static void on_task_reply(nm_core *nm, nm_peer *s, const sk_task_reply *tr,
     dispatch(nm, now);
 }
 
-static void on_cancel(nm_core *nm, nm_peer *s, const sk_cancel_resv *c,
-                      sk_time now)
+static void on_cancel(nm_core *nm, nm_peer *s, const sk_cancel_resv *c)
 {
     nm->nm_st.ns_cancels++;
     nm_job *j = find_job(nm, s, c->cr_job);
@@ -673,7 +672,6 @@ static void on_cancel(nm_core *nm, nm_peer *s, const sk_cancel_resv *c,
     if (removed == 0)
         nm->nm_st.ns_cancel_unknown++;
     nm->nm_st.ns_cancelled += removed;
-    (void)now;
 }
 
 static void send_kill(nm_core *nm, const nm_task *t)
@@ -723,8 +721,7 @@ static void on_kill(nm_core *nm, nm_peer *s, const sk_kill_task *k, sk_time now)
         maybe_free_job(nm, j);
     }
     if (matched == 0) {
-        nm_count_limit(&nm->nm_st.ns_kill_unknown,
-                       "KILL_TASK for no task here");
+        count_limit(&nm->nm_st.ns_kill_unknown, "KILL_TASK for no task here");
         return;
     }
     dispatch(nm, now);
@@ -737,8 +734,8 @@ static void on_finished(nm_core *nm, nm_peer *x, const sk_task_finished *f,
 {
     nm_task *t = find_task(nm, f->tf_job, f->tf_task, f->tf_attempt);
     if (t == NULL || t->tk_exec != x) {
-        nm_count_limit(&nm->nm_st.ns_stale_finished,
-                       "TASK_FINISHED for no task running there");
+        count_limit(&nm->nm_st.ns_stale_finished,
+                    "TASK_FINISHED for no task running there");
         return;
     }
     nm->nm_st.ns_finished++;
@@ -855,8 +852,8 @@ static void on_release(nm_core *nm, const sk_release *rl, sk_time now)
     nm_long *lg = find_long(nm, rl->rl_resv);
     if (lg == NULL || lg->lg_task_idx != rl->rl_task ||
         (lg->lg_job != NULL && lg->lg_job->jb_id != rl->rl_job)) {
-        nm_count_limit(&nm->nm_st.ns_release_unknown,
-                       "RELEASE for no reservation here");
+        count_limit(&nm->nm_st.ns_release_unknown,
+                    "RELEASE for no reservation here");
         return;
     }
     nm->nm_st.ns_releases++;
@@ -894,11 +891,11 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
         hello->he_role < SK_ROLE_FRONTEND || hello->he_role > SK_ROLE_MAX ||
         (hello->he_role == SK_ROLE_EXECUTOR &&
          (hello->he_framework == NULL || hello->he_framework[0] == '\0'))) {
-        nm_count_limit(&nm->nm_st.ns_bad_hello, "bad or duplicate HELLO");
+        count_limit(&nm->nm_st.ns_bad_hello, "bad or duplicate HELLO");
         return;
     }
     if (nm->nm_npeers >= (uint64_t)nm->nm_cfg.nc_max_peers) {
-        nm_count_limit(&nm->nm_st.ns_peers_full, "too many peers");
+        count_limit(&nm->nm_st.ns_peers_full, "too many peers");
         return;
     }
     nm_peer *p = calloc(1, sizeof *p);
@@ -910,7 +907,7 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
         }
     }
     if (p == NULL) {
-        nm_count_limit(&nm->nm_st.ns_nomem, "out of memory: peer refused");
+        count_limit(&nm->nm_st.ns_nomem, "out of memory: peer refused");
         return;
     }
     p->pe_id = peer;
@@ -1054,7 +1051,7 @@ void nm_on_message(nm_core *nm, sk_peer from, const sk_msg *msg, sk_time now)
         return;
     case SK_MSG_CANCEL_RESERVATIONS:
         if (role == SK_ROLE_SCHEDULER)
-            on_cancel(nm, p, &msg->m_cancel_resv, now);
+            on_cancel(nm, p, &msg->m_cancel_resv);
         else
             break;
         return;
@@ -1085,8 +1082,8 @@ void nm_on_message(nm_core *nm, sk_peer from, const sk_msg *msg, sk_time now)
     default:
         break;
     }
-    nm_count_limit(&nm->nm_st.ns_unexpected,
-                   "unexpected message (type, role or unregistered peer)");
+    count_limit(&nm->nm_st.ns_unexpected,
+                "unexpected message (type, role or unregistered peer)");
 }
 
 /* ---- life cycle and inspection ---------------------------------------- */
@@ -1158,8 +1155,9 @@ void nm_free(nm_core *nm)
 {
     if (nm == NULL)
         return;
-    /* Schedulers first: that frees every job, reservation and long
-     * reservation; then the tasks, which executors own. */
+    /* Forgetting a peer frees what it owns (a scheduler its jobs and
+     * reservations, an executor its tasks), in any order; without flowd
+     * nothing is reported on the way. */
     nm->nm_flowd = NULL;
     free_all_peers(nm);
     nm_link *l;
@@ -1190,8 +1188,8 @@ void nm_on_timer(nm_core *nm, sk_time now)
             break;
         nm_resv *r = fe->fe_resv;
         nm_job *j = r->rs_job;
-        nm_count_limit(&nm->nm_st.ns_get_task_timeouts,
-                       "GET_TASK unanswered: slot given back");
+        count_limit(&nm->nm_st.ns_get_task_timeouts,
+                    "GET_TASK unanswered: slot given back");
         fetch_end(nm, r);
         maybe_free_resv(nm, r);
         maybe_free_job(nm, j);

@@ -140,10 +140,6 @@ struct nm_core {
     sk_time nm_hb_next;
 };
 
-/* nm_count_limit counts one drop of a kind in *counter and logs the
- * first and every 1024th. */
-void nm_count_limit(uint64_t *counter, const char *what);
-
 /* nm_push adds a message for peer to the outbox; NULL (counted in
  * ns_nomem) when out of memory. */
 sk_msg *nm_push(nm_core *nm, sk_peer peer, sk_msg_type type);
