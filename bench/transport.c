@@ -18,6 +18,7 @@
 
 #include <ev.h>
 #include <getopt.h>
+#include <limits.h>
 #include <nanomsg/nn.h>
 #include <nanomsg/pipeline.h>
 #include <nanomsg/reqrep.h>
@@ -163,6 +164,16 @@ static int run_peer(const char *mode, const char *ep)
     return 0;
 }
 
+/* This program, to run again as a child: argv[0] made absolute rather
+ * than /proc/self/exe, which under valgrind is valgrind. */
+static char self_path[4096] = "/proc/self/exe";
+
+static void find_self(const char *argv0)
+{
+    if (strchr(argv0, '/') == NULL || realpath(argv0, self_path) == NULL)
+        strcpy(self_path, "/proc/self/exe");
+}
+
 static pid_t spawn(const char *mode, const char *ep)
 {
     char count[32], size[32];
@@ -172,7 +183,7 @@ static pid_t spawn(const char *mode, const char *ep)
                     (char *)mode,      (char *)ep, NULL};
     pid_t pid = fork();
     if (pid == 0) {
-        execv("/proc/self/exe", argv);
+        execv(self_path, argv);
         _exit(127);
     }
     if (pid < 0)
@@ -457,6 +468,7 @@ int main(int argc, char **argv)
         return 2;
     }
     sk_log_set_level(SK_LOG_WARN);
+    find_self(argv[0]);
     if (peer) {
         if (optind + 2 > argc) {
             usage(stderr);

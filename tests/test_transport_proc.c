@@ -44,12 +44,22 @@ static void kill_children(void)
         }
 }
 
+/* This program, to run again as a child: argv[0] made absolute rather
+ * than /proc/self/exe, which under valgrind is valgrind. */
+static char self_path[4096] = "/proc/self/exe";
+
+static void find_self(const char *argv0)
+{
+    if (strchr(argv0, '/') == NULL || realpath(argv0, self_path) == NULL)
+        strcpy(self_path, "/proc/self/exe");
+}
+
 static pid_t spawn(char *const argv[])
 {
     pid_t pid = fork();
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        execv("/proc/self/exe", argv);
+        execv(self_path, argv);
         _exit(127);
     }
     if (pid < 0)
@@ -365,6 +375,7 @@ static void test_many(const char *ep)
 int main(int argc, char **argv)
 {
     sk_log_set_level(getenv("SK_TEST_LOG") ? SK_LOG_DEBUG : SK_LOG_WARN);
+    find_self(argv[0]);
     loop = ev_default_loop(0);
     if (argc >= 6 && strcmp(argv[1], "peer") == 0)
         return child_peer(argv);
