@@ -271,6 +271,72 @@ static void test_queue_full(void)
            "every accepted message arrives, in order");
 }
 
+/* Sends one frame from a raw nanomsg dealer, blocking. */
+static int raw_send(int s, const void *frame, size_t len)
+{
+    uint8_t ctl[NN_CMSG_SPACE(sizeof(size_t) + 4)];
+    struct nn_cmsghdr *c = (struct nn_cmsghdr *)(void *)ctl;
+    size_t hl = 4;
+    c->cmsg_len = NN_CMSG_LEN(sizeof(size_t) + 4);
+    c->cmsg_level = PROTO_SP;
+    c->cmsg_type = SP_HDR;
+    memcpy(NN_CMSG_DATA(c), &hl, sizeof hl);
+    sk_tframe_put32(NN_CMSG_DATA(c) + sizeof hl, 0x80000009u);
+    struct nn_iovec iov = {(void *)frame, len};
+    struct nn_msghdr h = {&iov, 1, ctl, sizeof ctl};
+    return nn_sendmsg(s, &h, 0);
+}
+
+/* Receives one frame on a raw dealer while running the loop; returns its
+ * kind, or -1 after timeout seconds. */
+static int raw_recv_kind(int s, double timeout)
+{
+    double end = ev_time() + timeout;
+    while (ev_time() < end) {
+        void *m;
+        int n = nn_recv(s, &m, NN_MSG, NN_DONTWAIT);
+        if (n >= SK_TFRAME_HDR) {
+            int kind = ((uint8_t *)m)[1];
+            nn_freemsg(m);
+            return kind;
+        }
+        if (n >= 0)
+            nn_freemsg(m);
+        ev_run(loop, EVRUN_NOWAIT);
+        usleep(1000);
+    }
+    return -1;
+}
+
+/* A peer whose frames skip a seq: the session is reset on both sides. */
+static void test_seq_gap(const char *endpoint)
+{
+    int s = nn_socket(AF_SP_RAW, NN_REQ);
+    nn_connect(s, endpoint);
+    sk_transport_stats before, after;
+    sk_transport_stats_get(router, &before);
+    int ups = router_rec.ru_ups, downs = router_rec.ru_downs;
+    uint8_t f[SK_TFRAME_HDR + SK_TFRAME_HELLO_MAX];
+    size_t n = sk_tframe_hello_body(f + SK_TFRAME_HDR, "nodemon", "raw1", 42);
+    sk_tframe_header(f, SK_TF_HELLO, 0, 0, 0);
+    raw_send(s, f, SK_TFRAME_HDR + n);
+    tap_is_int(raw_recv_kind(s, 3), SK_TF_HELLO,
+               "a hand-made HELLO is answered with HELLO");
+    tap_is_int(router_rec.ru_ups, ups + 1, "and the peer is up");
+    sk_tframe_header(f, SK_TF_HEARTBEAT, 1, 1, 0);
+    raw_send(s, f, SK_TFRAME_HDR);
+    sk_tframe_header(f, SK_TF_HEARTBEAT, 3, 1, 0); /* seq 2 is missing */
+    raw_send(s, f, SK_TFRAME_HDR);
+    tap_is_int(raw_recv_kind(s, 3), SK_TF_RESET,
+               "a frame after a hole is answered with RESET");
+    sk_transport_stats_get(router, &after);
+    tap_ok(after.ts_seq_gaps == before.ts_seq_gaps + 1 &&
+               router_rec.ru_downs == downs + 1 &&
+               router_rec.ru_last_why == SK_PEER_RESET,
+           "the hole is counted and the daemon hears peer-down (reset)");
+    nn_close(s);
+}
+
 static void test_malformed(const char *endpoint)
 {
     int s = nn_socket(AF_SP_RAW, NN_REQ);
@@ -296,18 +362,8 @@ static void test_malformed(const char *endpoint)
     int sent = 0;
     for (int round = 0; round < 10; round++)
         for (int i = 0; i < 6; i++) {
-            uint8_t ctl[NN_CMSG_SPACE(sizeof(size_t) + 4)];
-            struct nn_cmsghdr *c = (struct nn_cmsghdr *)(void *)ctl;
-            size_t hl = 4;
-            c->cmsg_len = NN_CMSG_LEN(sizeof(size_t) + 4);
-            c->cmsg_level = PROTO_SP;
-            c->cmsg_type = SP_HDR;
-            memcpy(NN_CMSG_DATA(c), &hl, sizeof hl);
-            sk_tframe_put32(NN_CMSG_DATA(c) + sizeof hl, 0x80000009u);
-            struct nn_iovec iov = {frames[i], lens[i]};
-            struct nn_msghdr h = {&iov, 1, ctl, sizeof ctl};
             /* Blocking send: the pipe takes one message at a time. */
-            if (nn_sendmsg(s, &h, 0) >= 0)
+            if (raw_send(s, frames[i], lens[i]) >= 0)
                 sent++;
             ev_run(loop, EVRUN_NOWAIT);
         }
@@ -395,6 +451,7 @@ int main(void)
     test_addressed();
     test_queue_full();
     test_malformed(tcp_ep);
+    test_seq_gap(tcp_ep);
     test_goodbye_and_restart(tcp_ep);
     for (int i = 0; i < NDEALERS; i++)
         sk_transport_destroy(dealer[i]);
