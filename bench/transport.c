@@ -56,7 +56,7 @@ static double quantile(double *v, long n, double q)
     return v[i];
 }
 
-static void die(const char *what)
+static _Noreturn void die(const char *what)
 {
     fprintf(stderr, "bench/transport: %s\n", what);
     exit(1);
