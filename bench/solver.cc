@@ -618,9 +618,12 @@ void describe(const Scenario &sc, fc_graph *g, gq_world *w, const Stat &build,
     gq_summary s;
     gq_world_summary(w, &s);
     printf("# %s: %s\n", sc.name, sc.what);
-    printf("#   %d machines in %d racks, %" PRId64 " slots, %d jobs, %" PRId64
+    char racks[48] = "no racks (one aggregator)";
+    if (s.gs_racks > 0)
+        snprintf(racks, sizeof racks, "%d racks", s.gs_racks);
+    printf("#   %d machines, %s, %" PRId64 " slots, %d jobs, %" PRId64
            " tasks (%" PRId64 " running), %" PRId64 " preference arcs\n",
-           s.gs_machines, s.gs_racks, s.gs_slots, s.gs_jobs, s.gs_tasks,
+           s.gs_machines, racks, s.gs_slots, s.gs_jobs, s.gs_tasks,
            s.gs_running, s.gs_pref_arcs);
     printf("#   construction: flowcore graph %s ms, LEMON graph %s ms; "
            "flowcore graph memory %.1f MiB\n",
