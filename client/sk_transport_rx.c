@@ -3,11 +3,11 @@
  * nanomsg's signalling fds, validating frames, the handshake, acks, and
  * the heartbeat tick that finds silent peers.
  *
- * NN_RCVFD is a descriptor that nanomsg signals when its socket becomes
- * readable; it is never to be read. Each readiness drains with NN_DONTWAIT
- * until EAGAIN: measured, a pass that stopped after 1,024 frames with more
- * waiting was not signalled again until some other frame arrived (a
- * stream fell from 70,000 to 3,000 messages/s). NN_SNDFD of a router is
+ * NN_RCVFD is a descriptor that nanomsg signals while its socket holds a
+ * message; it is never to be read. Measured on 1.1.5: it stays readable
+ * after a partial drain and turns unreadable once a receive says EAGAIN,
+ * so it is level-triggered. Each readiness drains with NN_DONTWAIT until
+ * EAGAIN, which empties the socket in one pass. NN_SNDFD of a router is
  * always readable (its sends never block): it is not watched. A dealer's
  * NN_SNDFD is watched only while a send said EAGAIN.
  */
