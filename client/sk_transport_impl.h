@@ -94,7 +94,7 @@ sk_tpeer *sk_tpeer_at(sk_transport *t, uint32_t slot);
 uint32_t sk_tpeer_slot(sk_transport *t, const sk_tpeer *p);
 sk_peer_id sk_tpeer_id(sk_transport *t, const sk_tpeer *p);
 
-/* New router peer slot, zeroed, or NULL at tc_max_peers. */
+/* A new peer slot, zeroed, or NULL at tc_max_peers. */
 sk_tpeer *sk_tpeer_alloc(sk_transport *t);
 
 /* Maps: route and (role, name). find returns NULL when absent. */
