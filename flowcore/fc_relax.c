@@ -42,6 +42,18 @@
  * restored on every arc): keeps price arithmetic far from overflow. */
 #define RELAX_PRICE_LIMIT ((int64_t)1 << 58)
 
+/* Labelled nodes with more residual arcs than this are scanned only when
+ * no other labelled node is left: scheduling networks have a few hubs (the
+ * cluster and rack aggregators, a job's unscheduled aggregator) whose scan
+ * costs thousands of arcs, while a short path to the demand usually runs
+ * through nodes of small degree (machines). */
+#define RELAX_HUB_DEGREE 64
+
+/* A sweep runs before a pass if the trees of the last pass averaged more
+ * than this many scanned nodes: then one search with dead-end marks is
+ * cheaper than many trees over the same balanced region. */
+#define RELAX_SWEEP_TREE 16
+
 /* How many scans between two looks at the cancel flag. */
 #define RELAX_CANCEL_EVERY 1024
 
@@ -59,13 +71,23 @@ typedef struct relax {
     uint32_t *rx_label; /* epoch at which the node joined the tree */
     uint32_t *rx_scan;  /* epoch at which the node joined S (was scanned) */
     int32_t *rx_pred;   /* residual arc by which the node joined the tree */
-    int32_t *rx_queue;  /* tree nodes in joining order; S is a prefix */
+    int32_t *rx_queue;  /* labelled nodes of small degree, to scan first */
+    int32_t *rx_hubs;   /* labelled nodes of large degree, to scan last */
+    int32_t *rx_sset;   /* S: the scanned nodes */
     int32_t *rx_active; /* stack of nodes that may have positive excess */
     int32_t rx_nactive;
     uint8_t *rx_onstack;
-    int64_t rx_floor;     /* smallest price at the start (prices only rise) */
-    int64_t rx_top;       /* largest price so far */
-    int64_t rx_bound;     /* price spread that triggers the safety net */
+    /* the sweep's depth-first search over balanced arcs */
+    uint32_t rx_sweep; /* current sweep */
+    int64_t rx_budget; /* steps the current sweep may still take */
+    uint32_t *rx_seen; /* sweep in which the node's rx_cur was reset */
+    uint32_t *rx_dead; /* sweep in which the node was found to lead nowhere */
+    int32_t *rx_cur;   /* next position to try in the node's adjacency */
+    uint8_t *rx_onpath;
+    uint64_t rx_scans; /* nodes scanned by iterations, for the sweep policy */
+    int64_t rx_floor;  /* smallest price at the start (prices only rise) */
+    int64_t rx_top;    /* largest price so far */
+    int64_t rx_bound;  /* price spread that triggers the safety net */
     bool rx_bound_costed; /* rx_bound accounts for the real largest cost */
     bool rx_escaped;      /* the spread passed the bound */
 } relax;
@@ -76,8 +98,14 @@ static void relax_free(relax *x)
     free(x->rx_scan);
     free(x->rx_pred);
     free(x->rx_queue);
+    free(x->rx_hubs);
+    free(x->rx_sset);
     free(x->rx_active);
     free(x->rx_onstack);
+    free(x->rx_seen);
+    free(x->rx_dead);
+    free(x->rx_cur);
+    free(x->rx_onpath);
 }
 
 static int relax_init(relax *x, const fc_graph *g, fc_flow_state *st)
@@ -91,10 +119,17 @@ static int relax_init(relax *x, const fc_graph *g, fc_flow_state *st)
     x->rx_scan = calloc(n, sizeof(uint32_t));
     x->rx_pred = malloc(n * sizeof(int32_t));
     x->rx_queue = malloc(n * sizeof(int32_t));
+    x->rx_hubs = malloc(n * sizeof(int32_t));
+    x->rx_sset = malloc(n * sizeof(int32_t));
     x->rx_active = malloc(n * sizeof(int32_t));
     x->rx_onstack = calloc(n, 1);
+    x->rx_seen = calloc(n, sizeof(uint32_t));
+    x->rx_dead = calloc(n, sizeof(uint32_t));
+    x->rx_cur = malloc(n * sizeof(int32_t));
+    x->rx_onpath = calloc(n, 1);
     if (!x->rx_label || !x->rx_scan || !x->rx_pred || !x->rx_queue ||
-        !x->rx_active || !x->rx_onstack) {
+        !x->rx_hubs || !x->rx_sset || !x->rx_seen || !x->rx_dead ||
+        !x->rx_cur || !x->rx_onpath || !x->rx_active || !x->rx_onstack) {
         relax_free(x);
         return FC_ENOMEM;
     }
@@ -127,8 +162,36 @@ static void restore_arc(relax *x, fc_arc a)
         fc_push(g, st, r + 1, st->fs_rescap[r + 1]);
 }
 
+/* Give a node added since the last solve (price 0, which may be far from
+ * its neighbours' prices) the highest price at which no residual arc
+ * leaving it has a negative reduced cost: its arcs then need no
+ * saturating, and its supply is one price rise or augmentation from its
+ * cheapest arc. A node with no residual arc out takes the lowest price at
+ * which the arcs into it keep CS. */
+static void price_new_node(relax *x, fc_node v)
+{
+    const fc_graph *g = x->rx_g;
+    fc_flow_state *st = x->rx_st;
+    const fc_adj *adj = &g->g_adj[v];
+    int64_t out = INT64_MAX, in = INT64_MIN;
+    for (int32_t m = 0; m < adj->ad_len; m++) {
+        int32_t r = adj->ad_res[m];
+        int32_t j = g->g_head[r];
+        if (j == v)
+            continue;
+        if (st->fs_rescap[r] > 0 && g->g_cost[r] + st->fs_price[j] < out)
+            out = g->g_cost[r] + st->fs_price[j];
+        if (st->fs_rescap[r ^ 1] > 0 && st->fs_price[j] + g->g_cost[r] > in)
+            in = st->fs_price[j] + g->g_cost[r];
+    }
+    if (out != INT64_MAX)
+        st->fs_price[v] = out;
+    else if (in != INT64_MIN)
+        st->fs_price[v] = in;
+}
+
 /* Restore CS where it may be broken: on every arc, or on the arcs the
- * change record names. */
+ * change record names (after pricing the nodes it says were added). */
 static void restore_cs(relax *x, bool everything)
 {
     const fc_graph *g = x->rx_g;
@@ -136,6 +199,12 @@ static void restore_cs(relax *x, bool everything)
         for (fc_arc a = 0; a < g->g_abound; a++)
             restore_arc(x, a);
         return;
+    }
+    for (size_t i = 0; i < g->g_nchanges; i++) {
+        const fc_change *c = &g->g_changes[i];
+        if (c->ch_kind == FC_CHANGE_NODE_ADD &&
+            g->g_ntype[c->ch_id] != FC_NODE_FREE)
+            price_new_node(x, c->ch_id);
     }
     for (size_t i = 0; i < g->g_nchanges; i++) {
         const fc_change *c = &g->g_changes[i];
@@ -217,7 +286,119 @@ static void note_price(relax *x, int64_t p)
     x->rx_escaped = true;
 }
 
-/* Raise the prices of S = rx_queue[0 .. ns): saturate the balanced arcs
+/* The next balanced residual arc with room out of u whose head is neither
+ * on the sweep's path nor dead; -1 if none is left. */
+static int32_t next_balanced(relax *x, int32_t u)
+{
+    const fc_graph *g = x->rx_g;
+    const fc_flow_state *st = x->rx_st;
+    const fc_adj *adj = &g->g_adj[u];
+    uint32_t sw = x->rx_sweep;
+    if (x->rx_seen[u] != sw) {
+        x->rx_seen[u] = sw;
+        x->rx_cur[u] = 0;
+    }
+    int64_t pu = st->fs_price[u];
+    for (int32_t m = x->rx_cur[u]; m < adj->ad_len; m++) {
+        int32_t r = adj->ad_res[m];
+        int32_t j = g->g_head[r];
+        if (st->fs_rescap[r] > 0 && g->g_cost[r] - pu + st->fs_price[j] == 0 &&
+            !x->rx_onpath[j] && x->rx_dead[j] != sw) {
+            x->rx_cur[u] = m;
+            return r;
+        }
+    }
+    x->rx_cur[u] = adj->ad_len;
+    return -1;
+}
+
+/* Move as much of s's excess as a depth-first search finds room for along
+ * balanced paths to deficit nodes. Prices do not change, so CS holds. */
+static void sweep_from(relax *x, int32_t s, uint64_t *work)
+{
+    const fc_graph *g = x->rx_g;
+    fc_flow_state *st = x->rx_st;
+    int32_t *path = x->rx_queue;
+    int32_t len = 0, u = s;
+    x->rx_onpath[s] = 1;
+    while (st->fs_excess[s] > 0 && x->rx_budget-- > 0) {
+        (*work)++;
+        if (u != s && st->fs_excess[u] < 0) {
+            int64_t amount = st->fs_excess[s];
+            if (-st->fs_excess[u] < amount)
+                amount = -st->fs_excess[u];
+            for (int32_t k = 0; k < len; k++)
+                if (st->fs_rescap[path[k]] < amount)
+                    amount = st->fs_rescap[path[k]];
+            for (int32_t k = 0; k < len; k++)
+                fc_push(g, st, path[k], amount);
+            /* Back up to the tail of the first arc left without room. */
+            int32_t k = 0;
+            while (k < len && st->fs_rescap[path[k]] > 0)
+                k++;
+            while (len > k) {
+                x->rx_onpath[u] = 0;
+                u = fc_tail(g, path[--len]);
+            }
+            continue;
+        }
+        int32_t r = next_balanced(x, u);
+        if (r >= 0) {
+            path[len++] = r;
+            u = g->g_head[r];
+            x->rx_onpath[u] = 1;
+            continue;
+        }
+        x->rx_dead[u] = x->rx_sweep;
+        if (u == s)
+            break;
+        x->rx_onpath[u] = 0;
+        u = fc_tail(g, path[--len]);
+        x->rx_cur[u]++;
+    }
+    while (len > 0) {
+        x->rx_onpath[u] = 0;
+        u = fc_tail(g, path[--len]);
+    }
+    x->rx_onpath[s] = 0;
+}
+
+/* One sweep: every active node sends what it can along balanced paths.
+ * Trees grown one root at a time re-explore the same balanced region for
+ * every unit they move; the sweep's dead marks explore it once. */
+static void sweep(relax *x, uint64_t *work)
+{
+    if (++x->rx_sweep == 0) {
+        size_t n = (size_t)x->rx_n + 1;
+        memset(x->rx_seen, 0, n * sizeof(uint32_t));
+        memset(x->rx_dead, 0, n * sizeof(uint32_t));
+        x->rx_sweep = 1;
+    }
+    /* Without the level structure of a blocking-flow search, paths can
+     * push flow to and fro across small arcs for as long as the excesses
+     * last; a budget of a few passes over the graph bounds the sweep, and
+     * the iterations do the rest. */
+    x->rx_budget = 4 * ((int64_t)x->rx_g->g_abound + x->rx_n);
+    for (int32_t k = 0; k < x->rx_nactive && x->rx_budget > 0; k++)
+        if (x->rx_st->fs_excess[x->rx_active[k]] > 0)
+            sweep_from(x, x->rx_active[k], work);
+}
+
+/* Drop the nodes without positive excess from the active stack. */
+static void compact_active(relax *x)
+{
+    int32_t kept = 0;
+    for (int32_t k = 0; k < x->rx_nactive; k++) {
+        int32_t v = x->rx_active[k];
+        if (x->rx_st->fs_excess[v] > 0)
+            x->rx_active[kept++] = v;
+        else
+            x->rx_onstack[v] = 0;
+    }
+    x->rx_nactive = kept;
+}
+
+/* Raise the prices of S = rx_sset[0 .. ns): saturate the balanced arcs
  * leaving S, then raise by the smallest reduced cost of the other residual
  * arcs leaving it. Returns 0 or FC_EINFEASIBLE when no residual arc leaves
  * S (its positive excess is trapped). */
@@ -228,7 +409,7 @@ static int price_rise(relax *x, int32_t ns)
     uint32_t ep = x->rx_epoch;
     int64_t delta = INT64_MAX;
     for (int32_t k = 0; k < ns; k++) {
-        int32_t i = x->rx_queue[k];
+        int32_t i = x->rx_sset[k];
         int64_t pi = st->fs_price[i];
         const fc_adj *adj = &g->g_adj[i];
         for (int32_t m = 0; m < adj->ad_len; m++) {
@@ -250,7 +431,7 @@ static int price_rise(relax *x, int32_t ns)
     if (delta == INT64_MAX)
         return FC_EINFEASIBLE;
     for (int32_t k = 0; k < ns; k++) {
-        int32_t i = x->rx_queue[k];
+        int32_t i = x->rx_sset[k];
         st->fs_price[i] += delta;
         note_price(x, st->fs_price[i]);
     }
@@ -269,16 +450,22 @@ static int iterate(relax *x, int32_t s, uint64_t *work)
     x->rx_label[s] = ep;
     x->rx_pred[s] = -1;
     x->rx_queue[0] = s;
-    int32_t qlen = 1, ns = 0;
+    int32_t qhead = 0, qlen = 1, hhead = 0, hlen = 0, ns = 0;
     relax_wide excess_s = 0; /* total excess of S */
     relax_wide room_s = 0;   /* room on balanced arcs leaving S */
     for (;;) {
-        if (ns == qlen) {
+        int32_t i;
+        if (qhead < qlen) {
+            i = x->rx_queue[qhead++];
+        } else if (hhead < hlen) {
+            i = x->rx_hubs[hhead++];
+        } else {
             /* S is closed under balanced arcs: the direction is ascent. */
             (*work)++;
             return price_rise(x, ns);
         }
-        int32_t i = x->rx_queue[ns++];
+        x->rx_sset[ns++] = i;
+        x->rx_scans++;
         x->rx_scan[i] = ep;
         excess_s += st->fs_excess[i];
         int64_t pi = st->fs_price[i];
@@ -304,7 +491,10 @@ static int iterate(relax *x, int32_t s, uint64_t *work)
                 continue;
             x->rx_label[j] = ep;
             x->rx_pred[j] = r;
-            x->rx_queue[qlen++] = j;
+            if (g->g_adj[j].ad_len > RELAX_HUB_DEGREE)
+                x->rx_hubs[hlen++] = j;
+            else
+                x->rx_queue[qlen++] = j;
             if (st->fs_excess[j] < 0) {
                 augment(x, s, j);
                 return 0;
@@ -348,26 +538,35 @@ int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
         return FC_EINFEASIBLE;
     }
 
+    /* Passes: a sweep, then one iteration from every active node. */
     uint64_t until_check = 1; /* look at the flag before any work */
-    while (rc == 0 && x.rx_nactive > 0) {
-        int32_t s = x.rx_active[x.rx_nactive - 1];
-        if (st->fs_excess[s] <= 0) {
-            x.rx_onstack[s] = 0;
-            x.rx_nactive--;
-            continue;
-        }
-        if (--until_check == 0) {
-            until_check = RELAX_CANCEL_EVERY;
-            if (fc_cancelled(opt)) {
-                rc = FC_ECANCELED;
-                break;
+    bool sweep_due = true;
+    uint64_t iterations = 0;
+    for (compact_active(&x); rc == 0 && x.rx_nactive > 0; compact_active(&x)) {
+        if (sweep_due)
+            sweep(&x, work);
+        x.rx_scans = 0;
+        iterations = 0;
+        int32_t end = x.rx_nactive;
+        for (int32_t k = 0; rc == 0 && k < end; k++) {
+            int32_t s = x.rx_active[k];
+            if (st->fs_excess[s] <= 0)
+                continue;
+            if (--until_check == 0) {
+                until_check = RELAX_CANCEL_EVERY;
+                if (fc_cancelled(opt)) {
+                    rc = FC_ECANCELED;
+                    break;
+                }
+            }
+            rc = iterate(&x, s, work);
+            iterations++;
+            if (x.rx_escaped) {
+                relax_free(&x);
+                return fc_ssp_solve(g, st, opt, work);
             }
         }
-        rc = iterate(&x, s, work);
-        if (x.rx_escaped) {
-            relax_free(&x);
-            return fc_ssp_solve(g, st, opt, work);
-        }
+        sweep_due = x.rx_scans > RELAX_SWEEP_TREE * iterations;
     }
     relax_free(&x);
     return rc;

@@ -17,6 +17,8 @@
 
 #define MAX_REPORT 5 /* failures described per check */
 
+static int solve_fresh(const fc_graph *g, fc_algorithm alg, int64_t *cost);
+
 static fc_solve_options options(fc_algorithm alg, bool incremental)
 {
     fc_solve_options opt;
@@ -168,6 +170,42 @@ static void test_cancel(void)
                "resumed after cancellation: solved");
     tap_ok(flow_ok(sc.sc_g, st.ss_cost), "resumed: flow checks");
     fct_sched_free(&sc);
+}
+
+/* Many random networks against successive shortest path, the verdict and
+ * the cost: the infeasible ones among them include instances on which
+ * relaxation's prices would drift for ever without its safety net. */
+static void test_random_vs_ssp(void)
+{
+    int failures = 0, infeasible = 0;
+    const int cases = 3000;
+    for (int k = 0; k < cases; k++) {
+        fct_rng rng;
+        fct_rng_seed(&rng, 77777 + (uint64_t)k);
+        fct_graph_params p;
+        fct_params_random(&rng, 120, &p);
+        fc_graph *g;
+        if (fct_random_graph(&rng, &p, &g) != 0)
+            tap_bail_out("cannot build graph %d", k);
+        int64_t want, got;
+        int want_rc = solve_fresh(g, FC_ALG_SSP, &want);
+        fc_solve_options opt = options(FC_ALG_RELAX, false);
+        fc_solve_stats st;
+        int rc = fc_solve(g, &opt, &st);
+        got = st.ss_cost;
+        infeasible += want_rc == FC_EINFEASIBLE;
+        bool ok = rc == want_rc &&
+                  (rc != 0 || (got == want && flow_ok(g, got))) &&
+                  capacities_ok(g);
+        if (!ok && failures++ < MAX_REPORT)
+            tap_diag("seed %d: relax %s %" PRId64 ", ssp %s %" PRId64,
+                     77777 + k, fc_strerror(rc), got, fc_strerror(want_rc),
+                     want);
+        fc_graph_free(g);
+    }
+    tap_ok(failures == 0 && infeasible > cases / 10,
+           "relax agrees with ssp on %d random networks (%d infeasible)", cases,
+           infeasible);
 }
 
 /* --- the Flowlessly graphs -----------------------------------------------*/
@@ -477,11 +515,12 @@ static void test_incremental_sched(void)
 int main(void)
 {
     tap_timeout(120);
-    tap_plan(28);
+    tap_plan(29);
     test_two_routes();
     test_negative_cycle();
     test_infeasible();
     test_cancel();
+    test_random_vs_ssp();
     test_flowlessly();
     test_incremental_random();
     test_incremental_sched();
