@@ -17,8 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N_GRAPHS   360
+#define N_GRAPHS   360 /* small: up to MAX_NODES nodes */
 #define MAX_NODES  120
+#define N_MEDIUM   40 /* then medium ones: hundreds to 1,500 nodes */
 #define N_ALGS     (FC_ALG_RACE + 1)
 #define MAX_REPORT 5 /* failures described per algorithm */
 
@@ -112,11 +113,19 @@ int main(void)
     memset(res, 0, sizeof res);
     int lemon_errors = 0, infeasible_cases = 0;
 
-    for (int k = 0; k < N_GRAPHS; k++) {
+    for (int k = 0; k < N_GRAPHS + N_MEDIUM; k++) {
         fct_rng rng;
         fct_rng_seed(&rng, 1000 + (uint64_t)k);
         fct_graph_params p;
         fct_params_random(&rng, MAX_NODES, &p);
+        if (k >= N_GRAPHS) {
+            p.gp_nodes = (int32_t)fct_rng_range(&rng, 200, 1500);
+            p.gp_arcs = (int32_t)fct_rng_range(&rng, p.gp_nodes,
+                                               6 * (int64_t)p.gp_nodes);
+            p.gp_sources = (int32_t)fct_rng_range(&rng, 1, p.gp_nodes / 3);
+            p.gp_sinks = (int32_t)fct_rng_range(&rng, 1, p.gp_nodes / 3);
+            p.gp_total_supply = fct_rng_range(&rng, 0, 20 * p.gp_nodes);
+        }
         fc_graph *g;
         if (fct_random_graph(&rng, &p, &g) != 0)
             tap_bail_out("cannot build graph %d", k);
@@ -150,7 +159,7 @@ int main(void)
 
     tap_ok(lemon_errors == 0 && infeasible_cases >= N_GRAPHS / 20 &&
                infeasible_cases <= N_GRAPHS / 2,
-           "LEMON solved all %d graphs; %d are infeasible", N_GRAPHS,
+           "LEMON solved all %d graphs; %d are infeasible", N_GRAPHS + N_MEDIUM,
            infeasible_cases);
     for (int i = 0; i < N_ALGS; i++) {
         const char *name = fc_algorithm_name((fc_algorithm)i);
@@ -159,7 +168,8 @@ int main(void)
             continue;
         }
         tap_is_int(res[i].ar_failed, 0,
-                   "%s agrees with LEMON on %d random graphs", name, N_GRAPHS);
+                   "%s agrees with LEMON on %d random graphs", name,
+                   N_GRAPHS + N_MEDIUM);
     }
     return tap_exit_status();
 }
