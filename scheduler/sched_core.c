@@ -125,6 +125,8 @@ static bool job_done(sched_core *c, sched_job *j, sk_time end)
 {
     if (j->j_ndone < j->j_ntasks)
         return false;
+    /* Probes bound to tasks that ended while pending may remain. */
+    sched_cancel_resvs(c, j);
     sk_msg *m = sched_send(c, j->j_fe->fe_peer, SK_MSG_JOB_DONE);
     if (m != NULL) {
         sk_job_done *d = &m->m_job_done;

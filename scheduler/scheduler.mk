@@ -21,11 +21,14 @@ SCHED_TEST_LDADD = scheduler/libsched.la $(SK_TEST_LDADD)
 SCHED_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/scheduler
 SCHED_TEST_UTIL = tests/sched_testutil.c tests/sched_testutil.h
 
-check_PROGRAMS += tests/test_sched_sampling tests/test_sched_core
-TESTS += tests/test_sched_sampling tests/test_sched_core
+check_PROGRAMS += tests/test_sched_sampling tests/test_sched_core tests/test_sched_property
+TESTS += tests/test_sched_sampling tests/test_sched_core tests/test_sched_property
 tests_test_sched_sampling_SOURCES = tests/test_sched_sampling.c $(SCHED_TEST_UTIL)
 tests_test_sched_sampling_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
 tests_test_sched_sampling_LDADD = $(SCHED_TEST_LDADD)
 tests_test_sched_core_SOURCES = tests/test_sched_core.c $(SCHED_TEST_UTIL)
 tests_test_sched_core_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
 tests_test_sched_core_LDADD = $(SCHED_TEST_LDADD)
+tests_test_sched_property_SOURCES = tests/test_sched_property.c $(SCHED_TEST_UTIL)
+tests_test_sched_property_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
+tests_test_sched_property_LDADD = $(SCHED_TEST_LDADD)
