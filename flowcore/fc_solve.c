@@ -94,6 +94,9 @@ int fc_solve(fc_graph *g, const fc_solve_options *opt, fc_solve_stats *stats)
     case FC_ALG_RELAX:
         rc = fc_relax_solve(g, &g->g_st, opt, &work);
         break;
+    case FC_ALG_RACE:
+        rc = fc_race_solve(g, &g->g_st, opt, &used, &work);
+        break;
     default:
         return FC_EINVAL;
     }
