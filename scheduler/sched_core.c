@@ -168,7 +168,7 @@ bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
         f->tf_task = task_index(t);
         f->tf_attempt = t->tk_attempt;
         /* The node may be freed within this call; the outbox outlives it. */
-        f->tf_node = sched_scratch_printf(&c->c_scratch, "%s", node);
+        f->tf_node = sched_scratch_strdup(&c->c_scratch, node);
         f->tf_status = status;
         f->tf_exit = exit_code;
         f->tf_output = output;
@@ -536,8 +536,6 @@ void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
                       sk_time now)
 {
     sched_scratch_reset(&c->c_scratch);
-    bool from_node = sched_map_get(&c->c_nodes, from) != NULL;
-    bool from_fe = sched_map_get(&c->c_fes, from) != NULL;
     switch (msg->m_type) {
     case SK_MSG_SUBMIT_JOB:
         sched_submit(c, from, &msg->m_submit_job);
@@ -556,7 +554,8 @@ void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
         break;
     case SK_MSG_MEMBERSHIP:
         /* The directory comes from flowd, never from a node or frontend. */
-        if (from_node || from_fe)
+        if (sched_map_get(&c->c_nodes, from) != NULL ||
+            sched_map_get(&c->c_fes, from) != NULL)
             c->c_stats.ss_bad_peer++;
         else
             sched_node_membership(c, from, &msg->m_membership);

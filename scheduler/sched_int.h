@@ -148,6 +148,7 @@ struct sched_core {
 void *sched_scratch_alloc(sched_scratch *s, size_t len);
 const char *sched_scratch_printf(sched_scratch *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+const char *sched_scratch_strdup(sched_scratch *s, const char *str);
 void sched_scratch_reset(sched_scratch *s);
 void sched_scratch_free(sched_scratch *s);
 

@@ -63,6 +63,16 @@ const char *sched_scratch_printf(sched_scratch *s, const char *fmt, ...)
     return p;
 }
 
+const char *sched_scratch_strdup(sched_scratch *s, const char *str)
+{
+    size_t n = strlen(str) + 1;
+    char *p = sched_scratch_alloc(s, n);
+    if (p == NULL)
+        return "";
+    memcpy(p, str, n);
+    return p;
+}
+
 void sched_scratch_reset(sched_scratch *s)
 {
     /* Keep one ordinary chunk so that a steady state allocates nothing. */
