@@ -36,8 +36,13 @@
  * flight, probe ratio, attempts, labels), a duplicate, a long-running job
  * (the flow path's business), or one that no live node monitor can run
  * (labels and resource request, when it has tasks without preferred
- * nodes; "no node monitors" when none is live at all) is rejected with a
- * reason in JOB_REJECTED, and leaves no trace but a counter.
+ * nodes; "no node monitors" when none is connected, "every node monitor
+ * is saturated or down" when none is live) is rejected with a reason in
+ * JOB_REJECTED, and leaves no trace but a counter. Tasks with preferred
+ * nodes of which none is live are not a reason to reject: the job is
+ * accepted and those tasks end FAILED ("no preferred node is live"), for
+ * the flow fallback to take. Tasks left with no probe and no live node
+ * after a node loss end the same way.
  *
  * Costs. Every input costs O(1) amortised plus the size of the message or
  * of the work it causes (probes sent, tasks of the job it ends); sampling
@@ -126,7 +131,8 @@ typedef struct sched_stats {
     uint64_t ss_bad_peer;     /* from a peer that has no business sending it */
     uint64_t ss_bad_field;    /* a field out of range */
     uint64_t ss_unknown_job;  /* names no job in flight */
-    uint64_t ss_unknown_resv; /* GET_TASK for no reservation we know */
+    uint64_t ss_unknown_resv; /* GET_TASK for no reservation we know
+                                 (also one that crossed its cancel) */
     uint64_t ss_bad_state;    /* makes no sense in the task's state */
     uint64_t ss_stale;        /* for an attempt that is not current */
     uint64_t ss_limit_nodes;  /* HELLO refused: too many node monitors */

@@ -251,7 +251,10 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
         return;
     }
     if (c->c_nlive == 0) {
-        reject(c, from, sj->sj_job, "no node monitors", &st->ss_reject_nodes);
+        reject(c, from, sj->sj_job,
+               st->ss_nodes == 0 ? "no node monitors"
+                                 : "every node monitor is saturated or down",
+               &st->ss_reject_nodes);
         return;
     }
     sched_job *j = build_job(c, sj, bytes);
