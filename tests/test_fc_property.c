@@ -55,8 +55,7 @@ static bool capacities_ok(const fc_graph *g)
 }
 
 typedef struct alg_result {
-    int ar_failed;
-    int ar_infeasible;
+    int ar_failed; /* graphs on which the algorithm disagreed */
 } alg_result;
 
 /* Solve one case with alg and compare with LEMON's verdict; returns NULL
