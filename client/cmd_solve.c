@@ -26,8 +26,9 @@ static void solve_usage(FILE *out)
         "the previous solution.\n"
         "\n"
         "  -a, --algorithm NAME  solver to use (default: race)\n"
-        "  -s, --stats           print 'c' lines with the algorithm that\n"
-        "                        produced each solution and its time\n"
+        "  -s, --stats           print a 'c' line per solution with the\n"
+        "                        algorithm asked for, the one that won\n"
+        "                        (they differ for race) and the time\n"
         "  -h, --help            this text\n"
         "  -V, --version         the version\n"
         "\n"
@@ -55,9 +56,10 @@ static int solve_round(fc_dimacs_reader *r, const fc_solve_options *opt,
         return 1;
     }
     if (stats)
-        printf("c round %d algorithm %s seconds %.6f work %llu nodes %d "
-               "arcs %d\n",
-               round, fc_algorithm_name(st.ss_algorithm), st.ss_seconds,
+        printf("c round %d algorithm %s winner %s seconds %.6f work %llu "
+               "nodes %d arcs %d\n",
+               round, fc_algorithm_name(opt->so_algorithm),
+               fc_algorithm_name(st.ss_algorithm), st.ss_seconds,
                (unsigned long long)st.ss_iterations, fc_graph_node_count(g),
                fc_graph_arc_count(g));
     if (fc_dimacs_write_flow(g, r, stdout) != 0) {
