@@ -588,11 +588,17 @@ int fc_flow_state_alloc(const fc_graph *g, fc_flow_state *st)
 void fc_flow_state_copy(const fc_graph *g, fc_flow_state *dst,
                         const fc_flow_state *src)
 {
-    memcpy(dst->fs_rescap, src->fs_rescap,
-           2 * (size_t)g->g_abound * sizeof(int64_t));
-    memcpy(dst->fs_excess, src->fs_excess,
-           (size_t)g->g_nbound * sizeof(int64_t));
-    memcpy(dst->fs_price, src->fs_price, (size_t)g->g_nbound * sizeof(int64_t));
+    /* A graph without arcs (or nodes) may have NULL arrays, and memcpy
+     * from NULL is undefined even for 0 bytes. */
+    if (g->g_abound > 0)
+        memcpy(dst->fs_rescap, src->fs_rescap,
+               2 * (size_t)g->g_abound * sizeof(int64_t));
+    if (g->g_nbound > 0) {
+        memcpy(dst->fs_excess, src->fs_excess,
+               (size_t)g->g_nbound * sizeof(int64_t));
+        memcpy(dst->fs_price, src->fs_price,
+               (size_t)g->g_nbound * sizeof(int64_t));
+    }
 }
 
 void fc_flow_state_free(fc_flow_state *st)
