@@ -15,11 +15,12 @@
  * set to the value that breaks the fewest of their arcs, then one scan
  * finds how far the changes broke epsilon-optimality (a cost change, a new
  * arc or more capacity on an arc with negative reduced cost; see
- * Firmament's Table 3), and the phases start from there. Arcs that the
- * changes left alone keep their zero-optimal reduced costs, so each phase
- * only does work near the changes. Capacity cuts, removals and supply
- * changes need no repair here: they show up as excesses, which the first
- * phase routes.
+ * Firmament's Table 3). The phases start from that violation or, when
+ * the changes left excesses to re-route (capacity cuts, removals, supply
+ * changes), from the largest cost, because the excess may have to climb
+ * that far and Goldberg and Tarjan's bound on relabels, which this solver
+ * uses to stop on infeasible networks, holds only from there. Arcs that
+ * the changes left alone start with zero-optimal reduced costs.
  *
  * The flow returned is optimal; the prices are made exactly optimal in
  * unscaled units (every residual arc has a non-negative reduced cost) by a
@@ -34,6 +35,8 @@
 
 #include <string.h>
 
+/* On the largest Flowlessly graph and 1,000-machine Quincy graphs, alpha
+ * from 4 to 32 ran within the noise of each other (2 and 64 slower). */
 #define CS_DEFAULT_ALPHA 12
 #define CS_MAX_ALPHA     1024
 /* |scaled price| stays below this; reduced costs then fit in int64. */
