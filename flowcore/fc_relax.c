@@ -54,8 +54,9 @@
  * cheaper than many trees over the same balanced region. */
 #define RELAX_SWEEP_TREE 16
 
-/* How many scans between two looks at the cancel flag. */
-#define RELAX_CANCEL_EVERY 1024
+/* How much work (scans, sweep steps) between two looks at the cancel
+ * flag: a few microseconds' worth. */
+#define RELAX_CANCEL_WORK 4096
 
 /* Sums of excesses and capacities over a set of nodes can pass 2^63 (2^28
  * arcs of capacity 2^40); they are only compared, so a wide type keeps them
@@ -78,8 +79,9 @@ typedef struct relax {
     int32_t rx_nactive;
     uint8_t *rx_onstack;
     /* the sweep's depth-first search over balanced arcs */
-    uint32_t rx_sweep; /* current sweep */
-    int64_t rx_budget; /* steps the current sweep may still take */
+    uint32_t rx_sweep;              /* current sweep */
+    int64_t rx_budget;              /* steps the current sweep may still take */
+    const fc_solve_options *rx_opt; /* for the cancel flag */
     uint32_t *rx_seen; /* sweep in which the node's rx_cur was reset */
     uint32_t *rx_dead; /* sweep in which the node was found to lead nowhere */
     int32_t *rx_cur;   /* next position to try in the node's adjacency */
@@ -322,6 +324,8 @@ static void sweep_from(relax *x, int32_t s, uint64_t *work)
     int32_t len = 0, u = s;
     x->rx_onpath[s] = 1;
     while (st->fs_excess[s] > 0 && x->rx_budget-- > 0) {
+        if (x->rx_budget % RELAX_CANCEL_WORK == 0 && fc_cancelled(x->rx_opt))
+            x->rx_budget = 0; /* the main loop sees the flag next */
         (*work)++;
         if (u != s && st->fs_excess[u] < 0) {
             int64_t amount = st->fs_excess[s];
@@ -539,7 +543,8 @@ int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
     }
 
     /* Passes: a sweep, then one iteration from every active node. */
-    uint64_t until_check = 1; /* look at the flag before any work */
+    x.rx_opt = opt;
+    uint64_t checked = *work - RELAX_CANCEL_WORK; /* look before any work */
     bool sweep_due = true;
     uint64_t iterations = 0;
     for (compact_active(&x); rc == 0 && x.rx_nactive > 0; compact_active(&x)) {
@@ -552,8 +557,8 @@ int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
             int32_t s = x.rx_active[k];
             if (st->fs_excess[s] <= 0)
                 continue;
-            if (--until_check == 0) {
-                until_check = RELAX_CANCEL_EVERY;
+            if (*work - checked >= RELAX_CANCEL_WORK) {
+                checked = *work;
                 if (fc_cancelled(opt)) {
                     rc = FC_ECANCELED;
                     break;
