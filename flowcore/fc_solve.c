@@ -103,6 +103,13 @@ int fc_solve(fc_graph *g, const fc_solve_options *opt, fc_solve_stats *stats)
     if (rc == 0) {
         g->g_nchanges = 0;
         g->g_changes_lost = false;
+    } else {
+        /* A solve that stopped short of an optimum (infeasible, cancelled,
+         * out of memory) leaves a flow and prices that the record of
+         * changes no longer describes: cost scaling's rough prices, say,
+         * break complementary slackness on arcs no change touched. The
+         * next incremental solve must look at every arc. */
+        g->g_changes_lost = true;
     }
     if (stats != NULL) {
         stats->ss_algorithm = used;

@@ -170,7 +170,10 @@ int fc_graph_check(const fc_graph *g, char *err, size_t errlen);
 void fc_graph_reset_flow(fc_graph *g);
 
 /* fc_graph_change_count returns how many changes were recorded since the
- * last successful solve (or reset). */
+ * last successful solve (or reset), or SIZE_MAX when the record is lost:
+ * too many changes, no memory for the record, or a solve that failed since
+ * (its flow and prices no longer match any record), so that the next
+ * incremental solve looks at the whole network. */
 size_t fc_graph_change_count(const fc_graph *g);
 
 /* --- solving -------------------------------------------------------------*/
