@@ -26,3 +26,13 @@ check_PROGRAMS += tests/test_transport_proc
 TESTS += tests/test_transport_proc
 tests_test_transport_proc_SOURCES = tests/test_transport_proc.c
 tests_test_transport_proc_LDADD = $(SK_TRANSPORT_TEST_LDADD)
+
+# Typed messages over the transport (decode on receipt, counted drops).
+client_libskylark_la_SOURCES += client/sk_link.c
+noinst_HEADERS += client/sk_link.h
+
+check_PROGRAMS += tests/test_link
+TESTS += tests/test_link
+tests_test_link_SOURCES = tests/test_link.c
+tests_test_link_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS)
+tests_test_link_LDADD = $(SK_TRANSPORT_TEST_LDADD) $(MSGPACK_LIBS)
