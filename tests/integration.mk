@@ -1,0 +1,1 @@
+# (fragment reserved; filled by the work that owns it)
