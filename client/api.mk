@@ -1,1 +1,42 @@
-# (fragment reserved; filled by the work that owns it)
+# The client API of libskylark (skylark.h): frontends submit jobs and get
+# their tasks' outcomes, executors run a framework's tasks, and any program
+# can ask a daemon for its status. Its tests run against fake peers built
+# on sk_link, without daemons.
+
+client_libskylark_la_SOURCES += \
+	client/sk_apiutil.c \
+	client/sk_idmap.c \
+	client/sk_frontend.c \
+	client/sk_frontend_job.c \
+	client/sk_executor.c \
+	client/sk_status.c
+noinst_HEADERS += \
+	client/sk_apiutil.h \
+	client/sk_idmap.h \
+	client/sk_frontend_int.h
+
+check_PROGRAMS += tests/test_client_idmap
+TESTS += tests/test_client_idmap
+tests_test_client_idmap_SOURCES = tests/test_client_idmap.c
+tests_test_client_idmap_LDADD = $(SK_TEST_LDADD)
+
+CLIENT_TEST_LDADD = $(SK_TRANSPORT_TEST_LDADD)
+
+check_PROGRAMS += tests/test_client_frontend
+TESTS += tests/test_client_frontend
+tests_test_client_frontend_SOURCES = tests/test_client_frontend.c \
+	tests/test_client_fake.c tests/test_client_fake.h
+tests_test_client_frontend_LDADD = $(CLIENT_TEST_LDADD)
+
+check_PROGRAMS += tests/test_client_executor
+TESTS += tests/test_client_executor
+tests_test_client_executor_SOURCES = tests/test_client_executor.c \
+	tests/test_client_fake.c tests/test_client_fake.h
+tests_test_client_executor_LDADD = $(CLIENT_TEST_LDADD)
+
+check_PROGRAMS += tests/test_client_status
+TESTS += tests/test_client_status
+tests_test_client_status_SOURCES = tests/test_client_status.c \
+	tests/test_client_fake.c tests/test_client_fake.h
+tests_test_client_status_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
+tests_test_client_status_LDADD = $(CLIENT_TEST_LDADD) $(PTHREAD_LIBS)

@@ -7,14 +7,29 @@
  * negative SK_E* code; results come back through out-parameters.
  *
  * Threading: unless a function says otherwise, it may be called from any
- * thread, and functions on distinct objects never interfere.
+ * thread, and functions on distinct objects never interfere. Frontends and
+ * executors are the exception: each belongs to the thread that runs its
+ * libev loop, all of its functions are called from that thread, and its
+ * callbacks run there.
+ *
+ * The pieces: a framework's frontend submits jobs to a scheduler
+ * (sk_frontend_*) and gets every task's outcome back; an executor on a
+ * worker machine registers with the node monitor there for a framework
+ * name and runs the tasks it is handed (sk_executor_*); any program can ask
+ * a daemon for its state (sk_status_*). docs/CLIENT.md walks through them
+ * with examples.
  */
 #ifndef SKYLARK_H
 #define SKYLARK_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct ev_loop;
 
 /* Version of this header. sk_version() tells the version of the library
  * actually linked, which may differ for a shared library. */
@@ -52,6 +67,482 @@ const char *sk_version(void);
 /* sk_strerror returns a static, human-readable description of an SK_E* code
  * (or of SK_OK). Unknown codes give "unknown error". Never returns NULL. */
 const char *sk_strerror(int err);
+
+/* ===================================================================== *
+ * Task outcomes
+ * ===================================================================== */
+
+/* How a task ended. Every task a frontend submits ends exactly once, with
+ * one of these. The values are those of the wire protocol. */
+typedef enum sk_outcome {
+    SK_OUTCOME_OK = 1,        /* ran and exited with code 0 */
+    SK_OUTCOME_FAILED = 2,    /* ran and failed, or could not be run */
+    SK_OUTCOME_KILLED = 3,    /* killed on request */
+    SK_OUTCOME_LOST = 4,      /* its node, executor or scheduler went away */
+    SK_OUTCOME_CANCELLED = 5, /* the frontend cancelled its job */
+} sk_outcome;
+
+/* sk_outcome_name returns "ok", "failed", "killed", "lost", "cancelled",
+ * or "unknown" for another value. Static string. */
+const char *sk_outcome_name(int outcome);
+
+/* A job, as its frontend numbers it: nonzero, unique within one
+ * sk_frontend for its whole life, never reused. */
+typedef uint64_t sk_job_id;
+
+/* Limits of a job, checked by sk_frontend_submit before anything is sent
+ * (they are the wire protocol's, see docs/PROTOCOL.md): at most 100,000
+ * tasks; a task spec of at most 65,536 bytes; at most 16 preferred nodes
+ * per task and 64 labels per job; names (user, framework, nodes) of at
+ * most 255 bytes, labels of at most 127; priority 0..7; probe ratio 0 or
+ * 1..64; max attempts 0..100; and the encoded job must fit in one
+ * transport message (1 MiB). */
+
+/* ===================================================================== *
+ * Frontend side: submit jobs to a scheduler, learn what became of them
+ * ===================================================================== *
+ *
+ * An sk_frontend keeps one session with one scheduler at a time (transport
+ * role "frontend"), chosen from a list of endpoints: it connects to the
+ * first, and moves to the next (round robin) when the current one does not
+ * answer within fo_connect_timeout or its session ends.
+ *
+ * A job is submitted at once if a session is up, and otherwise waits in
+ * the frontend (at most fo_queue_timeout) until one is. Its tasks are then
+ * reported one by one: jc_started when an attempt starts on a node (a
+ * retried task can start more than once), jc_task_done exactly once with
+ * the task's final outcome, and after the last task jc_job_done once with
+ * the counts. Nothing a frontend submitted is lost silently; each task
+ * ends in exactly one of these ways:
+ *
+ * - as the scheduler reports it: OK, FAILED (with the exit code, or with
+ *   the scheduler's or node monitor's reason in the output, such as "no
+ *   preferred node is live"), KILLED, LOST ("node lost", after the
+ *   job's retries), or CANCELLED (after sk_frontend_cancel);
+ * - rejected: the scheduler refused the job (over a limit, no node
+ *   monitor can run it...): every task FAILED, tr_reason "job rejected:
+ *   <the scheduler's reason>", jr_error SK_EREJECTED;
+ * - scheduler lost: the session with the scheduler ended (it died, the
+ *   network broke, a heartbeat timeout of 3 * fo_heartbeat) after the job
+ *   was handed to it. The scheduler forgets a frontend's jobs when the
+ *   frontend goes away, and its node monitors keep running what was
+ *   already launched without anyone to report to, so the outcome of the
+ *   unfinished tasks is unknown: each is reported LOST with tr_reason
+ *   "scheduler lost", tr_started telling whether any attempt was seen to
+ *   start; jr_error SK_ECLOSED. They are not resubmitted (a task that
+ *   started might run twice); a framework that wants them run resubmits
+ *   them itself. Jobs that were still waiting in the frontend are not
+ *   affected: they go to the next scheduler;
+ * - no scheduler: the job waited longer than fo_queue_timeout for a
+ *   session: every task FAILED, tr_reason "no scheduler reachable",
+ *   jr_error SK_ETIMEDOUT;
+ * - cancelled before it reached a scheduler: every task CANCELLED;
+ * - protocol violation: the scheduler said JOB_DONE while some tasks had
+ *   no outcome: those end LOST, tr_reason "no outcome from the
+ *   scheduler", jr_error SK_EPROTO.
+ *
+ * Input from the scheduler is validated: a message for a job or task this
+ * frontend does not have in flight, a second outcome for a task, a field
+ * out of range, or a message a scheduler has no business sending is
+ * counted (sk_frontend_stats) and dropped; it never changes an outcome
+ * already reported.
+ *
+ * Two ways to drive it. With the caller's loop (sk_frontend_create with a
+ * struct ev_loop *), the frontend adds its watchers to that loop and works
+ * while the caller runs it; the caller may also block in the wait
+ * functions, which run the loop. Blocking (loop NULL): the frontend owns a
+ * private loop that runs only inside sk_frontend_wait_*.
+ *
+ * Threading: an sk_frontend belongs to the thread that runs its loop. All
+ * its functions are called from that thread; callbacks run there, from
+ * inside the loop (or inside the wait functions, which run it). Inside a
+ * callback the caller may submit and cancel, but must not destroy the
+ * frontend or call a wait function.
+ */
+
+typedef struct sk_frontend sk_frontend;
+
+/* Settings of a frontend. Fill with sk_frontend_opts_init, then set at
+ * least the schedulers. The strings are copied by sk_frontend_create. */
+typedef struct sk_frontend_opts {
+    const char *const *fo_schedulers; /* scheduler endpoints, such as
+                                         "tcp://127.0.0.1:7100", in order */
+    unsigned fo_nschedulers;          /* 1..16 */
+    const char *fo_name;       /* our name towards the scheduler, 1..63 of
+                                  [A-Za-z0-9._:-]; NULL: one is made up
+                                  from the host name and process id */
+    double fo_connect_timeout; /* seconds to wait for one endpoint before
+                                  trying the next (default 2) */
+    double fo_queue_timeout;   /* seconds a job may wait for a session
+                                  before it fails (default 30; 0: no limit) */
+    double fo_heartbeat;       /* transport heartbeat in seconds (default
+                                  1); a session is lost after 3 silent
+                                  intervals */
+    unsigned fo_max_jobs;      /* jobs in flight at once (default 100,000):
+                                  sk_frontend_submit says SK_ELIMIT above */
+} sk_frontend_opts;
+
+/* sk_frontend_opts_init fills o with the defaults above and no scheduler. */
+void sk_frontend_opts_init(sk_frontend_opts *o);
+
+/* sk_frontend_create makes a frontend and starts connecting to the first
+ * scheduler. loop is the caller's libev loop, which must outlive the
+ * frontend; NULL makes the frontend own a private loop (blocking mode).
+ * Returns 0 with the frontend in *out; SK_EINVAL for a bad option (no
+ * endpoint, a bad name, a timeout below 0.01 s); SK_EIO if an endpoint is
+ * refused by nanomsg; SK_ENOMEM. Returns at once: the session comes up as
+ * the loop runs (sk_frontend_wait_connected waits for it). */
+int sk_frontend_create(struct ev_loop *loop, const sk_frontend_opts *o,
+                       sk_frontend **out);
+
+/* sk_frontend_destroy closes the session and frees the frontend. No
+ * callback runs, for any job. Jobs still in flight are abandoned: the
+ * scheduler notices that the frontend is gone (at once, or after its
+ * heartbeat timeout), cancels their reservations and kills their running
+ * tasks. NULL is a no-op. Not from inside a callback. */
+void sk_frontend_destroy(sk_frontend *fe);
+
+/* sk_frontend_loop returns the loop the frontend runs on: the caller's,
+ * or in blocking mode its own, to which the caller may add watchers. */
+struct ev_loop *sk_frontend_loop(sk_frontend *fe);
+
+/* One task of a job. */
+typedef struct sk_task_desc {
+    const void *td_spec;             /* opaque bytes for the executor; for
+                                        the command executor a command
+                                        line for /bin/sh -c */
+    uint32_t td_spec_len;            /* 0..65,536 */
+    const char *const *td_preferred; /* nodes to run on (data locality):
+                                        per-task sampling among them */
+    unsigned td_npreferred;          /* 0 (anywhere)..16 */
+} sk_task_desc;
+
+/* A job to submit. Fill with sk_job_desc_init, then set the tasks. */
+typedef struct sk_job_desc {
+    const char *jo_user;          /* for fair sharing; NULL or "": the name
+                                     of the process's user */
+    unsigned jo_priority;         /* 0 (most urgent)..7; default 4 */
+    const char *const *jo_labels; /* a node must carry every label */
+    unsigned jo_nlabels;          /* 0..64 */
+    uint32_t jo_cpu_milli;        /* per task CPU request, millicores (0:
+                                     none) */
+    uint32_t jo_mem_mb;           /* per task memory request, MiB (0: none) */
+    double jo_probe_ratio;        /* probes per task: 0 the scheduler's
+                                     default, else 1..64 */
+    unsigned jo_max_attempts;     /* 0 the scheduler's default, else 1..100;
+                                     only attempts lost with their node are
+                                     retried */
+    const char *jo_framework;     /* the executor's framework name; NULL or
+                                     "": the node monitor's built-in command
+                                     executor */
+    const sk_task_desc *jo_tasks; /* the tasks, indexed from 0 */
+    uint32_t jo_ntasks;           /* 1..100,000 */
+} sk_job_desc;
+
+/* sk_job_desc_init fills j with the defaults above and no task. */
+void sk_job_desc_init(sk_job_desc *j);
+
+/* An attempt of a task started on a node (jc_started). */
+typedef struct sk_task_start {
+    sk_job_id ts_job;
+    uint32_t ts_task;      /* index in the job */
+    uint32_t ts_attempt;   /* 0 for the first attempt */
+    const char *ts_node;   /* node name */
+    uint64_t ts_submit_us; /* when sk_frontend_submit was called, wall
+                              clock, microseconds since the epoch */
+    uint64_t ts_launch_us; /* when the node monitor launched it, on the
+                              node's wall clock */
+} sk_task_start;
+
+/* The final outcome of a task (jc_task_done). */
+typedef struct sk_task_result {
+    sk_job_id tr_job;
+    uint32_t tr_task;
+    uint32_t tr_attempt; /* the attempt that ended */
+    sk_outcome tr_outcome;
+    int tr_exit;           /* exit code; negative: killed by signal -n;
+                              -1 when it did not run to an exit */
+    const void *tr_output; /* tail of the output (at most 4,096 bytes), or
+                              the reason a node or scheduler gave */
+    uint32_t tr_output_len;
+    const char *tr_node;   /* where it ran, "" if nowhere known */
+    const char *tr_reason; /* "" when the scheduler reported the outcome;
+                              else why the frontend decided it (see the
+                              list above) */
+    int tr_started;        /* 1 if an attempt was seen to start */
+    uint64_t tr_submit_us; /* as in sk_task_start */
+    uint64_t tr_launch_us; /* 0 if it was never launched */
+    uint64_t tr_end_us;    /* when it ended (the frontend's clock for
+                              outcomes the frontend decided) */
+} sk_task_result;
+
+/* The end of a job (jc_job_done, sk_frontend_wait_job). */
+typedef struct sk_job_result {
+    sk_job_id jr_job;
+    uint32_t jr_tasks; /* tasks in the job; the counts add up to it */
+    uint32_t jr_ok, jr_failed, jr_killed, jr_lost, jr_cancelled;
+    int jr_error;          /* 0: every outcome is the scheduler's (or a
+                              cancellation); SK_EREJECTED, SK_ECLOSED,
+                              SK_ETIMEDOUT, SK_EPROTO: see above */
+    const char *jr_reason; /* "" or the reason that goes with jr_error */
+    uint64_t jr_submit_us;
+    uint64_t jr_end_us;
+} sk_job_result;
+
+/* What a job reports, all optional. The structures handed to a callback,
+ * and their strings and bytes, are valid during the call only. */
+typedef struct sk_job_callbacks {
+    void (*jc_started)(void *arg, const sk_task_start *s);
+    void (*jc_task_done)(void *arg, const sk_task_result *r);
+    void (*jc_job_done)(void *arg, const sk_job_result *r);
+    void *jc_arg;
+} sk_job_callbacks;
+
+/* sk_frontend_submit checks job against the limits, copies it (the caller
+ * may free it on return) and sends it to the scheduler, at once when a
+ * session is up, else when one comes up. cb is copied; NULL means no
+ * callbacks. Returns 0 with the job's id in *out (out may be NULL), after
+ * which every outcome comes through cb (never from inside this call);
+ * or, with nothing sent and no callback ever: SK_EINVAL (a field out of
+ * range), SK_ELIMIT (over a limit, or fo_max_jobs in flight), SK_ENOMEM.
+ * sk_frontend_error describes a refusal. A job submitted without a
+ * jc_job_done callback keeps its result in the frontend after it ends
+ * until sk_frontend_wait_job returns it. Cost: one copy of the job,
+ * encoded once. */
+int sk_frontend_submit(sk_frontend *fe, const sk_job_desc *job,
+                       const sk_job_callbacks *cb, sk_job_id *out);
+
+/* sk_frontend_cancel asks for the job to be cancelled, with reason (NULL:
+ * ""). A job still waiting in the frontend ends at once (every task
+ * CANCELLED, callbacks from this call); one handed to a scheduler gets
+ * CANCEL_JOB, and its tasks end as the scheduler reports them: CANCELLED
+ * for those not yet finished (a running task is killed), their real
+ * outcome for those that finished first. Returns 0 (also when a cancel is
+ * already under way), SK_ENOTFOUND if the job is not in flight. */
+int sk_frontend_cancel(sk_frontend *fe, sk_job_id job, const char *reason);
+
+/* sk_frontend_wait_connected runs the loop until a session with a
+ * scheduler is up, at most timeout seconds (< 0: no limit). Returns 0,
+ * SK_ETIMEDOUT. Not from inside a callback. */
+int sk_frontend_wait_connected(sk_frontend *fe, double timeout);
+
+/* sk_frontend_wait_job runs the loop until job has ended, at most timeout
+ * seconds (< 0: no limit). Returns 0 and, if out is not NULL, the job's
+ * result in *out (jr_reason stays valid until the next call on fe);
+ * SK_ETIMEDOUT; SK_ENOTFOUND if the frontend has no such job: never
+ * submitted, or ended and its result already handed over to jc_job_done
+ * before this call or to an earlier wait. Not from inside a callback. */
+int sk_frontend_wait_job(sk_frontend *fe, sk_job_id job, double timeout,
+                         sk_job_result *out);
+
+/* sk_frontend_wait_idle runs the loop until no job is in flight, at most
+ * timeout seconds (< 0: no limit). Returns 0 or SK_ETIMEDOUT. Not from
+ * inside a callback. */
+int sk_frontend_wait_idle(sk_frontend *fe, double timeout);
+
+/* Counters of a frontend, monotonic except the gauges. */
+typedef struct sk_frontend_stats {
+    uint64_t fs_jobs_submitted;
+    uint64_t fs_jobs_accepted;
+    uint64_t fs_jobs_rejected;
+    uint64_t fs_jobs_ended; /* all ways */
+    uint64_t fs_tasks_ended;
+    uint64_t fs_sessions;       /* sessions that came up */
+    uint64_t fs_scheduler_lost; /* sessions that ended */
+    uint64_t fs_failovers;      /* moves to another endpoint */
+    uint64_t fs_unknown_job;    /* dropped: for no job in flight */
+    uint64_t fs_duplicate;      /* dropped: an answer or outcome twice */
+    uint64_t fs_bad_field;      /* dropped: task index or status out of
+                                   range, counts that do not add up */
+    uint64_t fs_unexpected;     /* dropped: a type a frontend does not
+                                   take */
+    uint64_t fs_undecodable;    /* dropped before decoding (malformed,
+                                   other version, over a limit) */
+    uint64_t fs_jobs_in_flight; /* gauge */
+    uint64_t fs_jobs_waiting;   /* gauge: not yet handed to a scheduler */
+    int fs_connected;           /* gauge: 1 if a session is up */
+    const char *fs_scheduler;   /* gauge: the endpoint in use or being
+                                   tried (valid until the next call) */
+} sk_frontend_stats;
+
+/* sk_frontend_stats_get fills out. */
+void sk_frontend_stats_get(sk_frontend *fe, sk_frontend_stats *out);
+
+/* sk_frontend_error returns a description of the last error a function
+ * of fe returned, such as "task 7: spec of 70000 bytes is over the limit
+ * of 65536". Valid until the next call on fe; "" if none. */
+const char *sk_frontend_error(const sk_frontend *fe);
+
+/* ===================================================================== *
+ * Executor side: run a framework's tasks on a worker
+ * ===================================================================== *
+ *
+ * An sk_executor connects to the node monitor of its machine (transport
+ * role "executor") and registers for one framework name. The node monitor
+ * then hands it the tasks of jobs submitted with that framework
+ * (ec_launch); the executor runs each however it likes and reports the end
+ * with sk_executor_finish. ec_kill asks it to stop a task early; it still
+ * reports the end (normally SK_OUTCOME_KILLED) with sk_executor_finish.
+ *
+ * Job ids seen here are the scheduler's, not the frontend's: frameworks
+ * that need their own identifiers put them in the task spec. A task
+ * attempt is named by (job, task, attempt).
+ *
+ * When the session with the node monitor ends, the node monitor reports
+ * every task it had handed over as LOST; so the executor calls ec_kill for
+ * each of its running tasks (their results can no longer be delivered),
+ * forgets them, and registers again when the node monitor is back (the
+ * transport reconnects by itself).
+ *
+ * Input from the node monitor is validated: a LAUNCH_TASK for another
+ * framework is answered FAILED, one for an attempt already running, a
+ * KILL_TASK for nothing running here, or a message an executor does not
+ * take is counted and dropped.
+ *
+ * Threading and loops: as for sk_frontend (loop NULL: a private loop, run
+ * by sk_executor_run).
+ */
+
+typedef struct sk_executor sk_executor;
+
+/* Settings of an executor. Fill with sk_executor_opts_init. The strings
+ * are copied by sk_executor_create. */
+typedef struct sk_executor_opts {
+    const char *eo_nodemon;   /* the node monitor's endpoint */
+    const char *eo_framework; /* 1..255 bytes */
+    const char *eo_name;      /* 1..63 of [A-Za-z0-9._:-]; NULL: made up
+                                 from the host name and process id */
+    double eo_heartbeat;      /* transport heartbeat, seconds (default 1) */
+} sk_executor_opts;
+
+/* sk_executor_opts_init fills o with the defaults and no endpoint or
+ * framework. */
+void sk_executor_opts_init(sk_executor_opts *o);
+
+/* A task to run (ec_launch). Valid during the call only. */
+typedef struct sk_launch_info {
+    sk_job_id li_job; /* the scheduler's job id */
+    uint32_t li_task;
+    uint32_t li_attempt;
+    const void *li_spec; /* the spec the frontend gave */
+    uint32_t li_spec_len;
+    const char *li_user;
+    uint32_t li_cpu_milli; /* what the task may use */
+    uint32_t li_mem_mb;
+    uint64_t li_launch_us; /* when the executor received it, wall clock */
+} sk_launch_info;
+
+/* What an executor is told, all optional but ec_launch. ec_kill: stop
+ * that attempt (or forget it: see above). ec_session: the registration
+ * with the node monitor is up (1) or down (0). */
+typedef struct sk_executor_callbacks {
+    void (*ec_launch)(void *arg, const sk_launch_info *t);
+    void (*ec_kill)(void *arg, sk_job_id job, uint32_t task, uint32_t attempt);
+    void (*ec_session)(void *arg, int up);
+    void *ec_arg;
+} sk_executor_callbacks;
+
+/* sk_executor_create makes an executor and starts connecting to the node
+ * monitor; it registers (HELLO with the framework) each time a session
+ * comes up. loop as for sk_frontend_create. Returns 0 with the executor
+ * in *out; SK_EINVAL (no endpoint, a bad framework or name, no ec_launch);
+ * SK_EIO (nanomsg refused the endpoint); SK_ENOMEM. */
+int sk_executor_create(struct ev_loop *loop, const sk_executor_opts *o,
+                       const sk_executor_callbacks *cb, sk_executor **out);
+
+/* sk_executor_destroy closes the session and frees the executor, with no
+ * callback. The node monitor reports the tasks still running here as
+ * LOST. NULL is a no-op. Not from inside a callback. */
+void sk_executor_destroy(sk_executor *ex);
+
+/* sk_executor_loop returns the loop the executor runs on. */
+struct ev_loop *sk_executor_loop(sk_executor *ex);
+
+/* sk_executor_finish reports the end of a running attempt: outcome
+ * (normally OK, FAILED or KILLED), exit code, and output, of which the
+ * last 4,096 bytes are kept (output may be NULL when len is 0). May be
+ * called from inside ec_launch (a task that ends at once). Returns 0;
+ * SK_ENOTFOUND if that attempt is not running here (never launched,
+ * already finished, or forgotten when the session ended); SK_EINVAL for
+ * an outcome out of range. The report is queued if the transport pushes
+ * back, and dropped (counted) only if the session ends first. */
+int sk_executor_finish(sk_executor *ex, sk_job_id job, uint32_t task,
+                       uint32_t attempt, sk_outcome outcome, int exit_code,
+                       const void *output, size_t len);
+
+/* sk_executor_wait_registered runs the loop until the registration is
+ * up, at most timeout seconds (< 0: no limit). Returns 0 or
+ * SK_ETIMEDOUT. Not from inside a callback. */
+int sk_executor_wait_registered(sk_executor *ex, double timeout);
+
+/* sk_executor_run runs the loop for timeout seconds (< 0: until
+ * sk_executor_stop). Returns 0 when stopped, SK_ETIMEDOUT when the time
+ * is up. Not from inside a callback. */
+int sk_executor_run(sk_executor *ex, double timeout);
+
+/* sk_executor_stop makes sk_executor_run return after the current
+ * callback. */
+void sk_executor_stop(sk_executor *ex);
+
+/* Counters of an executor. */
+typedef struct sk_executor_stats {
+    uint64_t es_sessions;    /* registrations that came up */
+    uint64_t es_launched;    /* ec_launch calls */
+    uint64_t es_finished;    /* reports sent */
+    uint64_t es_killed;      /* ec_kill calls */
+    uint64_t es_forgotten;   /* running tasks forgotten at session end */
+    uint64_t es_dropped;     /* reports lost with the session */
+    uint64_t es_bad_input;   /* dropped: wrong framework, duplicate
+                                launch, kill of nothing, unexpected type */
+    uint64_t es_undecodable; /* dropped before decoding */
+    uint64_t es_running;     /* gauge */
+    int es_registered;       /* gauge */
+} sk_executor_stats;
+
+/* sk_executor_stats_get fills out. */
+void sk_executor_stats_get(sk_executor *ex, sk_executor_stats *out);
+
+/* ===================================================================== *
+ * Status: what a daemon says about itself
+ * ===================================================================== */
+
+/* A daemon's answer to a status request: key/value pairs (counters,
+ * gauges, settings) and one table (a scheduler's jobs, a node monitor's
+ * users). Immutable; free with sk_status_free. */
+typedef struct sk_status sk_status;
+
+/* sk_status_fetch connects to the daemon at endpoint (transport role
+ * "tool", no registration), asks for its status (with the table if
+ * table is nonzero) and waits for the answer at most timeout seconds, on a
+ * private loop (it blocks the calling thread). Returns 0 with the answer
+ * in *out; SK_EINVAL (bad endpoint or timeout); SK_EIO; SK_ETIMEDOUT (no
+ * answer: the daemon is down or busy); SK_ENOMEM. Any thread. */
+int sk_status_fetch(const char *endpoint, double timeout, int table,
+                    sk_status **out);
+
+/* sk_status_free releases s. NULL is a no-op. */
+void sk_status_free(sk_status *s);
+
+/* The daemon's role ("scheduler", "nodemon", "flowd", "frontend",
+ * "executor"), its name, and the time of the answer (its wall clock, us
+ * since the epoch). */
+const char *sk_status_role(const sk_status *s);
+const char *sk_status_name(const sk_status *s);
+uint64_t sk_status_time_us(const sk_status *s);
+
+/* The key/value pairs, in the daemon's order: sk_status_nkv of them;
+ * sk_status_key and sk_status_value return NULL for i out of range.
+ * sk_status_get returns the value of key, or NULL. */
+unsigned sk_status_nkv(const sk_status *s);
+const char *sk_status_key(const sk_status *s, unsigned i);
+const char *sk_status_value(const sk_status *s, unsigned i);
+const char *sk_status_get(const sk_status *s, const char *key);
+
+/* The table: its columns and rows; NULL for indices out of range. */
+unsigned sk_status_ncolumns(const sk_status *s);
+const char *sk_status_column(const sk_status *s, unsigned col);
+unsigned sk_status_nrows(const sk_status *s);
+const char *sk_status_cell(const sk_status *s, unsigned row, unsigned col);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,523 @@
+/*
+ * sk_executor.c - the executor side of the client API (skylark.h): a
+ * registration with the local node monitor for one framework, the tasks
+ * it hands over (LAUNCH_TASK), kills (KILL_TASK), and the reports of
+ * their ends (TASK_FINISHED).
+ */
+#include "sk_apiutil.h"
+#include "sk_idmap.h"
+#include "sk_link.h"
+#include "sk_log.h"
+#include "sk_proto.h"
+#include "skylark.h"
+
+#include <ev.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A running attempt. */
+typedef struct ex_run {
+    uint32_t xr_task;
+    uint32_t xr_attempt;
+    uint64_t xr_launch_us;
+} ex_run;
+
+/* The running attempts of one job. */
+typedef struct ex_job {
+    ex_run *xj_runs;
+    uint32_t xj_n, xj_cap;
+} ex_job;
+
+/* A report the transport pushed back, encoded. */
+typedef struct ex_pending {
+    struct ex_pending *xp_next;
+    uint32_t xp_len;
+    uint8_t xp_data[];
+} ex_pending;
+
+struct sk_executor {
+    struct ev_loop *ex_loop;
+    int ex_own_loop;
+    sk_link *ex_link;
+    sk_peer_id ex_peer;
+    int ex_up;
+    int ex_stop;
+    char ex_name[SK_TRANSPORT_MAX_NAME + 1];
+    char ex_framework[SK_MAX_NAME_LEN + 1];
+    uint64_t ex_incarnation;
+    sk_executor_callbacks ex_cb;
+    sk_idmap ex_jobs; /* job id -> ex_job */
+    ex_pending *ex_pend_head, *ex_pend_tail;
+    ev_timer ex_retry_w;
+    sk_buf ex_buf;
+    sk_executor_stats ex_stats;
+};
+
+void sk_executor_opts_init(sk_executor_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->eo_heartbeat = 1.0;
+}
+
+/* ---- running attempts -------------------------------------------------- */
+
+static ex_run *find_run(sk_executor *ex, uint64_t job, uint32_t task,
+                        uint32_t attempt, ex_job **jout)
+{
+    ex_job *j = sk_idmap_get(&ex->ex_jobs, job);
+    if (jout != NULL)
+        *jout = j;
+    if (j == NULL)
+        return NULL;
+    for (uint32_t i = 0; i < j->xj_n; i++)
+        if (j->xj_runs[i].xr_task == task &&
+            j->xj_runs[i].xr_attempt == attempt)
+            return &j->xj_runs[i];
+    return NULL;
+}
+
+static int add_run(sk_executor *ex, uint64_t job, const ex_run *r)
+{
+    ex_job *j = sk_idmap_get(&ex->ex_jobs, job);
+    if (j == NULL) {
+        if ((j = calloc(1, sizeof *j)) == NULL)
+            return SK_ENOMEM;
+        if (sk_idmap_put(&ex->ex_jobs, job, j) != 0) {
+            free(j);
+            return SK_ENOMEM;
+        }
+    }
+    if (j->xj_n == j->xj_cap) {
+        uint32_t ncap = j->xj_cap != 0 ? j->xj_cap * 2 : 4;
+        ex_run *nr = realloc(j->xj_runs, ncap * sizeof *nr);
+        if (nr == NULL) {
+            if (j->xj_n == 0)
+                free(sk_idmap_del(&ex->ex_jobs, job));
+            return SK_ENOMEM;
+        }
+        j->xj_runs = nr;
+        j->xj_cap = ncap;
+    }
+    j->xj_runs[j->xj_n++] = *r;
+    ex->ex_stats.es_running++;
+    return 0;
+}
+
+static void del_run(sk_executor *ex, uint64_t job, ex_job *j, ex_run *r)
+{
+    *r = j->xj_runs[--j->xj_n];
+    ex->ex_stats.es_running--;
+    if (j->xj_n == 0) {
+        sk_idmap_del(&ex->ex_jobs, job);
+        free(j->xj_runs);
+        free(j);
+    }
+}
+
+/* The attempts to kill, copied: ec_kill may finish them meanwhile. */
+typedef struct kill_list {
+    uint64_t *kl_job;
+    ex_run *kl_run;
+    size_t kl_n;
+} kill_list;
+
+static void kill_all(sk_executor *ex, kill_list *kl)
+{
+    for (size_t i = 0; i < kl->kl_n; i++) {
+        ex->ex_stats.es_killed++;
+        if (ex->ex_cb.ec_kill != NULL)
+            ex->ex_cb.ec_kill(ex->ex_cb.ec_arg, kl->kl_job[i],
+                              kl->kl_run[i].xr_task, kl->kl_run[i].xr_attempt);
+    }
+    free(kl->kl_job);
+    free(kl->kl_run);
+}
+
+/* ---- reports ----------------------------------------------------------- */
+
+static void drop_pending(sk_executor *ex)
+{
+    while (ex->ex_pend_head != NULL) {
+        ex_pending *p = ex->ex_pend_head;
+        ex->ex_pend_head = p->xp_next;
+        free(p);
+        ex->ex_stats.es_dropped++;
+    }
+    ex->ex_pend_tail = NULL;
+}
+
+static void flush_pending(sk_executor *ex)
+{
+    sk_transport *t = sk_link_transport(ex->ex_link);
+    while (ex->ex_up && ex->ex_pend_head != NULL) {
+        ex_pending *p = ex->ex_pend_head;
+        int rc = sk_transport_send(t, ex->ex_peer, p->xp_data, p->xp_len);
+        if (rc == SK_EAGAIN) {
+            if (!ev_is_active(&ex->ex_retry_w)) {
+                ev_timer_set(&ex->ex_retry_w, 0.001, 0);
+                ev_timer_start(ex->ex_loop, &ex->ex_retry_w);
+            }
+            return;
+        }
+        ex->ex_pend_head = p->xp_next;
+        if (ex->ex_pend_head == NULL)
+            ex->ex_pend_tail = NULL;
+        free(p);
+        if (rc == 0)
+            ex->ex_stats.es_finished++;
+        else
+            ex->ex_stats.es_dropped++;
+    }
+}
+
+static void retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    flush_pending(w->data);
+}
+
+/* Encode and send a TASK_FINISHED, or queue it behind earlier ones. */
+static int report(sk_executor *ex, const sk_task_finished *tf)
+{
+    sk_msg m = {.m_type = SK_MSG_TASK_FINISHED};
+    m.m_task_finished = *tf;
+    int rc = sk_msg_encode(&ex->ex_buf, &m);
+    if (rc != 0)
+        return rc;
+    if (ex->ex_pend_head == NULL) {
+        rc = sk_transport_send(sk_link_transport(ex->ex_link), ex->ex_peer,
+                               ex->ex_buf.b_data, ex->ex_buf.b_len);
+        if (rc == 0) {
+            ex->ex_stats.es_finished++;
+            return 0;
+        }
+        if (rc != SK_EAGAIN) {
+            ex->ex_stats.es_dropped++;
+            return 0; /* the session is ending; the node monitor loses it */
+        }
+    }
+    ex_pending *p = malloc(sizeof *p + ex->ex_buf.b_len);
+    if (p == NULL)
+        return SK_ENOMEM;
+    p->xp_next = NULL;
+    p->xp_len = (uint32_t)ex->ex_buf.b_len;
+    memcpy(p->xp_data, ex->ex_buf.b_data, ex->ex_buf.b_len);
+    if (ex->ex_pend_tail != NULL)
+        ex->ex_pend_tail->xp_next = p;
+    else
+        ex->ex_pend_head = p;
+    ex->ex_pend_tail = p;
+    flush_pending(ex);
+    return 0;
+}
+
+int sk_executor_finish(sk_executor *ex, sk_job_id job, uint32_t task,
+                       uint32_t attempt, sk_outcome outcome, int exit_code,
+                       const void *output, size_t len)
+{
+    if (outcome < SK_OUTCOME_OK || outcome > SK_OUTCOME_CANCELLED ||
+        (output == NULL && len > 0))
+        return SK_EINVAL;
+    ex_job *j;
+    ex_run *r = find_run(ex, job, task, attempt, &j);
+    if (r == NULL)
+        return SK_ENOTFOUND;
+    if (len > SK_MAX_OUTPUT_BYTES) {
+        output = (const uint8_t *)output + (len - SK_MAX_OUTPUT_BYTES);
+        len = SK_MAX_OUTPUT_BYTES;
+    }
+    sk_task_finished tf = {
+        .tf_job = job,
+        .tf_task = task,
+        .tf_attempt = attempt,
+        .tf_node = "",
+        .tf_status = (uint8_t)outcome,
+        .tf_exit = exit_code,
+        .tf_output = {output, (uint32_t)len},
+        .tf_launch_us = r->xr_launch_us,
+        .tf_end_us = sk_wall_us(),
+    };
+    del_run(ex, job, j, r);
+    return report(ex, &tf);
+}
+
+/* ---- the node monitor's messages --------------------------------------- */
+
+static void on_launch(sk_executor *ex, const sk_launch *lt)
+{
+    uint64_t now = sk_wall_us();
+    if (strcmp(lt->lt_framework, ex->ex_framework) != 0) {
+        ex->ex_stats.es_bad_input++;
+        char why[2 * SK_MAX_NAME_LEN + 64];
+        int n = snprintf(why, sizeof why,
+                         "executor of framework '%s' got a task of '%s'",
+                         ex->ex_framework, lt->lt_framework);
+        sk_task_finished tf = {
+            .tf_job = lt->lt_job,
+            .tf_task = lt->lt_task,
+            .tf_attempt = lt->lt_attempt,
+            .tf_node = "",
+            .tf_status = SK_TASK_FAILED,
+            .tf_exit = -1,
+            .tf_output = {(const uint8_t *)why, (uint32_t)n},
+            .tf_launch_us = now,
+            .tf_end_us = now,
+        };
+        report(ex, &tf);
+        return;
+    }
+    if (find_run(ex, lt->lt_job, lt->lt_task, lt->lt_attempt, NULL) != NULL) {
+        ex->ex_stats.es_bad_input++; /* that attempt already runs here */
+        return;
+    }
+    ex_run r = {lt->lt_task, lt->lt_attempt, now};
+    if (add_run(ex, lt->lt_job, &r) != 0) {
+        sk_error("executor %s: out of memory: job %llu task %u not run",
+                 ex->ex_name, (unsigned long long)lt->lt_job, lt->lt_task);
+        return; /* the node monitor learns of it when the session ends */
+    }
+    ex->ex_stats.es_launched++;
+    sk_launch_info li = {
+        .li_job = lt->lt_job,
+        .li_task = lt->lt_task,
+        .li_attempt = lt->lt_attempt,
+        .li_spec = lt->lt_spec.b_data,
+        .li_spec_len = lt->lt_spec.b_len,
+        .li_user = lt->lt_user,
+        .li_cpu_milli = lt->lt_res.r_cpu_milli,
+        .li_mem_mb = lt->lt_res.r_mem_mb,
+        .li_launch_us = now,
+    };
+    ex->ex_cb.ec_launch(ex->ex_cb.ec_arg, &li);
+}
+
+static int collect(kill_list *kl, uint64_t job, const ex_run *r, size_t n)
+{
+    uint64_t *nj = realloc(kl->kl_job, (kl->kl_n + n) * sizeof *nj);
+    if (nj != NULL)
+        kl->kl_job = nj;
+    ex_run *nr = realloc(kl->kl_run, (kl->kl_n + n) * sizeof *nr);
+    if (nr != NULL)
+        kl->kl_run = nr;
+    if (nj == NULL || nr == NULL)
+        return SK_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        kl->kl_job[kl->kl_n] = job;
+        kl->kl_run[kl->kl_n++] = r[i];
+    }
+    return 0;
+}
+
+static void on_kill(sk_executor *ex, const sk_kill_task *k)
+{
+    kill_list kl = {NULL, NULL, 0};
+    ex_job *j;
+    if (k->kt_task == SK_TASK_ANY) {
+        j = sk_idmap_get(&ex->ex_jobs, k->kt_job);
+        if (j != NULL && collect(&kl, k->kt_job, j->xj_runs, j->xj_n) != 0)
+            sk_error("executor %s: out of memory killing job %llu", ex->ex_name,
+                     (unsigned long long)k->kt_job);
+    } else {
+        ex_run *r = find_run(ex, k->kt_job, k->kt_task, k->kt_attempt, &j);
+        if (r != NULL)
+            collect(&kl, k->kt_job, r, 1);
+    }
+    if (kl.kl_n == 0)
+        ex->ex_stats.es_bad_input++; /* nothing of that runs here */
+    kill_all(ex, &kl);
+}
+
+static void on_msg(void *arg, sk_peer_id peer, const sk_msg *msg)
+{
+    sk_executor *ex = arg;
+    if (peer != ex->ex_peer || !ex->ex_up) {
+        ex->ex_stats.es_bad_input++;
+        return;
+    }
+    switch (msg->m_type) {
+    case SK_MSG_HELLO:
+        /* The node monitor answers our HELLO with its own. */
+        if (msg->m_hello.he_role != SK_ROLE_NODEMON)
+            ex->ex_stats.es_bad_input++;
+        break;
+    case SK_MSG_LAUNCH_TASK:
+        on_launch(ex, &msg->m_launch);
+        break;
+    case SK_MSG_KILL_TASK:
+        on_kill(ex, &msg->m_kill_task);
+        break;
+    default:
+        ex->ex_stats.es_bad_input++;
+        break;
+    }
+}
+
+/* ---- the session ------------------------------------------------------- */
+
+static void on_up(void *arg, sk_peer_id peer, const char *role,
+                  const char *name)
+{
+    sk_executor *ex = arg;
+    if (peer != ex->ex_peer)
+        return;
+    sk_msg m = {.m_type = SK_MSG_HELLO};
+    m.m_hello.he_role = SK_ROLE_EXECUTOR;
+    m.m_hello.he_incarnation = ex->ex_incarnation;
+    m.m_hello.he_name = ex->ex_name;
+    m.m_hello.he_framework = ex->ex_framework;
+    int rc = sk_link_send(ex->ex_link, peer, &m);
+    if (rc != 0) {
+        sk_warn("executor %s: cannot register with %s %s: %s", ex->ex_name,
+                role, name, sk_strerror(rc));
+        return;
+    }
+    ex->ex_up = 1;
+    ex->ex_stats.es_sessions++;
+    if (ex->ex_cb.ec_session != NULL)
+        ex->ex_cb.ec_session(ex->ex_cb.ec_arg, 1);
+}
+
+static void on_down(void *arg, sk_peer_id peer, sk_peer_down_reason why)
+{
+    sk_executor *ex = arg;
+    if (peer != ex->ex_peer || !ex->ex_up)
+        return;
+    ex->ex_up = 0;
+    sk_info("executor %s: session with the node monitor lost (reason %d)",
+            ex->ex_name, (int)why);
+    drop_pending(ex);
+    /* The node monitor has reported these LOST: forget them, and tell the
+     * framework to stop them. */
+    kill_list kl = {NULL, NULL, 0};
+    size_t pos = 0;
+    uint64_t job;
+    ex_job *j;
+    while ((j = sk_idmap_next(&ex->ex_jobs, &pos, &job)) != NULL) {
+        if (collect(&kl, job, j->xj_runs, j->xj_n) != 0)
+            sk_error("executor %s: out of memory forgetting tasks",
+                     ex->ex_name);
+        ex->ex_stats.es_forgotten += j->xj_n;
+        free(j->xj_runs);
+        free(j);
+    }
+    sk_idmap_free(&ex->ex_jobs);
+    ex->ex_stats.es_running = 0;
+    kill_all(ex, &kl);
+    if (ex->ex_cb.ec_session != NULL)
+        ex->ex_cb.ec_session(ex->ex_cb.ec_arg, 0);
+}
+
+int sk_executor_create(struct ev_loop *loop, const sk_executor_opts *o,
+                       const sk_executor_callbacks *cb, sk_executor **out)
+{
+    if (o == NULL || cb == NULL || cb->ec_launch == NULL || out == NULL ||
+        o->eo_nodemon == NULL || o->eo_nodemon[0] == '\0' ||
+        o->eo_framework == NULL || o->eo_framework[0] == '\0' ||
+        strlen(o->eo_framework) > SK_MAX_NAME_LEN || o->eo_heartbeat < 0.01 ||
+        (o->eo_name != NULL && !sk_name_valid(o->eo_name)))
+        return SK_EINVAL;
+    sk_executor *ex = calloc(1, sizeof *ex);
+    if (ex == NULL)
+        return SK_ENOMEM;
+    int rc = SK_ENOMEM;
+    ex->ex_own_loop = loop == NULL;
+    ex->ex_loop = loop != NULL ? loop : ev_loop_new(EVFLAG_AUTO);
+    if (ex->ex_loop == NULL)
+        goto fail;
+    ex->ex_cb = *cb;
+    snprintf(ex->ex_framework, sizeof ex->ex_framework, "%s", o->eo_framework);
+    if (o->eo_name != NULL)
+        snprintf(ex->ex_name, sizeof ex->ex_name, "%s", o->eo_name);
+    else
+        sk_make_name(ex->ex_name, sizeof ex->ex_name, "ex");
+    ex->ex_incarnation = sk_new_incarnation();
+    sk_buf_init(&ex->ex_buf);
+    ev_timer_init(&ex->ex_retry_w, retry_cb, 0, 0);
+    ex->ex_retry_w.data = ex;
+    sk_transport_config cfg;
+    sk_transport_config_default(&cfg);
+    snprintf(cfg.tc_role, sizeof cfg.tc_role, "executor");
+    snprintf(cfg.tc_name, sizeof cfg.tc_name, "%s", ex->ex_name);
+    cfg.tc_heartbeat = o->eo_heartbeat;
+    sk_link_callbacks lcb = {on_up, on_down, on_msg, ex};
+    if ((rc = sk_link_create(ex->ex_loop, &cfg, &lcb, &ex->ex_link)) != 0)
+        goto fail;
+    if (sk_transport_connect(sk_link_transport(ex->ex_link), o->eo_nodemon,
+                             &ex->ex_peer) != 0) {
+        rc = SK_EIO;
+        goto fail;
+    }
+    *out = ex;
+    return 0;
+fail:
+    sk_executor_destroy(ex);
+    return rc;
+}
+
+void sk_executor_destroy(sk_executor *ex)
+{
+    if (ex == NULL)
+        return;
+    if (ex->ex_loop != NULL)
+        ev_timer_stop(ex->ex_loop, &ex->ex_retry_w);
+    sk_link_destroy(ex->ex_link);
+    size_t pos = 0;
+    ex_job *j;
+    while ((j = sk_idmap_next(&ex->ex_jobs, &pos, NULL)) != NULL) {
+        free(j->xj_runs);
+        free(j);
+    }
+    sk_idmap_free(&ex->ex_jobs);
+    while (ex->ex_pend_head != NULL) {
+        ex_pending *p = ex->ex_pend_head;
+        ex->ex_pend_head = p->xp_next;
+        free(p);
+    }
+    sk_buf_free(&ex->ex_buf);
+    if (ex->ex_own_loop && ex->ex_loop != NULL)
+        ev_loop_destroy(ex->ex_loop);
+    free(ex);
+}
+
+struct ev_loop *sk_executor_loop(sk_executor *ex)
+{
+    return ex->ex_loop;
+}
+
+static int is_registered(void *arg)
+{
+    return ((sk_executor *)arg)->ex_up;
+}
+
+int sk_executor_wait_registered(sk_executor *ex, double timeout)
+{
+    return sk_run_until(ex->ex_loop, is_registered, ex, timeout);
+}
+
+static int is_stopped(void *arg)
+{
+    return ((sk_executor *)arg)->ex_stop;
+}
+
+int sk_executor_run(sk_executor *ex, double timeout)
+{
+    ex->ex_stop = 0;
+    int rc = sk_run_until(ex->ex_loop, is_stopped, ex, timeout);
+    ex->ex_stop = 0;
+    return rc;
+}
+
+void sk_executor_stop(sk_executor *ex)
+{
+    ex->ex_stop = 1;
+}
+
+void sk_executor_stats_get(sk_executor *ex, sk_executor_stats *out)
+{
+    *out = ex->ex_stats;
+    out->es_registered = ex->ex_up;
+    sk_link_stats ls;
+    sk_link_stats_get(ex->ex_link, &ls);
+    out->es_undecodable =
+        ls.ls_bad_version + ls.ls_bad_type + ls.ls_bad_limit + ls.ls_malformed;
+}

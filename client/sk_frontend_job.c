@@ -1,0 +1,600 @@
+/*
+ * sk_frontend_job.c - the jobs of a frontend (skylark.h): checking and
+ * encoding a submission, the scheduler's answers and task reports, and
+ * the one outcome every task ends with, including those the frontend
+ * decides itself (rejection, scheduler lost, no scheduler, cancellation
+ * before hand-over, a JOB_DONE that leaves tasks without an outcome).
+ */
+#include "sk_apiutil.h"
+#include "sk_frontend_int.h"
+#include "sk_log.h"
+
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- lists ------------------------------------------------------------- */
+
+static void fe_unwait(sk_frontend *fe, fe_job *j)
+{
+    if (j->fj_prev != NULL)
+        j->fj_prev->fj_next = j->fj_next;
+    else
+        fe->fe_wait_head = j->fj_next;
+    if (j->fj_next != NULL)
+        j->fj_next->fj_prev = j->fj_prev;
+    else
+        fe->fe_wait_tail = j->fj_prev;
+    j->fj_prev = j->fj_next = NULL;
+    fe->fe_nwaiting--;
+}
+
+void fe_job_sent(sk_frontend *fe, fe_job *j)
+{
+    fe_unwait(fe, j);
+    free(j->fj_msg);
+    j->fj_msg = NULL;
+    j->fj_state = FJ_SENT;
+}
+
+static void enwait(sk_frontend *fe, fe_job *j)
+{
+    j->fj_prev = fe->fe_wait_tail;
+    j->fj_next = NULL;
+    if (fe->fe_wait_tail != NULL)
+        fe->fe_wait_tail->fj_next = j;
+    else
+        fe->fe_wait_head = j;
+    fe->fe_wait_tail = j;
+    fe->fe_nwaiting++;
+}
+
+static void uncancel(sk_frontend *fe, fe_job *j)
+{
+    if (!j->fj_in_cancel_list)
+        return;
+    for (fe_job **p = &fe->fe_cancels; *p != NULL; p = &(*p)->fj_cnext)
+        if (*p == j) {
+            *p = j->fj_cnext;
+            break;
+        }
+    j->fj_cnext = NULL;
+    j->fj_in_cancel_list = 0;
+}
+
+static void free_job(fe_job *j)
+{
+    free(j->fj_tasks);
+    free(j->fj_msg);
+    free(j->fj_cancel_reason);
+    free(j);
+}
+
+void fe_free_jobs(sk_frontend *fe)
+{
+    size_t pos = 0;
+    fe_job *j;
+    while ((j = sk_idmap_next(&fe->fe_jobs, &pos, NULL)) != NULL)
+        free_job(j);
+    sk_idmap_free(&fe->fe_jobs);
+    fe->fe_wait_head = fe->fe_wait_tail = NULL;
+    fe->fe_cancels = NULL;
+    fe->fe_nwaiting = 0;
+}
+
+/* ---- outcomes ---------------------------------------------------------- */
+
+/* Report the end of task t of j; the caller has checked it had none. */
+static void end_task(sk_frontend *fe, fe_job *j, uint32_t t,
+                     const sk_task_result *r)
+{
+    j->fj_tasks[t].ft_flags |= FT_ENDED;
+    j->fj_nended++;
+    j->fj_count[r->tr_outcome]++;
+    fe->fe_stats.fs_tasks_ended++;
+    if (j->fj_cb.jc_task_done != NULL)
+        j->fj_cb.jc_task_done(j->fj_cb.jc_arg, r);
+}
+
+/* The frontend decides the outcome of task t (it had none). */
+static void decide_task(sk_frontend *fe, fe_job *j, uint32_t t,
+                        sk_outcome outcome, const char *reason, uint64_t now)
+{
+    fe_task *ft = &j->fj_tasks[t];
+    sk_task_result r = {
+        .tr_job = j->fj_id,
+        .tr_task = t,
+        .tr_attempt = ft->ft_attempt,
+        .tr_outcome = outcome,
+        .tr_exit = -1,
+        .tr_output = NULL,
+        .tr_output_len = 0,
+        .tr_node = "",
+        .tr_reason = reason,
+        .tr_started = (ft->ft_flags & FT_STARTED) != 0,
+        .tr_submit_us = j->fj_submit_us,
+        .tr_launch_us = ft->ft_launch_us,
+        .tr_end_us = now,
+    };
+    end_task(fe, j, t, &r);
+}
+
+void fe_end_job(sk_frontend *fe, fe_job *j, sk_outcome outcome, int err,
+                const char *reason)
+{
+    uint64_t now = sk_wall_us();
+    /* Callbacks may submit, flush or cancel: the job leaves the lists
+     * now, and stays in the map (where a cancel of it does nothing) until
+     * its last task has ended. */
+    if (j->fj_state == FJ_WAITING)
+        fe_unwait(fe, j);
+    uncancel(fe, j);
+    j->fj_state = FJ_ENDING;
+    for (uint32_t t = 0; t < j->fj_ntasks; t++)
+        if (!(j->fj_tasks[t].ft_flags & FT_ENDED))
+            decide_task(fe, j, t, outcome, reason, now);
+    sk_idmap_del(&fe->fe_jobs, j->fj_id);
+    fe->fe_stats.fs_jobs_ended++;
+
+    fe_kept k;
+    sk_job_result *r = &k.fk_result;
+    memset(r, 0, sizeof *r);
+    r->jr_job = j->fj_id;
+    r->jr_tasks = j->fj_ntasks;
+    r->jr_ok = j->fj_count[SK_OUTCOME_OK];
+    r->jr_failed = j->fj_count[SK_OUTCOME_FAILED];
+    r->jr_killed = j->fj_count[SK_OUTCOME_KILLED];
+    r->jr_lost = j->fj_count[SK_OUTCOME_LOST];
+    r->jr_cancelled = j->fj_count[SK_OUTCOME_CANCELLED];
+    r->jr_error = err;
+    r->jr_submit_us = j->fj_submit_us;
+    r->jr_end_us = now;
+    snprintf(k.fk_reason, sizeof k.fk_reason, "%s", reason);
+    r->jr_reason = k.fk_reason;
+    if (j->fj_id == fe->fe_wait_id) {
+        fe->fe_wait_result = k;
+        fe->fe_wait_done = 1;
+    }
+    sk_job_callbacks cb = j->fj_cb;
+    free_job(j);
+    if (cb.jc_job_done != NULL) {
+        cb.jc_job_done(cb.jc_arg, r);
+        return;
+    }
+    fe_kept *keep = malloc(sizeof *keep);
+    if (keep != NULL) {
+        *keep = k;
+        if (sk_idmap_put(&fe->fe_kept, r->jr_job, keep) == 0)
+            return;
+        free(keep);
+    }
+    sk_warn("frontend %s: out of memory keeping the result of job %llu",
+            fe->fe_name, (unsigned long long)r->jr_job);
+}
+
+void fe_lose_jobs(sk_frontend *fe, const char *endpoint)
+{
+    /* Collect first: callbacks may submit (into the waiting list) while
+     * these end. */
+    size_t n = 0, pos = 0;
+    fe_job *j;
+    sk_job_id *ids = malloc((fe->fe_jobs.im_count + 1) * sizeof *ids);
+    if (ids == NULL) {
+        sk_error("frontend %s: out of memory losing jobs", fe->fe_name);
+        return;
+    }
+    while ((j = sk_idmap_next(&fe->fe_jobs, &pos, NULL)) != NULL)
+        if (j->fj_state == FJ_SENT || j->fj_state == FJ_ACCEPTED)
+            ids[n++] = j->fj_id;
+    char reason[SK_MAX_ADDR_LEN + 32];
+    snprintf(reason, sizeof reason, "scheduler lost: %s", endpoint);
+    for (size_t i = 0; i < n; i++) {
+        j = sk_idmap_get(&fe->fe_jobs, ids[i]);
+        if (j == NULL)
+            continue;
+        /* A job whose every task has its outcome lacks only JOB_DONE. */
+        int complete = j->fj_nended == j->fj_ntasks;
+        fe_end_job(fe, j, SK_OUTCOME_LOST, complete ? 0 : SK_ECLOSED,
+                   complete ? "" : reason);
+    }
+    free(ids);
+}
+
+/* ---- submission -------------------------------------------------------- */
+
+static int check_str(sk_frontend *fe, const char *what, const char *s,
+                     size_t max)
+{
+    size_t n = s != NULL ? strlen(s) : 0;
+    if (n > max) {
+        fe_set_error(fe, "%s of %zu bytes is over the limit of %zu", what, n,
+                     max);
+        return SK_ELIMIT;
+    }
+    return 0;
+}
+
+static int check_job(sk_frontend *fe, const sk_job_desc *jd)
+{
+    int rc;
+    if (jd->jo_ntasks == 0 || jd->jo_tasks == NULL) {
+        fe_set_error(fe, "a job needs at least one task");
+        return SK_EINVAL;
+    }
+    if (jd->jo_ntasks > SK_MAX_TASKS) {
+        fe_set_error(fe, "%u tasks is over the limit of %u", jd->jo_ntasks,
+                     SK_MAX_TASKS);
+        return SK_ELIMIT;
+    }
+    if (jd->jo_priority >= SK_PRIORITIES) {
+        fe_set_error(fe, "priority %u is out of range 0..%u", jd->jo_priority,
+                     SK_PRIORITIES - 1);
+        return SK_EINVAL;
+    }
+    if (!(jd->jo_probe_ratio == 0 ||
+          (jd->jo_probe_ratio >= 1 &&
+           jd->jo_probe_ratio <= SK_MAX_PROBE_RATIO))) {
+        fe_set_error(fe, "probe ratio %g is not 0 or in 1..%g",
+                     jd->jo_probe_ratio, SK_MAX_PROBE_RATIO);
+        return SK_EINVAL;
+    }
+    if (jd->jo_max_attempts > SK_MAX_ATTEMPTS) {
+        fe_set_error(fe, "max attempts %u is over the limit of %u",
+                     jd->jo_max_attempts, SK_MAX_ATTEMPTS);
+        return SK_ELIMIT;
+    }
+    if ((rc = check_str(fe, "user", jd->jo_user, SK_MAX_NAME_LEN)) != 0 ||
+        (rc = check_str(fe, "framework", jd->jo_framework, SK_MAX_NAME_LEN)) !=
+            0)
+        return rc;
+    if (jd->jo_nlabels > SK_MAX_LABELS) {
+        fe_set_error(fe, "%u labels is over the limit of %u", jd->jo_nlabels,
+                     SK_MAX_LABELS);
+        return SK_ELIMIT;
+    }
+    for (unsigned i = 0; i < jd->jo_nlabels; i++) {
+        if (jd->jo_labels == NULL || jd->jo_labels[i] == NULL ||
+            jd->jo_labels[i][0] == '\0') {
+            fe_set_error(fe, "label %u is empty", i);
+            return SK_EINVAL;
+        }
+        if ((rc = check_str(fe, "a label", jd->jo_labels[i],
+                            SK_MAX_LABEL_LEN)) != 0)
+            return rc;
+    }
+    for (uint32_t t = 0; t < jd->jo_ntasks; t++) {
+        const sk_task_desc *td = &jd->jo_tasks[t];
+        if (td->td_spec_len > SK_MAX_SPEC_BYTES) {
+            fe_set_error(fe,
+                         "task %u: spec of %u bytes is over the limit of %u", t,
+                         td->td_spec_len, SK_MAX_SPEC_BYTES);
+            return SK_ELIMIT;
+        }
+        if (td->td_spec_len > 0 && td->td_spec == NULL) {
+            fe_set_error(fe, "task %u: spec is NULL", t);
+            return SK_EINVAL;
+        }
+        if (td->td_npreferred > SK_MAX_PREFERRED) {
+            fe_set_error(fe,
+                         "task %u: %u preferred nodes is over the limit of %u",
+                         t, td->td_npreferred, SK_MAX_PREFERRED);
+            return SK_ELIMIT;
+        }
+        for (unsigned i = 0; i < td->td_npreferred; i++) {
+            if (td->td_preferred == NULL || td->td_preferred[i] == NULL ||
+                td->td_preferred[i][0] == '\0') {
+                fe_set_error(fe, "task %u: preferred node %u is empty", t, i);
+                return SK_EINVAL;
+            }
+            if ((rc = check_str(fe, "a preferred node name",
+                                td->td_preferred[i], SK_MAX_NAME_LEN)) != 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static const char *default_user(char *buf, size_t len)
+{
+    struct passwd pw, *res = NULL;
+    char tmp[1024];
+    if (getpwuid_r(getuid(), &pw, tmp, sizeof tmp, &res) == 0 && res != NULL &&
+        strlen(pw.pw_name) <= SK_MAX_NAME_LEN)
+        snprintf(buf, len, "%s", pw.pw_name);
+    else
+        snprintf(buf, len, "uid%ld", (long)getuid());
+    return buf;
+}
+
+/* Encode j's SUBMIT_JOB into a copy the job owns. */
+static int encode_job(sk_frontend *fe, fe_job *j, const sk_job_desc *jd)
+{
+    char user[SK_MAX_NAME_LEN + 1];
+    sk_task_spec *ts = malloc(jd->jo_ntasks * sizeof *ts);
+    if (ts == NULL)
+        return SK_ENOMEM;
+    for (uint32_t t = 0; t < jd->jo_ntasks; t++) {
+        ts[t].ts_spec.b_data = jd->jo_tasks[t].td_spec;
+        ts[t].ts_spec.b_len = jd->jo_tasks[t].td_spec_len;
+        ts[t].ts_preferred = (const char **)jd->jo_tasks[t].td_preferred;
+        ts[t].ts_npreferred = jd->jo_tasks[t].td_npreferred;
+    }
+    sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
+    sk_submit_job *sj = &m.m_submit_job;
+    sj->sj_job = j->fj_id;
+    sj->sj_user = jd->jo_user != NULL && jd->jo_user[0] != '\0'
+                      ? jd->jo_user
+                      : default_user(user, sizeof user);
+    sj->sj_priority = (uint8_t)jd->jo_priority;
+    sj->sj_probe_ratio = jd->jo_probe_ratio;
+    sj->sj_labels = (const char **)jd->jo_labels;
+    sj->sj_nlabels = jd->jo_nlabels;
+    sj->sj_res.r_cpu_milli = jd->jo_cpu_milli;
+    sj->sj_res.r_mem_mb = jd->jo_mem_mb;
+    sj->sj_max_attempts = jd->jo_max_attempts;
+    sj->sj_framework = jd->jo_framework != NULL ? jd->jo_framework : "";
+    sj->sj_tasks = ts;
+    sj->sj_ntasks = jd->jo_ntasks;
+    int rc = sk_msg_encode(&fe->fe_buf, &m);
+    free(ts);
+    if (rc != 0) {
+        fe_set_error(fe, "the job does not encode: %s", sk_strerror(rc));
+        return rc;
+    }
+    if (fe->fe_buf.b_len > fe->fe_max_msg) {
+        fe_set_error(fe,
+                     "the job encodes to %zu bytes, over the transport's "
+                     "limit of %u: split it",
+                     fe->fe_buf.b_len, fe->fe_max_msg);
+        return SK_ELIMIT;
+    }
+    if ((j->fj_msg = malloc(fe->fe_buf.b_len)) == NULL)
+        return SK_ENOMEM;
+    memcpy(j->fj_msg, fe->fe_buf.b_data, fe->fe_buf.b_len);
+    j->fj_msg_len = (uint32_t)fe->fe_buf.b_len;
+    return 0;
+}
+
+void sk_job_desc_init(sk_job_desc *j)
+{
+    memset(j, 0, sizeof *j);
+    j->jo_priority = 4;
+}
+
+int sk_frontend_submit(sk_frontend *fe, const sk_job_desc *jd,
+                       const sk_job_callbacks *cb, sk_job_id *out)
+{
+    fe->fe_err[0] = '\0';
+    if (jd == NULL) {
+        fe_set_error(fe, "no job");
+        return SK_EINVAL;
+    }
+    int rc = check_job(fe, jd);
+    if (rc != 0)
+        return rc;
+    if (fe->fe_jobs.im_count >= fe->fe_max_jobs) {
+        fe_set_error(fe, "%u jobs in flight: the limit", fe->fe_max_jobs);
+        return SK_ELIMIT;
+    }
+    fe_job *j = calloc(1, sizeof *j);
+    if (j == NULL)
+        return SK_ENOMEM;
+    j->fj_id = fe->fe_next_id;
+    j->fj_ntasks = jd->jo_ntasks;
+    j->fj_tasks = calloc(jd->jo_ntasks, sizeof *j->fj_tasks);
+    if (j->fj_tasks == NULL || (rc = encode_job(fe, j, jd)) != 0 ||
+        (rc = sk_idmap_put(&fe->fe_jobs, j->fj_id, j)) != 0) {
+        free_job(j);
+        return rc != 0 ? rc : SK_ENOMEM;
+    }
+    fe->fe_next_id++;
+    if (cb != NULL)
+        j->fj_cb = *cb;
+    j->fj_state = FJ_WAITING;
+    j->fj_submit_us = sk_wall_us();
+    ev_now_update(fe->fe_loop);
+    j->fj_queued_at = ev_now(fe->fe_loop);
+    enwait(fe, j);
+    fe->fe_stats.fs_jobs_submitted++;
+    if (out != NULL)
+        *out = j->fj_id;
+    if (fe->fe_up)
+        fe_flush(fe);
+    else if (fe->fe_queue_timeout > 0 && !ev_is_active(&fe->fe_queue_w)) {
+        ev_timer_set(&fe->fe_queue_w, fe->fe_queue_timeout, 0);
+        ev_timer_start(fe->fe_loop, &fe->fe_queue_w);
+    }
+    return 0;
+}
+
+int sk_frontend_cancel(sk_frontend *fe, sk_job_id id, const char *reason)
+{
+    fe_job *j = sk_idmap_get(&fe->fe_jobs, id);
+    if (j == NULL) {
+        fe_set_error(fe, "job %llu is not in flight", (unsigned long long)id);
+        return SK_ENOTFOUND;
+    }
+    if (j->fj_cancel != 0 || j->fj_state == FJ_ENDING)
+        return 0;
+    if (j->fj_state == FJ_WAITING) {
+        fe_end_job(fe, j, SK_OUTCOME_CANCELLED, 0,
+                   "cancelled before it reached a scheduler");
+        return 0;
+    }
+    j->fj_cancel = 1;
+    if (reason != NULL && reason[0] != '\0') {
+        size_t n = strlen(reason);
+        if (n > SK_MAX_REASON_LEN)
+            n = SK_MAX_REASON_LEN;
+        j->fj_cancel_reason = strndup(reason, n);
+    }
+    j->fj_cnext = fe->fe_cancels;
+    fe->fe_cancels = j;
+    j->fj_in_cancel_list = 1;
+    fe_flush(fe);
+    return 0;
+}
+
+/* ---- the scheduler's messages ------------------------------------------ */
+
+static fe_job *find_job(sk_frontend *fe, uint64_t id)
+{
+    fe_job *j = sk_idmap_get(&fe->fe_jobs, id);
+    if (j == NULL || j->fj_state == FJ_WAITING || j->fj_state == FJ_ENDING) {
+        fe->fe_stats.fs_unknown_job++;
+        return NULL;
+    }
+    return j;
+}
+
+/* The task a report names, if it is in range and has no outcome yet. */
+static fe_task *find_task(sk_frontend *fe, fe_job *j, uint32_t task)
+{
+    if (j->fj_state != FJ_ACCEPTED) {
+        fe->fe_stats.fs_unexpected++; /* a report before JOB_ACCEPTED */
+        return NULL;
+    }
+    if (task >= j->fj_ntasks) {
+        fe->fe_stats.fs_bad_field++;
+        return NULL;
+    }
+    if (j->fj_tasks[task].ft_flags & FT_ENDED) {
+        fe->fe_stats.fs_duplicate++;
+        return NULL;
+    }
+    return &j->fj_tasks[task];
+}
+
+static void on_answer(sk_frontend *fe, const sk_job_ack *a, int accepted)
+{
+    fe_job *j = find_job(fe, a->ja_job);
+    if (j == NULL)
+        return;
+    if (j->fj_state != FJ_SENT) {
+        fe->fe_stats.fs_duplicate++;
+        return;
+    }
+    if (accepted) {
+        j->fj_state = FJ_ACCEPTED;
+        fe->fe_stats.fs_jobs_accepted++;
+        return;
+    }
+    fe->fe_stats.fs_jobs_rejected++;
+    char reason[SK_MAX_REASON_LEN + 32];
+    snprintf(reason, sizeof reason, "job rejected: %s", a->ja_reason);
+    fe_end_job(fe, j, SK_OUTCOME_FAILED, SK_EREJECTED, reason);
+}
+
+static void on_started(sk_frontend *fe, const sk_task_started *s)
+{
+    fe_job *j = find_job(fe, s->st_job);
+    fe_task *t = j != NULL ? find_task(fe, j, s->st_task) : NULL;
+    if (t == NULL)
+        return;
+    if ((t->ft_flags & FT_STARTED) && s->st_attempt <= t->ft_attempt) {
+        fe->fe_stats.fs_duplicate++; /* the same or an older attempt */
+        return;
+    }
+    t->ft_flags |= FT_STARTED;
+    t->ft_attempt = s->st_attempt;
+    t->ft_launch_us = s->st_launch_us;
+    if (j->fj_cb.jc_started == NULL)
+        return;
+    sk_task_start st = {
+        .ts_job = j->fj_id,
+        .ts_task = s->st_task,
+        .ts_attempt = s->st_attempt,
+        .ts_node = s->st_node,
+        .ts_submit_us = j->fj_submit_us,
+        .ts_launch_us = s->st_launch_us,
+    };
+    j->fj_cb.jc_started(j->fj_cb.jc_arg, &st);
+}
+
+static void on_finished(sk_frontend *fe, const sk_task_finished *f)
+{
+    fe_job *j = find_job(fe, f->tf_job);
+    fe_task *t = j != NULL ? find_task(fe, j, f->tf_task) : NULL;
+    if (t == NULL)
+        return;
+    if (f->tf_status < SK_OUTCOME_OK || f->tf_status > SK_OUTCOME_CANCELLED) {
+        fe->fe_stats.fs_bad_field++;
+        return;
+    }
+    if (f->tf_launch_us != 0)
+        t->ft_launch_us = f->tf_launch_us;
+    t->ft_attempt = f->tf_attempt;
+    sk_task_result r = {
+        .tr_job = j->fj_id,
+        .tr_task = f->tf_task,
+        .tr_attempt = f->tf_attempt,
+        .tr_outcome = (sk_outcome)f->tf_status,
+        .tr_exit = f->tf_exit,
+        .tr_output = f->tf_output.b_data,
+        .tr_output_len = f->tf_output.b_len,
+        .tr_node = f->tf_node,
+        .tr_reason = "",
+        .tr_started = (t->ft_flags & FT_STARTED) != 0,
+        .tr_submit_us = j->fj_submit_us,
+        .tr_launch_us = t->ft_launch_us,
+        .tr_end_us = f->tf_end_us,
+    };
+    end_task(fe, j, f->tf_task, &r);
+}
+
+static void on_job_done(sk_frontend *fe, const sk_job_done *d)
+{
+    fe_job *j = find_job(fe, d->jd_job);
+    if (j == NULL)
+        return;
+    if (j->fj_state != FJ_ACCEPTED) {
+        fe->fe_stats.fs_unexpected++;
+        return;
+    }
+    if (d->jd_tasks != j->fj_ntasks || d->jd_ok != j->fj_count[SK_TASK_OK] ||
+        d->jd_failed != j->fj_count[SK_TASK_FAILED] ||
+        d->jd_killed != j->fj_count[SK_TASK_KILLED] ||
+        d->jd_lost != j->fj_count[SK_TASK_LOST] ||
+        d->jd_cancelled != j->fj_count[SK_TASK_CANCELLED]) {
+        /* Our own counts are what the callbacks said: they stand. */
+        fe->fe_stats.fs_bad_field++;
+        sk_warn("frontend %s: JOB_DONE for job %llu disagrees with the task "
+                "reports (%u of %u tasks reported)",
+                fe->fe_name, (unsigned long long)j->fj_id, j->fj_nended,
+                j->fj_ntasks);
+    }
+    int complete = j->fj_nended == j->fj_ntasks;
+    fe_end_job(fe, j, SK_OUTCOME_LOST, complete ? 0 : SK_EPROTO,
+               complete ? "" : "no outcome from the scheduler");
+}
+
+void fe_on_message(sk_frontend *fe, const sk_msg *msg)
+{
+    switch (msg->m_type) {
+    case SK_MSG_HELLO:
+        /* The scheduler answers our HELLO with its own. */
+        if (msg->m_hello.he_role != SK_ROLE_SCHEDULER)
+            fe->fe_stats.fs_unexpected++;
+        break;
+    case SK_MSG_JOB_ACCEPTED:
+        on_answer(fe, &msg->m_job_ack, 1);
+        break;
+    case SK_MSG_JOB_REJECTED:
+        on_answer(fe, &msg->m_job_ack, 0);
+        break;
+    case SK_MSG_TASK_STARTED:
+        on_started(fe, &msg->m_task_started);
+        break;
+    case SK_MSG_TASK_FINISHED:
+        on_finished(fe, &msg->m_task_finished);
+        break;
+    case SK_MSG_JOB_DONE:
+        on_job_done(fe, &msg->m_job_done);
+        break;
+    default:
+        fe->fe_stats.fs_unexpected++;
+        break;
+    }
+}

@@ -1,0 +1,576 @@
+/*
+ * test_client_frontend.c - the frontend side of the client API against a
+ * fake scheduler on loopback (no daemons): what a submission looks like
+ * on the wire; acceptance, per-task start and finish callbacks and the
+ * job's end; validation of the scheduler's messages (unknown job, a second
+ * outcome, an index out of range, a report before acceptance, garbage);
+ * rejection; cancellation, before and after hand-over; the waiting limit
+ * when no scheduler answers; what a lost scheduler does to jobs in flight
+ * and to jobs still waiting; fallback to the next endpoint; a JOB_DONE
+ * that leaves tasks without an outcome; refusals of bad submissions; and
+ * the blocking mode with its own loop.
+ */
+#include "sk_log.h"
+#include "sk_proto.h"
+#include "skylark.h"
+#include "tap.h"
+#include "test_client_fake.h"
+#include "transport_util.h"
+
+#include <ev.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct ev_loop *loop;
+
+#define MAXT 64
+
+/* What a job's callbacks saw. */
+typedef struct rec {
+    int r_starts, r_dones, r_job_dones;
+    int r_order_bad; /* a callback after the job's end, or a task twice */
+    int r_done[MAXT];
+    int r_outcome[MAXT];
+    int r_exit[MAXT];
+    int r_started[MAXT];
+    char r_output[MAXT][64];
+    char r_reason[MAXT][128];
+    char r_node[MAXT][32];
+    uint64_t r_submit_us, r_launch_us;
+    sk_job_result r_jr;
+    char r_jr_reason[256];
+    sk_frontend *r_fe;          /* to act from a callback */
+    sk_job_id r_submit_from_cb; /* a job submitted from jc_task_done */
+} rec;
+
+static void cb_started(void *arg, const sk_task_start *s)
+{
+    rec *r = arg;
+    if (r->r_job_dones > 0)
+        r->r_order_bad++;
+    r->r_starts++;
+    r->r_submit_us = s->ts_submit_us;
+    r->r_launch_us = s->ts_launch_us;
+}
+
+static void cb_task_done(void *arg, const sk_task_result *t)
+{
+    rec *r = arg;
+    if (r->r_job_dones > 0 || t->tr_task >= MAXT || r->r_done[t->tr_task])
+        r->r_order_bad++;
+    if (t->tr_task >= MAXT)
+        return;
+    r->r_dones++;
+    r->r_done[t->tr_task] = 1;
+    r->r_outcome[t->tr_task] = t->tr_outcome;
+    r->r_exit[t->tr_task] = t->tr_exit;
+    r->r_started[t->tr_task] = t->tr_started;
+    snprintf(r->r_output[t->tr_task], sizeof r->r_output[0], "%.*s",
+             (int)t->tr_output_len, (const char *)t->tr_output);
+    snprintf(r->r_reason[t->tr_task], sizeof r->r_reason[0], "%s",
+             t->tr_reason);
+    snprintf(r->r_node[t->tr_task], sizeof r->r_node[0], "%s", t->tr_node);
+}
+
+static void cb_job_done(void *arg, const sk_job_result *j)
+{
+    rec *r = arg;
+    r->r_job_dones++;
+    r->r_jr = *j;
+    snprintf(r->r_jr_reason, sizeof r->r_jr_reason, "%s", j->jr_reason);
+}
+
+static sk_job_callbacks callbacks(rec *r)
+{
+    sk_job_callbacks cb = {cb_started, cb_task_done, cb_job_done, r};
+    return cb;
+}
+
+static int job_ended(void *arg)
+{
+    return ((rec *)arg)->r_job_dones > 0;
+}
+
+static int fe_up(void *arg)
+{
+    sk_frontend_stats st;
+    sk_frontend_stats_get(arg, &st);
+    return st.fs_connected;
+}
+
+static sk_frontend *make_frontend(const char *const *eps, unsigned n,
+                                  double connect_timeout, double queue_timeout)
+{
+    sk_frontend_opts o;
+    sk_frontend_opts_init(&o);
+    o.fo_schedulers = eps;
+    o.fo_nschedulers = n;
+    o.fo_connect_timeout = connect_timeout;
+    o.fo_queue_timeout = queue_timeout;
+    o.fo_heartbeat = 0.1;
+    sk_frontend *fe;
+    if (sk_frontend_create(loop, &o, &fe) != 0)
+        tap_bail_out("cannot create a frontend");
+    return fe;
+}
+
+/* A job of n tasks "t0".."tN" for user ana. */
+static sk_job_id submit(sk_frontend *fe, uint32_t n, rec *r)
+{
+    static char specs[MAXT][8];
+    sk_task_desc td[MAXT];
+    memset(td, 0, sizeof td);
+    for (uint32_t i = 0; i < n; i++) {
+        snprintf(specs[i], sizeof specs[i], "t%u", i);
+        td[i].td_spec = specs[i];
+        td[i].td_spec_len = (uint32_t)strlen(specs[i]);
+    }
+    sk_job_desc jd;
+    sk_job_desc_init(&jd);
+    jd.jo_user = "ana";
+    jd.jo_tasks = td;
+    jd.jo_ntasks = n;
+    sk_job_callbacks cb = callbacks(r);
+    sk_job_id id = 0;
+    if (sk_frontend_submit(fe, &jd, &cb, &id) != 0)
+        tap_bail_out("submit: %s", sk_frontend_error(fe));
+    return id;
+}
+
+static void send_ack(fake *f, uint64_t job, int accepted, const char *reason)
+{
+    sk_msg m = {.m_type = accepted ? SK_MSG_JOB_ACCEPTED : SK_MSG_JOB_REJECTED};
+    m.m_job_ack.ja_job = job;
+    m.m_job_ack.ja_reason = reason;
+    fake_send(f, &m);
+}
+
+static void send_started(fake *f, uint64_t job, uint32_t task, uint32_t attempt,
+                         uint64_t launch)
+{
+    sk_msg m = {.m_type = SK_MSG_TASK_STARTED};
+    m.m_task_started.st_job = job;
+    m.m_task_started.st_task = task;
+    m.m_task_started.st_attempt = attempt;
+    m.m_task_started.st_node = "n1";
+    m.m_task_started.st_launch_us = launch;
+    fake_send(f, &m);
+}
+
+static void send_finished(fake *f, uint64_t job, uint32_t task,
+                          sk_task_status st, int code, const char *out)
+{
+    sk_msg m = {.m_type = SK_MSG_TASK_FINISHED};
+    sk_task_finished *tf = &m.m_task_finished;
+    tf->tf_job = job;
+    tf->tf_task = task;
+    tf->tf_node = "n1";
+    tf->tf_status = (uint8_t)st;
+    tf->tf_exit = code;
+    tf->tf_output.b_data = (const uint8_t *)out;
+    tf->tf_output.b_len = (uint32_t)strlen(out);
+    tf->tf_launch_us = 1000;
+    tf->tf_end_us = 2000;
+    fake_send(f, &m);
+}
+
+static void send_job_done(fake *f, uint64_t job, uint32_t tasks, uint32_t ok,
+                          uint32_t failed, uint32_t cancelled)
+{
+    sk_msg m = {.m_type = SK_MSG_JOB_DONE};
+    m.m_job_done.jd_job = job;
+    m.m_job_done.jd_tasks = tasks;
+    m.m_job_done.jd_ok = ok;
+    m.m_job_done.jd_failed = failed;
+    m.m_job_done.jd_cancelled = cancelled;
+    m.m_job_done.jd_lost = tasks - ok - failed - cancelled;
+    fake_send(f, &m);
+}
+
+static sk_frontend_stats stats(sk_frontend *fe)
+{
+    sk_frontend_stats st;
+    sk_frontend_stats_get(fe, &st);
+    return st;
+}
+
+/* --- the happy path, and validation of what the scheduler says ---------- */
+
+static void test_submit_and_outcomes(void)
+{
+    fake s;
+    fake_start(&s, loop, NULL, "sched", "s1", SK_ROLE_SCHEDULER);
+    char ep[64];
+    snprintf(ep, sizeof ep, "%s", s.fk_endpoint);
+    const char *eps[] = {ep};
+    sk_frontend *fe = make_frontend(eps, 1, 2, 5);
+    tap_ok(tu_run_until(loop, fe_up, fe, 5) &&
+               fake_wait_count(&s, SK_MSG_HELLO, 1, 5) &&
+               fake_last(&s, SK_MSG_HELLO)->m_hello.he_role == SK_ROLE_FRONTEND,
+           "the frontend connects and says HELLO as a frontend");
+
+    /* A job with every field set. */
+    const char *labels[] = {"gpu", "rack=r1"};
+    const char *pref[] = {"n7", "n8"};
+    sk_task_desc td[2] = {{"echo a", 6, pref, 2}, {"echo b", 6, NULL, 0}};
+    sk_job_desc jd;
+    sk_job_desc_init(&jd);
+    jd.jo_user = "bob";
+    jd.jo_priority = 2;
+    jd.jo_labels = labels;
+    jd.jo_nlabels = 2;
+    jd.jo_cpu_milli = 500;
+    jd.jo_mem_mb = 64;
+    jd.jo_probe_ratio = 3;
+    jd.jo_max_attempts = 4;
+    jd.jo_framework = "spark";
+    jd.jo_tasks = td;
+    jd.jo_ntasks = 2;
+    rec r0;
+    memset(&r0, 0, sizeof r0);
+    sk_job_callbacks cb = callbacks(&r0);
+    sk_job_id id0;
+    tap_is_int(sk_frontend_submit(fe, &jd, &cb, &id0), 0, "submit");
+    fake_wait_count(&s, SK_MSG_SUBMIT_JOB, 1, 5);
+    const sk_msg *m = fake_last(&s, SK_MSG_SUBMIT_JOB);
+    const sk_submit_job *sj = m != NULL ? &m->m_submit_job : NULL;
+    tap_ok(sj != NULL && sj->sj_job == id0 && strcmp(sj->sj_user, "bob") == 0 &&
+               sj->sj_priority == 2 && sj->sj_nlabels == 2 &&
+               strcmp(sj->sj_labels[1], "rack=r1") == 0 &&
+               sj->sj_res.r_cpu_milli == 500 && sj->sj_res.r_mem_mb == 64 &&
+               sj->sj_probe_ratio == 3 && sj->sj_max_attempts == 4 &&
+               strcmp(sj->sj_framework, "spark") == 0 && !sj->sj_long &&
+               sj->sj_ntasks == 2 && sj->sj_tasks[0].ts_spec.b_len == 6 &&
+               memcmp(sj->sj_tasks[0].ts_spec.b_data, "echo a", 6) == 0 &&
+               sj->sj_tasks[0].ts_npreferred == 2 &&
+               strcmp(sj->sj_tasks[0].ts_preferred[1], "n8") == 0 &&
+               sj->sj_tasks[1].ts_npreferred == 0,
+           "SUBMIT_JOB carries every field of the job");
+
+    /* A report before JOB_ACCEPTED is not taken. */
+    send_started(&s, id0, 0, 0, 1234);
+    send_ack(&s, id0, 1, "");
+    tu_run_for(loop, 0.1);
+    tap_ok(r0.r_starts == 0 && stats(fe).fs_unexpected == 1 &&
+               stats(fe).fs_jobs_accepted == 1,
+           "a TASK_STARTED before JOB_ACCEPTED is counted and dropped");
+
+    send_started(&s, id0, 0, 0, 5555);
+    send_finished(&s, id0, 0, SK_TASK_OK, 0, "out-a");
+    tu_run_for(loop, 0.1);
+    tap_ok(r0.r_starts == 1 && r0.r_launch_us == 5555 && r0.r_submit_us > 0 &&
+               r0.r_dones == 1 && r0.r_outcome[0] == SK_OUTCOME_OK &&
+               strcmp(r0.r_output[0], "out-a") == 0 &&
+               strcmp(r0.r_node[0], "n1") == 0 && r0.r_started[0] &&
+               r0.r_job_dones == 0,
+           "TASK_STARTED and TASK_FINISHED reach the callbacks");
+
+    /* Garbage, and messages that name nothing in flight. */
+    send_finished(&s, id0, 0, SK_TASK_FAILED, 1, "again");
+    send_finished(&s, id0 + 100, 0, SK_TASK_OK, 0, "");
+    send_finished(&s, id0, 2, SK_TASK_OK, 0, "");
+    send_started(&s, id0, 0, 0, 1);
+    sk_transport_send(sk_link_transport(s.fk_link), s.fk_peer, "\xc1zz", 3);
+    sk_msg odd = {.m_type = SK_MSG_GET_TASK};
+    odd.m_get_task.gt_node = "x";
+    fake_send(&s, &odd);
+    tu_run_for(loop, 0.1);
+    sk_frontend_stats st = stats(fe);
+    tap_ok(r0.r_dones == 1 && r0.r_outcome[0] == SK_OUTCOME_OK &&
+               st.fs_duplicate == 2 && st.fs_unknown_job == 1 &&
+               st.fs_bad_field == 1 && st.fs_undecodable == 1 &&
+               st.fs_unexpected == 2 && st.fs_connected,
+           "a second outcome, an unknown job, a task out of range, garbage "
+           "and a GET_TASK are counted and dropped; the session goes on");
+
+    send_finished(&s, id0, 1, SK_TASK_FAILED, 3, "boom");
+    send_job_done(&s, id0, 2, 1, 1, 0);
+    tu_run_until(loop, job_ended, &r0, 5);
+    tap_ok(r0.r_dones == 2 && r0.r_outcome[1] == SK_OUTCOME_FAILED &&
+               r0.r_exit[1] == 3 && r0.r_job_dones == 1 &&
+               r0.r_jr.jr_job == id0 && r0.r_jr.jr_tasks == 2 &&
+               r0.r_jr.jr_ok == 1 && r0.r_jr.jr_failed == 1 &&
+               r0.r_jr.jr_error == 0 && r0.r_order_bad == 0 &&
+               stats(fe).fs_jobs_in_flight == 0,
+           "JOB_DONE ends the job with the counts, after every task");
+    tap_is_int(sk_frontend_cancel(fe, id0, NULL), SK_ENOTFOUND,
+               "an ended job cannot be cancelled");
+
+    /* Rejection. */
+    rec r1;
+    memset(&r1, 0, sizeof r1);
+    sk_job_id id1 = submit(fe, 3, &r1);
+    fake_wait_count(&s, SK_MSG_SUBMIT_JOB, 2, 5);
+    send_ack(&s, id1, 0, "over the limit");
+    tu_run_until(loop, job_ended, &r1, 5);
+    tap_ok(r1.r_dones == 3 && r1.r_outcome[2] == SK_OUTCOME_FAILED &&
+               strcmp(r1.r_reason[0], "job rejected: over the limit") == 0 &&
+               r1.r_jr.jr_error == SK_EREJECTED && r1.r_jr.jr_failed == 3 &&
+               strcmp(r1.r_jr_reason, "job rejected: over the limit") == 0 &&
+               stats(fe).fs_jobs_rejected == 1,
+           "a rejected job ends with every task failed and the reason");
+
+    /* Cancellation after hand-over. */
+    rec r2;
+    memset(&r2, 0, sizeof r2);
+    sk_job_id id2 = submit(fe, 2, &r2);
+    fake_wait_count(&s, SK_MSG_SUBMIT_JOB, 3, 5);
+    send_ack(&s, id2, 1, "");
+    send_finished(&s, id2, 0, SK_TASK_OK, 0, "");
+    tu_run_for(loop, 0.05);
+    tap_is_int(sk_frontend_cancel(fe, id2, "enough"), 0, "cancel");
+    tap_is_int(sk_frontend_cancel(fe, id2, "twice"), 0, "cancel again");
+    fake_wait_count(&s, SK_MSG_CANCEL_JOB, 1, 5);
+    tu_run_for(loop, 0.05);
+    m = fake_last(&s, SK_MSG_CANCEL_JOB);
+    tap_ok(fake_count(&s, SK_MSG_CANCEL_JOB) == 1 &&
+               m->m_cancel_job.cj_job == id2 &&
+               strcmp(m->m_cancel_job.cj_reason, "enough") == 0,
+           "one CANCEL_JOB goes out, with the reason");
+    send_finished(&s, id2, 1, SK_TASK_CANCELLED, -1, "");
+    send_job_done(&s, id2, 2, 1, 0, 1);
+    tu_run_until(loop, job_ended, &r2, 5);
+    tap_ok(r2.r_jr.jr_ok == 1 && r2.r_jr.jr_cancelled == 1 &&
+               r2.r_outcome[1] == SK_OUTCOME_CANCELLED && r2.r_jr.jr_error == 0,
+           "the cancelled job ends with what finished and what was cancelled");
+
+    /* A JOB_DONE that leaves a task without an outcome. */
+    rec r3;
+    memset(&r3, 0, sizeof r3);
+    sk_job_id id3 = submit(fe, 2, &r3);
+    fake_wait_count(&s, SK_MSG_SUBMIT_JOB, 4, 5);
+    send_ack(&s, id3, 1, "");
+    send_finished(&s, id3, 0, SK_TASK_OK, 0, "");
+    send_job_done(&s, id3, 2, 2, 0, 0);
+    tu_run_until(loop, job_ended, &r3, 5);
+    tap_ok(r3.r_jr.jr_error == SK_EPROTO && r3.r_jr.jr_ok == 1 &&
+               r3.r_jr.jr_lost == 1 && r3.r_outcome[1] == SK_OUTCOME_LOST &&
+               strcmp(r3.r_reason[1], "no outcome from the scheduler") == 0 &&
+               stats(fe).fs_bad_field == 2,
+           "JOB_DONE without every outcome: the rest end lost, SK_EPROTO");
+
+    /* Scheduler lost with a job in flight. */
+    rec r4;
+    memset(&r4, 0, sizeof r4);
+    sk_job_id id4 = submit(fe, 3, &r4);
+    fake_wait_count(&s, SK_MSG_SUBMIT_JOB, 5, 5);
+    send_ack(&s, id4, 1, "");
+    send_started(&s, id4, 1, 0, 77);
+    send_finished(&s, id4, 0, SK_TASK_OK, 0, "");
+    tu_run_for(loop, 0.1);
+    fake_stop(&s);
+    tu_run_until(loop, job_ended, &r4, 5);
+    tap_ok(r4.r_job_dones == 1 && r4.r_jr.jr_error == SK_ECLOSED &&
+               r4.r_jr.jr_ok == 1 && r4.r_jr.jr_lost == 2 &&
+               r4.r_outcome[1] == SK_OUTCOME_LOST && r4.r_started[1] == 1 &&
+               r4.r_started[2] == 0 &&
+               strncmp(r4.r_reason[2], "scheduler lost", 14) == 0 &&
+               stats(fe).fs_scheduler_lost == 1,
+           "scheduler lost: unfinished tasks end lost, saying which started");
+
+    /* Submitted while no scheduler answers: the job waits, then goes to
+     * the scheduler that comes back on the same endpoint. */
+    rec r5;
+    memset(&r5, 0, sizeof r5);
+    sk_job_id id5 = submit(fe, 1, &r5);
+    tu_run_for(loop, 0.3);
+    tap_ok(stats(fe).fs_jobs_waiting == 1 && r5.r_job_dones == 0,
+           "with no session a job waits in the frontend");
+    fake_start(&s, loop, ep, "sched", "s1", SK_ROLE_SCHEDULER);
+    tap_ok(fake_wait_count(&s, SK_MSG_SUBMIT_JOB, 1, 10) &&
+               fake_last(&s, SK_MSG_SUBMIT_JOB)->m_submit_job.sj_job == id5 &&
+               stats(fe).fs_jobs_waiting == 0,
+           "and is handed over when a scheduler is back");
+    fake_stop(&s);
+    sk_frontend_destroy(fe);
+}
+
+/* --- no scheduler at all ------------------------------------------------ */
+
+static void test_no_scheduler(void)
+{
+    char dead[64];
+    snprintf(dead, sizeof dead, "tcp://127.0.0.1:%d", tu_free_port());
+    const char *eps[] = {dead};
+    sk_frontend *fe = make_frontend(eps, 1, 0.1, 0.3);
+    rec r0, r1;
+    memset(&r0, 0, sizeof r0);
+    memset(&r1, 0, sizeof r1);
+    sk_job_id id0 = submit(fe, 2, &r0);
+    submit(fe, 2, &r1);
+    tap_is_int(sk_frontend_cancel(fe, id0, NULL), 0,
+               "a waiting job is cancelled");
+    tap_ok(r0.r_job_dones == 1 && r0.r_jr.jr_cancelled == 2 &&
+               r0.r_jr.jr_error == 0 && r0.r_outcome[0] == SK_OUTCOME_CANCELLED,
+           "at once: its tasks end cancelled");
+    tu_run_until(loop, job_ended, &r1, 5);
+    tap_ok(r1.r_job_dones == 1 && r1.r_jr.jr_error == SK_ETIMEDOUT &&
+               r1.r_jr.jr_failed == 2 &&
+               strncmp(r1.r_reason[1], "no scheduler reachable", 22) == 0 &&
+               stats(fe).fs_failovers >= 1,
+           "a job that waits longer than the limit fails, SK_ETIMEDOUT");
+    sk_frontend_destroy(fe);
+}
+
+/* --- fallback ----------------------------------------------------------- */
+
+static void test_fallback(void)
+{
+    char dead[64];
+    snprintf(dead, sizeof dead, "tcp://127.0.0.1:%d", tu_free_port());
+    fake a, b;
+    fake_start(&b, loop, NULL, "sched", "sb", SK_ROLE_SCHEDULER);
+    char bep[64];
+    snprintf(bep, sizeof bep, "%s", b.fk_endpoint);
+    const char *eps[] = {dead, bep};
+    sk_frontend *fe = make_frontend(eps, 2, 0.3, 10);
+    rec r0;
+    memset(&r0, 0, sizeof r0);
+    sk_job_id id0 = submit(fe, 1, &r0);
+    tap_ok(fake_wait_count(&b, SK_MSG_SUBMIT_JOB, 1, 5) &&
+               fake_last(&b, SK_MSG_SUBMIT_JOB)->m_submit_job.sj_job == id0 &&
+               strcmp(stats(fe).fs_scheduler, bep) == 0,
+           "the first endpoint is down: the job goes to the second");
+
+    /* The second goes away; the first comes up: new jobs go there. */
+    fake_start(&a, loop, dead, "sched", "sa", SK_ROLE_SCHEDULER);
+    send_ack(&b, id0, 1, "");
+    tu_run_for(loop, 0.05);
+    fake_stop(&b);
+    tu_run_until(loop, job_ended, &r0, 5);
+    rec r1;
+    memset(&r1, 0, sizeof r1);
+    sk_job_id id1 = submit(fe, 1, &r1);
+    tap_ok(r0.r_jr.jr_error == SK_ECLOSED &&
+               fake_wait_count(&a, SK_MSG_SUBMIT_JOB, 1, 5) &&
+               fake_last(&a, SK_MSG_SUBMIT_JOB)->m_submit_job.sj_job == id1,
+           "after losing the second, the next job goes to the first");
+    fake_stop(&a);
+    sk_frontend_destroy(fe);
+}
+
+/* --- refusals ----------------------------------------------------------- */
+
+static void test_refusals(void)
+{
+    const char *eps[] = {"tcp://127.0.0.1:1"};
+    sk_frontend *fe = make_frontend(eps, 1, 1, 0);
+    sk_task_desc td = {"x", 1, NULL, 0};
+    sk_job_desc jd;
+    sk_job_desc_init(&jd);
+    tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_EINVAL,
+               "a job without tasks is refused");
+    jd.jo_tasks = &td;
+    jd.jo_ntasks = 1;
+    jd.jo_priority = 8;
+    tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_EINVAL,
+               "priority 8 is refused");
+    jd.jo_priority = 0;
+    jd.jo_probe_ratio = 0.5;
+    tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_EINVAL,
+               "probe ratio 0.5 is refused");
+    jd.jo_probe_ratio = 0;
+    static char big[SK_MAX_SPEC_BYTES + 1];
+    sk_task_desc huge = {big, sizeof big, NULL, 0};
+    jd.jo_tasks = &huge;
+    int rc = sk_frontend_submit(fe, &jd, NULL, NULL);
+    tap_ok(rc == SK_ELIMIT &&
+               strcmp(sk_frontend_error(fe),
+                      "task 0: spec of 65537 bytes is over the limit of "
+                      "65536") == 0,
+           "a spec over 64 KiB is refused, and the error says so");
+    sk_task_desc many[20];
+    for (int i = 0; i < 20; i++)
+        many[i] = (sk_task_desc){big, SK_MAX_SPEC_BYTES, NULL, 0};
+    jd.jo_tasks = many;
+    jd.jo_ntasks = 20;
+    tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_ELIMIT,
+               "a job over the transport's message limit is refused");
+    tap_is_int((int)stats(fe).fs_jobs_submitted, 0,
+               "nothing refused was counted as submitted");
+    sk_frontend_opts o;
+    sk_frontend_opts_init(&o);
+    sk_frontend *bad;
+    tap_is_int(sk_frontend_create(loop, &o, &bad), SK_EINVAL,
+               "a frontend without a scheduler is refused");
+    sk_frontend_destroy(fe);
+}
+
+/* --- blocking mode ------------------------------------------------------ */
+
+/* A fake scheduler that runs every job at once: all tasks OK. */
+static void run_everything(fake *f, sk_peer_id from, const sk_msg *msg)
+{
+    if (msg->m_type != SK_MSG_SUBMIT_JOB)
+        return;
+    const sk_submit_job *sj = &msg->m_submit_job;
+    send_ack(f, sj->sj_job, 1, "");
+    for (uint32_t t = 0; t < sj->sj_ntasks; t++) {
+        send_started(f, sj->sj_job, t, 0, 10);
+        send_finished(f, sj->sj_job, t, SK_TASK_OK, 0, "");
+    }
+    send_job_done(f, sj->sj_job, sj->sj_ntasks, sj->sj_ntasks, 0, 0);
+}
+
+static void test_blocking(void)
+{
+    sk_frontend_opts o;
+    sk_frontend_opts_init(&o);
+    char ep[64];
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", tu_free_port());
+    const char *eps[] = {ep};
+    o.fo_schedulers = eps;
+    o.fo_nschedulers = 1;
+    o.fo_heartbeat = 0.1;
+    sk_frontend *fe;
+    tap_is_int(sk_frontend_create(NULL, &o, &fe), 0,
+               "a blocking frontend (own loop)");
+    /* The fake scheduler lives on the frontend's private loop, which runs
+     * only inside the waits. */
+    fake s;
+    fake_start(&s, sk_frontend_loop(fe), ep, "sched", "s1", SK_ROLE_SCHEDULER);
+    s.fk_auto = run_everything;
+    tap_is_int(sk_frontend_wait_connected(fe, 5), 0, "wait_connected");
+    sk_task_desc td[3] = {
+        {"a", 1, NULL, 0}, {"b", 1, NULL, 0}, {"c", 1, NULL, 0}};
+    sk_job_desc jd;
+    sk_job_desc_init(&jd);
+    jd.jo_tasks = td;
+    jd.jo_ntasks = 3;
+    sk_job_id a, b;
+    sk_frontend_submit(fe, &jd, NULL, &a);
+    jd.jo_ntasks = 2;
+    sk_frontend_submit(fe, &jd, NULL, &b);
+    sk_job_result jr;
+    int rc = sk_frontend_wait_job(fe, b, 5, &jr);
+    tap_ok(rc == 0 && jr.jr_job == b && jr.jr_tasks == 2 && jr.jr_ok == 2,
+           "wait_job returns the second job's result");
+    tap_ok(s.fk_nmsgs > 0 && fake_last(&s, SK_MSG_SUBMIT_JOB) != NULL &&
+               strlen(fake_last(&s, SK_MSG_SUBMIT_JOB)->m_submit_job.sj_user) >
+                   0,
+           "a job without a user is submitted as the process's user");
+    rc = sk_frontend_wait_job(fe, a, 0.01, &jr);
+    tap_ok(rc == 0 && jr.jr_job == a && jr.jr_ok == 3,
+           "the first job, ended meanwhile, kept its result for the wait");
+    tap_is_int(sk_frontend_wait_job(fe, a, 0.01, &jr), SK_ENOTFOUND,
+               "a result is handed over once");
+    tap_is_int(sk_frontend_wait_idle(fe, 1), 0, "wait_idle");
+    fake_stop(&s);
+    sk_frontend_destroy(fe);
+}
+
+int main(void)
+{
+    tap_timeout(60);
+    tap_plan(36);
+    sk_log_set_level(SK_LOG_OFF);
+    loop = ev_loop_new(EVFLAG_AUTO);
+    test_submit_and_outcomes();
+    test_no_scheduler();
+    test_fallback();
+    test_refusals();
+    test_blocking();
+    ev_loop_destroy(loop);
+    return tap_exit_status();
+}
