@@ -1,0 +1,466 @@
+/*
+ * sk_daemon.c - the daemon shell: link callbacks to core inputs, the
+ * outbox to link sends, the deadline timer, signals, and the extension of
+ * STATUS_REPLY with the shell's counters.
+ */
+#include "sk_daemon.h"
+#include "sk_log.h"
+#include "sk_peermap.h"
+#include "skylark.h"
+
+#include <ev.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Flag bits of a peer's pair. */
+#define PF_CONN     1u /* a connection of ours */
+#define PF_HELLO    2u /* it said HELLO this session */
+#define PF_ANSWERED 4u /* we answered with ours */
+
+/* Bytes for the keys and values the shell adds to one STATUS_REPLY. */
+#define STATUS_POOL (64u << 10)
+
+struct sk_daemon {
+    struct ev_loop *d_loop;
+    sk_link *d_link;
+    sk_transport *d_t;
+    sk_daemon_core d_core;
+    sk_daemon_hooks d_hooks;
+    sk_hello d_hello;
+    sk_peer d_local;
+    sk_peermap d_peers;
+    ev_timer d_timer;
+    sk_time d_armed; /* deadline the timer is set for, or SK_TIME_NEVER */
+    ev_signal d_sigterm, d_sigint;
+    sk_daemon_stats d_st;
+    sk_time d_started;
+    const char *d_listen;
+    int d_in_pump;
+    int d_pump_again;
+    /* The STATUS_REPLY being extended. */
+    sk_msg d_status;
+    sk_status_kv d_kv[SK_MAX_STATUS_KV];
+    uint32_t d_nkv;
+    char *d_pool;
+    size_t d_pool_used;
+};
+
+sk_time sk_daemon_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (sk_time)ts.tv_sec * 1000000u + (sk_time)ts.tv_nsec / 1000u;
+}
+
+/* Complaints on the message path: the first and every 1024th. */
+static int rate_ok(uint64_t count)
+{
+    return count % 1024 == 1;
+}
+
+static void peer_label(sk_daemon *d, sk_peer_id tid, char *buf, size_t len)
+{
+    sk_peer_info pi;
+    if (sk_transport_peer_info(d->d_t, tid, &pi) == 0 && pi.pi_role[0] != '\0')
+        snprintf(buf, len, "%s %s", pi.pi_role, pi.pi_name);
+    else
+        snprintf(buf, len, "peer %" PRIu64, tid);
+}
+
+static void send_hello(sk_daemon *d, sk_peer_id tid)
+{
+    sk_msg m;
+    memset(&m, 0, sizeof m);
+    m.m_type = SK_MSG_HELLO;
+    m.m_hello = d->d_hello;
+    if (sk_link_send(d->d_link, tid, &m) != 0) {
+        d->d_st.ds_send_failed++;
+        sk_warn("cannot send HELLO to peer %" PRIu64, tid);
+    }
+}
+
+/* ---- STATUS_REPLY extension ------------------------------------------- */
+
+void sk_daemon_status_add(sk_daemon *d, const char *key, const char *fmt, ...)
+{
+    if (d->d_nkv >= SK_MAX_STATUS_KV)
+        return;
+    size_t room = STATUS_POOL - d->d_pool_used;
+    size_t klen = strnlen(key, SK_MAX_STATUS_LEN);
+    if (room < klen + 1 + SK_MAX_STATUS_LEN + 1)
+        return;
+    char *k = d->d_pool + d->d_pool_used;
+    memcpy(k, key, klen);
+    k[klen] = '\0';
+    char *v = k + klen + 1;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(v, SK_MAX_STATUS_LEN + 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    d->d_pool_used += klen + 1 + strlen(v) + 1;
+    d->d_kv[d->d_nkv].kv_key = k;
+    d->d_kv[d->d_nkv].kv_value = v;
+    d->d_nkv++;
+}
+
+static void add_u64(sk_daemon *d, const char *key, uint64_t v)
+{
+    sk_daemon_status_add(d, key, "%" PRIu64, v);
+}
+
+static const sk_msg *status_extend(sk_daemon *d, const sk_msg *m)
+{
+    const sk_status_reply *in = &m->m_status_reply;
+    d->d_status = *m;
+    d->d_nkv = 0;
+    d->d_pool_used = 0;
+    for (uint32_t i = 0; i < in->sr_nkv && i < SK_MAX_STATUS_KV; i++)
+        d->d_kv[d->d_nkv++] = in->sr_kv[i];
+
+    sk_daemon_status_add(d, "daemon.version", "%s", sk_version());
+    add_u64(d, "daemon.pid", (uint64_t)getpid());
+    sk_time now = sk_daemon_now();
+    sk_daemon_status_add(d, "daemon.uptime_s", "%.3f",
+                         (double)(now - d->d_started) / 1e6);
+    sk_daemon_status_add(d, "daemon.listen", "%s",
+                         d->d_listen != NULL ? d->d_listen : "");
+    add_u64(d, "daemon.peers", d->d_peers.pm_count);
+    add_u64(d, "daemon.send_failed", d->d_st.ds_send_failed);
+    add_u64(d, "daemon.unroutable", d->d_st.ds_unroutable);
+    add_u64(d, "daemon.map_full", d->d_st.ds_map_full);
+    add_u64(d, "daemon.hellos", d->d_st.ds_hellos);
+    add_u64(d, "daemon.hello_answers", d->d_st.ds_answers);
+
+    sk_link_stats ls;
+    sk_link_stats_get(d->d_link, &ls);
+    add_u64(d, "link.received", ls.ls_received);
+    add_u64(d, "link.sent", ls.ls_sent);
+    add_u64(d, "link.bad_version", ls.ls_bad_version);
+    add_u64(d, "link.bad_type", ls.ls_bad_type);
+    add_u64(d, "link.bad_limit", ls.ls_bad_limit);
+    add_u64(d, "link.malformed", ls.ls_malformed);
+    add_u64(d, "link.encode_failed", ls.ls_encode_failed);
+    add_u64(d, "link.send_failed", ls.ls_send_failed);
+
+    sk_transport_stats ts;
+    sk_transport_stats_get(d->d_t, &ts);
+    add_u64(d, "transport.peers", ts.ts_peers);
+    add_u64(d, "transport.sent", ts.ts_sent);
+    add_u64(d, "transport.received", ts.ts_received);
+    add_u64(d, "transport.frames_sent", ts.ts_frames_sent);
+    add_u64(d, "transport.frames_received", ts.ts_frames_received);
+    add_u64(d, "transport.queue_full", ts.ts_queue_full);
+    add_u64(d, "transport.dropped", ts.ts_dropped);
+    add_u64(d, "transport.malformed", ts.ts_malformed);
+    add_u64(d, "transport.seq_gaps", ts.ts_seq_gaps);
+    add_u64(d, "transport.unknown", ts.ts_unknown);
+    add_u64(d, "transport.peer_limit", ts.ts_peer_limit);
+    add_u64(d, "transport.ups", ts.ts_ups);
+    add_u64(d, "transport.downs", ts.ts_downs);
+
+    if (d->d_hooks.dh_status != NULL)
+        d->d_hooks.dh_status(d->d_hooks.dh_arg, d);
+    d->d_status.m_status_reply.sr_kv = d->d_kv;
+    d->d_status.m_status_reply.sr_nkv = d->d_nkv;
+    return &d->d_status;
+}
+
+/* ---- the outbox, the pump and the timer ------------------------------- */
+
+static void route(sk_daemon *d, const sk_out *o)
+{
+    if (d->d_local != 0 && o->o_peer == d->d_local) {
+        if (d->d_hooks.dh_local != NULL)
+            d->d_hooks.dh_local(d->d_hooks.dh_arg, &o->o_msg);
+        return;
+    }
+    sk_peer_id tid = sk_peermap_tid(&d->d_peers, o->o_peer);
+    if (tid == 0) {
+        if (rate_ok(++d->d_st.ds_unroutable))
+            sk_warn("%s for peer %u dropped: it is gone; %" PRIu64 " so far",
+                    sk_msg_type_name(o->o_msg.m_type), o->o_peer,
+                    d->d_st.ds_unroutable);
+        return;
+    }
+    const sk_msg *m = &o->o_msg;
+    if (m->m_type == SK_MSG_STATUS_REPLY)
+        m = status_extend(d, m);
+    int rc = sk_link_send(d->d_link, tid, m);
+    if (rc != 0 && rate_ok(++d->d_st.ds_send_failed)) {
+        char who[96];
+        peer_label(d, tid, who, sizeof who);
+        sk_warn("%s to %s dropped: %s; %" PRIu64 " so far",
+                sk_msg_type_name(m->m_type), who, sk_strerror(rc),
+                d->d_st.ds_send_failed);
+    }
+}
+
+static void drain(sk_daemon *d)
+{
+    sk_outbox *ob = d->d_core.dc_outbox(d->d_core.dc_core);
+    for (size_t i = 0; i < ob->ob_len; i++)
+        route(d, &ob->ob_msgs[i]);
+    sk_outbox_clear(ob);
+}
+
+static void rearm(sk_daemon *d, sk_time now)
+{
+    sk_time at = d->d_core.dc_deadline(d->d_core.dc_core);
+    if (at == d->d_armed)
+        return;
+    ev_timer_stop(d->d_loop, &d->d_timer);
+    d->d_armed = at;
+    if (at == SK_TIME_NEVER)
+        return;
+    double after = at > now ? (double)(at - now) / 1e6 : 0.0;
+    ev_timer_set(&d->d_timer, after, 0.0);
+    ev_timer_start(d->d_loop, &d->d_timer);
+}
+
+/* Sends the outbox, lets the daemon feed its own inputs, re-arms. */
+static void pump(sk_daemon *d)
+{
+    if (d->d_in_pump) {
+        d->d_pump_again = 1;
+        return;
+    }
+    d->d_in_pump = 1;
+    do {
+        d->d_pump_again = 0;
+        drain(d);
+        while (d->d_hooks.dh_pump != NULL &&
+               d->d_hooks.dh_pump(d->d_hooks.dh_arg))
+            drain(d);
+    } while (d->d_pump_again);
+    d->d_in_pump = 0;
+    rearm(d, sk_daemon_now());
+}
+
+void sk_daemon_pump(sk_daemon *d)
+{
+    pump(d);
+}
+
+static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    sk_daemon *d = w->data;
+    d->d_armed = SK_TIME_NEVER;
+    d->d_core.dc_timer(d->d_core.dc_core, sk_daemon_now());
+    pump(d);
+}
+
+/* ---- link callbacks ---------------------------------------------------- */
+
+static void on_up(void *arg, sk_peer_id tid, const char *role, const char *name)
+{
+    sk_daemon *d = arg;
+    sk_peer_info pi;
+    if (sk_transport_peer_info(d->d_t, tid, &pi) != 0 || !pi.pi_connected)
+        return;
+    sk_info("connected to %s %s", role, name);
+    send_hello(d, tid);
+}
+
+static void on_hello(sk_daemon *d, sk_peer_id tid, sk_peer ref, uint32_t *flags,
+                     const sk_hello *h, sk_time now)
+{
+    if (!(*flags & PF_CONN) && !(*flags & PF_ANSWERED)) {
+        send_hello(d, tid);
+        *flags |= PF_ANSWERED;
+        d->d_st.ds_answers++;
+    }
+    if (!(*flags & PF_HELLO)) {
+        *flags |= PF_HELLO;
+        char who[96];
+        peer_label(d, tid, who, sizeof who);
+        sk_info("%s registered (role %u, id %u, name %s, %u slots)", who,
+                h->he_role, h->he_id, h->he_name, h->he_slots);
+    }
+    d->d_st.ds_hellos++;
+    d->d_core.dc_peer_up(d->d_core.dc_core, ref, h, now);
+}
+
+static void on_msg(void *arg, sk_peer_id tid, const sk_msg *msg)
+{
+    sk_daemon *d = arg;
+    sk_time now = sk_daemon_now();
+    sk_peer ref;
+    if (sk_peermap_find(&d->d_peers, tid, &ref) != 0) {
+        if (sk_peermap_add(&d->d_peers, tid, &ref) != 0) {
+            if (rate_ok(++d->d_st.ds_map_full))
+                sk_warn("message from peer %" PRIu64 " dropped: no peer "
+                        "reference left; %" PRIu64 " so far",
+                        tid, d->d_st.ds_map_full);
+            return;
+        }
+        sk_peer_info pi;
+        if (sk_transport_peer_info(d->d_t, tid, &pi) == 0 && pi.pi_connected)
+            *sk_peermap_flags(&d->d_peers, ref) |= PF_CONN;
+    }
+    if (msg->m_type == SK_MSG_HELLO)
+        on_hello(d, tid, ref, sk_peermap_flags(&d->d_peers, ref), &msg->m_hello,
+                 now);
+    else
+        d->d_core.dc_message(d->d_core.dc_core, ref, msg, now);
+    pump(d);
+}
+
+static const char *down_reason(sk_peer_down_reason why)
+{
+    switch (why) {
+    case SK_PEER_TIMEOUT:
+        return "silent too long";
+    case SK_PEER_GOODBYE:
+        return "goodbye";
+    case SK_PEER_REPLACED:
+        return "replaced by a new session";
+    case SK_PEER_RESET:
+        return "session reset";
+    case SK_PEER_CLOSED:
+        return "closed by us";
+    }
+    return "unknown reason";
+}
+
+static void on_down(void *arg, sk_peer_id tid, sk_peer_down_reason why)
+{
+    sk_daemon *d = arg;
+    sk_peer ref;
+    if (sk_peermap_find(&d->d_peers, tid, &ref) != 0)
+        return;
+    uint32_t flags = *sk_peermap_flags(&d->d_peers, ref);
+    if (flags & PF_HELLO) {
+        char who[96];
+        peer_label(d, tid, who, sizeof who);
+        sk_info("%s left: %s", who, down_reason(why));
+    }
+    /* Unpair first: what the core says to a peer that is gone is counted
+     * as unroutable, not as a failed send. */
+    sk_peermap_remove(&d->d_peers, tid, NULL);
+    d->d_core.dc_peer_down(d->d_core.dc_core, ref, sk_daemon_now());
+    pump(d);
+}
+
+/* ---- signals and life cycle --------------------------------------------- */
+
+static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    sk_daemon *d = w->data;
+    sk_info("%s: shutting down", strsignal(w->signum));
+    if (d->d_hooks.dh_signal != NULL)
+        d->d_hooks.dh_signal(d->d_hooks.dh_arg, w->signum);
+    else
+        sk_daemon_stop(d);
+}
+
+int sk_daemon_create(struct ev_loop *loop, const sk_daemon_config *cfg,
+                     const sk_daemon_core *core, const sk_daemon_hooks *hooks,
+                     sk_daemon **out)
+{
+    sk_daemon *d = calloc(1, sizeof *d);
+    if (d == NULL)
+        return SK_ENOMEM;
+    d->d_pool = malloc(STATUS_POOL);
+    if (d->d_pool == NULL) {
+        free(d);
+        return SK_ENOMEM;
+    }
+    d->d_loop = loop;
+    d->d_core = *core;
+    if (hooks != NULL)
+        d->d_hooks = *hooks;
+    d->d_hello = cfg->dc_hello;
+    d->d_local = cfg->dc_local;
+    d->d_listen = cfg->dc_listen;
+    d->d_armed = SK_TIME_NEVER;
+    d->d_started = sk_daemon_now();
+    sk_peermap_init(&d->d_peers);
+    ev_timer_init(&d->d_timer, on_timer, 0, 0);
+    d->d_timer.data = d;
+
+    sk_link_callbacks cb = {on_up, on_down, on_msg, d};
+    int rc = sk_link_create(loop, &cfg->dc_transport, &cb, &d->d_link);
+    if (rc != 0) {
+        sk_error("cannot create the transport: %s", sk_strerror(rc));
+        free(d->d_pool);
+        free(d);
+        return rc;
+    }
+    d->d_t = sk_link_transport(d->d_link);
+    if (cfg->dc_listen != NULL && cfg->dc_listen[0] != '\0') {
+        rc = sk_transport_listen(d->d_t, cfg->dc_listen);
+        if (rc != 0) {
+            sk_error("cannot listen on %s: %s", cfg->dc_listen,
+                     sk_strerror(rc));
+            sk_daemon_destroy(d);
+            return SK_EIO;
+        }
+    }
+    for (uint32_t i = 0; i < cfg->dc_nconnect; i++) {
+        sk_peer_id id;
+        rc = sk_transport_connect(d->d_t, cfg->dc_connect[i], &id);
+        if (rc != 0) {
+            sk_error("cannot connect to %s: %s", cfg->dc_connect[i],
+                     sk_strerror(rc));
+            sk_daemon_destroy(d);
+            return SK_EIO;
+        }
+    }
+    ev_signal_init(&d->d_sigterm, on_signal, SIGTERM);
+    d->d_sigterm.data = d;
+    ev_signal_start(loop, &d->d_sigterm);
+    ev_signal_init(&d->d_sigint, on_signal, SIGINT);
+    d->d_sigint.data = d;
+    ev_signal_start(loop, &d->d_sigint);
+    if (cfg->dc_listen != NULL && cfg->dc_listen[0] != '\0')
+        sk_info("listening on %s", cfg->dc_listen);
+    *out = d;
+    return 0;
+}
+
+void sk_daemon_run(sk_daemon *d)
+{
+    ev_run(d->d_loop, 0);
+}
+
+void sk_daemon_stop(sk_daemon *d)
+{
+    ev_break(d->d_loop, EVBREAK_ALL);
+}
+
+void sk_daemon_destroy(sk_daemon *d)
+{
+    if (d == NULL)
+        return;
+    ev_timer_stop(d->d_loop, &d->d_timer);
+    if (ev_is_active(&d->d_sigterm))
+        ev_signal_stop(d->d_loop, &d->d_sigterm);
+    if (ev_is_active(&d->d_sigint))
+        ev_signal_stop(d->d_loop, &d->d_sigint);
+    sk_link_destroy(d->d_link);
+    sk_peermap_free(&d->d_peers);
+    free(d->d_pool);
+    free(d);
+}
+
+sk_link *sk_daemon_link(sk_daemon *d)
+{
+    return d->d_link;
+}
+
+const sk_daemon_stats *sk_daemon_stats_get(const sk_daemon *d)
+{
+    return &d->d_st;
+}

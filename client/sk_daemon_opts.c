@@ -1,0 +1,376 @@
+/*
+ * sk_daemon_opts.c - shared daemon settings (listen endpoint, log level,
+ * seed, transport limits), string lists, endpoint checks and the command
+ * line (getopt_long in two passes: the file first, then the options in
+ * order).
+ */
+#include "sk_daemon_opts.h"
+#include "sk_tframe.h"
+#include "skylark.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void sk_daemon_settings_init(sk_daemon_settings *s, const char *listen,
+                             uint32_t max_msg)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->ds_listen, sizeof s->ds_listen, "%s", listen);
+    s->ds_log_level = SK_LOG_INFO;
+    sk_transport_config tc;
+    sk_transport_config_default(&tc);
+    s->ds_heartbeat_s = tc.tc_heartbeat;
+    s->ds_misses = tc.tc_misses;
+    s->ds_max_msg = max_msg > SK_MAX_MSG_BYTES ? SK_MAX_MSG_BYTES : max_msg;
+    s->ds_max_peers = tc.tc_max_peers;
+    s->ds_queue_msgs = 65536;
+    s->ds_queue_bytes = 64 << 20;
+    s->ds_reconnect_ms = tc.tc_reconnect_ms;
+}
+
+static int parse_level(void *dst, const char *name, const char *value,
+                       char *err, size_t errlen)
+{
+    (void)name;
+    if (sk_log_parse_level(value, dst) != 0) {
+        snprintf(err, errlen,
+                 "must be debug, info, warn, error or off, got '%s'", value);
+        return SK_ECONFIG;
+    }
+    return 0;
+}
+
+int sk_daemon_check_endpoint(const char *value, char *err, size_t errlen)
+{
+    size_t len = strlen(value);
+    if (len > SK_MAX_ADDR_LEN) {
+        snprintf(err, errlen, "an endpoint is at most %u bytes, got %zu",
+                 SK_MAX_ADDR_LEN, len);
+        return SK_ECONFIG;
+    }
+    if (strncmp(value, "ipc://", 6) == 0 && len > 6)
+        return 0;
+    if (strncmp(value, "tcp://", 6) == 0) {
+        const char *colon = strrchr(value + 6, ':');
+        char *end = NULL;
+        long port = colon != NULL ? strtol(colon + 1, &end, 10) : 0;
+        if (colon != NULL && colon > value + 6 && end != colon + 1 &&
+            *end == '\0' && port >= 1 && port <= 65535)
+            return 0;
+        snprintf(err, errlen, "'%s' is not tcp://HOST:PORT", value);
+        return SK_ECONFIG;
+    }
+    snprintf(err, errlen,
+             "'%s' is not an endpoint (tcp://HOST:PORT or "
+             "ipc://PATH)",
+             value);
+    return SK_ECONFIG;
+}
+
+int sk_daemon_parse_endpoint(void *dst, const char *name, const char *value,
+                             char *err, size_t errlen)
+{
+    (void)name;
+    int rc = sk_daemon_check_endpoint(value, err, errlen);
+    if (rc == 0)
+        memcpy(dst, value, strlen(value) + 1);
+    return rc;
+}
+
+#define KEY_INT(sec, name, field, lo, hi, help)                                \
+    (sk_config_key)                                                            \
+    {                                                                          \
+        sec, name, SK_CONFIG_INT, &s->field, 0, lo, hi, NULL, help             \
+    }
+
+size_t sk_daemon_settings_keys(sk_daemon_settings *s, const char *section,
+                               sk_config_key *keys)
+{
+    size_t n = 0;
+    keys[n++] = (sk_config_key){section,
+                                "listen",
+                                SK_CONFIG_CUSTOM,
+                                s->ds_listen,
+                                0,
+                                0,
+                                0,
+                                sk_daemon_parse_endpoint,
+                                "endpoint to listen on (tcp://HOST:PORT or "
+                                "ipc://PATH)"};
+    keys[n++] = (sk_config_key){section,
+                                "log_level",
+                                SK_CONFIG_CUSTOM,
+                                &s->ds_log_level,
+                                0,
+                                0,
+                                0,
+                                parse_level,
+                                "debug, info, warn, error or off"};
+    keys[n++] = KEY_INT(section, "seed", ds_seed, 0, 9007199254740992.0,
+                        "random seed of the core (0: from time and pid)");
+    keys[n++] = (sk_config_key){"transport",
+                                "heartbeat_s",
+                                SK_CONFIG_DOUBLE,
+                                &s->ds_heartbeat_s,
+                                0,
+                                0.01,
+                                3600,
+                                NULL,
+                                "seconds between heartbeats to each peer"};
+    keys[n++] = KEY_INT("transport", "misses", ds_misses, 1, 1000,
+                        "silent heartbeat intervals before a peer is down");
+    keys[n++] = KEY_INT("transport", "max_msg_bytes", ds_max_msg, 1024,
+                        SK_MAX_MSG_BYTES, "largest message, bytes");
+    keys[n++] = KEY_INT("transport", "max_peers", ds_max_peers, 1, 1000000,
+                        "peers at once");
+    keys[n++] = KEY_INT("transport", "queue_msgs", ds_queue_msgs, 1, INT32_MAX,
+                        "send queue of one peer, messages");
+    keys[n++] = KEY_INT("transport", "queue_bytes", ds_queue_bytes, 65536,
+                        UINT32_MAX, "send queue of one peer, bytes");
+    keys[n++] = KEY_INT("transport", "reconnect_ms", ds_reconnect_ms, 1,
+                        3600000, "reconnect interval of our connections");
+    return n;
+}
+
+int sk_daemon_transport_config(const sk_daemon_settings *s, const char *role,
+                               const char *name, sk_transport_config *out,
+                               char *err, size_t errlen)
+{
+    if (!sk_tframe_ident_ok(name, strlen(name), SK_TRANSPORT_MAX_NAME)) {
+        snprintf(err, errlen,
+                 "name '%s': must be 1 to %d bytes of [A-Za-z0-9._:-]", name,
+                 SK_TRANSPORT_MAX_NAME);
+        return SK_ECONFIG;
+    }
+    sk_transport_config_default(out);
+    snprintf(out->tc_role, sizeof out->tc_role, "%s", role);
+    snprintf(out->tc_name, sizeof out->tc_name, "%s", name);
+    out->tc_heartbeat = s->ds_heartbeat_s;
+    out->tc_misses = (unsigned)s->ds_misses;
+    out->tc_max_msg = (uint32_t)s->ds_max_msg;
+    out->tc_max_peers = (uint32_t)s->ds_max_peers;
+    out->tc_queue_msgs = (uint32_t)s->ds_queue_msgs;
+    out->tc_queue_bytes = (uint32_t)s->ds_queue_bytes;
+    out->tc_reconnect_ms = (int)s->ds_reconnect_ms;
+    return 0;
+}
+
+uint64_t sk_daemon_seed(const sk_daemon_settings *s)
+{
+    if (s->ds_seed != 0)
+        return (uint64_t)s->ds_seed;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) ^
+           ((uint64_t)getpid() << 32);
+}
+
+/* ---- string lists ------------------------------------------------------- */
+
+int sk_strlist_parse(void *dst, const char *name, const char *value, char *err,
+                     size_t errlen)
+{
+    (void)name;
+    sk_strlist *l = dst;
+    const char *p = value;
+    while (*p != '\0') {
+        const char *end = strchr(p, ',');
+        if (end == NULL)
+            end = p + strlen(p);
+        const char *a = p, *b = end;
+        while (a < b && isspace((unsigned char)*a))
+            a++;
+        while (b > a && isspace((unsigned char)b[-1]))
+            b--;
+        p = *end == ',' ? end + 1 : end;
+        size_t len = (size_t)(b - a);
+        if (len == 0)
+            continue;
+        if (len > l->sl_maxlen) {
+            snprintf(err, errlen, "an item is at most %zu bytes, got %zu",
+                     l->sl_maxlen, len);
+            return SK_ECONFIG;
+        }
+        if (l->sl_count >= l->sl_max) {
+            snprintf(err, errlen, "at most %u items", l->sl_max);
+            return SK_ECONFIG;
+        }
+        char *item = strndup(a, len);
+        if (item == NULL) {
+            snprintf(err, errlen, "out of memory");
+            return SK_ENOMEM;
+        }
+        if (l->sl_endpoints && sk_daemon_check_endpoint(item, err, errlen)) {
+            free(item);
+            return SK_ECONFIG;
+        }
+        char **items =
+            realloc(l->sl_items, (l->sl_count + 1) * sizeof *l->sl_items);
+        if (items == NULL) {
+            free(item);
+            snprintf(err, errlen, "out of memory");
+            return SK_ENOMEM;
+        }
+        l->sl_items = items;
+        l->sl_items[l->sl_count++] = item;
+    }
+    return 0;
+}
+
+void sk_strlist_free(sk_strlist *l)
+{
+    for (uint32_t i = 0; i < l->sl_count; i++)
+        free(l->sl_items[i]);
+    free(l->sl_items);
+    l->sl_items = NULL;
+    l->sl_count = 0;
+}
+
+/* ---- the command line --------------------------------------------------- */
+
+#define MAX_OPTS    48
+#define OPT_CONFIG  1000
+#define OPT_SET     1001
+#define OPT_HELP    1002
+#define OPT_VERSION 1003
+#define OPT_OWN     2000 /* + index in cl_opts */
+
+static void print_help(const sk_daemon_cli *cli)
+{
+    printf("Usage: %s [OPTION]...\n%s\n\nOptions:\n", cli->cl_prog,
+           cli->cl_summary);
+    printf("  %-28s %s\n", "--config FILE",
+           "read settings from FILE (INI; see the keys below)");
+    printf("  %-28s %s\n", "--set SECTION.KEY=VALUE",
+           "set one key, over the file (repeatable)");
+    for (size_t i = 0; i < cli->cl_nopts; i++) {
+        const sk_daemon_option *o = &cli->cl_opts[i];
+        char left[64];
+        snprintf(left, sizeof left, "--%s %s", o->do_name, o->do_arg);
+        printf("  %-28s %s\n", left, o->do_help);
+    }
+    printf("  %-28s %s\n", "--help", "print this help and exit");
+    printf("  %-28s %s\n", "--version", "print the version and exit");
+    printf("\nConfiguration keys (in FILE under [SECTION], or --set "
+           "SECTION.KEY=VALUE):\n");
+    const char *section = NULL;
+    for (size_t i = 0; i < cli->cl_nkeys; i++) {
+        const sk_config_key *k = &cli->cl_keys[i];
+        if (section == NULL || strcmp(section, k->ck_section) != 0) {
+            section = k->ck_section;
+            printf("  [%s]\n", section);
+        }
+        const char *name = strcmp(k->ck_name, "*") == 0 ? "NAME" : k->ck_name;
+        printf("    %-24s %s\n", name, k->ck_help != NULL ? k->ck_help : "");
+    }
+    printf("\nExit status: 0 ok, 1 runtime failure (e.g. cannot listen), "
+           "2 bad usage or configuration.\n");
+}
+
+static int usage_error(const sk_daemon_cli *cli)
+{
+    fprintf(stderr, "Try '%s --help' for more information.\n", cli->cl_prog);
+    return SK_ECONFIG;
+}
+
+static int apply_option(const sk_daemon_cli *cli, const sk_daemon_option *o,
+                        const char *arg)
+{
+    char err[768], where[80];
+    snprintf(where, sizeof where, "--%s", o->do_name);
+    int rc;
+    if (o->do_key != NULL) {
+        rc = sk_config_apply(cli->cl_keys, cli->cl_nkeys, where, o->do_section,
+                             o->do_key, arg, err, sizeof err);
+    } else {
+        const char *eq = strchr(arg, '=');
+        char key[SK_MAX_NAME_LEN + 1];
+        size_t klen = eq != NULL ? (size_t)(eq - arg) : 0;
+        if (eq == NULL || klen == 0 || klen >= sizeof key) {
+            fprintf(stderr, "%s: --%s: expected %s, got '%s'\n", cli->cl_prog,
+                    o->do_name, o->do_arg, arg);
+            return SK_ECONFIG;
+        }
+        memcpy(key, arg, klen);
+        key[klen] = '\0';
+        rc = sk_config_apply(cli->cl_keys, cli->cl_nkeys, where, o->do_section,
+                             key, eq + 1, err, sizeof err);
+    }
+    if (rc != 0)
+        fprintf(stderr, "%s: %s\n", cli->cl_prog, err);
+    return rc;
+}
+
+int sk_daemon_parse_args(const sk_daemon_cli *cli, int argc, char **argv)
+{
+    struct option opts[MAX_OPTS + 5];
+    size_t n = 0;
+    opts[n++] = (struct option){"config", required_argument, NULL, OPT_CONFIG};
+    opts[n++] = (struct option){"set", required_argument, NULL, OPT_SET};
+    opts[n++] = (struct option){"help", no_argument, NULL, OPT_HELP};
+    opts[n++] = (struct option){"version", no_argument, NULL, OPT_VERSION};
+    for (size_t i = 0; i < cli->cl_nopts && i < MAX_OPTS; i++)
+        opts[n++] = (struct option){cli->cl_opts[i].do_name, required_argument,
+                                    NULL, OPT_OWN + (int)i};
+    opts[n] = (struct option){NULL, 0, NULL, 0};
+
+    /* Pass 1: --help, --version, --config, and unknown options. */
+    const char *config = NULL;
+    int c;
+    optind = 0;
+    opterr = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_HELP:
+            print_help(cli);
+            return 1;
+        case OPT_VERSION:
+            printf("%s (skylark) %s\n", cli->cl_prog, sk_version());
+            return 1;
+        case OPT_CONFIG:
+            if (config != NULL) {
+                fprintf(stderr, "%s: --config given twice\n", cli->cl_prog);
+                return usage_error(cli);
+            }
+            config = optarg;
+            break;
+        case '?':
+            return usage_error(cli);
+        default:
+            break;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "%s: unexpected argument '%s'\n", cli->cl_prog,
+                argv[optind]);
+        return usage_error(cli);
+    }
+    char err[768];
+    if (config != NULL &&
+        sk_config_load(cli->cl_keys, cli->cl_nkeys, config, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", cli->cl_prog, err);
+        return SK_ECONFIG;
+    }
+
+    /* Pass 2: everything else, in order, over the file. */
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == OPT_SET) {
+            if (sk_config_apply_assignment(cli->cl_keys, cli->cl_nkeys, optarg,
+                                           err, sizeof err) != 0) {
+                fprintf(stderr, "%s: %s\n", cli->cl_prog, err);
+                return SK_ECONFIG;
+            }
+        } else if (c >= OPT_OWN) {
+            if (apply_option(cli, &cli->cl_opts[c - OPT_OWN], optarg) != 0)
+                return SK_ECONFIG;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,641 @@
+/*
+ * nm_cmdexec.c - the built-in command executor: posix_spawn of
+ * `SHELL -c COMMAND` in its own process group, the output tail read from
+ * a pipe, SIGCHLD reaping without blocking the loop, kills with a grace.
+ */
+#include "nm_cmdexec.h"
+#include "sk_log.h"
+#include "skylark.h"
+
+#include <errno.h>
+#include <ev.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define OUT_CAP SK_MAX_OUTPUT_BYTES
+
+/* The variables every task gets, in the order of env_fill. */
+static const char *const ENV_NAMES[] = {
+    "SKYLARK_JOB_ID=", "SKYLARK_TASK_INDEX=", "SKYLARK_ATTEMPT=",
+    "SKYLARK_USER=",   "SKYLARK_NODE=",
+};
+#define NENV          (sizeof ENV_NAMES / sizeof ENV_NAMES[0])
+#define ENV_VALUE_MAX (SK_MAX_NAME_LEN + 1)
+
+typedef struct cx_child cx_child;
+
+/* One task: running, or ended and waiting in the result queue. */
+struct cx_child {
+    cx_child *c_next; /* running list, result queue or free list */
+    cx_child *c_prev; /* running list only */
+    nm_cmdexec *c_x;
+    pid_t c_pid;      /* the shell, leader of the task's process group */
+    int c_fd;         /* read end of the output pipe, -1 once closed */
+    ev_io c_io;       /* on c_fd */
+    ev_timer c_grace; /* SIGKILL when a kill's grace is over */
+    bool c_killing;   /* a kill was applied */
+    uint64_t c_job;
+    uint32_t c_task;
+    uint32_t c_attempt;
+    sk_time c_launch_us;
+    sk_time c_end_us;
+    uint8_t c_status;
+    int32_t c_exit;
+    uint32_t c_out_len; /* bytes kept, <= OUT_CAP */
+    uint32_t c_out_pos; /* where the next byte goes */
+    uint8_t c_out[OUT_CAP];
+};
+
+struct nm_cmdexec {
+    struct ev_loop *x_loop;
+    nm_cmdexec_config x_cfg;
+    void (*x_ready)(void *arg);
+    void *x_arg;
+    ev_signal x_sigchld;
+    cx_child *x_running; /* doubly linked */
+    cx_child *x_done_head, *x_done_tail;
+    cx_child *x_free;
+    cx_child *x_taken; /* the result last handed out, recycled next call */
+    char **x_env;      /* the daemon's environment, then NENV, then NULL */
+    size_t x_nbase;    /* inherited entries at the front of x_env */
+    char x_envbuf[NENV][32 + ENV_VALUE_MAX];
+    uint8_t x_outbuf[OUT_CAP]; /* the output of x_taken, in order */
+    nm_cmdexec_stats x_st;
+};
+
+void nm_cmdexec_config_init(nm_cmdexec_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    snprintf(cfg->cx_shell, sizeof cfg->cx_shell, "/bin/sh");
+    cfg->cx_kill_grace_ms = 3000;
+    cfg->cx_max_children = 1;
+    snprintf(cfg->cx_node, sizeof cfg->cx_node, "node");
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static cx_child *child_alloc(nm_cmdexec *x)
+{
+    cx_child *c = x->x_free;
+    if (c != NULL)
+        x->x_free = c->c_next;
+    else if ((c = malloc(sizeof *c)) == NULL)
+        return NULL;
+    c->c_next = c->c_prev = NULL;
+    c->c_x = x;
+    c->c_pid = 0;
+    c->c_fd = -1;
+    c->c_killing = false;
+    c->c_out_len = 0;
+    c->c_out_pos = 0;
+    c->c_status = 0;
+    c->c_exit = 0;
+    c->c_end_us = 0;
+    return c;
+}
+
+static void child_recycle(nm_cmdexec *x, cx_child *c)
+{
+    c->c_next = x->x_free;
+    x->x_free = c;
+}
+
+static void out_append(cx_child *c, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    if (len >= OUT_CAP) {
+        p += len - OUT_CAP;
+        len = OUT_CAP;
+    }
+    while (len > 0) {
+        size_t n = OUT_CAP - c->c_out_pos;
+        if (n > len)
+            n = len;
+        memcpy(c->c_out + c->c_out_pos, p, n);
+        c->c_out_pos = (uint32_t)((c->c_out_pos + n) % OUT_CAP);
+        c->c_out_len =
+            c->c_out_len + n > OUT_CAP ? OUT_CAP : (uint32_t)(c->c_out_len + n);
+        p += n;
+        len -= n;
+    }
+}
+
+static void done_push(nm_cmdexec *x, cx_child *c)
+{
+    c->c_next = NULL;
+    if (x->x_done_tail != NULL)
+        x->x_done_tail->c_next = c;
+    else
+        x->x_done_head = c;
+    x->x_done_tail = c;
+    if (c->c_status == SK_TASK_OK)
+        x->x_st.cs_ok++;
+    else if (c->c_status == SK_TASK_KILLED)
+        x->x_st.cs_killed++;
+    else
+        x->x_st.cs_failed++;
+}
+
+static void running_remove(nm_cmdexec *x, cx_child *c)
+{
+    if (c->c_prev != NULL)
+        c->c_prev->c_next = c->c_next;
+    else
+        x->x_running = c->c_next;
+    if (c->c_next != NULL)
+        c->c_next->c_prev = c->c_prev;
+    c->c_next = c->c_prev = NULL;
+    x->x_st.cs_running--;
+}
+
+/* A task that could not start: its result is queued at once. */
+static void fail_now(nm_cmdexec *x, const sk_launch *lt, sk_time now,
+                     uint64_t *counter, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static void fail_now(nm_cmdexec *x, const sk_launch *lt, sk_time now,
+                     uint64_t *counter, const char *fmt, ...)
+{
+    (*counter)++;
+    cx_child *c = child_alloc(x);
+    if (c == NULL) {
+        /* Without memory for the record the result is lost; the core's
+         * own timeouts are all that is left to notice. */
+        sk_error("command executor: out of memory: result of job %llu "
+                 "task %u lost",
+                 (unsigned long long)lt->lt_job, lt->lt_task);
+        return;
+    }
+    c->c_job = lt->lt_job;
+    c->c_task = lt->lt_task;
+    c->c_attempt = lt->lt_attempt;
+    c->c_launch_us = now;
+    c->c_end_us = now;
+    c->c_status = SK_TASK_FAILED;
+    c->c_exit = -1;
+    char reason[OUT_CAP];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        out_append(c, reason, strlen(reason));
+    done_push(x, c);
+}
+
+/* ---- output and exit ---------------------------------------------------- */
+
+/* Reads what the pipe holds now; closes it at end of file. */
+static void drain_output(cx_child *c)
+{
+    while (c->c_fd >= 0) {
+        size_t room = OUT_CAP - c->c_out_pos;
+        ssize_t n = read(c->c_fd, c->c_out + c->c_out_pos, room);
+        if (n > 0) {
+            c->c_out_pos = (uint32_t)((c->c_out_pos + (size_t)n) % OUT_CAP);
+            c->c_out_len = c->c_out_len + (size_t)n > OUT_CAP
+                               ? OUT_CAP
+                               : (uint32_t)(c->c_out_len + (size_t)n);
+            c->c_x->x_st.cs_output_bytes += (uint64_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        /* End of file, or an error that will not go away. */
+        ev_io_stop(c->c_x->x_loop, &c->c_io);
+        close(c->c_fd);
+        c->c_fd = -1;
+    }
+}
+
+static void on_output(struct ev_loop *loop, ev_io *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    drain_output(w->data);
+}
+
+static void on_grace(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    cx_child *c = w->data;
+    if (c->c_pid > 0)
+        kill(-c->c_pid, SIGKILL);
+}
+
+static sk_time now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (sk_time)ts.tv_sec * 1000000u + (sk_time)ts.tv_nsec / 1000u;
+}
+
+static void child_ended(nm_cmdexec *x, cx_child *c, int status)
+{
+    c->c_end_us = now_us();
+    c->c_pid = 0;
+    ev_timer_stop(x->x_loop, &c->c_grace);
+    /* Whatever the task wrote before it exited is in the pipe now; what
+     * the killed leftovers of its group might have written later is not
+     * waited for. */
+    if (c->c_fd >= 0) {
+        drain_output(c);
+        if (c->c_fd >= 0) {
+            ev_io_stop(x->x_loop, &c->c_io);
+            close(c->c_fd);
+            c->c_fd = -1;
+        }
+    }
+    if (WIFSIGNALED(status)) {
+        c->c_exit = -WTERMSIG(status);
+        c->c_status = c->c_killing ? SK_TASK_KILLED : SK_TASK_FAILED;
+    } else {
+        c->c_exit = WEXITSTATUS(status);
+        c->c_status = c->c_killing     ? SK_TASK_KILLED
+                      : c->c_exit == 0 ? SK_TASK_OK
+                                       : SK_TASK_FAILED;
+    }
+    running_remove(x, c);
+    done_push(x, c);
+}
+
+static cx_child *find_pid(nm_cmdexec *x, pid_t pid)
+{
+    for (cx_child *c = x->x_running; c != NULL; c = c->c_next)
+        if (c->c_pid == pid)
+            return c;
+    return NULL;
+}
+
+static void on_sigchld(struct ev_loop *loop, ev_signal *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    nm_cmdexec *x = w->data;
+    bool ended = false;
+    for (;;) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        /* Peek first: while the exited shell is an unreaped zombie its
+         * pid cannot be reused, so killing its group cannot hit another
+         * process group. */
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+            si.si_pid == 0)
+            break;
+        pid_t pid = si.si_pid;
+        cx_child *c = find_pid(x, pid);
+        if (c != NULL)
+            kill(-pid, SIGKILL);
+        int status = 0;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        if (c == NULL) {
+            x->x_st.cs_stray++;
+            continue;
+        }
+        child_ended(x, c, status);
+        ended = true;
+    }
+    if (ended && x->x_ready != NULL)
+        x->x_ready(x->x_arg);
+}
+
+/* ---- launching ---------------------------------------------------------- */
+
+static bool env_skip(const char *entry)
+{
+    for (size_t i = 0; i < NENV; i++)
+        if (strncmp(entry, ENV_NAMES[i], strlen(ENV_NAMES[i])) == 0)
+            return true;
+    return false;
+}
+
+static int env_init(nm_cmdexec *x)
+{
+    size_t n = 0;
+    for (char **e = environ; e != NULL && *e != NULL; e++)
+        n++;
+    x->x_env = calloc(n + NENV + 1, sizeof *x->x_env);
+    if (x->x_env == NULL)
+        return SK_ENOMEM;
+    for (char **e = environ; e != NULL && *e != NULL; e++) {
+        if (env_skip(*e))
+            continue;
+        if ((x->x_env[x->x_nbase] = strdup(*e)) == NULL)
+            return SK_ENOMEM;
+        x->x_nbase++;
+    }
+    size_t k = x->x_nbase;
+    for (size_t i = 0; i < NENV; i++)
+        x->x_env[k + i] = x->x_envbuf[i];
+    x->x_env[k + NENV] = NULL;
+    return 0;
+}
+
+static void env_fill(nm_cmdexec *x, const sk_launch *lt)
+{
+    const size_t len = sizeof x->x_envbuf[0];
+    snprintf(x->x_envbuf[0], len, "%s%llu", ENV_NAMES[0],
+             (unsigned long long)lt->lt_job);
+    snprintf(x->x_envbuf[1], len, "%s%u", ENV_NAMES[1], lt->lt_task);
+    snprintf(x->x_envbuf[2], len, "%s%u", ENV_NAMES[2], lt->lt_attempt);
+    snprintf(x->x_envbuf[3], len, "%s%.*s", ENV_NAMES[3], (int)SK_MAX_NAME_LEN,
+             lt->lt_user != NULL ? lt->lt_user : "");
+    snprintf(x->x_envbuf[4], len, "%s%.*s", ENV_NAMES[4], (int)SK_MAX_NAME_LEN,
+             x->x_cfg.cx_node);
+}
+
+/* Spawns the shell for cmd with its output into a new pipe. Returns 0 or
+ * an errno value. */
+static int spawn(nm_cmdexec *x, const char *cmd, pid_t *pid, int *fd)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return errno;
+    /* Only our end is non-blocking: the task's writes must block. */
+    if (fcntl(p[0], F_SETFL, O_NONBLOCK) != 0) {
+        int e = errno;
+        close(p[0]);
+        close(p[1]);
+        return e;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    int rc = posix_spawn_file_actions_init(&fa);
+    if (rc != 0) {
+        close(p[0]);
+        close(p[1]);
+        return rc;
+    }
+    rc = posix_spawnattr_init(&at);
+    if (rc != 0) {
+        posix_spawn_file_actions_destroy(&fa);
+        close(p[0]);
+        close(p[1]);
+        return rc;
+    }
+    sigset_t none, dfl;
+    sigemptyset(&none);
+    sigemptyset(&dfl);
+    /* Signals the daemon ignores or handles must be plain in the task. */
+    int defaults[] = {SIGPIPE, SIGTERM, SIGINT,  SIGHUP, SIGQUIT,
+                      SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM};
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
+        sigaddset(&dfl, defaults[i]);
+    if ((rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY,
+                                               0)) == 0 &&
+        (rc = posix_spawn_file_actions_adddup2(&fa, p[1], 1)) == 0 &&
+        (rc = posix_spawn_file_actions_adddup2(&fa, p[1], 2)) == 0 &&
+        (rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
+                                                POSIX_SPAWN_SETSIGMASK |
+                                                POSIX_SPAWN_SETSIGDEF)) == 0 &&
+        (rc = posix_spawnattr_setpgroup(&at, 0)) == 0 &&
+        (rc = posix_spawnattr_setsigmask(&at, &none)) == 0 &&
+        (rc = posix_spawnattr_setsigdefault(&at, &dfl)) == 0) {
+        char *argv[] = {"sh", "-c", (char *)cmd, NULL};
+        rc = posix_spawn(pid, x->x_cfg.cx_shell, &fa, &at, argv, x->x_env);
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    close(p[1]);
+    if (rc != 0) {
+        close(p[0]);
+        return rc;
+    }
+    *fd = p[0];
+    return 0;
+}
+
+static cx_child *find_task(nm_cmdexec *x, uint64_t job, uint32_t task,
+                           uint32_t attempt)
+{
+    for (cx_child *c = x->x_running; c != NULL; c = c->c_next)
+        if (c->c_job == job && c->c_task == task && c->c_attempt == attempt)
+            return c;
+    return NULL;
+}
+
+void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt, sk_time now)
+{
+    const uint8_t *spec = lt->lt_spec.b_data;
+    uint32_t len = lt->lt_spec.b_len;
+    if (len == 0 || spec == NULL || spec[len - 1] != '\0') {
+        fail_now(x, lt, now, &x->x_st.cs_bad_spec,
+                 "command executor: the spec must be a command line ending "
+                 "with a NUL byte (got %u bytes%s)",
+                 len, len == 0 ? "" : " without a final NUL");
+        return;
+    }
+    if (memchr(spec, '\0', len - 1) != NULL) {
+        fail_now(x, lt, now, &x->x_st.cs_bad_spec,
+                 "command executor: the spec holds a NUL byte before its end");
+        return;
+    }
+    if (len == 1) {
+        fail_now(x, lt, now, &x->x_st.cs_bad_spec,
+                 "command executor: empty command");
+        return;
+    }
+    if (x->x_st.cs_running >= x->x_cfg.cx_max_children) {
+        fail_now(x, lt, now, &x->x_st.cs_busy,
+                 "command executor: %u tasks already run on this node",
+                 x->x_st.cs_running);
+        return;
+    }
+    if (find_task(x, lt->lt_job, lt->lt_task, lt->lt_attempt) != NULL) {
+        fail_now(x, lt, now, &x->x_st.cs_duplicate,
+                 "command executor: this attempt already runs");
+        return;
+    }
+    cx_child *c = child_alloc(x);
+    if (c == NULL) {
+        fail_now(x, lt, now, &x->x_st.cs_spawn_failed,
+                 "command executor: out of memory");
+        return;
+    }
+    env_fill(x, lt);
+    pid_t pid;
+    int fd;
+    int err = spawn(x, (const char *)spec, &pid, &fd);
+    if (err != 0) {
+        child_recycle(x, c);
+        fail_now(x, lt, now, &x->x_st.cs_spawn_failed,
+                 "command executor: cannot start %s: %s", x->x_cfg.cx_shell,
+                 strerror(err));
+        return;
+    }
+    c->c_pid = pid;
+    c->c_fd = fd;
+    c->c_job = lt->lt_job;
+    c->c_task = lt->lt_task;
+    c->c_attempt = lt->lt_attempt;
+    c->c_launch_us = now;
+    ev_io_init(&c->c_io, on_output, fd, EV_READ);
+    c->c_io.data = c;
+    ev_io_start(x->x_loop, &c->c_io);
+    ev_timer_init(&c->c_grace, on_grace, 0, 0);
+    c->c_grace.data = c;
+    c->c_prev = NULL;
+    c->c_next = x->x_running;
+    if (x->x_running != NULL)
+        x->x_running->c_prev = c;
+    x->x_running = c;
+    x->x_st.cs_running++;
+    x->x_st.cs_started++;
+}
+
+/* ---- killing --------------------------------------------------------------
+ */
+
+static void kill_child(nm_cmdexec *x, cx_child *c)
+{
+    x->x_st.cs_kills++;
+    if (c->c_killing)
+        return; /* the grace timer already runs */
+    c->c_killing = true;
+    kill(-c->c_pid, SIGTERM);
+    ev_timer_set(&c->c_grace, (double)x->x_cfg.cx_kill_grace_ms / 1000.0, 0);
+    ev_timer_start(x->x_loop, &c->c_grace);
+}
+
+uint32_t nm_cmdexec_kill(nm_cmdexec *x, const sk_kill_task *kt)
+{
+    uint32_t n = 0;
+    for (cx_child *c = x->x_running; c != NULL; c = c->c_next) {
+        if (c->c_job != kt->kt_job)
+            continue;
+        if (kt->kt_task != SK_TASK_ANY &&
+            (c->c_task != kt->kt_task || c->c_attempt != kt->kt_attempt))
+            continue;
+        kill_child(x, c);
+        n++;
+    }
+    if (n == 0)
+        x->x_st.cs_kill_unknown++;
+    return n;
+}
+
+void nm_cmdexec_signal_all(nm_cmdexec *x, int sig)
+{
+    for (cx_child *c = x->x_running; c != NULL; c = c->c_next)
+        if (c->c_pid > 0)
+            kill(-c->c_pid, sig);
+}
+
+/* ---- results ------------------------------------------------------------ */
+
+int nm_cmdexec_next(nm_cmdexec *x, sk_task_finished *out)
+{
+    if (x->x_taken != NULL) {
+        child_recycle(x, x->x_taken);
+        x->x_taken = NULL;
+    }
+    cx_child *c = x->x_done_head;
+    if (c == NULL)
+        return 0;
+    x->x_done_head = c->c_next;
+    if (x->x_done_head == NULL)
+        x->x_done_tail = NULL;
+    x->x_taken = c;
+    /* The ring's oldest byte is at c_out_pos once it has wrapped. */
+    uint32_t start = c->c_out_len < OUT_CAP ? 0 : c->c_out_pos;
+    uint32_t first =
+        OUT_CAP - start < c->c_out_len ? OUT_CAP - start : c->c_out_len;
+    memcpy(x->x_outbuf, c->c_out + start, first);
+    memcpy(x->x_outbuf + first, c->c_out, c->c_out_len - first);
+    memset(out, 0, sizeof *out);
+    out->tf_job = c->c_job;
+    out->tf_task = c->c_task;
+    out->tf_attempt = c->c_attempt;
+    out->tf_node = "";
+    out->tf_status = c->c_status;
+    out->tf_exit = c->c_exit;
+    out->tf_output.b_data = x->x_outbuf;
+    out->tf_output.b_len = c->c_out_len;
+    out->tf_launch_us = c->c_launch_us;
+    out->tf_end_us = c->c_end_us;
+    return 1;
+}
+
+const nm_cmdexec_stats *nm_cmdexec_stats_get(const nm_cmdexec *x)
+{
+    return &x->x_st;
+}
+
+/* ---- life cycle --------------------------------------------------------- */
+
+int nm_cmdexec_create(struct ev_loop *loop, const nm_cmdexec_config *cfg,
+                      void (*ready)(void *arg), void *arg, nm_cmdexec **out)
+{
+    /* libev's default loop reaps every child itself. */
+    if (cfg->cx_shell[0] != '/' || cfg->cx_max_children == 0 ||
+        cfg->cx_kill_grace_ms < 0 || ev_is_default_loop(loop))
+        return SK_EINVAL;
+    nm_cmdexec *x = calloc(1, sizeof *x);
+    if (x == NULL)
+        return SK_ENOMEM;
+    x->x_loop = loop;
+    x->x_cfg = *cfg;
+    x->x_cfg.cx_shell[sizeof x->x_cfg.cx_shell - 1] = '\0';
+    x->x_cfg.cx_node[sizeof x->x_cfg.cx_node - 1] = '\0';
+    x->x_ready = ready;
+    x->x_arg = arg;
+    if (env_init(x) != 0) {
+        nm_cmdexec_destroy(x);
+        return SK_ENOMEM;
+    }
+    ev_signal_init(&x->x_sigchld, on_sigchld, SIGCHLD);
+    x->x_sigchld.data = x;
+    ev_signal_start(loop, &x->x_sigchld);
+    *out = x;
+    return 0;
+}
+
+static void free_chain(cx_child *c)
+{
+    while (c != NULL) {
+        cx_child *next = c->c_next;
+        free(c);
+        c = next;
+    }
+}
+
+void nm_cmdexec_destroy(nm_cmdexec *x)
+{
+    if (x == NULL)
+        return;
+    for (cx_child *c = x->x_running; c != NULL; c = c->c_next) {
+        if (c->c_pid > 0)
+            kill(-c->c_pid, SIGKILL);
+        ev_timer_stop(x->x_loop, &c->c_grace);
+        if (c->c_fd >= 0) {
+            ev_io_stop(x->x_loop, &c->c_io);
+            close(c->c_fd);
+        }
+    }
+    if (ev_is_active(&x->x_sigchld))
+        ev_signal_stop(x->x_loop, &x->x_sigchld);
+    free_chain(x->x_running);
+    free_chain(x->x_done_head);
+    free_chain(x->x_free);
+    free(x->x_taken);
+    if (x->x_env != NULL)
+        for (size_t i = 0; i < x->x_nbase; i++)
+            free(x->x_env[i]);
+    free(x->x_env);
+    free(x);
+}

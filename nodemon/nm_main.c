@@ -1,0 +1,398 @@
+/*
+ * nm_main.c - skylark-nodemon: the node monitor daemon, a thin shell
+ * (sk_daemon) around the node monitor core (nm_core.h) and its built-in
+ * command executor (nm_cmdexec.h). It connects to every scheduler it is
+ * given and listens for executors and status requests; see
+ * docs/DAEMONS.md.
+ */
+#include "nm_cmdexec.h"
+#include "nm_core.h"
+#include "sk_daemon.h"
+#include "sk_daemon_opts.h"
+#include "sk_log.h"
+#include "skylark.h"
+
+#include <ctype.h>
+#include <ev.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PROG           "skylark-nodemon"
+#define DEFAULT_LISTEN "tcp://127.0.0.1:7071"
+#define DEFAULT_SCHED  "tcp://127.0.0.1:7070"
+#define MAX_SCHEDULERS 64
+#define NOWN           4 /* schedulers, labels, shell, kill_grace_ms */
+#define NKEYS          (NM_CONFIG_NKEYS + SK_DAEMON_NKEYS + NOWN)
+
+/* The daemon: the core, its command executor and the shell. */
+typedef struct nm_daemon {
+    nm_core *nd_core;
+    nm_cmdexec *nd_cmd;
+    sk_daemon *nd_shell;
+    struct ev_loop *nd_loop;
+    ev_timer nd_grace;   /* shutdown: SIGKILL what SIGTERM left */
+    int nd_stopping;     /* a signal asked us to stop */
+    uint32_t nd_nsched;  /* schedulers we connect to */
+    uint64_t nd_ignored; /* launches refused while stopping */
+} nm_daemon;
+
+/* Adapters from the shell's void * core to the node monitor core. */
+static void core_up(void *c, sk_peer p, const sk_hello *h, sk_time now)
+{
+    nm_peer_up(c, p, h, now);
+}
+
+static void core_down(void *c, sk_peer p, sk_time now)
+{
+    nm_peer_down(c, p, now);
+}
+
+static void core_msg(void *c, sk_peer p, const sk_msg *m, sk_time now)
+{
+    nm_on_message(c, p, m, now);
+}
+
+static void core_timer(void *c, sk_time now)
+{
+    nm_on_timer(c, now);
+}
+
+static sk_time core_deadline(const void *c)
+{
+    return nm_next_deadline(c);
+}
+
+static sk_outbox *core_outbox(void *c)
+{
+    return nm_outbox(c);
+}
+
+/* ---- the command executor between the core and the shell -------------- */
+
+/* LAUNCH_TASK and KILL_TASK the core sends to NM_PEER_COMMAND. */
+static void on_local(void *arg, const sk_msg *msg)
+{
+    nm_daemon *nd = arg;
+    if (msg->m_type == SK_MSG_LAUNCH_TASK) {
+        /* Stopping: the node's tasks are being killed and the schedulers
+         * will count this one lost when we leave. */
+        if (nd->nd_stopping)
+            nd->nd_ignored++;
+        else
+            nm_cmdexec_launch(nd->nd_cmd, &msg->m_launch, sk_daemon_now());
+    } else if (msg->m_type == SK_MSG_KILL_TASK) {
+        nm_cmdexec_kill(nd->nd_cmd, &msg->m_kill_task);
+    }
+}
+
+/* Feeds the core one result of the command executor. */
+static int on_pump(void *arg)
+{
+    nm_daemon *nd = arg;
+    sk_msg m;
+    memset(&m, 0, sizeof m);
+    if (!nm_cmdexec_next(nd->nd_cmd, &m.m_task_finished))
+        return 0;
+    if (nd->nd_stopping)
+        return 1; /* results of tasks we kill on the way out: dropped */
+    m.m_type = SK_MSG_TASK_FINISHED;
+    nm_on_message(nd->nd_core, NM_PEER_COMMAND, &m, sk_daemon_now());
+    return 1;
+}
+
+static void maybe_stop(nm_daemon *nd)
+{
+    if (nd->nd_stopping && nm_cmdexec_stats_get(nd->nd_cmd)->cs_running == 0)
+        sk_daemon_stop(nd->nd_shell);
+}
+
+/* A task ended (from the executor's SIGCHLD watcher). */
+static void on_cmd_ready(void *arg)
+{
+    nm_daemon *nd = arg;
+    sk_daemon_pump(nd->nd_shell);
+    maybe_stop(nd);
+}
+
+static void on_grace(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    nm_daemon *nd = w->data;
+    sk_warn("tasks still running after the grace period: killing them");
+    nm_cmdexec_signal_all(nd->nd_cmd, SIGKILL);
+    sk_daemon_stop(nd->nd_shell);
+}
+
+/* SIGTERM/SIGINT: SIGTERM to every task, leave when they are gone or the
+ * grace is over; a second signal kills them at once. */
+static void on_signal(void *arg, int signum)
+{
+    nm_daemon *nd = arg;
+    (void)signum;
+    if (nd->nd_stopping) {
+        nm_cmdexec_signal_all(nd->nd_cmd, SIGKILL);
+        sk_daemon_stop(nd->nd_shell);
+        return;
+    }
+    nd->nd_stopping = 1;
+    const nm_cmdexec_stats *cs = nm_cmdexec_stats_get(nd->nd_cmd);
+    if (cs->cs_running > 0) {
+        sk_info("stopping %u running tasks", cs->cs_running);
+        nm_cmdexec_signal_all(nd->nd_cmd, SIGTERM);
+        ev_timer_start(nd->nd_loop, &nd->nd_grace);
+    }
+    maybe_stop(nd);
+}
+
+static void on_status(void *arg, sk_daemon *d)
+{
+    nm_daemon *nd = arg;
+    const nm_cmdexec_stats *cs = nm_cmdexec_stats_get(nd->nd_cmd);
+    sk_daemon_status_add(d, "nodemon.schedulers", "%u", nd->nd_nsched);
+    sk_daemon_status_add(d, "cmdexec.running", "%u", cs->cs_running);
+    sk_daemon_status_add(d, "cmdexec.started", "%llu",
+                         (unsigned long long)cs->cs_started);
+    sk_daemon_status_add(d, "cmdexec.ok", "%llu",
+                         (unsigned long long)cs->cs_ok);
+    sk_daemon_status_add(d, "cmdexec.failed", "%llu",
+                         (unsigned long long)cs->cs_failed);
+    sk_daemon_status_add(d, "cmdexec.killed", "%llu",
+                         (unsigned long long)cs->cs_killed);
+    sk_daemon_status_add(d, "cmdexec.bad_spec", "%llu",
+                         (unsigned long long)cs->cs_bad_spec);
+    sk_daemon_status_add(d, "cmdexec.busy", "%llu",
+                         (unsigned long long)cs->cs_busy);
+    sk_daemon_status_add(d, "cmdexec.duplicate", "%llu",
+                         (unsigned long long)cs->cs_duplicate);
+    sk_daemon_status_add(d, "cmdexec.spawn_failed", "%llu",
+                         (unsigned long long)cs->cs_spawn_failed);
+    sk_daemon_status_add(d, "cmdexec.kills", "%llu",
+                         (unsigned long long)cs->cs_kills);
+    sk_daemon_status_add(d, "cmdexec.kill_unknown", "%llu",
+                         (unsigned long long)cs->cs_kill_unknown);
+    sk_daemon_status_add(d, "cmdexec.stray", "%llu",
+                         (unsigned long long)cs->cs_stray);
+    sk_daemon_status_add(d, "cmdexec.output_bytes", "%llu",
+                         (unsigned long long)cs->cs_output_bytes);
+}
+
+/* ---- configuration ------------------------------------------------------ */
+
+static const sk_daemon_option OPTIONS[] = {
+    {"listen", "ENDPOINT", "nodemon", "listen",
+     "endpoint to listen on, for executors and status (default " DEFAULT_LISTEN
+     ")"},
+    {"scheduler", "ENDPOINT", "nodemon", "schedulers",
+     "a scheduler to serve (repeatable; default " DEFAULT_SCHED ")"},
+    {"name", "NAME", "nodemon", "node",
+     "this node's name (default: host name)"},
+    {"id", "N", "nodemon", "node_id", "this node's id (default 0)"},
+    {"slots", "N", "nodemon", "slots", "task slots (default: cores)"},
+    {"cpu-milli", "N", "nodemon", "cpu_milli",
+     "CPU offered, millicores (default 1000 per slot)"},
+    {"mem-mb", "N", "nodemon", "mem_mb",
+     "memory offered, MiB (default 1024 per slot)"},
+    {"label", "LABEL", "nodemon", "labels", "a node label (repeatable)"},
+    {"weight", "USER=W", "weights", NULL,
+     "fair-share weight of a user (repeatable; default 1)"},
+    {"log-level", "LEVEL", "nodemon", "log_level",
+     "debug, info, warn or error (default info)"},
+};
+
+/* The host name as a node name: the characters a transport name allows. */
+static void default_node_name(char *buf, size_t len)
+{
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0')
+        snprintf(host, sizeof host, "node");
+    size_t n = 0;
+    for (const char *p = host;
+         *p != '\0' && n < SK_TRANSPORT_MAX_NAME && n + 1 < len; p++) {
+        unsigned char ch = (unsigned char)*p;
+        buf[n++] =
+            isalnum(ch) || ch == '.' || ch == '_' || ch == ':' || ch == '-'
+                ? (char)ch
+                : '-';
+    }
+    buf[n] = '\0';
+}
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    sk_log_set_component("nodemon");
+
+    long ncores = sysconf(_SC_NPROCESSORS_ONLN);
+    nm_config cfg;
+    nm_config_init(&cfg, ncores > 0 ? (uint32_t)ncores : 1);
+    default_node_name(cfg.nc_node, sizeof cfg.nc_node);
+    /* 0: not set, scaled with the slots below. */
+    cfg.nc_cpu_milli = 0;
+    cfg.nc_mem_mb = 0;
+    sk_daemon_settings ds;
+    sk_daemon_settings_init(&ds, DEFAULT_LISTEN, 1u << 20);
+    nm_cmdexec_config cx;
+    nm_cmdexec_config_init(&cx);
+    sk_strlist scheds = {NULL, 0, MAX_SCHEDULERS, SK_MAX_ADDR_LEN, 1};
+    sk_strlist labels = {NULL, 0, SK_MAX_LABELS, SK_MAX_LABEL_LEN, 0};
+
+    sk_config_key keys[NKEYS];
+    size_t n = nm_config_keys(&cfg, keys);
+    n += sk_daemon_settings_keys(&ds, "nodemon", keys + n);
+    keys[n++] = (sk_config_key){"nodemon",
+                                "schedulers",
+                                SK_CONFIG_CUSTOM,
+                                &scheds,
+                                0,
+                                0,
+                                0,
+                                sk_strlist_parse,
+                                "schedulers to serve, comma-separated (adds "
+                                "to the list)"};
+    keys[n++] = (sk_config_key){"nodemon",
+                                "labels",
+                                SK_CONFIG_CUSTOM,
+                                &labels,
+                                0,
+                                0,
+                                0,
+                                sk_strlist_parse,
+                                "node labels, comma-separated (adds to the "
+                                "list)"};
+    keys[n++] = (sk_config_key){"cmdexec",
+                                "shell",
+                                SK_CONFIG_STRING,
+                                cx.cx_shell,
+                                sizeof cx.cx_shell,
+                                0,
+                                0,
+                                NULL,
+                                "shell that runs command tasks (SHELL -c "
+                                "COMMAND)"};
+    keys[n++] = (sk_config_key){"cmdexec",
+                                "kill_grace_ms",
+                                SK_CONFIG_INT,
+                                &cx.cx_kill_grace_ms,
+                                0,
+                                0,
+                                3600000,
+                                NULL,
+                                "SIGTERM to SIGKILL when a task is killed"};
+    SK_ASSERT(n == NKEYS);
+
+    sk_daemon_cli cli = {
+        PROG,    "The Skylark node monitor: queues reservations, runs tasks.",
+        OPTIONS, sizeof OPTIONS / sizeof OPTIONS[0],
+        keys,    NKEYS,
+    };
+    int rc = sk_daemon_parse_args(&cli, argc, argv);
+    int status = 2;
+    if (rc != 0) {
+        status = rc == 1 ? 0 : 2;
+        goto out_lists;
+    }
+    if (cfg.nc_cpu_milli == 0)
+        cfg.nc_cpu_milli = 1000 * cfg.nc_slots;
+    if (cfg.nc_mem_mb == 0)
+        cfg.nc_mem_mb = 1024 * cfg.nc_slots;
+    if (scheds.sl_count == 0 &&
+        sk_strlist_parse(&scheds, "schedulers", DEFAULT_SCHED, NULL, 0) != 0)
+        goto out_lists;
+
+    char err[512];
+    sk_transport_config tc;
+    if (nm_config_check(&cfg, err, sizeof err) != 0 ||
+        sk_daemon_transport_config(&ds, "nodemon", cfg.nc_node, &tc, err,
+                                   sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", PROG, err);
+        goto out_lists;
+    }
+    if (cx.cx_shell[0] != '/') {
+        fprintf(stderr,
+                "%s: [cmdexec] shell: must be an absolute path, got "
+                "'%s'\n",
+                PROG, cx.cx_shell);
+        goto out_lists;
+    }
+    sk_log_set_level(ds.ds_log_level);
+    cx.cx_max_children = (uint32_t)cfg.nc_slots;
+    snprintf(cx.cx_node, sizeof cx.cx_node, "%s", cfg.nc_node);
+
+    status = 1;
+    nm_daemon nd;
+    memset(&nd, 0, sizeof nd);
+    nd.nd_nsched = scheds.sl_count;
+    rc = nm_new(&cfg, sk_daemon_seed(&ds), &nd.nd_core);
+    if (rc != 0) {
+        sk_error("cannot create the node monitor core: %s", sk_strerror(rc));
+        goto out_lists;
+    }
+    nd.nd_loop = ev_loop_new(EVFLAG_AUTO);
+    if (nd.nd_loop == NULL) {
+        sk_error("cannot create the event loop");
+        goto out_core;
+    }
+    ev_timer_init(&nd.nd_grace, on_grace, (double)cx.cx_kill_grace_ms / 1000.0,
+                  0);
+    nd.nd_grace.data = &nd;
+    rc = nm_cmdexec_create(nd.nd_loop, &cx, on_cmd_ready, &nd, &nd.nd_cmd);
+    if (rc != 0) {
+        sk_error("cannot create the command executor: %s", sk_strerror(rc));
+        goto out_loop;
+    }
+
+    const char *addrs[1] = {ds.ds_listen};
+    sk_daemon_config dc = {
+        .dc_transport = tc,
+        .dc_listen = ds.ds_listen,
+        .dc_connect = (const char *const *)scheds.sl_items,
+        .dc_nconnect = scheds.sl_count,
+        .dc_hello =
+            {
+                .he_role = SK_ROLE_NODEMON,
+                .he_id = (uint32_t)cfg.nc_node_id,
+                .he_incarnation = sk_daemon_now(),
+                .he_name = cfg.nc_node,
+                .he_addrs = addrs,
+                .he_naddrs = 1,
+                .he_slots = (uint32_t)cfg.nc_slots,
+                .he_res = {(uint32_t)cfg.nc_cpu_milli, (uint32_t)cfg.nc_mem_mb},
+                .he_labels = (const char **)labels.sl_items,
+                .he_nlabels = labels.sl_count,
+                .he_framework = "",
+            },
+        .dc_local = NM_PEER_COMMAND,
+    };
+    sk_daemon_core dcore = {nd.nd_core, core_up,       core_down,  core_msg,
+                            core_timer, core_deadline, core_outbox};
+    sk_daemon_hooks hooks = {on_local, on_pump, on_status, on_signal, &nd};
+    rc = sk_daemon_create(nd.nd_loop, &dc, &dcore, &hooks, &nd.nd_shell);
+    if (rc != 0)
+        goto out_cmd;
+    sk_info("node %s (id %lld) ready: %lld slots, %lld millicores, %lld MiB, "
+            "%u schedulers",
+            cfg.nc_node, (long long)cfg.nc_node_id, (long long)cfg.nc_slots,
+            (long long)cfg.nc_cpu_milli, (long long)cfg.nc_mem_mb,
+            scheds.sl_count);
+    sk_daemon_run(nd.nd_shell);
+    ev_timer_stop(nd.nd_loop, &nd.nd_grace);
+    sk_daemon_destroy(nd.nd_shell);
+    status = 0;
+out_cmd:
+    /* Kills (SIGKILL) the process group of any task still running. */
+    nm_cmdexec_destroy(nd.nd_cmd);
+out_loop:
+    ev_loop_destroy(nd.nd_loop);
+out_core:
+    nm_free(nd.nd_core);
+    if (status == 0)
+        sk_info("stopped");
+out_lists:
+    sk_strlist_free(&scheds);
+    sk_strlist_free(&labels);
+    return status;
+}

@@ -1,0 +1,144 @@
+/*
+ * sched_main.c - skylark-sched: the scheduler daemon, a thin shell
+ * (sk_daemon) around the scheduler core (sched_core.h). It listens for
+ * node monitors and frontends; see docs/DAEMONS.md.
+ */
+#include "sched_core.h"
+#include "sk_daemon.h"
+#include "sk_daemon_opts.h"
+#include "sk_log.h"
+#include "skylark.h"
+
+#include <ev.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROG           "skylark-sched"
+#define DEFAULT_LISTEN "tcp://127.0.0.1:7070"
+#define NKEYS          (SCHED_CONFIG_NKEYS + SK_DAEMON_NKEYS)
+
+/* Adapters from the shell's void * core to the scheduler core. */
+static void core_up(void *c, sk_peer p, const sk_hello *h, sk_time now)
+{
+    sched_peer_up(c, p, h, now);
+}
+
+static void core_down(void *c, sk_peer p, sk_time now)
+{
+    sched_peer_down(c, p, now);
+}
+
+static void core_msg(void *c, sk_peer p, const sk_msg *m, sk_time now)
+{
+    sched_on_message(c, p, m, now);
+}
+
+static void core_timer(void *c, sk_time now)
+{
+    sched_on_timer(c, now);
+}
+
+static sk_time core_deadline(const void *c)
+{
+    return sched_next_deadline(c);
+}
+
+static sk_outbox *core_outbox(void *c)
+{
+    return sched_outbox(c);
+}
+
+static const sk_daemon_option OPTIONS[] = {
+    {"listen", "ENDPOINT", "sched", "listen",
+     "endpoint to listen on (default " DEFAULT_LISTEN ")"},
+    {"name", "NAME", "sched", "name", "this scheduler's name (default sched)"},
+    {"id", "N", "sched", "id", "this scheduler's id (default 0)"},
+    {"log-level", "LEVEL", "sched", "log_level",
+     "debug, info, warn or error (default info)"},
+};
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    sk_log_set_component("sched");
+
+    sched_config cfg;
+    sched_config_init(&cfg);
+    sk_daemon_settings ds;
+    sk_daemon_settings_init(&ds, DEFAULT_LISTEN, SK_MAX_MSG_BYTES);
+    sk_config_key keys[NKEYS];
+    sched_config_keys(&cfg, keys);
+    sk_daemon_settings_keys(&ds, "sched", keys + SCHED_CONFIG_NKEYS);
+
+    sk_daemon_cli cli = {
+        PROG,
+        "The Skylark scheduler: batch sampling with late binding for short "
+        "jobs.",
+        OPTIONS,
+        sizeof OPTIONS / sizeof OPTIONS[0],
+        keys,
+        NKEYS,
+    };
+    int rc = sk_daemon_parse_args(&cli, argc, argv);
+    if (rc != 0)
+        return rc == 1 ? 0 : 2;
+
+    char err[512];
+    sk_transport_config tc;
+    if (sched_config_check(&cfg, err, sizeof err) != 0 ||
+        sk_daemon_transport_config(&ds, "sched", cfg.sc_name, &tc, err,
+                                   sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", PROG, err);
+        return 2;
+    }
+    sk_log_set_level(ds.ds_log_level);
+
+    sched_core *core;
+    rc = sched_new(&cfg, sk_daemon_seed(&ds), &core);
+    if (rc != 0) {
+        sk_error("cannot create the scheduler core: %s", sk_strerror(rc));
+        return rc == SK_ECONFIG ? 2 : 1;
+    }
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    if (loop == NULL) {
+        sk_error("cannot create the event loop");
+        sched_free(core);
+        return 1;
+    }
+
+    const char *addrs[1] = {ds.ds_listen};
+    sk_daemon_config dc = {
+        .dc_transport = tc,
+        .dc_listen = ds.ds_listen,
+        .dc_hello =
+            {
+                .he_role = SK_ROLE_SCHEDULER,
+                .he_id = (uint32_t)cfg.sc_id,
+                .he_incarnation = sk_daemon_now(),
+                .he_name = cfg.sc_name,
+                .he_addrs = addrs,
+                .he_naddrs = 1,
+                .he_framework = "",
+            },
+    };
+    sk_daemon_core dcore = {core,       core_up,       core_down,  core_msg,
+                            core_timer, core_deadline, core_outbox};
+    sk_daemon *d;
+    rc = sk_daemon_create(loop, &dc, &dcore, NULL, &d);
+    if (rc != 0) {
+        sched_free(core);
+        ev_loop_destroy(loop);
+        return 1;
+    }
+    sk_info("scheduler %s (id %lld) ready: probe ratio %g, %lld attempts",
+            cfg.sc_name, (long long)cfg.sc_id, cfg.sc_probe_ratio,
+            (long long)cfg.sc_max_attempts);
+    sk_daemon_run(d);
+    sk_daemon_destroy(d);
+    sched_free(core);
+    ev_loop_destroy(loop);
+    sk_info("stopped");
+    return 0;
+}

@@ -1,0 +1,203 @@
+/*
+ * test_integration.c - real skylark-sched and skylark-nodemon processes
+ * on loopback: a 1,000-task job of command tasks runs each task exactly
+ * once; after a job ends (proactive cancellation), after CANCEL_JOB and
+ * after its frontend leaves, every node monitor's queue is empty and
+ * nothing runs.
+ */
+#include "daemon_harness.h"
+#include "tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NNODES 4
+#define SLOTS  4
+
+static dh_proc sched;
+static dh_proc nodes[NNODES];
+static dh_client *fe;
+static sk_peer_id sched_peer;
+static sk_peer_id node_peer[NNODES];
+
+/* Lines of the runs file per task index; -1 if it cannot be read. */
+static int count_runs(const char *path, uint32_t ntasks, uint32_t *runs)
+{
+    memset(runs, 0, ntasks * sizeof *runs);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    int bad = 0;
+    unsigned task;
+    while (fscanf(f, "%u", &task) == 1) {
+        if (task < ntasks)
+            runs[task]++;
+        else
+            bad++;
+    }
+    fclose(f);
+    return bad;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void start_cluster(void)
+{
+    if (dh_start_sched(&sched, "s1", 1, NULL) != 0)
+        tap_bail_out("the scheduler did not start");
+    const dh_proc *s[] = {&sched};
+    for (int i = 0; i < NNODES; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "n%d", i + 1);
+        if (dh_start_nodemon(&nodes[i], name, i + 1, SLOTS, s, 1, NULL) != 0)
+            tap_bail_out("node monitor %s did not start", name);
+    }
+    fe = dh_client_new("frontend", "fe1");
+    sched_peer = dh_client_connect(fe, sched.dp_endpoint, 5);
+    tap_ok(sched_peer != 0, "the test frontend connects to the scheduler");
+    dh_client_hello(fe, sched_peer, SK_ROLE_FRONTEND);
+    for (int i = 0; i < NNODES; i++)
+        node_peer[i] = dh_client_connect(fe, nodes[i].dp_endpoint, 5);
+    int64_t n;
+    tap_ok(dh_wait_status(fe, sched_peer, "nodes", NNODES, 10, &n),
+           "the scheduler sees %d node monitors (saw %lld)", NNODES,
+           (long long)n);
+}
+
+/* Every node monitor's queue empty and nothing running. */
+static void check_queues_empty(const char *when)
+{
+    int ok = 1;
+    for (int i = 0; i < NNODES; i++) {
+        int64_t q, r;
+        int qe = dh_wait_status(fe, node_peer[i], "queued", 0, 3, &q);
+        int re = dh_wait_status(fe, node_peer[i], "running", 0, 3, &r);
+        if (!qe || !re) {
+            tap_diag("%s: queued %lld, running %lld", nodes[i].dp_name,
+                     (long long)q, (long long)r);
+            ok = 0;
+        }
+    }
+    tap_ok(ok, "%s: every node monitor's queue is empty, nothing runs", when);
+}
+
+static void test_thousand(void)
+{
+    char runs_path[512], cmd[640];
+    snprintf(runs_path, sizeof runs_path, "%s/runs-1000", dh_dir());
+    snprintf(cmd, sizeof cmd, "echo $SKYLARK_TASK_INDEX >> %s", runs_path);
+    const uint32_t n = 1000;
+    double t0 = now_s();
+    dh_job *j = dh_client_submit(fe, sched_peer, 1, n, cmd, "alice", 0);
+    tap_ok(j != NULL, "a 1,000-task job is submitted");
+    if (j == NULL)
+        return;
+    tap_ok(dh_job_wait_done(fe, j, 60), "it ends with JOB_DONE");
+    tap_diag("1,000 command tasks on %d x %d slots: %.2f s", NNODES, SLOTS,
+             now_s() - t0);
+    tap_is_int(j->jb_accepted, 1, "it was accepted once");
+    uint32_t once = 0, ok = 0, started_once = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        once += j->jb_finished[t] == 1;
+        ok += j->jb_status[t] == SK_TASK_OK;
+        started_once += j->jb_started[t] == 1;
+    }
+    tap_is_int(once, n, "every task has exactly one TASK_FINISHED");
+    tap_is_int(started_once, n, "and exactly one TASK_STARTED");
+    tap_is_int(ok, n, "every task succeeded");
+    tap_ok(j->jb_done == 1 && j->jb_summary.jd_tasks == n &&
+               j->jb_summary.jd_ok == n,
+           "JOB_DONE counts %u tasks, %u ok", j->jb_summary.jd_tasks,
+           j->jb_summary.jd_ok);
+    uint32_t *runs = calloc(n, sizeof *runs);
+    int bad = count_runs(runs_path, n, runs);
+    uint32_t ran_once = 0;
+    for (uint32_t t = 0; t < n; t++)
+        ran_once += runs[t] == 1;
+    tap_ok(bad == 0 && ran_once == n,
+           "every command ran exactly once (%u of %u, %d stray lines)",
+           ran_once, n, bad);
+    free(runs);
+    check_queues_empty("after the job (proactive cancellation)");
+}
+
+static void test_cancel(void)
+{
+    const uint32_t n = 200;
+    dh_job *j = dh_client_submit(fe, sched_peer, 2, n, "sleep 0.3", "bob", 0);
+    tap_ok(j != NULL, "a job of 200 tasks of 0.3 s is submitted");
+    if (j == NULL)
+        return;
+    dh_client_run_for(fe, 0.5);
+    uint32_t started = 0;
+    for (uint32_t t = 0; t < n; t++)
+        started += j->jb_started[t] > 0;
+    tap_ok(started > 0 && started < n, "%u tasks started before the cancel",
+           started);
+    sk_msg m;
+    memset(&m, 0, sizeof m);
+    m.m_type = SK_MSG_CANCEL_JOB;
+    m.m_cancel_job.cj_job = 2;
+    m.m_cancel_job.cj_reason = "test";
+    dh_client_send(fe, sched_peer, &m);
+    tap_ok(dh_job_wait_done(fe, j, 10), "CANCEL_JOB ends the job");
+    uint32_t once = 0, cancelled = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        once += j->jb_finished[t] == 1;
+        cancelled += j->jb_status[t] == SK_TASK_CANCELLED;
+    }
+    tap_is_int(once, n, "every task has exactly one outcome");
+    const sk_job_done *s = &j->jb_summary;
+    tap_ok(s->jd_tasks == n &&
+               s->jd_ok + s->jd_failed + s->jd_killed + s->jd_lost +
+                       s->jd_cancelled ==
+                   n &&
+               s->jd_cancelled == cancelled && cancelled >= n - started,
+           "JOB_DONE: %u ok, %u killed, %u cancelled", s->jd_ok, s->jd_killed,
+           s->jd_cancelled);
+    check_queues_empty("after CANCEL_JOB");
+}
+
+static void test_frontend_leaves(void)
+{
+    dh_client *fe2 = dh_client_new("frontend", "fe2");
+    sk_peer_id p = dh_client_connect(fe2, sched.dp_endpoint, 5);
+    dh_client_hello(fe2, p, SK_ROLE_FRONTEND);
+    dh_job *j = dh_client_submit(fe2, p, 1, 300, "sleep 0.3", "carol", 0);
+    dh_client_run_for(fe2, 0.4);
+    tap_ok(j != NULL && j->jb_accepted == 1,
+           "a second frontend's job of 300 tasks is accepted");
+    dh_client_free(fe2); /* goodbye: the scheduler drops its jobs */
+    check_queues_empty("after its frontend left");
+    dh_status st;
+    dh_client_status(fe, sched_peer, false, &st, 2);
+    tap_ok(dh_status_int(&st, "jobs") == 0 &&
+               dh_status_int(&st, "jobs_abandoned") == 1,
+           "the scheduler holds no job and counts one abandoned");
+    dh_status_free(&st);
+}
+
+int main(void)
+{
+    tap_plan(20);
+    tap_timeout(120);
+    dh_init();
+    start_cluster();
+    test_thousand();
+    test_cancel();
+    test_frontend_leaves();
+    if (tap_failures() > 0) {
+        dh_log_tail(&sched, 20);
+        for (int i = 0; i < NNODES; i++)
+            dh_log_tail(&nodes[i], 10);
+    }
+    dh_client_free(fe);
+    return tap_exit_status();
+}
