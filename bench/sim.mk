@@ -1,1 +1,32 @@
-# (fragment reserved; filled by the work that owns it)
+# skylark-sim: the discrete-event simulator that drives the real scheduler
+# and node monitor cores (and models of other strategies) at 10,000-node
+# scale, its job-file converter for the Google trace, and its tests
+# (docs/results/sparrow.md). The simulator is built by `make`; make check
+# runs only its tests, which are small.
+
+SIM_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/scheduler \
+	-I$(top_srcdir)/nodemon -I$(top_srcdir)/bench
+
+# Everything but main(), for the binary and the tests.
+noinst_LTLIBRARIES += bench/libsim.la
+bench_libsim_la_SOURCES = \
+	bench/sim.h \
+	bench/sim_engine.c \
+	bench/sim_evq.c bench/sim_evq.h \
+	bench/sim_models.c \
+	bench/sim_msg.c bench/sim_msg.h \
+	bench/sim_omni.c \
+	bench/sim_plot.c bench/sim_plot.h \
+	bench/sim_real.c \
+	bench/sim_report.c bench/sim_report.h \
+	bench/sim_stats.c bench/sim_stats.h \
+	bench/sim_theory.c bench/sim_theory.h \
+	bench/sim_work.c bench/sim_work.h
+bench_libsim_la_CPPFLAGS = $(SIM_CPPFLAGS)
+bench_libsim_la_LIBADD = scheduler/libsched.la nodemon/libnodemon.la \
+	client/libskylark.la -lm
+
+bin_PROGRAMS += bench/skylark-sim
+bench_skylark_sim_SOURCES = bench/sim_main.c
+bench_skylark_sim_CPPFLAGS = $(SIM_CPPFLAGS)
+bench_skylark_sim_LDADD = bench/libsim.la

@@ -1,0 +1,263 @@
+/*
+ * sim.h - skylark-sim, a deterministic discrete-event simulator of a
+ * cluster scheduled by Skylark, and of the strategies Skylark is compared
+ * with, at 10,000-node scale.
+ *
+ * One simulation (a "point") has a cluster of nodes x slots, K schedulers
+ * (each with a frontend beside it; jobs go to schedulers round-robin), a
+ * network with a one-way delay, a workload (sim_work.h) and a placement
+ * strategy. Everything happens in virtual time, driven by one event queue
+ * (sim_evq.h); all randomness comes from sk_rng streams split from the
+ * run's seed (workload, strategy, network), so the same parameters and
+ * seed give the same output, byte for byte.
+ *
+ * Strategies (sim_strategy), all in this same engine:
+ *  - late-binding: batch sampling with late binding, run by the REAL
+ *    scheduler and node monitor cores (scheduler/libsched,
+ *    nodemon/libnodemon), unchanged, exchanging sk_msg messages over the
+ *    simulated network (sim_real.c). The node monitors' command executor
+ *    is simulated: a launched task ends after its duration.
+ *  - random, per-task, batch: small models of random placement, per-task
+ *    sampling (power of d choices) and batch sampling where nodes answer
+ *    a probe at once with their queue length (sim_models.c).
+ *  - omniscient: one global queue, every task to the first free slot, no
+ *    network (sim_omni.c): the ideal the others are measured against.
+ *
+ * Long jobs (class long) belong to the flow path. A flow policy core
+ * plugs in through sim_flow (below); until one does, they are counted and
+ * skipped.
+ */
+#ifndef SIM_H
+#define SIM_H
+
+#include "nm_config.h"
+#include "sched_core.h"
+#include "sim_evq.h"
+#include "sim_msg.h"
+#include "sim_stats.h"
+#include "sim_work.h"
+#include "sk_rng.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum sim_strategy_id {
+    SIM_RANDOM = 0,
+    SIM_PERTASK = 1,
+    SIM_BATCH = 2,
+    SIM_LATE = 3,
+    SIM_OMNI = 4,
+    SIM_NSTRATEGIES = 5,
+} sim_strategy_id;
+
+/* How the one-way network delay is drawn, with mean p_delay. */
+typedef enum sim_delay_kind {
+    SIM_DELAY_FIXED = 0,   /* always the mean */
+    SIM_DELAY_UNIFORM = 1, /* uniform in [mean/2, 3 mean/2] */
+    SIM_DELAY_EXP = 2,     /* exponential */
+} sim_delay_kind;
+
+/* Peers of the simulated network: nodes are 0..nodes-1; scheduler k is
+ * SIM_PEER_SCHED + k, its frontend SIM_PEER_FE + k. */
+#define SIM_PEER_SCHED 0x40000000u
+#define SIM_PEER_FE    0x50000000u
+#define SIM_PEER_FLOWD 0x60000000u
+#define SIM_MAX_NODES  SK_MAX_NODES
+#define SIM_MAX_SCHEDS 1024u
+
+/* Node labels the cluster offers: a label on a share of the nodes. */
+#define SIM_NODE_LABEL_SPECS 16u
+
+/* Everything one simulation point depends on. */
+typedef struct sim_params {
+    /* cluster */
+    uint32_t p_nodes;
+    uint32_t p_slots; /* per node */
+    uint32_t p_scheds;
+    uint32_t p_nnode_labels;
+    uint32_t p_node_label[SIM_NODE_LABEL_SPECS];     /* label index */
+    double p_node_label_share[SIM_NODE_LABEL_SPECS]; /* share of nodes */
+    /* strategy */
+    sim_strategy_id p_strategy;
+    double p_ratio; /* d: probes per task */
+    /* network */
+    sk_time p_delay; /* one-way, node <-> scheduler, mean */
+    sim_delay_kind p_delay_kind;
+    sk_time p_fe_delay; /* frontend <-> scheduler, fixed */
+    /* workload */
+    const char *p_jobs_file; /* NULL: the generator */
+    sim_gen p_gen;
+    uint64_t p_jobs;   /* measured jobs; 0: every job of the file */
+    uint64_t p_warmup; /* jobs before them, not measured */
+    bool p_drain;      /* after the measured jobs: no more arrivals, run
+                          until every job is done (else stop when the
+                          measured ones are, arrivals going on) */
+    uint64_t p_seed;
+    /* the real cores (late-binding); the simulator sets ids, names,
+     * slots and resources per node and scheduler */
+    sched_config p_sched;
+    nm_config p_nm;
+    bool p_wire;  /* messages through the codec (sim_msg.h) */
+    bool p_check; /* check the strategy's invariants after every event */
+    /* outputs */
+    FILE *p_jobs_out;    /* per-job CSV, or NULL */
+    FILE *p_tasks_out;   /* per-task CSV, or NULL */
+    FILE *p_write_jobs;  /* the jobs as they arrive, in job file format */
+    bool p_progress;     /* a progress line on stderr */
+    const char *p_label; /* names the point in the progress line */
+} sim_params;
+
+/* sim_params_init fills p with the defaults: 100 nodes x 4 slots, one
+ * scheduler, late-binding with d = 2, a fixed 0.5 ms delay, 0 between
+ * frontend and scheduler, the generator at load 0.8 with 10-task jobs of
+ * exponential 100 ms tasks, 1,000 measured jobs after 100, seed 1, the
+ * cores' default settings except: jobs of up to SK_MAX_TASKS tasks and
+ * 10,000,000 jobs in flight per scheduler, SIM_MAX_USERS users per node
+ * monitor. */
+void sim_params_init(sim_params *p);
+
+typedef struct sim sim;
+
+/* A placement strategy. Its events are kinds >= SIM_EV_STRATEGY. */
+typedef struct sim_strategy {
+    const char *ss_name;
+    const char *ss_summary;
+    /* ss_init builds the strategy's state for s (cluster in s->s_p).
+     * Returns 0 or an SK_E* code with a message in err. */
+    int (*ss_init)(sim *s, char *err, size_t errlen);
+    void (*ss_fini)(sim *s);
+    /* ss_submit: job j reaches its scheduler at s->s_now. */
+    void (*ss_submit)(sim *s, sim_job *j);
+    /* ss_event handles one of its events (a copy of the record). */
+    void (*ss_event)(sim *s, const sim_ev *ev);
+    /* ss_check verifies the strategy's invariants (NULL: none). Returns
+     * 0, or SK_ESTATE with what is wrong in err. */
+    int (*ss_check)(sim *s, char *err, size_t errlen);
+    /* ss_report prints the strategy's own counters (NULL: none). */
+    void (*ss_report)(sim *s, FILE *out);
+} sim_strategy;
+
+extern const sim_strategy sim_strategy_random;
+extern const sim_strategy sim_strategy_pertask;
+extern const sim_strategy sim_strategy_batch;
+extern const sim_strategy sim_strategy_late;
+extern const sim_strategy sim_strategy_omni;
+
+/* sim_strategy_get returns the strategy id's operations. */
+const sim_strategy *sim_strategy_get(sim_strategy_id id);
+
+/* sim_strategy_parse finds a strategy by name ("random", "per-task",
+ * "batch", "late-binding", "omniscient"). Returns 0 or SK_EINVAL. */
+int sim_strategy_parse(const char *name, sim_strategy_id *out);
+
+/*
+ * The flow path's plug-in point. A flow policy core (flowcore's policy
+ * with flowd's sans-I/O logic) would be driven like the other cores: it
+ * gets the long jobs here, registers with the node monitors as the peer
+ * SIM_PEER_FLOWD (nm_peer_up with role FLOWD), receives their HEARTBEATs
+ * and RESERVE_ACK/REJECTs through fl_deliver, and sends RESERVE and
+ * RELEASE through sim_send. Without one (s_flow NULL) long jobs are
+ * counted and skipped.
+ */
+typedef struct sim_flow {
+    void *fl_ctx;
+    void (*fl_submit)(void *ctx, sim *s, sim_job *j);
+    void (*fl_deliver)(void *ctx, sim *s, sk_peer from, const sk_msg *m);
+} sim_flow;
+
+/* Event kinds of the engine; strategies number theirs from
+ * SIM_EV_STRATEGY. */
+enum {
+    SIM_EV_ARRIVAL = 1, /* the next job of the source arrives */
+    SIM_EV_STRATEGY = 16,
+};
+
+struct sim {
+    const sim_params *s_p;
+    sim_names *s_names;
+    const sim_strategy *s_ops;
+    void *s_state; /* the strategy's */
+    const sim_flow *s_flow;
+    sim_evq s_q;
+    sk_time s_now;
+    sk_rng s_rng;     /* the strategy's stream */
+    sk_rng s_net_rng; /* network delays */
+    sim_src s_src;
+    sim_job *s_next; /* the job whose arrival is scheduled */
+    sim_stats s_st;
+    sim_msgpool s_msgs;
+    uint64_t *s_node_labels; /* per node, bit i: carries label i */
+    sk_time *s_links;    /* per (node, scheduler, direction): last delivery */
+    sim_job *s_inflight; /* jobs arrived and not ended */
+    uint64_t s_ninflight;
+    uint64_t s_measured_left; /* measured jobs arrived and not ended */
+    bool s_arrivals_done;     /* no more arrivals will come */
+    bool s_measured_all_in;   /* every measured job has arrived */
+    uint64_t s_events;
+    int s_error; /* a fatal error of the run (SK_E*), message in s_err */
+    char s_err[512];
+};
+
+/* What a finished point hands back. */
+typedef struct sim_result {
+    sim_stats r_st; /* moved out of the run: sim_stats_fini when done */
+    uint64_t r_events;
+    sk_time r_end;       /* virtual time at the end */
+    double r_wall;       /* seconds of wall time */
+    uint64_t r_inflight; /* jobs still in flight at the end */
+    char r_report[2048]; /* the strategy's counters */
+} sim_result;
+
+/* sim_run runs one point. names holds the users (weights) and labels;
+ * the job file may add to it. Returns 0 with the results in *res; SK_E*
+ * with a message in err for bad parameters or input (exit status 2) or a
+ * failure of the run, such as a core emitting a message the protocol
+ * rejects or an invariant broken (exit status 1): *bad_input tells which.
+ * Cost: the run. */
+int sim_run(const sim_params *p, sim_names *names, const sim_flow *flow,
+            sim_result *res, bool *bad_input, char *err, size_t errlen);
+
+/* sim_work_seed returns the workload stream's seed of a run with the
+ * given seed (the first output of the run's master stream), so that the
+ * generator can write the jobs such a run would see. */
+uint64_t sim_work_seed(uint64_t seed);
+
+/*
+ * For the strategies.
+ */
+
+/* sim_at schedules an event of kind at time at (>= now) and returns its
+ * record to fill. fifo: the FIFO lane (times in order, see sim_evq.h). */
+sim_ev *sim_at(sim *s, sk_time at, uint8_t kind, bool fifo, uint32_t *id);
+
+/* sim_net_time returns when a message sent now from node to scheduler
+ * sched (to_node false) or back (to_node true) arrives: now plus a drawn
+ * delay, never before the previous message on the same link (a TCP
+ * connection keeps order). *fifo tells whether the time may go to the
+ * FIFO lane (fixed delay). */
+sk_time sim_net_time(sim *s, uint32_t node, uint32_t sched, bool to_node,
+                     bool *fifo);
+
+/* sim_fail stops the run with an error (a broken invariant, a core's
+ * bad output): the first one wins. */
+void sim_fail(sim *s, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* sim_node_fits tells whether node carries every label j needs. */
+bool sim_node_fits(const sim *s, uint32_t node, const sim_job *j);
+
+/* sim_job_end records the end of j (its tasks all recorded, or rejected,
+ * or skipped), takes it out of the jobs in flight and frees it. */
+void sim_job_end(sim *s, sim_job *j, sim_job_outcome outcome);
+
+/* sim_node_name writes "n<node>" into buf (at least 16 bytes). */
+const char *sim_node_name(uint32_t node, char *buf);
+
+/* sim_busy records a slot starting (+1) or stopping (-1) a task now. */
+static inline void sim_busy(sim *s, int delta)
+{
+    sim_stats_busy(&s->s_st, s->s_now, delta);
+}
+
+#endif /* SIM_H */
