@@ -272,6 +272,50 @@ static void print_help(const sk_daemon_cli *cli)
            "2 bad usage or configuration.\n");
 }
 
+/* Lists the command line has already emptied (its values replace the
+ * file's). */
+typedef struct cleared {
+    const void *cl_lists[MAX_OPTS];
+    size_t cl_n;
+} cleared;
+
+/* Before the command line's first value for a list key, empty the list. */
+static void clear_list(const sk_daemon_cli *cli, cleared *done,
+                       const char *section, const char *name)
+{
+    for (size_t i = 0; i < cli->cl_nkeys; i++) {
+        const sk_config_key *k = &cli->cl_keys[i];
+        if (k->ck_parse != sk_strlist_parse ||
+            strcmp(k->ck_section, section) != 0 || strcmp(k->ck_name, name))
+            continue;
+        for (size_t j = 0; j < done->cl_n; j++)
+            if (done->cl_lists[j] == k->ck_dst)
+                return;
+        if (done->cl_n < MAX_OPTS)
+            done->cl_lists[done->cl_n++] = k->ck_dst;
+        sk_strlist_free(k->ck_dst);
+        return;
+    }
+}
+
+/* The same for the target of --set SECTION.KEY=VALUE. */
+static void clear_assigned_list(const sk_daemon_cli *cli, cleared *done,
+                                const char *assignment)
+{
+    char section[64], name[64];
+    const char *eq = strchr(assignment, '=');
+    const char *dot =
+        eq != NULL ? memchr(assignment, '.', (size_t)(eq - assignment)) : NULL;
+    if (dot == NULL || (size_t)(dot - assignment) >= sizeof section ||
+        (size_t)(eq - dot - 1) >= sizeof name)
+        return;
+    memcpy(section, assignment, (size_t)(dot - assignment));
+    section[dot - assignment] = '\0';
+    memcpy(name, dot + 1, (size_t)(eq - dot - 1));
+    name[eq - dot - 1] = '\0';
+    clear_list(cli, done, section, name);
+}
+
 static int usage_error(const sk_daemon_cli *cli)
 {
     fprintf(stderr, "Try '%s --help' for more information.\n", cli->cl_prog);
@@ -279,12 +323,13 @@ static int usage_error(const sk_daemon_cli *cli)
 }
 
 static int apply_option(const sk_daemon_cli *cli, const sk_daemon_option *o,
-                        const char *arg)
+                        const char *arg, cleared *done)
 {
     char err[768], where[80];
     snprintf(where, sizeof where, "--%s", o->do_name);
     int rc;
     if (o->do_key != NULL) {
+        clear_list(cli, done, o->do_section, o->do_key);
         rc = sk_config_apply(cli->cl_keys, cli->cl_nkeys, where, o->do_section,
                              o->do_key, arg, err, sizeof err);
     } else {
@@ -360,15 +405,18 @@ int sk_daemon_parse_args(const sk_daemon_cli *cli, int argc, char **argv)
     /* Pass 2: everything else, in order, over the file. */
     optind = 0;
     opterr = 0;
+    cleared done = {{NULL}, 0};
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == OPT_SET) {
+            clear_assigned_list(cli, &done, optarg);
             if (sk_config_apply_assignment(cli->cl_keys, cli->cl_nkeys, optarg,
                                            err, sizeof err) != 0) {
                 fprintf(stderr, "%s: %s\n", cli->cl_prog, err);
                 return SK_ECONFIG;
             }
         } else if (c >= OPT_OWN) {
-            if (apply_option(cli, &cli->cl_opts[c - OPT_OWN], optarg) != 0)
+            if (apply_option(cli, &cli->cl_opts[c - OPT_OWN], optarg, &done) !=
+                0)
                 return SK_ECONFIG;
         }
     }

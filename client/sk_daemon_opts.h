@@ -5,7 +5,8 @@
  * Shared settings: in the daemon's own section, `listen` (the endpoint it
  * binds), `log_level` and `seed`; in [transport], the transport's timing
  * and limits. String lists (a node monitor's schedulers and labels) are
- * keys whose every value, in the file or on the command line, adds items.
+ * keys whose every value adds items; values given on the command line
+ * replace the file's list.
  *
  * The command line is: --config FILE (read first, wherever it stands),
  * then --set SECTION.KEY=VALUE and the daemon's own options, applied in

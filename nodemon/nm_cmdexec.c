@@ -450,15 +450,15 @@ void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt, sk_time now)
                  "command executor: empty command");
         return;
     }
+    if (find_task(x, lt->lt_job, lt->lt_task, lt->lt_attempt) != NULL) {
+        fail_now(x, lt, now, &x->x_st.cs_duplicate,
+                 "command executor: this attempt already runs");
+        return;
+    }
     if (x->x_st.cs_running >= x->x_cfg.cx_max_children) {
         fail_now(x, lt, now, &x->x_st.cs_busy,
                  "command executor: %u tasks already run on this node",
                  x->x_st.cs_running);
-        return;
-    }
-    if (find_task(x, lt->lt_job, lt->lt_task, lt->lt_attempt) != NULL) {
-        fail_now(x, lt, now, &x->x_st.cs_duplicate,
-                 "command executor: this attempt already runs");
         return;
     }
     cx_child *c = child_alloc(x);

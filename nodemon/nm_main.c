@@ -251,8 +251,8 @@ int main(int argc, char **argv)
                                 0,
                                 0,
                                 sk_strlist_parse,
-                                "schedulers to serve, comma-separated (adds "
-                                "to the list)"};
+                                "schedulers to serve, comma-separated (each "
+                                "value adds; the command line replaces)"};
     keys[n++] = (sk_config_key){"nodemon",
                                 "labels",
                                 SK_CONFIG_CUSTOM,
@@ -261,8 +261,8 @@ int main(int argc, char **argv)
                                 0,
                                 0,
                                 sk_strlist_parse,
-                                "node labels, comma-separated (adds to the "
-                                "list)"};
+                                "node labels, comma-separated (each value "
+                                "adds; the command line replaces)"};
     keys[n++] = (sk_config_key){"cmdexec",
                                 "shell",
                                 SK_CONFIG_STRING,

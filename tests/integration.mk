@@ -15,3 +15,28 @@ TESTS += tests/test_integration
 tests_test_integration_SOURCES = tests/test_integration.c
 tests_test_integration_LDADD = $(DH_TEST_LDADD)
 EXTRA_tests_test_integration_DEPENDENCIES = $(DH_TEST_DEPS)
+
+check_PROGRAMS += tests/test_cmdexec
+TESTS += tests/test_cmdexec
+tests_test_cmdexec_SOURCES = tests/test_cmdexec.c nodemon/nm_cmdexec.c
+tests_test_cmdexec_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
+tests_test_cmdexec_LDADD = $(SK_TRANSPORT_TEST_LDADD)
+
+check_PROGRAMS += tests/test_integration_fail
+TESTS += tests/test_integration_fail
+tests_test_integration_fail_SOURCES = tests/test_integration_fail.c
+tests_test_integration_fail_LDADD = $(DH_TEST_LDADD)
+EXTRA_tests_test_integration_fail_DEPENDENCIES = $(DH_TEST_DEPS)
+
+check_PROGRAMS += tests/test_daemon_hostile
+TESTS += tests/test_daemon_hostile
+tests_test_daemon_hostile_SOURCES = tests/test_daemon_hostile.c
+tests_test_daemon_hostile_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS)
+tests_test_daemon_hostile_LDADD = $(DH_TEST_LDADD)
+EXTRA_tests_test_daemon_hostile_DEPENDENCIES = $(DH_TEST_DEPS)
+
+check_PROGRAMS += tests/test_daemon_cli
+TESTS += tests/test_daemon_cli
+tests_test_daemon_cli_SOURCES = tests/test_daemon_cli.c
+tests_test_daemon_cli_LDADD = $(DH_TEST_LDADD)
+EXTRA_tests_test_daemon_cli_DEPENDENCIES = $(DH_TEST_DEPS)

@@ -1,0 +1,373 @@
+/*
+ * test_cmdexec.c - the node monitor's built-in command executor on a real
+ * libev loop with real shells: exit codes and signals, the output tail,
+ * the environment, stdin, process groups, kills with and without a grace,
+ * leftovers of a task's group, spec validation, the concurrency limit,
+ * and destroy killing what still runs.
+ */
+#include "nm_cmdexec.h"
+#include "skylark.h"
+#include "tap.h"
+#include "transport_util.h"
+
+#include <errno.h>
+#include <ev.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_RESULTS 128
+
+typedef struct result {
+    sk_task_finished r_tf;
+    char r_out[SK_MAX_OUTPUT_BYTES + 1];
+} result;
+
+static struct ev_loop *loop;
+static nm_cmdexec *x;
+static result results[MAX_RESULTS];
+static int nresults;
+static int ready_calls;
+static char dir[64];
+
+static void take(void)
+{
+    sk_task_finished tf;
+    while (nresults < MAX_RESULTS && nm_cmdexec_next(x, &tf)) {
+        result *r = &results[nresults++];
+        r->r_tf = tf;
+        memcpy(r->r_out, tf.tf_output.b_data, tf.tf_output.b_len);
+        r->r_out[tf.tf_output.b_len] = '\0';
+    }
+}
+
+static void on_ready(void *arg)
+{
+    (void)arg;
+    ready_calls++;
+    take();
+}
+
+static int have(void *arg)
+{
+    return nresults >= *(int *)arg;
+}
+
+/* Runs the loop until n results in all have come (or 10 s). */
+static int wait_results(int n)
+{
+    take();
+    return tu_run_until(loop, have, &n, 10);
+}
+
+static void launch_spec(uint64_t job, uint32_t task, const void *spec,
+                        uint32_t len)
+{
+    sk_launch lt;
+    memset(&lt, 0, sizeof lt);
+    lt.lt_job = job;
+    lt.lt_task = task;
+    lt.lt_attempt = 2;
+    lt.lt_user = "alice";
+    lt.lt_spec.b_data = spec;
+    lt.lt_spec.b_len = len;
+    lt.lt_framework = "";
+    nm_cmdexec_launch(x, &lt, 1000);
+}
+
+static void launch(uint64_t job, uint32_t task, const char *cmd)
+{
+    launch_spec(job, task, cmd, (uint32_t)strlen(cmd) + 1);
+}
+
+static const result *find(uint64_t job, uint32_t task)
+{
+    for (int i = 0; i < nresults; i++)
+        if (results[i].r_tf.tf_job == job && results[i].r_tf.tf_task == task)
+            return &results[i];
+    return NULL;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A process is gone when /proc has no entry or shows a zombie. */
+static int gone(pid_t pid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    return p != NULL && p[1] == ' ' && p[2] == 'Z';
+}
+
+static int wait_gone(pid_t pid, double timeout)
+{
+    double end = now_s() + timeout;
+    while (!gone(pid)) {
+        if (now_s() > end)
+            return 0;
+        usleep(5000);
+    }
+    return 1;
+}
+
+static pid_t read_pid(const char *path, double timeout)
+{
+    double end = now_s() + timeout;
+    while (now_s() < end) {
+        ev_run(loop, EVRUN_NOWAIT);
+        FILE *f = fopen(path, "r");
+        int pid = 0;
+        if (f != NULL) {
+            int ok = fscanf(f, "%d", &pid);
+            fclose(f);
+            if (ok == 1 && pid > 0)
+                return pid;
+        }
+        usleep(5000);
+    }
+    return 0;
+}
+
+static void make(uint32_t max_children, int64_t grace_ms)
+{
+    nm_cmdexec_config cfg;
+    nm_cmdexec_config_init(&cfg);
+    cfg.cx_max_children = max_children;
+    cfg.cx_kill_grace_ms = grace_ms;
+    snprintf(cfg.cx_node, sizeof cfg.cx_node, "node-7");
+    if (nm_cmdexec_create(loop, &cfg, on_ready, NULL, &x) != 0)
+        tap_bail_out("cannot create the command executor");
+    nresults = 0;
+}
+
+static void test_create(void)
+{
+    nm_cmdexec_config cfg;
+    nm_cmdexec_config_init(&cfg);
+    nm_cmdexec *y;
+    snprintf(cfg.cx_shell, sizeof cfg.cx_shell, "sh");
+    tap_is_int(nm_cmdexec_create(loop, &cfg, NULL, NULL, &y), SK_EINVAL,
+               "a relative shell path is refused");
+}
+
+static void test_exit_codes(void)
+{
+    launch(1, 0, "exit 0");
+    launch(1, 1, "exit 3");
+    launch(1, 2, "kill -9 $$");
+    launch(1, 3, "set -- $(cat /proc/$$/stat); [ \"$5\" = \"$$\" ]");
+    launch(1, 4, "cat; echo \"[$?]\"");
+    tap_ok(wait_results(5), "five commands end");
+    const result *r = find(1, 0);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_OK && r->r_tf.tf_exit == 0,
+           "exit 0 is OK");
+    r = find(1, 1);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_FAILED && r->r_tf.tf_exit == 3,
+           "exit 3 is FAILED with exit 3");
+    r = find(1, 2);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_FAILED && r->r_tf.tf_exit == -9,
+           "a shell killed by signal 9 is FAILED with exit -9");
+    r = find(1, 3);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_OK,
+           "the task leads a process group of its own");
+    r = find(1, 4);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_OK &&
+               strcmp(r->r_out, "[0]\n") == 0,
+           "stdin is /dev/null (cat ends at once)");
+    r = find(1, 0);
+    tap_ok(r && r->r_tf.tf_launch_us == 1000 && r->r_tf.tf_end_us > 1000 &&
+               r->r_tf.tf_job == 1 && r->r_tf.tf_attempt == 2,
+           "results carry the attempt, its launch and end times");
+    tap_ok(ready_calls > 0, "the ready callback ran");
+}
+
+static void test_output_env(void)
+{
+    nresults = 0;
+    setenv("SKYLARK_JOB_ID", "stale", 1);
+    setenv("SKYLARK_TEST_KEEP", "kept", 1);
+    nm_cmdexec_destroy(x);
+    make(8, 200);
+    launch(2, 0, "printf out; printf err >&2");
+    launch(2, 1, "head -c 100000 /dev/zero | tr '\\0' a; printf END");
+    launch(77, 5,
+           "echo $SKYLARK_JOB_ID $SKYLARK_TASK_INDEX $SKYLARK_ATTEMPT "
+           "$SKYLARK_USER $SKYLARK_NODE $SKYLARK_TEST_KEEP");
+    tap_ok(wait_results(3), "three commands with output end");
+    const result *r = find(2, 0);
+    tap_ok(r && strcmp(r->r_out, "outerr") == 0,
+           "stdout and stderr are both captured: '%s'", r ? r->r_out : "");
+    r = find(2, 1);
+    size_t len = r ? strlen(r->r_out) : 0;
+    tap_ok(r && r->r_tf.tf_output.b_len == SK_MAX_OUTPUT_BYTES &&
+               len == SK_MAX_OUTPUT_BYTES &&
+               strcmp(r->r_out + len - 3, "END") == 0 && r->r_out[0] == 'a',
+           "100,000 bytes of output keep their last %u bytes (%zu)",
+           SK_MAX_OUTPUT_BYTES, len);
+    r = find(77, 5);
+    if (!tap_ok(r && strcmp(r->r_out, "77 5 2 alice node-7 kept\n") == 0,
+                "SKYLARK_* variables replace the daemon's, the rest is kept"))
+        tap_diag("got '%s'", r ? r->r_out : "");
+    const nm_cmdexec_stats *st = nm_cmdexec_stats_get(x);
+    tap_ok(st->cs_output_bytes >= 100003, "output bytes are counted (%llu)",
+           (unsigned long long)st->cs_output_bytes);
+}
+
+static void test_kill(void)
+{
+    nresults = 0;
+    double t0 = now_s();
+    launch(3, 0, "sleep 30");
+    launch(3, 1, "trap '' TERM; sleep 30");
+    tu_run_for(loop, 0.1);
+    sk_kill_task kt = {3, 0, 2};
+    tap_is_int(nm_cmdexec_kill(x, &kt), 1, "kill applies to one task");
+    kt.kt_task = 1;
+    nm_cmdexec_kill(x, &kt);
+    tap_ok(wait_results(2), "both killed tasks end");
+    const result *r = find(3, 0);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_KILLED && r->r_tf.tf_exit == -15,
+           "SIGTERM ends a plain task: KILLED, exit %d",
+           r ? r->r_tf.tf_exit : 0);
+    r = find(3, 1);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_KILLED && r->r_tf.tf_exit == -9,
+           "a task that ignores SIGTERM gets SIGKILL after the grace: exit %d",
+           r ? r->r_tf.tf_exit : 0);
+    tap_ok(now_s() - t0 < 2, "within %.2f s", now_s() - t0);
+    kt.kt_job = 99;
+    tap_is_int(nm_cmdexec_kill(x, &kt), 0,
+               "a kill for nothing applies to none");
+    tap_is_int((int64_t)nm_cmdexec_stats_get(x)->cs_kill_unknown, 1,
+               "and is counted");
+}
+
+static void test_leftovers(void)
+{
+    nresults = 0;
+    launch(4, 0, "sleep 30 & echo $!");
+    tap_ok(wait_results(1), "a task that leaves a background process ends");
+    const result *r = find(4, 0);
+    pid_t bg = r ? (pid_t)atoi(r->r_out) : 0;
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_OK && bg > 0 && wait_gone(bg, 2),
+           "when its shell exits, what is left of its group is killed");
+}
+
+static void test_specs(void)
+{
+    nresults = 0;
+    launch_spec(5, 0, "true", 4); /* no NUL at the end */
+    launch_spec(5, 1, "", 0);
+    launch_spec(5, 2, "", 1); /* only the NUL */
+    launch_spec(5, 3, "tr\0ue", 6);
+    tap_ok(wait_results(4), "four bad specs give four results");
+    const char *want[] = {"NUL", "NUL", "empty", "NUL byte before"};
+    for (uint32_t t = 0; t < 4; t++) {
+        const result *r = find(5, t);
+        tap_ok(r && r->r_tf.tf_status == SK_TASK_FAILED &&
+                   r->r_tf.tf_exit == -1 && strstr(r->r_out, want[t]),
+               "bad spec %u: FAILED: %s", t, r ? r->r_out : "");
+    }
+    tap_is_int((int64_t)nm_cmdexec_stats_get(x)->cs_bad_spec, 4,
+               "bad specs are counted");
+}
+
+static void test_limits(void)
+{
+    nm_cmdexec_destroy(x);
+    make(4, 200);
+    for (uint32_t t = 0; t < 5; t++)
+        launch(6, t, "sleep 30");
+    launch(6, 0, "sleep 30"); /* the same attempt again */
+    take();
+    tap_ok(nresults == 2 && find(6, 4) &&
+               find(6, 4)->r_tf.tf_status == SK_TASK_FAILED &&
+               strstr(find(6, 4)->r_out, "already run"),
+           "a fifth task over max_children fails at once: %s",
+           find(6, 4) ? find(6, 4)->r_out : "");
+    tap_ok(nresults == 2 && results[1].r_tf.tf_task == 0 &&
+               strstr(results[1].r_out, "already runs"),
+           "a second launch of a running attempt fails at once");
+    tap_is_int(nm_cmdexec_stats_get(x)->cs_running, 4, "four tasks run");
+    sk_kill_task all = {6, SK_TASK_ANY, 0};
+    tap_is_int(nm_cmdexec_kill(x, &all), 4, "a job-wide kill applies to four");
+    tap_ok(wait_results(6), "and they end");
+    int killed = 0;
+    for (int i = 2; i < nresults; i++)
+        killed += results[i].r_tf.tf_status == SK_TASK_KILLED;
+    tap_is_int(killed, 4, "KILLED, all four");
+
+    /* Many short tasks ending together: none is missed. */
+    nm_cmdexec_destroy(x);
+    make(64, 200);
+    for (uint32_t t = 0; t < 64; t++)
+        launch(7, t, "exit 0");
+    tap_ok(wait_results(64), "64 tasks ending at once are all reaped");
+    int ok = 0;
+    for (int i = 0; i < nresults; i++)
+        ok += results[i].r_tf.tf_status == SK_TASK_OK;
+    tap_is_int(ok, 64, "all OK");
+}
+
+static void test_destroy(void)
+{
+    char path[128], cmd[512];
+    snprintf(path, sizeof path, "%s/pid", dir);
+    snprintf(cmd, sizeof cmd, "sleep 30 & echo $! > %s.tmp; mv %s.tmp %s; wait",
+             path, path, path);
+    launch(8, 0, cmd);
+    pid_t pid = read_pid(path, 5);
+    tap_ok(pid > 0, "a task runs a sleeper");
+    nm_cmdexec_destroy(x);
+    x = NULL;
+    tap_ok(pid > 0 && wait_gone(pid, 2),
+           "destroying the executor kills the task's process group");
+    unlink(path);
+}
+
+/* Last: creating libev's default loop takes SIGCHLD for it. */
+static void test_default_loop(void)
+{
+    nm_cmdexec_config cfg;
+    nm_cmdexec_config_init(&cfg);
+    nm_cmdexec *y;
+    tap_is_int(nm_cmdexec_create(ev_default_loop(0), &cfg, NULL, NULL, &y),
+               SK_EINVAL, "the default loop (which reaps children) is refused");
+}
+
+int main(void)
+{
+    tap_plan(40);
+    tap_timeout(60);
+    snprintf(dir, sizeof dir, "/tmp/skylark-cmdexec-XXXXXX");
+    if (mkdtemp(dir) == NULL)
+        tap_bail_out("mkdtemp failed");
+    signal(SIGPIPE, SIG_IGN);
+    loop = ev_loop_new(EVFLAG_AUTO);
+    test_create();
+    make(8, 200);
+    test_exit_codes();
+    test_output_env();
+    test_kill();
+    test_leftovers();
+    test_specs();
+    test_limits();
+    test_destroy();
+    test_default_loop();
+    ev_loop_destroy(loop);
+    rmdir(dir);
+    return tap_exit_status();
+}
