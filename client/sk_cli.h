@@ -15,4 +15,22 @@
  * round infeasible (or out of memory), 2 bad usage or input. */
 int cmd_solve(int argc, char **argv);
 
+/* cmd_cluster: `skylark cluster up|status|down`: a local cluster of
+ * schedulers and node monitors in the background (sk_cluster.h). Exit
+ * status: 0 done, 1 failed (status: a daemon does not answer), 2 bad
+ * usage. */
+int cmd_cluster(int argc, char **argv);
+
+/* cmd_run: `skylark run [OPTIONS] [--] COMMAND...` submits a job of N
+ * copies of COMMAND to a scheduler (or the local cluster's), shows
+ * progress on a terminal and prints a summary (tasks ok and failed, job
+ * response time, scheduling overhead p50/p99). Exit status: 0 every task
+ * succeeded, 1 not, 2 bad usage. */
+int cmd_run(int argc, char **argv);
+
+/* cmd_status: `skylark status [ADDR]` prints a daemon's state, or one
+ * line per daemon of the local cluster. Exit status: 0 answered, 1 not,
+ * 2 bad usage. */
+int cmd_status(int argc, char **argv);
+
 #endif /* SK_CLI_H */

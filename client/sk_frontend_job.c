@@ -216,6 +216,35 @@ static int check_str(sk_frontend *fe, const char *what, const char *s,
     return 0;
 }
 
+static int is_command_job(const sk_job_desc *jd)
+{
+    return jd->jo_framework == NULL || jd->jo_framework[0] == '\0';
+}
+
+/* A command for the node monitor's command executor: some bytes, no NUL
+ * but an optional final one (which the frontend adds when missing). */
+static int check_command(sk_frontend *fe, uint32_t t, const sk_task_desc *td)
+{
+    const char *s = td->td_spec;
+    uint32_t n = td->td_spec_len;
+    if (n > 0 && s[n - 1] == '\0')
+        n--;
+    if (n == 0) {
+        fe_set_error(fe, "task %u: empty command", t);
+        return SK_EINVAL;
+    }
+    if (memchr(s, '\0', n) != NULL) {
+        fe_set_error(fe, "task %u: the command holds a NUL byte", t);
+        return SK_EINVAL;
+    }
+    if (n + 1 > SK_MAX_SPEC_BYTES) {
+        fe_set_error(fe, "task %u: command of %u bytes is over the limit of %u",
+                     t, n, SK_MAX_SPEC_BYTES - 1);
+        return SK_ELIMIT;
+    }
+    return 0;
+}
+
 static int check_job(sk_frontend *fe, const sk_job_desc *jd)
 {
     int rc;
@@ -276,6 +305,8 @@ static int check_job(sk_frontend *fe, const sk_job_desc *jd)
             fe_set_error(fe, "task %u: spec is NULL", t);
             return SK_EINVAL;
         }
+        if (is_command_job(jd) && (rc = check_command(fe, t, td)) != 0)
+            return rc;
         if (td->td_npreferred > SK_MAX_PREFERRED) {
             fe_set_error(fe,
                          "task %u: %u preferred nodes is over the limit of %u",
@@ -315,9 +346,31 @@ static int encode_job(sk_frontend *fe, fe_job *j, const sk_job_desc *jd)
     sk_task_spec *ts = malloc(jd->jo_ntasks * sizeof *ts);
     if (ts == NULL)
         return SK_ENOMEM;
+    /* The command executor takes a NUL-terminated command line: copies of
+     * the commands that lack the NUL get one. */
+    size_t extra = 0;
+    int cmd = is_command_job(jd);
+    for (uint32_t t = 0; cmd && t < jd->jo_ntasks; t++) {
+        const sk_task_desc *td = &jd->jo_tasks[t];
+        if (((const char *)td->td_spec)[td->td_spec_len - 1] != '\0')
+            extra += td->td_spec_len + 1;
+    }
+    char *copies = extra > 0 ? malloc(extra) : NULL, *next = copies;
+    if (extra > 0 && copies == NULL) {
+        free(ts);
+        return SK_ENOMEM;
+    }
     for (uint32_t t = 0; t < jd->jo_ntasks; t++) {
-        ts[t].ts_spec.b_data = jd->jo_tasks[t].td_spec;
-        ts[t].ts_spec.b_len = jd->jo_tasks[t].td_spec_len;
+        const sk_task_desc *td = &jd->jo_tasks[t];
+        ts[t].ts_spec.b_data = td->td_spec;
+        ts[t].ts_spec.b_len = td->td_spec_len;
+        if (cmd && ((const char *)td->td_spec)[td->td_spec_len - 1] != '\0') {
+            memcpy(next, td->td_spec, td->td_spec_len);
+            next[td->td_spec_len] = '\0';
+            ts[t].ts_spec.b_data = (const uint8_t *)next;
+            ts[t].ts_spec.b_len = td->td_spec_len + 1;
+            next += td->td_spec_len + 1;
+        }
         ts[t].ts_preferred = (const char **)jd->jo_tasks[t].td_preferred;
         ts[t].ts_npreferred = jd->jo_tasks[t].td_npreferred;
     }
@@ -339,6 +392,7 @@ static int encode_job(sk_frontend *fe, fe_job *j, const sk_job_desc *jd)
     sj->sj_ntasks = jd->jo_ntasks;
     int rc = sk_msg_encode(&fe->fe_buf, &m);
     free(ts);
+    free(copies);
     if (rc != 0) {
         fe_set_error(fe, "the job does not encode: %s", sk_strerror(rc));
         return rc;

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "sk_cli.h"
+#include "sk_log.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,10 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
+    {"cluster", cmd_cluster,
+     "start, inspect or stop a local cluster (up, status, down)"},
+    {"run", cmd_run, "run a job of N copies of a command and summarise it"},
+    {"status", cmd_status, "what a daemon (or the local cluster) is doing"},
     {"solve", cmd_solve,
      "solve a min-cost flow network (DIMACS) and its change rounds"},
 };
@@ -45,6 +50,10 @@ int main(int argc, char **argv)
         printf("skylark %s\n", PACKAGE_VERSION);
         return 0;
     }
+    /* The library's own log lines (sessions coming and going) are not for
+     * the person at the terminal; warnings and errors are. */
+    sk_log_set_component("skylark");
+    sk_log_set_level(SK_LOG_WARN);
     for (size_t i = 0; i < N_COMMANDS; i++)
         if (strcmp(argv[1], commands[i].cm_name) == 0)
             return commands[i].cm_run(argc - 1, argv + 1);

@@ -210,7 +210,10 @@ struct ev_loop *sk_frontend_loop(sk_frontend *fe);
 typedef struct sk_task_desc {
     const void *td_spec;             /* opaque bytes for the executor; for
                                         the command executor a command
-                                        line for /bin/sh -c */
+                                        line for /bin/sh -c without NUL
+                                        bytes (the frontend adds the
+                                        final NUL the node monitor
+                                        expects) */
     uint32_t td_spec_len;            /* 0..65,536 */
     const char *const *td_preferred; /* nodes to run on (data locality):
                                         per-task sampling among them */

@@ -302,6 +302,12 @@ static void test_submit_and_outcomes(void)
     memset(&r1, 0, sizeof r1);
     sk_job_id id1 = submit(fe, 3, &r1);
     fake_wait_count(&s, SK_MSG_SUBMIT_JOB, 2, 5);
+    m = fake_last(&s, SK_MSG_SUBMIT_JOB);
+    tap_ok(m->m_submit_job.sj_job == id1 &&
+               strcmp(m->m_submit_job.sj_framework, "") == 0 &&
+               m->m_submit_job.sj_tasks[2].ts_spec.b_len == 3 &&
+               memcmp(m->m_submit_job.sj_tasks[2].ts_spec.b_data, "t2", 3) == 0,
+           "a command job's specs get their final NUL");
     send_ack(&s, id1, 0, "over the limit");
     tu_run_until(loop, job_ended, &r1, 5);
     tap_ok(r1.r_dones == 3 && r1.r_outcome[2] == SK_OUTCOME_FAILED &&
@@ -471,7 +477,23 @@ static void test_refusals(void)
     tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_EINVAL,
                "probe ratio 0.5 is refused");
     jd.jo_probe_ratio = 0;
+    sk_task_desc empty = {"", 0, NULL, 0};
+    jd.jo_tasks = &empty;
+    tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_EINVAL,
+               "an empty command is refused");
+    sk_task_desc nul = {"a\0b", 3, NULL, 0};
+    jd.jo_tasks = &nul;
+    tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_EINVAL,
+               "a command with a NUL inside is refused");
     static char big[SK_MAX_SPEC_BYTES + 1];
+    memset(big, 'x', sizeof big);
+    sk_task_desc longcmd = {big, SK_MAX_SPEC_BYTES, NULL, 0};
+    jd.jo_tasks = &longcmd;
+    tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_ELIMIT,
+               "a command with no room left for its final NUL is refused");
+    jd.jo_framework = "fw";
+    tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), 0,
+               "the same spec for an executor is taken");
     sk_task_desc huge = {big, sizeof big, NULL, 0};
     jd.jo_tasks = &huge;
     int rc = sk_frontend_submit(fe, &jd, NULL, NULL);
@@ -487,7 +509,7 @@ static void test_refusals(void)
     jd.jo_ntasks = 20;
     tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_ELIMIT,
                "a job over the transport's message limit is refused");
-    tap_is_int((int)stats(fe).fs_jobs_submitted, 0,
+    tap_is_int((int)stats(fe).fs_jobs_submitted, 1,
                "nothing refused was counted as submitted");
     sk_frontend_opts o;
     sk_frontend_opts_init(&o);
@@ -563,7 +585,7 @@ static void test_blocking(void)
 int main(void)
 {
     tap_timeout(60);
-    tap_plan(36);
+    tap_plan(41);
     sk_log_set_level(SK_LOG_OFF);
     loop = ev_loop_new(EVFLAG_AUTO);
     test_submit_and_outcomes();

@@ -1,0 +1,136 @@
+/*
+ * cli_common.c - helpers of the cluster-facing subcommands (see
+ * cli_common.h).
+ */
+#include "cli_common.h"
+
+#include "skylark.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_parse_ulong(const char *s, unsigned long min, unsigned long max,
+                    unsigned long *out)
+{
+    if (s == NULL || *s < '0' || *s > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_double(const char *s, double min, double max, double *out)
+{
+    if (s == NULL || *s == '\0')
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno != 0 || *end != '\0' || !isfinite(v) || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+void cli_dir(const char *dir, char *out, size_t len)
+{
+    if (dir != NULL)
+        snprintf(out, len, "%s", dir);
+    else if (skc_default_dir(out, len) != 0)
+        snprintf(out, len, "/tmp/skylark");
+}
+
+skc_cluster *cli_load_cluster(const char *who, const char *dir)
+{
+    skc_cluster *c = malloc(sizeof *c);
+    if (c == NULL) {
+        fprintf(stderr, "%s: out of memory\n", who);
+        return NULL;
+    }
+    char d[4096], err[512];
+    cli_dir(dir, d, sizeof d);
+    int rc = skc_load(d, c, err, sizeof err);
+    if (rc == SK_ENOTFOUND) {
+        fprintf(stderr,
+                "%s: no local cluster in %s (start one with `skylark "
+                "cluster up`, or give an address)\n",
+                who, d);
+    } else if (rc != 0) {
+        fprintf(stderr, "%s: %s\n", who, err);
+    } else {
+        return c;
+    }
+    free(c);
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double cli_quantile(double *v, size_t n, double q)
+{
+    if (n == 0)
+        return 0;
+    qsort(v, n, sizeof *v, cmp_double);
+    size_t i = (size_t)(q * (double)(n - 1) + 0.5);
+    return v[i < n ? i : n - 1];
+}
+
+const char *cli_duration(double s, char *buf, size_t len)
+{
+    if (s < 1e-3)
+        snprintf(buf, len, "%.0f us", s * 1e6);
+    else if (s < 1)
+        snprintf(buf, len, "%.2f ms", s * 1e3);
+    else
+        snprintf(buf, len, "%.3f s", s);
+    return buf;
+}
+
+static const char *get(const sk_status *s, const char *key)
+{
+    const char *v = sk_status_get(s, key);
+    return v != NULL ? v : "?";
+}
+
+unsigned cli_print_cluster(const skc_cluster *c, FILE *out)
+{
+    unsigned down = 0;
+    fprintf(out, "%-9s  %-8s  %-22s  %-7s  %-5s  %s\n", "ROLE", "NAME",
+            "ENDPOINT", "PID", "STATE", "DETAIL");
+    for (unsigned i = 0; i < c->cc_n; i++) {
+        const skc_daemon *d = &c->cc_daemons[i];
+        char detail[160] = "";
+        const char *state = "up";
+        sk_status *s = NULL;
+        if (!skc_alive(d)) {
+            state = "dead";
+        } else if (sk_status_fetch(d->cd_endpoint, 1.0, 0, &s) != 0) {
+            state = "mute";
+        } else if (d->cd_kind == SKC_SCHED) {
+            snprintf(detail, sizeof detail,
+                     "%s node monitors, %s jobs in flight, %s tasks launched",
+                     get(s, "nodes"), get(s, "jobs"), get(s, "tasks_launched"));
+        } else {
+            snprintf(detail, sizeof detail,
+                     "%s/%s slots used, %s queued, %s launched",
+                     get(s, "slots_used"), get(s, "slots_total"),
+                     get(s, "queued"), get(s, "launched"));
+        }
+        sk_status_free(s);
+        down += strcmp(state, "up") != 0;
+        fprintf(out, "%-9s  %-8s  %-22s  %-7ld  %-5s  %s\n",
+                skc_kind_name(d->cd_kind), d->cd_name, d->cd_endpoint,
+                (long)d->cd_pid, state, detail);
+    }
+    return down;
+}

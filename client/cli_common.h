@@ -1,0 +1,44 @@
+/*
+ * cli_common.h - what the `skylark` subcommands that talk to a cluster
+ * (cluster, run, status, load) share: strict number parsing, the cluster
+ * directory and its schedulers, quantiles and durations for summaries,
+ * and the one-line-per-daemon view of a local cluster.
+ */
+#ifndef CLI_COMMON_H
+#define CLI_COMMON_H
+
+#include "sk_cluster.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* cli_parse_ulong parses all of s as a decimal integer in [min, max].
+ * Returns 0 or -1. */
+int cli_parse_ulong(const char *s, unsigned long min, unsigned long max,
+                    unsigned long *out);
+
+/* cli_parse_double parses all of s as a finite number in [min, max].
+ * Returns 0 or -1. */
+int cli_parse_double(const char *s, double min, double max, double *out);
+
+/* cli_dir writes dir, or the default cluster directory, into out. */
+void cli_dir(const char *dir, char *out, size_t len);
+
+/* cli_load_cluster loads the cluster of dir (NULL: the default) into a
+ * new skc_cluster. Returns it, or NULL after printing why on stderr with
+ * the prefix who. The caller frees it. */
+skc_cluster *cli_load_cluster(const char *who, const char *dir);
+
+/* cli_quantile returns the q-quantile (0..1) of v[0..n), sorting v; 0
+ * when n is 0. */
+double cli_quantile(double *v, size_t n, double q);
+
+/* cli_duration formats seconds as "812 us", "3.41 ms" or "1.234 s". */
+const char *cli_duration(double s, char *buf, size_t len);
+
+/* cli_print_cluster prints one line per daemon of c (role, name,
+ * endpoint, pid, state, and a few numbers from its status). Returns the
+ * number of daemons that did not answer. */
+unsigned cli_print_cluster(const skc_cluster *c, FILE *out);
+
+#endif /* CLI_COMMON_H */

@@ -1,0 +1,262 @@
+/*
+ * cmd_cluster.c - `skylark cluster up|status|down`: a whole Skylark
+ * cluster on this machine, in the background, on loopback (sk_cluster.h).
+ */
+#include "cli_common.h"
+#include "config.h"
+#include "sk_cli.h"
+#include "skylark.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void cluster_usage(FILE *out)
+{
+    char dir[4096];
+    cli_dir(NULL, dir, sizeof dir);
+    fprintf(out,
+            "usage: skylark cluster up [--nodes N] [--slots S] "
+            "[--schedulers K]\n"
+            "                          [--weight USER=W]... [--dir DIR] "
+            "[--log-level L]\n"
+            "                          [--timeout SECONDS]\n"
+            "       skylark cluster status [--dir DIR]\n"
+            "       skylark cluster down [--dir DIR] [--grace SECONDS]\n"
+            "\n"
+            "A whole Skylark cluster on this machine: K schedulers and N node\n"
+            "monitors of S slots each, in the background, listening on free\n"
+            "ports of 127.0.0.1, every node monitor serving every scheduler.\n"
+            "`skylark run` and `skylark status` without an address use it.\n"
+            "\n"
+            "  up      start it and wait until every daemon answers and every\n"
+            "          scheduler sees every node monitor\n"
+            "  status  one line per daemon: alive, answering, busy\n"
+            "  down    SIGTERM every daemon, SIGKILL those still alive after\n"
+            "          the grace period (default 5 s), remove the cluster "
+            "file\n"
+            "\n"
+            "  -n, --nodes N         node monitors (default 4)\n"
+            "  -s, --slots S         slots per node monitor (default 4)\n"
+            "  -k, --schedulers K    schedulers (default 1, at most 16)\n"
+            "  -w, --weight USER=W   a user's fair-share weight on every node\n"
+            "                        (repeatable; others weigh 1)\n"
+            "  -d, --dir DIR         state and logs (default %s;\n"
+            "                        $SKYLARK_DIR overrides the default)\n"
+            "      --log-level L     the daemons' log level (default info)\n"
+            "      --timeout S       how long `up` waits (default 30)\n"
+            "  -h, --help            this text\n"
+            "\n"
+            "The cluster file DIR/cluster lists each daemon's name, endpoint\n"
+            "and pid; the daemons log to DIR/logs/NAME.log.\n"
+            "\n"
+            "Exit status: 0 done (status: every daemon answers), 1 failed,\n"
+            "2 bad usage.\n",
+            dir);
+}
+
+static int bad_usage(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+static int bad_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "skylark cluster: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see skylark cluster --help)\n");
+    va_end(ap);
+    return 2;
+}
+
+static int cluster_up(int argc, char **argv, const char *dir)
+{
+    skc_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.cs_dir = dir;
+    sp.cs_schedulers = 1;
+    sp.cs_nodes = 4;
+    sp.cs_slots = 4;
+    sp.cs_timeout = 30;
+    static const struct option longopts[] = {
+        {"nodes", required_argument, NULL, 'n'},
+        {"slots", required_argument, NULL, 's'},
+        {"schedulers", required_argument, NULL, 'k'},
+        {"weight", required_argument, NULL, 'w'},
+        {"dir", required_argument, NULL, 'd'},
+        {"log-level", required_argument, NULL, 'L'},
+        {"timeout", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    optind = 0;
+    argv[0] = (char *)"skylark cluster up"; /* for getopt's messages */
+    int c;
+    unsigned long v;
+    while ((c = getopt_long(argc, argv, "+n:s:k:w:d:h", longopts, NULL)) !=
+           -1) {
+        switch (c) {
+        case 'n':
+            if (cli_parse_ulong(optarg, 1, 1000, &v) != 0)
+                return bad_usage("--nodes takes 1..1000, got '%s'", optarg);
+            sp.cs_nodes = (unsigned)v;
+            break;
+        case 's':
+            if (cli_parse_ulong(optarg, 1, 4096, &v) != 0)
+                return bad_usage("--slots takes 1..4096, got '%s'", optarg);
+            sp.cs_slots = (unsigned)v;
+            break;
+        case 'k':
+            if (cli_parse_ulong(optarg, 1, 16, &v) != 0)
+                return bad_usage("--schedulers takes 1..16, got '%s'", optarg);
+            sp.cs_schedulers = (unsigned)v;
+            break;
+        case 'w': {
+            const char *eq = strchr(optarg, '=');
+            if (eq == NULL || eq == optarg ||
+                cli_parse_ulong(eq + 1, 1, 1000000, &v) != 0)
+                return bad_usage("--weight takes USER=W (W in 1..1000000), "
+                                 "got '%s'",
+                                 optarg);
+            if (sp.cs_nweights == SKC_MAX_WEIGHTS)
+                return bad_usage("at most 64 weights");
+            sp.cs_weights[sp.cs_nweights++] = optarg;
+            break;
+        }
+        case 'd':
+            sp.cs_dir = optarg;
+            break;
+        case 'L':
+            if (strcmp(optarg, "debug") != 0 && strcmp(optarg, "info") != 0 &&
+                strcmp(optarg, "warn") != 0 && strcmp(optarg, "error") != 0)
+                return bad_usage("--log-level takes debug, info, warn or "
+                                 "error, got '%s'",
+                                 optarg);
+            sp.cs_log_level = optarg;
+            break;
+        case 't':
+            if (cli_parse_double(optarg, 0.1, 3600, &sp.cs_timeout) != 0)
+                return bad_usage("--timeout takes seconds, got '%s'", optarg);
+            break;
+        case 'h':
+            cluster_usage(stdout);
+            return 0;
+        default:
+            return bad_usage("bad option");
+        }
+    }
+    if (optind < argc)
+        return bad_usage("unexpected argument '%s'", argv[optind]);
+    skc_cluster *cl = malloc(sizeof *cl);
+    if (cl == NULL)
+        return 1;
+    char err[1024];
+    int rc = skc_start(&sp, cl, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "skylark cluster up: %s\n", err);
+        free(cl);
+        return 1;
+    }
+    printf("cluster up in %s: %u scheduler%s, %u node monitor%s x %u "
+           "slots\n",
+           cl->cc_dir, sp.cs_schedulers, sp.cs_schedulers > 1 ? "s" : "",
+           sp.cs_nodes, sp.cs_nodes > 1 ? "s" : "", sp.cs_slots);
+    for (unsigned i = 0; i < cl->cc_n; i++)
+        if (cl->cc_daemons[i].cd_kind == SKC_SCHED)
+            printf("scheduler %s: %s\n", cl->cc_daemons[i].cd_name,
+                   cl->cc_daemons[i].cd_endpoint);
+    free(cl);
+    return 0;
+}
+
+/* status and down take only --dir (and down --grace). */
+static int cluster_other(int argc, char **argv, const char *dir, int down)
+{
+    static const struct option longopts[] = {
+        {"dir", required_argument, NULL, 'd'},
+        {"grace", required_argument, NULL, 'g'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    double grace = 5;
+    optind = 0;
+    argv[0] =
+        (char *)(down ? "skylark cluster down" : "skylark cluster status");
+    int c;
+    while ((c = getopt_long(argc, argv, "+d:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            dir = optarg;
+            break;
+        case 'g':
+            if (!down || cli_parse_double(optarg, 0, 3600, &grace) != 0)
+                return bad_usage("--grace takes seconds (cluster down), got "
+                                 "'%s'",
+                                 optarg);
+            break;
+        case 'h':
+            cluster_usage(stdout);
+            return 0;
+        default:
+            return bad_usage("bad option");
+        }
+    }
+    if (optind < argc)
+        return bad_usage("unexpected argument '%s'", argv[optind]);
+    char d[4096], err[512];
+    cli_dir(dir, d, sizeof d);
+    skc_cluster *cl = malloc(sizeof *cl);
+    if (cl == NULL)
+        return 1;
+    int rc = skc_load(d, cl, err, sizeof err);
+    if (rc == SK_ENOTFOUND) {
+        fprintf(stderr, "skylark cluster %s: no cluster in %s\n",
+                down ? "down" : "status", d);
+        free(cl);
+        return down ? 0 : 1;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "skylark cluster: %s\n", err);
+        free(cl);
+        return 1;
+    }
+    if (down) {
+        unsigned live = 0;
+        for (unsigned i = 0; i < cl->cc_n; i++)
+            live += (unsigned)skc_alive(&cl->cc_daemons[i]);
+        int killed = skc_stop(cl, grace);
+        printf("cluster down in %s: %u daemon%s stopped", d, live,
+               live == 1 ? "" : "s");
+        if (killed > 0)
+            printf(" (%d with SIGKILL after %.1f s)", killed, grace);
+        printf("\n");
+        free(cl);
+        return 0;
+    }
+    printf("cluster in %s\n", d);
+    unsigned bad = cli_print_cluster(cl, stdout);
+    free(cl);
+    return bad == 0 ? 0 : 1;
+}
+
+int cmd_cluster(int argc, char **argv)
+{
+    if (argc < 2) {
+        cluster_usage(stderr);
+        return 2;
+    }
+    const char *what = argv[1];
+    if (strcmp(what, "--help") == 0 || strcmp(what, "-h") == 0) {
+        cluster_usage(stdout);
+        return 0;
+    }
+    if (strcmp(what, "up") == 0)
+        return cluster_up(argc - 1, argv + 1, NULL);
+    if (strcmp(what, "status") == 0)
+        return cluster_other(argc - 1, argv + 1, NULL, 0);
+    if (strcmp(what, "down") == 0)
+        return cluster_other(argc - 1, argv + 1, NULL, 1);
+    return bad_usage("unknown action '%s' (up, status or down)", what);
+}
