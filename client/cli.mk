@@ -4,7 +4,7 @@ bin_PROGRAMS += client/skylark
 noinst_HEADERS += client/sk_cli.h client/cli_common.h client/sk_cluster.h
 client_skylark_SOURCES = client/skylark.c client/cmd_solve.c \
 	client/cmd_cluster.c client/cmd_run.c client/cmd_status.c \
-	client/cli_common.c
+	client/cmd_load.c client/cli_common.c
 client_skylark_LDADD = flowcore/libflowcore.la client/libskcluster.a \
 	client/libskylark.la $(EV_LIBS) -lm
 

@@ -33,4 +33,11 @@ int cmd_run(int argc, char **argv);
  * 2 bad usage. */
 int cmd_status(int argc, char **argv);
 
+/* cmd_load: `skylark load` runs a mixed workload of short jobs from
+ * several users through the client API and prints a summary (jobs,
+ * tasks, job response time p50/p95/p99, scheduling overhead p50/p99,
+ * each user's slot-time share against its weight). Exit status: 0 every
+ * task succeeded, 1 not, 2 bad usage. */
+int cmd_load(int argc, char **argv);
+
 #endif /* SK_CLI_H */
