@@ -1,8 +1,11 @@
 /*
- * fc_testutil.c - random flow networks, the LEMON reference runner and the
- * flow checker shared by the flowcore tests (see fc_testutil.h).
+ * fc_testutil.c - random flow networks, the LEMON reference runner, the
+ * flow checker and the shared solving helpers of the flowcore tests (see
+ * fc_testutil.h).
  */
 #include "fc_testutil.h"
+
+#include "tap.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -37,6 +40,17 @@ int64_t fct_rng_range(fct_rng *r, int64_t lo, int64_t hi)
 bool fct_rng_pct(fct_rng *r, int pct)
 {
     return fct_rng_range(r, 0, 99) < pct;
+}
+
+fc_arc fct_random_arc(fct_rng *r, const fc_graph *g)
+{
+    int32_t bound = fc_graph_arc_bound(g);
+    for (int tries = 0; tries < 32 && bound > 0; tries++) {
+        fc_arc a = (fc_arc)fct_rng_range(r, 0, bound - 1);
+        if (fc_arc_exists(g, a))
+            return a;
+    }
+    return FC_NONE;
 }
 
 /* --- generic random networks ---------------------------------------------*/
@@ -329,6 +343,38 @@ int fct_sched_remove_machine(fct_sched *s, int32_t m)
     return rc;
 }
 
+void fct_sched_event(fct_rng *r, fct_sched *s)
+{
+    fc_graph *g = s->sc_g;
+    int32_t t = (int32_t)fct_rng_range(r, 0, s->sc_ntasks - 1);
+    int32_t m = (int32_t)fct_rng_range(r, 0, s->sc_nmachines - 1);
+    fc_arc a = (fc_arc)fct_rng_range(r, 0, fc_graph_arc_bound(g) - 1);
+    switch (fct_rng_range(r, 0, 5)) {
+    case 0:
+    case 1:
+        fct_sched_add_task(r, s, (int32_t)fct_rng_range(r, 0, s->sc_njobs - 1));
+        break;
+    case 2:
+        if (s->sc_tasks[t] != FC_NONE)
+            fct_sched_finish_task(s, t);
+        break;
+    case 3:
+        if (fct_rng_pct(r, 30) && s->sc_machines[m] != FC_NONE)
+            fct_sched_remove_machine(s, m);
+        break;
+    case 4:
+        if (fc_arc_exists(g, a))
+            fc_arc_set_cost(g, a, fc_arc_cost(g, a) + fct_rng_range(r, -5, 5));
+        break;
+    default:
+        if (fc_arc_exists(g, a))
+            fc_arc_set_capacity(g, a,
+                                fc_arc_capacity(g, a) +
+                                    fct_rng_range(r, -1, 1) +
+                                    (fc_arc_capacity(g, a) == 0));
+    }
+}
+
 void fct_sched_free(fct_sched *s)
 {
     fc_graph_free(s->sc_g);
@@ -375,6 +421,52 @@ static int write_plain(const fc_graph *g, FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
+int fct_lemon_solve_file(const char *path, bool *feasible, int64_t *cost,
+                         char *err, size_t errlen)
+{
+    const char *solver = fct_lemon_path();
+    if (solver == NULL) {
+        snprintf(err, errlen, "DIMACS_SOLVER is not set to an executable");
+        return -1;
+    }
+    if (strchr(path, '\'') != NULL) {
+        snprintf(err, errlen, "cannot quote the path %s for the shell", path);
+        return -1;
+    }
+    char cmd[2600];
+    int n = snprintf(cmd, sizeof cmd, "'%s' -long '%s' 2>&1", solver, path);
+    if (n < 0 || (size_t)n >= sizeof cmd) {
+        snprintf(err, errlen, "the command for %s is too long", path);
+        return -1;
+    }
+    FILE *p = popen(cmd, "r");
+    if (p == NULL) {
+        snprintf(err, errlen, "cannot run %s", solver);
+        return -1;
+    }
+    char line[512];
+    int verdict = -1;
+    bool have_cost = false;
+    while (fgets(line, sizeof line, p) != NULL) {
+        if (strncmp(line, "Feasible flow: found", 20) == 0)
+            verdict = 1;
+        else if (strncmp(line, "Feasible flow: not found", 24) == 0)
+            verdict = 0;
+        else if (sscanf(line, "Min flow cost: %" SCNd64, cost) == 1)
+            have_cost = true;
+    }
+    int status = pclose(p);
+    if (status != 0 || verdict < 0 || (verdict == 1 && !have_cost)) {
+        snprintf(err, errlen, "%s gave no verdict on %s (status %d)", solver,
+                 path, status);
+        return -1;
+    }
+    *feasible = verdict == 1;
+    if (!*feasible)
+        *cost = 0;
+    return 0;
+}
+
 int fct_lemon_solve(const fc_graph *g, bool *feasible, int64_t *cost, char *err,
                     size_t errlen)
 {
@@ -386,11 +478,6 @@ int fct_lemon_solve(const fc_graph *g, bool *feasible, int64_t *cost, char *err,
         *feasible = false;
         *cost = 0;
         return 0;
-    }
-    const char *solver = fct_lemon_path();
-    if (solver == NULL) {
-        snprintf(err, errlen, "DIMACS_SOLVER is not set to an executable");
-        return -1;
     }
     const char *dir = getenv("TMPDIR");
     char path[512];
@@ -413,35 +500,9 @@ int fct_lemon_solve(const fc_graph *g, bool *feasible, int64_t *cost, char *err,
         unlink(path);
         return -1;
     }
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "'%s' -long '%s' 2>&1", solver, path);
-    FILE *p = popen(cmd, "r");
-    if (p == NULL) {
-        snprintf(err, errlen, "cannot run %s", solver);
-        unlink(path);
-        return -1;
-    }
-    char line[512];
-    int verdict = -1;
-    bool have_cost = false;
-    while (fgets(line, sizeof line, p) != NULL) {
-        if (strncmp(line, "Feasible flow: found", 20) == 0)
-            verdict = 1;
-        else if (strncmp(line, "Feasible flow: not found", 24) == 0)
-            verdict = 0;
-        else if (sscanf(line, "Min flow cost: %" SCNd64, cost) == 1)
-            have_cost = true;
-    }
-    int status = pclose(p);
+    rc = fct_lemon_solve_file(path, feasible, cost, err, errlen);
     unlink(path);
-    if (status != 0 || verdict < 0 || (verdict == 1 && !have_cost)) {
-        snprintf(err, errlen, "%s gave no verdict (status %d)", solver, status);
-        return -1;
-    }
-    *feasible = verdict == 1;
-    if (!*feasible)
-        *cost = 0;
-    return 0;
+    return rc;
 }
 
 /* --- checking flows ------------------------------------------------------*/
@@ -538,4 +599,163 @@ bool fct_check_flow(const fc_graph *g, int64_t reported_cost,
         }
     }
     return true;
+}
+
+bool fct_flow_ok(const fc_graph *g, int64_t reported_cost)
+{
+    char err[256];
+    if (!fct_check_flow(g, reported_cost, true, err, sizeof err)) {
+        tap_diag("flow check: %s", err);
+        return false;
+    }
+    return true;
+}
+
+bool fct_capacities_ok(const fc_graph *g)
+{
+    for (fc_arc a = 0; a < fc_graph_arc_bound(g); a++)
+        if (fc_arc_exists(g, a) && (fc_arc_flow(g, a) < 0 ||
+                                    fc_arc_flow(g, a) > fc_arc_capacity(g, a)))
+            return false;
+    return true;
+}
+
+/* --- solving -------------------------------------------------------------*/
+
+fc_solve_options fct_options(fc_algorithm alg, bool incremental)
+{
+    fc_solve_options opt;
+    fc_solve_options_init(&opt);
+    opt.so_algorithm = alg;
+    opt.so_incremental = incremental;
+    return opt;
+}
+
+int fct_solve_fresh(const fc_graph *g, fc_algorithm alg, int64_t *cost)
+{
+    fc_graph *c;
+    if (fc_graph_clone(g, &c) != 0)
+        tap_bail_out("out of memory cloning a graph for a fresh solve");
+    fc_solve_options opt = fct_options(alg, false);
+    fc_solve_stats st = {0};
+    int rc = fc_solve(c, &opt, &st);
+    *cost = st.ss_cost;
+    fc_graph_free(c);
+    return rc;
+}
+
+bool fct_matches_ssp(fc_graph *g, const fc_solve_options *opt,
+                     fc_solve_stats *st, int *want_rc, char *why, size_t len)
+{
+    int64_t want;
+    *want_rc = fct_solve_fresh(g, FC_ALG_SSP, &want);
+    memset(st, 0, sizeof *st);
+    int rc = fc_solve(g, opt, st);
+    char err[256];
+    if (rc != *want_rc) {
+        snprintf(why, len,
+                 "returned %s (cost %" PRId64 "), ssp from scratch %s (cost "
+                 "%" PRId64 ")",
+                 fc_strerror(rc), st->ss_cost, fc_strerror(*want_rc), want);
+        return false;
+    }
+    if (!fct_capacities_ok(g)) {
+        snprintf(why, len, "returned %s with a flow over capacity",
+                 fc_strerror(rc));
+        return false;
+    }
+    if (rc != 0)
+        return true;
+    if (st->ss_cost != want) {
+        snprintf(why, len, "cost %" PRId64 ", ssp from scratch %" PRId64,
+                 st->ss_cost, want);
+        return false;
+    }
+    if (!fct_check_flow(g, st->ss_cost, true, err, sizeof err)) {
+        snprintf(why, len, "flow check: %s", err);
+        return false;
+    }
+    return true;
+}
+
+bool fct_solve_is(fc_graph *g, const fc_solve_options *opt, int64_t want,
+                  const char *what)
+{
+    fc_solve_stats st = {0};
+    bool solved = tap_is_int(fc_solve(g, opt, &st), 0, "%s: solved", what);
+    bool cost = tap_is_int(st.ss_cost, want, "%s: cost %" PRId64, what, want);
+    return solved && cost;
+}
+
+/* --- small fixed networks and shared checks ------------------------------*/
+
+fc_graph *fct_two_routes(fct_routes *r)
+{
+    if (fc_graph_new(&r->rt_g) != 0)
+        tap_bail_out("out of memory building the two-route network");
+    fc_graph *g = r->rt_g;
+    if (fc_node_add(g, 5, FC_NODE_OTHER, &r->rt_s) != 0 ||
+        fc_node_add(g, 0, FC_NODE_OTHER, &r->rt_a) != 0 ||
+        fc_node_add(g, 0, FC_NODE_OTHER, &r->rt_b) != 0 ||
+        fc_node_add(g, -5, FC_NODE_OTHER, &r->rt_t) != 0 ||
+        fc_arc_add(g, r->rt_s, r->rt_a, 2, 1, &r->rt_sa) != 0 ||
+        fc_arc_add(g, r->rt_a, r->rt_t, 10, 1, &r->rt_at) != 0 ||
+        fc_arc_add(g, r->rt_s, r->rt_b, 10, 3, &r->rt_sb) != 0 ||
+        fc_arc_add(g, r->rt_b, r->rt_t, 10, 3, &r->rt_bt) != 0)
+        tap_bail_out("cannot build the two-route network");
+    return g;
+}
+
+void fct_check_negative_cycle(fc_algorithm alg)
+{
+    fc_graph *g;
+    if (fc_graph_new(&g) != 0)
+        tap_bail_out("out of memory building the negative-cycle network");
+    fc_node a, b, c;
+    fc_arc x;
+    if (fc_node_add(g, 0, FC_NODE_OTHER, &a) != 0 ||
+        fc_node_add(g, 0, FC_NODE_OTHER, &b) != 0 ||
+        fc_node_add(g, 0, FC_NODE_OTHER, &c) != 0 ||
+        fc_arc_add(g, a, b, 4, -5, &x) != 0 ||
+        fc_arc_add(g, b, c, 3, 1, &x) != 0 ||
+        fc_arc_add(g, c, a, 9, 1, &x) != 0 ||
+        fc_arc_add(g, a, a, 2, -1, &x) != 0 ||
+        fc_arc_add(g, b, b, 2, 0, &x) != 0)
+        tap_bail_out("cannot build the negative-cycle network");
+    fc_solve_options opt = fct_options(alg, false);
+    char what[64];
+    snprintf(what, sizeof what, "%s, negative cycle saturated",
+             fc_algorithm_name(alg));
+    fct_solve_is(g, &opt, 3 * -3 - 2, what);
+    tap_ok(fct_flow_ok(g, 3 * -3 - 2), "%s, negative cycle: flow checks",
+           fc_algorithm_name(alg));
+    fc_graph_free(g);
+}
+
+void fct_check_cancel(fc_graph *g, fc_algorithm alg)
+{
+    const char *name = fc_algorithm_name(alg);
+    atomic_bool stop = true;
+    fc_solve_options opt = fct_options(alg, false);
+    opt.so_cancel = &stop;
+    tap_is_int(fc_solve(g, &opt, NULL), FC_ECANCELED,
+               "%s, cancelled by the caller: FC_ECANCELED", name);
+    tap_ok(fct_capacities_ok(g), "%s, cancelled: capacities respected", name);
+    stop = false;
+    opt.so_incremental = true;
+    fc_solve_stats st = {0};
+    tap_is_int(fc_solve(g, &opt, &st), 0,
+               "%s, resumed after cancellation: solved", name);
+    int64_t want;
+    int want_rc = fct_solve_fresh(g, FC_ALG_SSP, &want);
+    char err[256] = "";
+    if (want_rc != 0)
+        snprintf(err, sizeof err, "ssp from scratch says %s",
+                 fc_strerror(want_rc));
+    bool ok = want_rc == 0 && st.ss_cost == want &&
+              fct_check_flow(g, st.ss_cost, true, err, sizeof err);
+    tap_ok(ok,
+           "%s, resumed: the optimal cost %" PRId64 " (ssp from scratch "
+           "%" PRId64 ") and a flow that checks%s%s",
+           name, st.ss_cost, want, err[0] != '\0' ? ": " : "", err);
 }

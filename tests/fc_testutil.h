@@ -2,10 +2,14 @@
  * fc_testutil.h - helpers shared by the flowcore tests: a seeded random
  * generator of flow networks (generic networks with the awkward cases, and
  * scheduling-shaped ones), a runner for LEMON's dimacs-solver as the
- * independent reference, and a checker of returned flows.
+ * independent reference, a checker of returned flows, and the solve
+ * options, from-scratch reference solves, small fixed networks and
+ * cancellation check that several tests share.
  *
  * The helpers use only flowcore's public API and write their own DIMACS for
  * LEMON, so the reference path does not depend on the code under test.
+ * They are for TAP tests (tests/tap.h): where noted, they bail out of the
+ * test when memory runs out, or record assertions themselves.
  */
 #ifndef FC_TESTUTIL_H
 #define FC_TESTUTIL_H
@@ -33,6 +37,10 @@ int64_t fct_rng_range(fct_rng *r, int64_t lo, int64_t hi);
 
 /* fct_rng_pct returns true with probability pct percent. */
 bool fct_rng_pct(fct_rng *r, int pct);
+
+/* fct_random_arc returns a live arc of g drawn at random (up to 32 draws
+ * of an arc id), or FC_NONE when none of the draws hit one. */
+fc_arc fct_random_arc(fct_rng *r, const fc_graph *g);
 
 /* --- generic random networks ---------------------------------------------*/
 
@@ -109,6 +117,15 @@ int fct_sched_finish_task(fct_sched *s, int32_t i);
  * ran there are re-routed by the next solve. Returns 0 or an FC_E* code. */
 int fct_sched_remove_machine(fct_sched *s, int32_t m);
 
+/* fct_sched_event applies one random scheduler event to s: a task of a
+ * random job arrives (twice as likely as each other event), a task
+ * finishes, a machine goes (when picked, 30% of the time), an arc's cost
+ * moves by up to 5 either way, or an arc's capacity moves by up to 1 either
+ * way (an empty arc gains 1). An event that picks a removed task, machine
+ * or arc changes nothing; errors of the changes are ignored, the solves
+ * after them are what the tests check. */
+void fct_sched_event(fct_rng *r, fct_sched *s);
+
 /* fct_sched_free frees s and its graph. */
 void fct_sched_free(fct_sched *s);
 
@@ -117,6 +134,14 @@ void fct_sched_free(fct_sched *s);
 /* fct_lemon_path returns the dimacs-solver to use ($DIMACS_SOLVER, if it
  * names an executable), or NULL. */
 const char *fct_lemon_path(void);
+
+/* fct_lemon_solve_file runs dimacs-solver on the DIMACS file at path as it
+ * is on disk and reports whether a feasible flow exists and the optimal
+ * cost (0 when infeasible). Returns 0, or -1 with the reason in err (no
+ * solver, a path with a quote in it, no verdict from the solver). Costs one
+ * run of the solver. */
+int fct_lemon_solve_file(const char *path, bool *feasible, int64_t *cost,
+                         char *err, size_t errlen);
 
 /* fct_lemon_solve writes g's supplies, capacities and costs (not its flow)
  * as DIMACS to a temporary file, runs dimacs-solver on it and reports
@@ -137,5 +162,78 @@ int fct_lemon_solve(const fc_graph *g, bool *feasible, int64_t *cost, char *err,
  * first problem in err. */
 bool fct_check_flow(const fc_graph *g, int64_t reported_cost,
                     bool check_optimal, char *err, size_t errlen);
+
+/* fct_flow_ok is fct_check_flow with the optimality check, for a test's
+ * assertion: on failure it prints the problem as a TAP diagnostic. */
+bool fct_flow_ok(const fc_graph *g, int64_t reported_cost);
+
+/* fct_capacities_ok returns whether every live arc of g carries a flow in
+ * [0, capacity]: what must hold after any solve, also an infeasible or a
+ * cancelled one. Costs one pass over the arcs. */
+bool fct_capacities_ok(const fc_graph *g);
+
+/* --- solving -------------------------------------------------------------*/
+
+/* fct_options returns fc_solve_options_init's defaults (no cancel flag,
+ * the tuned cost-scaling alpha) with the algorithm and incremental set. */
+fc_solve_options fct_options(fc_algorithm alg, bool incremental);
+
+/* fct_solve_fresh solves a clone of g from scratch with alg, leaving g
+ * untouched, and returns fc_solve's verdict, with the cost it reported in
+ * cost: the reference an incremental or another algorithm's solve of g is
+ * compared with. Bails out of the test when the clone cannot be made.
+ * Costs a clone of g and one solve. */
+int fct_solve_fresh(const fc_graph *g, fc_algorithm alg, int64_t *cost);
+
+/* fct_matches_ssp solves g with opt and compares the outcome with
+ * successive shortest path solving a clone of g from scratch: the same
+ * verdict, every flow within its capacity, and when feasible the same cost
+ * and a flow that checks (fct_check_flow, optimality included). Returns
+ * true when all hold, or false with the first difference in why. The
+ * solve's statistics go to st, the reference's verdict to want_rc. Bails
+ * out of the test when the clone cannot be made. Costs a clone of g, two
+ * solves and a flow check. */
+bool fct_matches_ssp(fc_graph *g, const fc_solve_options *opt,
+                     fc_solve_stats *st, int *want_rc, char *why, size_t len);
+
+/* fct_solve_is solves g with opt and records two TAP assertions: the solve
+ * succeeds ("WHAT: solved") and reports the cost want ("WHAT: cost N").
+ * Returns whether both held. */
+bool fct_solve_is(fc_graph *g, const fc_solve_options *opt, int64_t want,
+                  const char *what);
+
+/* --- small fixed networks and shared checks ------------------------------*/
+
+/* The two-route network of the hand-made solver tests: 5 units from s (5)
+ * to t (-5) over the cheap and narrow s->a->t (s->a capacity 2, a->t
+ * capacity 10, cost 1 each) or the dear and wide s->b->t (capacity 10,
+ * cost 3 each). Its optimum sends 2 units the cheap way: cost 22. */
+typedef struct fct_routes {
+    fc_graph *rt_g;
+    fc_node rt_s, rt_a, rt_b, rt_t;
+    fc_arc rt_sa, rt_at, rt_sb, rt_bt;
+} fct_routes;
+
+/* fct_two_routes builds the two-route network in a new graph, r->rt_g,
+ * which it also returns and the caller frees with fc_graph_free. Bails out
+ * of the test when it cannot be built. */
+fc_graph *fct_two_routes(fct_routes *r);
+
+/* fct_check_negative_cycle records three TAP assertions about alg on a
+ * network with no supply whose optimum is negative: a cycle a->b->c->a
+ * (costs -5, 1 and 1; room 4, 3 and 9), a negative self-loop at a (room 2,
+ * cost -1) and a free one at b (room 2, cost 0). The solve succeeds, at the
+ * cost of the saturated cycle and negative self-loop, 3 * -3 - 2 = -11,
+ * with a flow that checks (fct_flow_ok). */
+void fct_check_negative_cycle(fc_algorithm alg);
+
+/* fct_check_cancel records four TAP assertions about the caller's
+ * cancellation of alg on g, a feasible network: a solve whose cancel flag
+ * is already set returns FC_ECANCELED, leaves every flow within its
+ * capacity, and an incremental solve after clearing the flag solves g to
+ * the optimal cost (successive shortest path from scratch) with a flow
+ * that checks (fct_check_flow, optimality included). Leaves g solved.
+ * Costs two solves of g and one of a clone. */
+void fct_check_cancel(fc_graph *g, fc_algorithm alg);
 
 #endif /* FC_TESTUTIL_H */

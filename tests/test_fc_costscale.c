@@ -18,16 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static fc_solve_options options(fc_algorithm alg, bool incremental, int alpha)
-{
-    fc_solve_options opt;
-    fc_solve_options_init(&opt);
-    opt.so_algorithm = alg;
-    opt.so_incremental = incremental;
-    opt.so_alpha = alpha;
-    return opt;
-}
-
 /* Every residual arc has a non-negative reduced cost under g's prices: the
  * prices certify the flow optimal. Describes the first violation in err. */
 static bool prices_optimal(const fc_graph *g, char *err, size_t len)
@@ -76,38 +66,32 @@ static fc_arc arc(fc_graph *g, fc_node s, fc_node t, int64_t cap, int64_t cost)
 
 static void test_small(void)
 {
-    fc_graph *g = new_graph();
-    fc_node s = node(g, 5), a = node(g, 0), b = node(g, 0), t = node(g, -5);
-    fc_arc sa = arc(g, s, a, 2, 1);
-    fc_arc at = arc(g, a, t, 10, 1);
-    arc(g, s, b, 10, 3);
-    arc(g, b, t, 10, 3);
-    arc(g, b, b, 3, 2);  /* a dear self-loop: must stay empty */
-    arc(g, a, a, 2, -4); /* a cheap one: must be full */
-    fc_solve_options opt = options(FC_ALG_COST_SCALING, false, 0);
-    fc_solve_stats st;
+    fct_routes r;
+    fc_graph *g = fct_two_routes(&r);
+    fc_node s = r.rt_s, t = r.rt_t;
+    fc_arc sa = r.rt_sa, at = r.rt_at;
+    arc(g, r.rt_b, r.rt_b, 3, 2);  /* a dear self-loop: must stay empty */
+    arc(g, r.rt_a, r.rt_a, 2, -4); /* a cheap one: must be full */
+    fc_solve_options opt = fct_options(FC_ALG_COST_SCALING, false);
     char err[256];
-    tap_is_int(fc_solve(g, &opt, &st), 0, "two routes: solved");
-    tap_is_int(st.ss_cost, 2 * 2 + 3 * 6 - 8, "two routes: optimal cost");
+    fct_solve_is(g, &opt, 2 * 2 + 3 * 6 - 8, "two routes, the optimum");
     tap_is_int(fc_arc_flow(g, sa), 2, "two routes: cheap route full");
-    tap_ok(fct_check_flow(g, st.ss_cost, true, err, sizeof err) &&
+    tap_ok(fct_check_flow(g, 2 * 2 + 3 * 6 - 8, true, err, sizeof err) &&
                prices_optimal(g, err, sizeof err),
            "two routes: flow and prices optimal %s", err);
 
     opt.so_incremental = true;
     fc_arc_set_capacity(g, sa, 5);
-    tap_is_int(fc_solve(g, &opt, &st), 0, "capacity raised: solved");
-    tap_is_int(st.ss_cost, 10 - 8, "capacity raised: all on the cheap route");
+    fct_solve_is(g, &opt, 10 - 8, "capacity raised, all on the cheap route");
     fc_arc_set_cost(g, at, 100);
-    tap_is_int(fc_solve(g, &opt, &st), 0, "cost raised: solved");
-    tap_is_int(st.ss_cost, 30 - 8, "cost raised: flow moved back");
+    fct_solve_is(g, &opt, 30 - 8, "cost raised, flow moved back");
     tap_ok(prices_optimal(g, err, sizeof err), "cost raised: prices %s", err);
 
     /* Balanced supplies that the arcs cannot carry: found while solving. */
     fc_arc_set_capacity(g, at, 0);
     fc_node_set_supply(g, s, 30);
     fc_node_set_supply(g, t, -30);
-    tap_is_int(fc_solve(g, &opt, &st), FC_EINFEASIBLE,
+    tap_is_int(fc_solve(g, &opt, NULL), FC_EINFEASIBLE,
                "too little capacity: infeasible");
     tap_ok(fc_graph_check(g, err, sizeof err) != 0 &&
                fc_arc_flow(g, sa) <= fc_arc_capacity(g, sa),
@@ -115,8 +99,7 @@ static void test_small(void)
     /* The next incremental solve must not trust that state. */
     fc_node_set_supply(g, s, 5);
     fc_node_set_supply(g, t, -5);
-    tap_is_int(fc_solve(g, &opt, &st), 0, "supplies lowered: solved again");
-    tap_is_int(st.ss_cost, 30 - 8, "supplies lowered: optimal cost");
+    fct_solve_is(g, &opt, 30 - 8, "supplies lowered, solved again optimally");
 
     fc_node u = node(g, -1);
     tap_is_int(fc_solve(g, &opt, NULL), FC_EINFEASIBLE,
@@ -126,8 +109,7 @@ static void test_small(void)
     tap_is_int(fc_solve(g, &opt, NULL), FC_EINFEASIBLE,
                "isolated supply: infeasible");
     arc(g, v, w, 2, -7);
-    tap_is_int(fc_solve(g, &opt, &st), 0, "isolated supply connected: solved");
-    tap_is_int(st.ss_cost, 30 - 8 - 14, "connected: optimal cost");
+    fct_solve_is(g, &opt, 30 - 8 - 14, "isolated supply connected, optimal");
 
     opt.so_alpha = 1;
     tap_is_int(fc_solve(g, &opt, NULL), FC_EINVAL, "alpha 1 refused");
@@ -140,25 +122,11 @@ static void test_small(void)
     t = node(g, -1);
     sa = arc(g, s, t, 1, 1);
     atomic_bool stop = true;
-    opt = options(FC_ALG_COST_SCALING, false, 0);
+    opt = fct_options(FC_ALG_COST_SCALING, false);
     opt.so_cancel = &stop;
     tap_is_int(fc_solve(g, &opt, NULL), FC_ECANCELED, "cancelled up front");
     tap_is_int(fc_arc_flow(g, sa), 0, "cancelled: no flow moved");
     fc_graph_free(g);
-}
-
-/* Solve a copy of g from scratch with alg; returns the verdict and cost. */
-static int scratch(const fc_graph *g, fc_algorithm alg, int64_t *cost)
-{
-    fc_graph *c;
-    if (fc_graph_clone(g, &c) != 0)
-        tap_bail_out("out of memory");
-    fc_solve_options opt = options(alg, false, 0);
-    fc_solve_stats st;
-    int rc = fc_solve(c, &opt, &st);
-    *cost = st.ss_cost;
-    fc_graph_free(c);
-    return rc;
 }
 
 static void test_alpha(void)
@@ -172,14 +140,14 @@ static void test_alpha(void)
         if (fct_sched_build(&r, 40, 8, 12, 10, 3, &s) != 0)
             tap_bail_out("fct_sched_build");
         int64_t want, got;
-        if (scratch(s.sc_g, FC_ALG_SSP, &want) != 0)
+        if (fct_solve_fresh(s.sc_g, FC_ALG_SSP, &want) != 0)
             bad++;
         for (size_t i = 0; i < sizeof alphas / sizeof alphas[0]; i++) {
             fc_graph *c;
             if (fc_graph_clone(s.sc_g, &c) != 0)
                 tap_bail_out("out of memory");
-            fc_solve_options opt =
-                options(FC_ALG_COST_SCALING, false, alphas[i]);
+            fc_solve_options opt = fct_options(FC_ALG_COST_SCALING, false);
+            opt.so_alpha = alphas[i];
             fc_solve_stats st;
             int rc = fc_solve(c, &opt, &st);
             got = st.ss_cost;
@@ -199,46 +167,18 @@ static void test_alpha(void)
 }
 
 /* Compare g's incremental cost-scaling solve with from-scratch SSP on a
- * copy. Returns NULL or what went wrong. */
+ * copy (fct_matches_ssp); a feasible round's prices must certify the
+ * optimum too. Returns NULL or what went wrong, in buf. */
 static const char *round_check(fc_graph *g, char *buf, size_t len)
 {
-    int64_t want;
-    int want_rc = scratch(g, FC_ALG_SSP, &want);
-    fc_solve_options opt = options(FC_ALG_COST_SCALING, true, 0);
+    fc_solve_options opt = fct_options(FC_ALG_COST_SCALING, true);
     fc_solve_stats st;
-    int rc = fc_solve(g, &opt, &st);
-    char err[256];
-    if (rc != want_rc) {
-        snprintf(buf, len, "incremental %s, from scratch %s", fc_strerror(rc),
-                 fc_strerror(want_rc));
+    int want_rc;
+    if (!fct_matches_ssp(g, &opt, &st, &want_rc, buf, len))
         return buf;
-    }
-    if (rc != 0)
-        return NULL;
-    if (st.ss_cost != want) {
-        snprintf(buf, len,
-                 "incremental cost %" PRId64 ", from scratch %" PRId64,
-                 st.ss_cost, want);
+    if (want_rc == 0 && !prices_optimal(g, buf, len))
         return buf;
-    }
-    if (!fct_check_flow(g, st.ss_cost, true, err, sizeof err) ||
-        !prices_optimal(g, err, sizeof err)) {
-        snprintf(buf, len, "%s", err);
-        return buf;
-    }
     return NULL;
-}
-
-/* Some live arc of g chosen at random, or FC_NONE. */
-static fc_arc random_arc(fct_rng *r, const fc_graph *g)
-{
-    int32_t bound = fc_graph_arc_bound(g);
-    for (int tries = 0; tries < 20 && bound > 0; tries++) {
-        fc_arc a = (fc_arc)fct_rng_range(r, 0, bound - 1);
-        if (fc_arc_exists(g, a))
-            return a;
-    }
-    return FC_NONE;
 }
 
 /* One scheduler-like event on s. */
@@ -266,11 +206,11 @@ static void sched_event(fct_rng *r, fct_sched *s)
             fct_sched_remove_machine(s, i);
         break;
     case 6: /* cost up or down */
-        if ((a = random_arc(r, g)) != FC_NONE)
+        if ((a = fct_random_arc(r, g)) != FC_NONE)
             fc_arc_set_cost(g, a, fct_rng_range(r, -20, 500));
         break;
     case 7: /* capacity down (maybe below the flow) or up */
-        if ((a = random_arc(r, g)) != FC_NONE) {
+        if ((a = fct_random_arc(r, g)) != FC_NONE) {
             int64_t c = fc_arc_capacity(g, a);
             fc_arc_set_capacity(g, a,
                                 fct_rng_pct(r, 50) ? c / 2 : c + 1 + c / 2);
@@ -284,7 +224,7 @@ static void sched_event(fct_rng *r, fct_sched *s)
                        fct_rng_range(r, -5, 60), &a);
         break;
     default: /* an arc goes */
-        if ((a = random_arc(r, g)) != FC_NONE && fct_rng_pct(r, 50))
+        if ((a = fct_random_arc(r, g)) != FC_NONE && fct_rng_pct(r, 50))
             fc_arc_remove(g, a);
         break;
     }
@@ -302,7 +242,7 @@ static void test_incremental_sched(void)
                             (int32_t)fct_rng_range(&r, 2, 10), 8, slots,
                             &s) != 0)
             tap_bail_out("fct_sched_build");
-        fc_solve_options opt = options(FC_ALG_COST_SCALING, false, 0);
+        fc_solve_options opt = fct_options(FC_ALG_COST_SCALING, false);
         if (fc_solve(s.sc_g, &opt, NULL) != 0)
             bad++;
         for (int k = 0; k < 25; k++) {
@@ -340,15 +280,15 @@ static void generic_event(fct_rng *r, fc_graph *g)
                    &a);
         break;
     case 1:
-        if ((a = random_arc(r, g)) != FC_NONE)
+        if ((a = fct_random_arc(r, g)) != FC_NONE)
             fc_arc_remove(g, a);
         break;
     case 2:
-        if ((a = random_arc(r, g)) != FC_NONE)
+        if ((a = fct_random_arc(r, g)) != FC_NONE)
             fc_arc_set_cost(g, a, fct_rng_range(r, -100, 100));
         break;
     case 3:
-        if ((a = random_arc(r, g)) != FC_NONE)
+        if ((a = fct_random_arc(r, g)) != FC_NONE)
             fc_arc_set_capacity(
                 g, a, fct_rng_range(r, 0, 2 * fc_arc_capacity(g, a) + 5));
         break;
@@ -389,8 +329,8 @@ static void test_incremental_generic(void)
             tap_bail_out("fct_random_graph");
         /* Start from another solver's optimum now and then; start from
          * feasible networks, so that most rounds stay feasible. */
-        fc_solve_options opt =
-            options(seed % 3 == 0 ? FC_ALG_SSP : FC_ALG_COST_SCALING, false, 0);
+        fc_solve_options opt = fct_options(
+            seed % 3 == 0 ? FC_ALG_SSP : FC_ALG_COST_SCALING, false);
         if (fc_solve(g, &opt, NULL) != 0) {
             fc_graph_free(g);
             continue;
@@ -423,10 +363,10 @@ static void test_changes_lost(void)
     fct_sched s;
     if (fct_sched_build(&r, 20, 5, 4, 6, 2, &s) != 0)
         tap_bail_out("fct_sched_build");
-    fc_solve_options opt = options(FC_ALG_COST_SCALING, false, 0);
+    fc_solve_options opt = fct_options(FC_ALG_COST_SCALING, false);
     fc_solve(s.sc_g, &opt, NULL);
     for (int e = 0; e < 3000; e++) {
-        fc_arc a = random_arc(&r, s.sc_g);
+        fc_arc a = fct_random_arc(&r, s.sc_g);
         if (a != FC_NONE)
             fc_arc_set_cost(s.sc_g, a, fct_rng_range(&r, -30, 300));
     }
@@ -461,7 +401,7 @@ static void test_lemon(void)
             tap_diag("LEMON: %s", err);
             bad++;
         } else {
-            fc_solve_options opt = options(FC_ALG_COST_SCALING, false, 0);
+            fc_solve_options opt = fct_options(FC_ALG_COST_SCALING, false);
             fc_solve_stats st;
             int rc = fc_solve(s.sc_g, &opt, &st);
             if (!feasible || rc != 0 || st.ss_cost != want ||

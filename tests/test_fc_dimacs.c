@@ -58,10 +58,7 @@ static char *write_to_string(const fc_graph *g, const fc_dimacs_reader *r,
 
 static int64_t solve_cost(fc_graph *g, int *rc)
 {
-    fc_solve_options opt;
-    fc_solve_options_init(&opt);
-    opt.so_algorithm = FC_ALG_SSP;
-    opt.so_incremental = true;
+    fc_solve_options opt = fct_options(FC_ALG_SSP, true);
     fc_solve_stats st;
     *rc = fc_solve(g, &opt, &st);
     return st.ss_cost;

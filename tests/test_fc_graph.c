@@ -11,15 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static fc_solve_options ssp(bool incremental)
-{
-    fc_solve_options opt;
-    fc_solve_options_init(&opt);
-    opt.so_algorithm = FC_ALG_SSP;
-    opt.so_incremental = incremental;
-    return opt;
-}
-
 static bool checks(const fc_graph *g)
 {
     char err[256];
@@ -100,7 +91,7 @@ static void test_flow_consistency(void)
     fc_arc sm, mt;
     fc_arc_add(g, s, m, 5, 1, &sm);
     fc_arc_add(g, m, t, 5, 1, &mt);
-    fc_solve_options opt = ssp(false);
+    fc_solve_options opt = fct_options(FC_ALG_SSP, false);
     fc_solve(g, &opt, NULL);
     tap_ok(fc_arc_flow(g, sm) == 3 && checks(g) &&
                fc_graph_change_count(g) == 0,
@@ -113,7 +104,7 @@ static void test_flow_consistency(void)
                strstr(err, "node 1") != NULL,
            "capacity cut withdraws flow, leaving node 1 unbalanced: %s", err);
     tap_ok(fc_graph_change_count(g) == 1, "the change is recorded");
-    opt = ssp(true);
+    opt = fct_options(FC_ALG_SSP, true);
     tap_is_int(fc_solve(g, &opt, NULL), FC_EINFEASIBLE,
                "now infeasible (only 1 unit fits)");
     tap_ok(fc_graph_change_count(g) == SIZE_MAX,
@@ -152,7 +143,7 @@ static void test_drain(void)
         fc_arc_add(g, t[i], m, 1, 1 + i, &a);
         fc_arc_add(g, t[i], u, 1, 10, &a);
     }
-    fc_solve_options opt = ssp(false);
+    fc_solve_options opt = fct_options(FC_ALG_SSP, false);
     fc_solve(g, &opt, NULL);
     int64_t before = fc_graph_flow_cost(g);
     tap_ok(before == 1 + 2 + 10 && checks(g),
@@ -161,7 +152,7 @@ static void test_drain(void)
     tap_ok(checks(g) && fc_node_supply(g, sink) == -2 &&
                fc_graph_flow_cost(g) == 2 + 10,
            "the flow stays balanced; only the sink's demand moved");
-    opt = ssp(true);
+    opt = fct_options(FC_ALG_SSP, true);
     tap_ok(fc_solve(g, &opt, NULL) == 0 && fc_graph_flow_cost(g) == 2 + 3,
            "the next solve moves the waiting task onto the freed slot");
     tap_is_int(fc_node_remove_drain(g, 99), FC_EINVAL, "drain of a bad id");
@@ -191,7 +182,7 @@ static void test_clone(void)
     fct_sched s;
     if (fct_sched_build(&r, 12, 4, 3, 10, 2, &s) != 0)
         tap_bail_out("cannot build");
-    fc_solve_options opt = ssp(false);
+    fc_solve_options opt = fct_options(FC_ALG_SSP, false);
     fc_solve(s.sc_g, &opt, NULL);
     fct_sched_finish_task(&s, 0);
     fc_graph *c;
@@ -203,7 +194,7 @@ static void test_clone(void)
            "same nodes, arcs, flow and pending changes");
     int64_t cost = fc_graph_flow_cost(s.sc_g);
     int32_t arcs = fc_graph_arc_count(s.sc_g);
-    opt = ssp(true);
+    opt = fct_options(FC_ALG_SSP, true);
     fc_solve(c, &opt, NULL);
     fc_node v;
     fc_node_add(c, 0, FC_NODE_OTHER, &v);

@@ -21,10 +21,7 @@
 
 static void solve(fc_graph *g)
 {
-    fc_solve_options opt;
-    fc_solve_options_init(&opt);
-    opt.so_algorithm = FC_ALG_SSP;
-    opt.so_incremental = false;
+    fc_solve_options opt = fct_options(FC_ALG_SSP, false);
     if (fc_solve(g, &opt, NULL) != 0)
         tap_bail_out("solve failed");
 }

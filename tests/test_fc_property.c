@@ -1,12 +1,11 @@
 /*
- * test_fc_property.c - every algorithm fc_solve accepts against LEMON's
+ * test_fc_property.c - every algorithm of fc_solve against LEMON's
  * dimacs-solver on several hundred seeded random networks (negative costs,
  * parallel arcs, zero capacities, isolated and unreachable nodes,
  * infeasible and unbalanced supplies): the same verdict and optimal cost,
  * and a flow that respects capacities and mass balance, whose cost is
  * recomputed from the arcs and whose residual network has no negative
- * cycle. An algorithm whose case fc_solve does not have yet (FC_EINVAL on
- * a trivial network) is skipped with a reason.
+ * cycle.
  */
 #include "fc_testutil.h"
 #include "flowcore.h"
@@ -23,37 +22,6 @@
 #define N_ALGS     (FC_ALG_RACE + 1)
 #define MAX_REPORT 5 /* failures described per algorithm */
 
-/* Whether fc_solve has a case for alg: a built solver never answers a
- * valid two-node network with FC_EINVAL. */
-static bool algorithm_built(fc_algorithm alg)
-{
-    fc_graph *g;
-    fc_node s, t;
-    fc_arc a;
-    if (fc_graph_new(&g) != 0)
-        tap_bail_out("out of memory");
-    fc_node_add(g, 1, FC_NODE_OTHER, &s);
-    fc_node_add(g, -1, FC_NODE_OTHER, &t);
-    fc_arc_add(g, s, t, 1, 1, &a);
-    fc_solve_options opt;
-    fc_solve_options_init(&opt);
-    opt.so_algorithm = alg;
-    opt.so_incremental = false;
-    int rc = fc_solve(g, &opt, NULL);
-    fc_graph_free(g);
-    return rc != FC_EINVAL;
-}
-
-/* Every arc within [0, capacity]: what must hold even when infeasible. */
-static bool capacities_ok(const fc_graph *g)
-{
-    for (fc_arc a = 0; a < fc_graph_arc_bound(g); a++)
-        if (fc_arc_exists(g, a) && (fc_arc_flow(g, a) < 0 ||
-                                    fc_arc_flow(g, a) > fc_arc_capacity(g, a)))
-            return false;
-    return true;
-}
-
 typedef struct alg_result {
     int ar_failed; /* graphs on which the algorithm disagreed */
 } alg_result;
@@ -66,10 +34,7 @@ static const char *solve_one(const fc_graph *orig, fc_algorithm alg,
     fc_graph *g;
     if (fc_graph_clone(orig, &g) != 0)
         tap_bail_out("out of memory");
-    fc_solve_options opt;
-    fc_solve_options_init(&opt);
-    opt.so_algorithm = alg;
-    opt.so_incremental = false;
+    fc_solve_options opt = fct_options(alg, false);
     fc_solve_stats st;
     int rc = fc_solve(g, &opt, &st);
     const char *bad = NULL;
@@ -82,7 +47,7 @@ static const char *solve_one(const fc_graph *orig, fc_algorithm alg,
         snprintf(buf, len, "returned %s (cost %" PRId64 "), LEMON: infeasible",
                  fc_strerror(rc), st.ss_cost);
         bad = buf;
-    } else if (!feasible && !capacities_ok(g)) {
+    } else if (!feasible && !fct_capacities_ok(g)) {
         snprintf(buf, len, "infeasible, but left a flow over capacity");
         bad = buf;
     } else if (feasible && st.ss_cost != want) {
@@ -105,9 +70,6 @@ int main(void)
         tap_skip_all("DIMACS_SOLVER (LEMON's dimacs-solver) not available");
     tap_plan(N_ALGS + 1);
 
-    bool built[N_ALGS];
-    for (int i = 0; i < N_ALGS; i++)
-        built[i] = algorithm_built((fc_algorithm)i);
     alg_result res[N_ALGS];
     memset(res, 0, sizeof res);
     int lemon_errors = 0, infeasible_cases = 0;
@@ -139,8 +101,6 @@ int main(void)
         }
         infeasible_cases += !feasible;
         for (int i = 0; i < N_ALGS; i++) {
-            if (!built[i])
-                continue;
             char why[512];
             if (solve_one(g, (fc_algorithm)i, feasible, want, why,
                           sizeof why) == NULL)
@@ -162,10 +122,6 @@ int main(void)
            infeasible_cases);
     for (int i = 0; i < N_ALGS; i++) {
         const char *name = fc_algorithm_name((fc_algorithm)i);
-        if (!built[i]) {
-            tap_skip(1, "%s: not in fc_solve yet (FC_EINVAL)", name);
-            continue;
-        }
         tap_is_int(res[i].ar_failed, 0,
                    "%s agrees with LEMON on %d random graphs", name,
                    N_GRAPHS + N_MEDIUM);
