@@ -211,7 +211,9 @@ static void drain(sk_daemon *d)
     sk_outbox_clear(ob);
 }
 
-static void rearm(sk_daemon *d, sk_time now)
+/* Re-arms the timer when the core's deadline moved (the clock is read
+ * only then). */
+static void rearm(sk_daemon *d)
 {
     sk_time at = d->d_core.dc_deadline(d->d_core.dc_core);
     if (at == d->d_armed)
@@ -220,6 +222,7 @@ static void rearm(sk_daemon *d, sk_time now)
     d->d_armed = at;
     if (at == SK_TIME_NEVER)
         return;
+    sk_time now = sk_daemon_now();
     double after = at > now ? (double)(at - now) / 1e6 : 0.0;
     ev_timer_set(&d->d_timer, after, 0.0);
     ev_timer_start(d->d_loop, &d->d_timer);
@@ -241,7 +244,7 @@ static void pump(sk_daemon *d)
             drain(d);
     } while (d->d_pump_again);
     d->d_in_pump = 0;
-    rearm(d, sk_daemon_now());
+    rearm(d);
 }
 
 void sk_daemon_pump(sk_daemon *d)

@@ -27,6 +27,26 @@ static char sched_path[1024];
 static char nodemon_path[1024];
 static dh_proc *procs[MAX_PROCS];
 static int nprocs;
+static double heartbeat = 1.0;
+static int misses = 3;
+static char hb_arg[64], misses_arg[64];
+
+void dh_set_heartbeat(double seconds, int n)
+{
+    heartbeat = seconds;
+    misses = n;
+}
+
+/* The heartbeat settings as daemon arguments. */
+static void heartbeat_args(char **argv, int *argc)
+{
+    snprintf(hb_arg, sizeof hb_arg, "transport.heartbeat_s=%g", heartbeat);
+    snprintf(misses_arg, sizeof misses_arg, "transport.misses=%d", misses);
+    argv[(*argc)++] = "--set";
+    argv[(*argc)++] = hb_arg;
+    argv[(*argc)++] = "--set";
+    argv[(*argc)++] = misses_arg;
+}
 
 /* ---- set-up and clean-up ------------------------------------------------ */
 
@@ -259,18 +279,11 @@ int dh_start_nodemon(dh_proc *p, const char *name, int id, int slots,
     char ids[16], slot_s[16];
     snprintf(ids, sizeof ids, "%d", id);
     snprintf(slot_s, sizeof slot_s, "%d", slots);
-    char *argv[64] = {nodemon_path,
-                      "--listen",
-                      p->dp_endpoint,
-                      "--name",
-                      p->dp_name,
-                      "--id",
-                      ids,
-                      "--slots",
-                      slot_s,
-                      "--set",
-                      "transport.heartbeat_s=0.1"};
-    int argc = 11;
+    char *argv[64] = {nodemon_path, "--listen", p->dp_endpoint,
+                      "--name",     p->dp_name, "--id",
+                      ids,          "--slots",  slot_s};
+    int argc = 9;
+    heartbeat_args(argv, &argc);
     for (int i = 0; i < n && argc < 40; i++) {
         argv[argc++] = "--scheduler";
         argv[argc++] = (char *)scheds[i]->dp_endpoint;
@@ -402,7 +415,8 @@ dh_client *dh_client_new(const char *role, const char *name)
     sk_transport_config_default(&tc);
     snprintf(tc.tc_role, sizeof tc.tc_role, "%s", role);
     snprintf(tc.tc_name, sizeof tc.tc_name, "%s", name);
-    tc.tc_heartbeat = 0.1;
+    tc.tc_heartbeat = heartbeat;
+    tc.tc_misses = (unsigned)misses;
     tc.tc_max_msg = SK_MAX_MSG_BYTES;
     tc.tc_queue_msgs = 1u << 20;
     tc.tc_queue_bytes = 256u << 20;

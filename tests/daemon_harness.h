@@ -51,14 +51,21 @@ int dh_spawn(dh_proc *p, const char *log_name, char *const argv[]);
  * Returns 1, or 0 when p exited or timeout seconds passed. */
 int dh_wait_ready(dh_proc *p, double timeout);
 
+/* dh_set_heartbeat sets the transport heartbeat (seconds) and misses of
+ * the daemons and clients started after it: a peer silent for their
+ * product is down. Default 1 s and 3: the tests share loaded machines,
+ * where a tighter bound declares busy peers dead. */
+void dh_set_heartbeat(double seconds, int misses);
+
 /* dh_start_sched starts a scheduler named name with id on a free port,
- * heartbeat 0.1 s, with the extra arguments (NULL-terminated, may be
+ * with the heartbeat of dh_set_heartbeat, with the extra arguments (NULL-terminated, may be
  * NULL), and waits until it listens. Returns 0 or -1. */
 int dh_start_sched(dh_proc *p, const char *name, int id,
                    const char *const *extra);
 
 /* dh_start_nodemon starts a node monitor with slots slots, connected to
- * the n schedulers, on a free port, heartbeat 0.1 s, plus extra (may be
+ * the n schedulers, on a free port, with the heartbeat of
+ * dh_set_heartbeat, plus extra (may be
  * NULL), and waits until it listens. Returns 0 or -1. */
 int dh_start_nodemon(dh_proc *p, const char *name, int id, int slots,
                      const dh_proc *const *scheds, int n,
@@ -114,7 +121,8 @@ typedef struct dh_status {
 typedef struct dh_client dh_client;
 
 /* dh_client_new makes a client (its own libev loop and sk_link) with the
- * transport identity (role, name), heartbeat 0.1 s. Bails out on error. */
+ * transport identity (role, name) and the heartbeat of dh_set_heartbeat.
+ * Bails out on error. */
 dh_client *dh_client_new(const char *role, const char *name);
 
 /* dh_client_free destroys the client (goodbye to its peers). */

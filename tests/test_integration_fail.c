@@ -172,6 +172,8 @@ int main(void)
     tap_plan(15);
     tap_timeout(90);
     dh_init();
+    /* Dead nodes noticed within 1 s: fast, with room for a busy machine. */
+    dh_set_heartbeat(0.2, 5);
     start_cluster();
     test_retried();
     test_lost();
