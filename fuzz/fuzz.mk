@@ -189,3 +189,34 @@ fuzz:
 	exit 2
 endif
 .PHONY: fuzz
+
+# The scheduling cores under hostile input sequences: the drivers are a
+# library that the fuzz targets and tests/test_core_fuzz share.
+noinst_LIBRARIES += fuzz/libcorefuzz.a
+fuzz_libcorefuzz_a_SOURCES = \
+	fuzz/core_fuzz.h \
+	fuzz/core_fuzz_script.c fuzz/core_fuzz_script.h \
+	fuzz/core_fuzz_sched.c \
+	fuzz/core_fuzz_nm.c
+fuzz_libcorefuzz_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/scheduler \
+	-I$(top_srcdir)/nodemon
+CORE_FUZZ_LDADD = fuzz/libcorefuzz.a scheduler/libsched.la \
+	nodemon/libnodemon.la client/libskylark.la
+
+check_PROGRAMS += tests/test_core_fuzz
+TESTS += tests/test_core_fuzz
+tests_test_core_fuzz_SOURCES = tests/test_core_fuzz.c
+tests_test_core_fuzz_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/fuzz
+tests_test_core_fuzz_LDADD = $(CORE_FUZZ_LDADD) tests/libtap.a
+
+if ENABLE_FUZZING
+noinst_PROGRAMS += fuzz/fuzz_sched_core fuzz/fuzz_nm_core
+fuzz_fuzz_sched_core_SOURCES = fuzz/fuzz_core.c
+fuzz_fuzz_sched_core_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_CORE_SCHED
+fuzz_fuzz_sched_core_LDADD = $(CORE_FUZZ_LDADD)
+fuzz_fuzz_sched_core_LDFLAGS = $(FUZZER_LINK)
+fuzz_fuzz_nm_core_SOURCES = fuzz/fuzz_core.c
+fuzz_fuzz_nm_core_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_CORE_NM
+fuzz_fuzz_nm_core_LDADD = $(CORE_FUZZ_LDADD)
+fuzz_fuzz_nm_core_LDFLAGS = $(FUZZER_LINK)
+endif

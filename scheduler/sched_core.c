@@ -369,6 +369,12 @@ static sched_task *pick_bound(sched_resv *r)
 static void on_get_task(sched_core *c, sk_peer from, const sk_get_task *gt,
                         sk_time now)
 {
+    /* Only a node monitor holds a slot waiting for the answer; anyone
+     * else asking is counted and ignored. */
+    if (sched_map_get(&c->c_nodes, from) == NULL) {
+        c->c_stats.ss_bad_peer++;
+        return;
+    }
     sched_resv *r = sched_map_get(&c->c_resvs, gt->gt_resv);
     /* A node always gets an answer: it holds a slot until it does. A
      * probe cancelled while its GET_TASK was on the way lands here. */
