@@ -40,6 +40,7 @@ struct sk_daemon {
     ev_signal d_sigterm, d_sigint;
     sk_daemon_stats d_st;
     sk_time d_started;
+    uint64_t d_bad_seen; /* the core's bad-input count last seen */
     const char *d_listen;
     int d_in_pump;
     int d_pump_again;
@@ -138,6 +139,8 @@ static const sk_msg *status_extend(sk_daemon *d, const sk_msg *m)
     add_u64(d, "daemon.map_full", d->d_st.ds_map_full);
     add_u64(d, "daemon.hellos", d->d_st.ds_hellos);
     add_u64(d, "daemon.hello_answers", d->d_st.ds_answers);
+    if (d->d_hooks.dh_bad_input != NULL)
+        add_u64(d, "daemon.bad_input", d->d_st.ds_bad_input);
 
     sk_link_stats ls;
     sk_link_stats_get(d->d_link, &ls);
@@ -293,6 +296,22 @@ static void on_hello(sk_daemon *d, sk_peer_id tid, sk_peer ref, uint32_t *flags,
     d->d_core.dc_peer_up(d->d_core.dc_core, ref, h, now);
 }
 
+/* Logs what the core dropped of this input (rate-limited). */
+static void check_bad_input(sk_daemon *d, sk_peer_id tid, int type)
+{
+    uint64_t bad = d->d_hooks.dh_bad_input(d->d_hooks.dh_arg);
+    if (bad == d->d_bad_seen)
+        return;
+    d->d_bad_seen = bad;
+    if (!rate_ok(++d->d_st.ds_bad_input))
+        return;
+    char who[96];
+    peer_label(d, tid, who, sizeof who);
+    sk_warn("%s from %s dropped: not valid for its sender or state; "
+            "%" PRIu64 " so far",
+            sk_msg_type_name(type), who, d->d_st.ds_bad_input);
+}
+
 static void on_msg(void *arg, sk_peer_id tid, const sk_msg *msg)
 {
     sk_daemon *d = arg;
@@ -315,6 +334,8 @@ static void on_msg(void *arg, sk_peer_id tid, const sk_msg *msg)
                  now);
     else
         d->d_core.dc_message(d->d_core.dc_core, ref, msg, now);
+    if (d->d_hooks.dh_bad_input != NULL)
+        check_bad_input(d, tid, msg->m_type);
     pump(d);
 }
 

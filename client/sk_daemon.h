@@ -20,7 +20,7 @@
  * Costs: per message received, one clock read, one hash lookup, the core,
  * and one encode per message sent; nothing is allocated and nothing is
  * logged on that path but rate-limited complaints (a send that fails, a
- * message for a peer that is gone).
+ * message for a peer that is gone, an input the core dropped).
  *
  * Threading: the loop's thread only. Hooks run on the loop and must not
  * call into the core while the shell drains its outbox (dh_local).
@@ -64,6 +64,12 @@ typedef struct sk_daemon_hooks {
     int (*dh_pump)(void *arg);
     /* Add key/value pairs to a STATUS_REPLY with sk_daemon_status_add. */
     void (*dh_status)(void *arg, sk_daemon *d);
+    /* The core's count of inputs it dropped as bad (wrong type for the
+     * sender, a field out of range...). After each input the shell
+     * compares it with the last value and logs an increase: the first
+     * and every 1024th, naming the message and the peer. NULL: the core
+     * logs its own. */
+    uint64_t (*dh_bad_input)(void *arg);
     /* SIGTERM or SIGINT arrived. NULL: the shell stops the loop at once.
      * A daemon that needs time (killing its tasks) stops it later with
      * sk_daemon_stop. */
@@ -88,6 +94,7 @@ typedef struct sk_daemon_stats {
     uint64_t ds_map_full;    /* a peer refused: no reference left */
     uint64_t ds_hellos;      /* HELLOs handed to the core */
     uint64_t ds_answers;     /* HELLOs we answered */
+    uint64_t ds_bad_input;   /* inputs the core dropped (dh_bad_input) */
 } sk_daemon_stats;
 
 /* sk_daemon_now returns the wall clock in microseconds since the epoch,

@@ -359,6 +359,18 @@ static void env_fill(nm_cmdexec *x, const sk_launch *lt)
              x->x_cfg.cx_node);
 }
 
+/* The task gets stdin, stdout and stderr, none of the daemon's other
+ * descriptors (its sockets would outlive it in a task left running). */
+static int close_others(posix_spawn_file_actions_t *fa)
+{
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
+    return posix_spawn_file_actions_addclosefrom_np(fa, 3);
+#else
+    (void)fa;
+    return 0; /* the daemon opens everything close-on-exec */
+#endif
+}
+
 /* Spawns the shell for cmd with its output into a new pipe. Returns 0 or
  * an errno value. */
 static int spawn(nm_cmdexec *x, const char *cmd, pid_t *pid, int *fd)
@@ -405,7 +417,8 @@ static int spawn(nm_cmdexec *x, const char *cmd, pid_t *pid, int *fd)
                                                 POSIX_SPAWN_SETSIGDEF)) == 0 &&
         (rc = posix_spawnattr_setpgroup(&at, 0)) == 0 &&
         (rc = posix_spawnattr_setsigmask(&at, &none)) == 0 &&
-        (rc = posix_spawnattr_setsigdefault(&at, &dfl)) == 0) {
+        (rc = posix_spawnattr_setsigdefault(&at, &dfl)) == 0 &&
+        (rc = close_others(&fa)) == 0) {
         char *argv[] = {"sh", "-c", (char *)cmd, NULL};
         rc = posix_spawn(pid, x->x_cfg.cx_shell, &fa, &at, argv, x->x_env);
     }

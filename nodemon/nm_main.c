@@ -369,15 +369,19 @@ int main(int argc, char **argv)
     };
     sk_daemon_core dcore = {nd.nd_core, core_up,       core_down,  core_msg,
                             core_timer, core_deadline, core_outbox};
-    sk_daemon_hooks hooks = {on_local, on_pump, on_status, on_signal, &nd};
+    sk_daemon_hooks hooks = {.dh_local = on_local,
+                             .dh_pump = on_pump,
+                             .dh_status = on_status,
+                             .dh_signal = on_signal,
+                             .dh_arg = &nd};
     rc = sk_daemon_create(nd.nd_loop, &dc, &dcore, &hooks, &nd.nd_shell);
     if (rc != 0)
         goto out_cmd;
-    sk_info("node %s (id %lld) ready: %lld slots, %lld millicores, %lld MiB, "
-            "%u schedulers",
-            cfg.nc_node, (long long)cfg.nc_node_id, (long long)cfg.nc_slots,
-            (long long)cfg.nc_cpu_milli, (long long)cfg.nc_mem_mb,
-            scheds.sl_count);
+    sk_info("%s %s: node %s (id %lld) ready: %lld slots, %lld millicores, "
+            "%lld MiB, %u schedulers",
+            PROG, sk_version(), cfg.nc_node, (long long)cfg.nc_node_id,
+            (long long)cfg.nc_slots, (long long)cfg.nc_cpu_milli,
+            (long long)cfg.nc_mem_mb, scheds.sl_count);
     sk_daemon_run(nd.nd_shell);
     ev_timer_stop(nd.nd_loop, &nd.nd_grace);
     sk_daemon_destroy(nd.nd_shell);

@@ -50,6 +50,16 @@ static sk_outbox *core_outbox(void *c)
     return sched_outbox(c);
 }
 
+/* Inputs the core dropped as invalid for their sender or state. Stale
+ * or crossing messages (a GET_TASK after its cancel, a result of an old
+ * attempt) are normal in a distributed system and not counted here. */
+static uint64_t bad_input(void *arg)
+{
+    const sched_stats *st = sched_stats_get(arg);
+    return st->ss_bad_type + st->ss_bad_peer + st->ss_bad_field +
+           st->ss_bad_state;
+}
+
 static const sk_daemon_option OPTIONS[] = {
     {"listen", "ENDPOINT", "sched", "listen",
      "endpoint to listen on (default " DEFAULT_LISTEN ")"},
@@ -126,15 +136,17 @@ int main(int argc, char **argv)
     sk_daemon_core dcore = {core,       core_up,       core_down,  core_msg,
                             core_timer, core_deadline, core_outbox};
     sk_daemon *d;
-    rc = sk_daemon_create(loop, &dc, &dcore, NULL, &d);
+    sk_daemon_hooks hooks = {.dh_bad_input = bad_input, .dh_arg = core};
+    rc = sk_daemon_create(loop, &dc, &dcore, &hooks, &d);
     if (rc != 0) {
         sched_free(core);
         ev_loop_destroy(loop);
         return 1;
     }
-    sk_info("scheduler %s (id %lld) ready: probe ratio %g, %lld attempts",
-            cfg.sc_name, (long long)cfg.sc_id, cfg.sc_probe_ratio,
-            (long long)cfg.sc_max_attempts);
+    sk_info("%s %s: scheduler %s (id %lld) ready: probe ratio %g, %lld "
+            "attempts",
+            PROG, sk_version(), cfg.sc_name, (long long)cfg.sc_id,
+            cfg.sc_probe_ratio, (long long)cfg.sc_max_attempts);
     sk_daemon_run(d);
     sk_daemon_destroy(d);
     sched_free(core);

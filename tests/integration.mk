@@ -40,3 +40,8 @@ TESTS += tests/test_daemon_cli
 tests_test_daemon_cli_SOURCES = tests/test_daemon_cli.c
 tests_test_daemon_cli_LDADD = $(DH_TEST_LDADD)
 EXTRA_tests_test_daemon_cli_DEPENDENCIES = $(DH_TEST_DEPS)
+
+check_PROGRAMS += tests/test_daemon_util
+TESTS += tests/test_daemon_util
+tests_test_daemon_util_SOURCES = tests/test_daemon_util.c
+tests_test_daemon_util_LDADD = $(SK_TEST_LDADD)

@@ -171,7 +171,8 @@ static void test_exit_codes(void)
     launch(1, 2, "kill -9 $$");
     launch(1, 3, "set -- $(cat /proc/$$/stat); [ \"$5\" = \"$$\" ]");
     launch(1, 4, "cat; echo \"[$?]\"");
-    tap_ok(wait_results(5), "five commands end");
+    launch(1, 5, "ls /proc/$$/fd | tr '\\n' ' '");
+    tap_ok(wait_results(6), "six commands end");
     const result *r = find(1, 0);
     tap_ok(r && r->r_tf.tf_status == SK_TASK_OK && r->r_tf.tf_exit == 0,
            "exit 0 is OK");
@@ -188,6 +189,10 @@ static void test_exit_codes(void)
     tap_ok(r && r->r_tf.tf_status == SK_TASK_OK &&
                strcmp(r->r_out, "[0]\n") == 0,
            "stdin is /dev/null (cat ends at once)");
+    r = find(1, 5);
+    if (!tap_ok(r && strcmp(r->r_out, "0 1 2 ") == 0,
+                "the task has stdin, stdout, stderr and no other descriptor"))
+        tap_diag("descriptors: %s", r ? r->r_out : "");
     r = find(1, 0);
     tap_ok(r && r->r_tf.tf_launch_us == 1000 && r->r_tf.tf_end_us > 1000 &&
                r->r_tf.tf_job == 1 && r->r_tf.tf_attempt == 2,
@@ -338,6 +343,25 @@ static void test_destroy(void)
     unlink(path);
 }
 
+static void test_spawn_failure(void)
+{
+    nm_cmdexec_config cfg;
+    nm_cmdexec_config_init(&cfg);
+    snprintf(cfg.cx_shell, sizeof cfg.cx_shell, "/nonexistent/sh");
+    if (nm_cmdexec_create(loop, &cfg, on_ready, NULL, &x) != 0)
+        tap_bail_out("cannot create the command executor");
+    nresults = 0;
+    launch(9, 0, "true");
+    take();
+    tap_ok(nresults == 1 && results[0].r_tf.tf_status == SK_TASK_FAILED &&
+               strstr(results[0].r_out, "cannot start /nonexistent/sh") &&
+               nm_cmdexec_stats_get(x)->cs_spawn_failed == 1,
+           "a shell that cannot start fails the task at once: %s",
+           nresults ? results[0].r_out : "");
+    nm_cmdexec_destroy(x);
+    x = NULL;
+}
+
 /* Last: creating libev's default loop takes SIGCHLD for it. */
 static void test_default_loop(void)
 {
@@ -350,7 +374,7 @@ static void test_default_loop(void)
 
 int main(void)
 {
-    tap_plan(40);
+    tap_plan(42);
     tap_timeout(60);
     snprintf(dir, sizeof dir, "/tmp/skylark-cmdexec-XXXXXX");
     if (mkdtemp(dir) == NULL)
@@ -366,6 +390,7 @@ int main(void)
     test_specs();
     test_limits();
     test_destroy();
+    test_spawn_failure();
     test_default_loop();
     ev_loop_destroy(loop);
     rmdir(dir);

@@ -256,7 +256,7 @@ static void attack(const char *who, const dh_proc *d, sk_peer_id peer,
 
 int main(void)
 {
-    tap_plan(15);
+    tap_plan(16);
     tap_timeout(60);
     dh_init();
     /* A small message limit, so the oversized frame stays small. */
@@ -278,6 +278,9 @@ int main(void)
     memset(&done, 0, sizeof done);
     done.m_type = SK_MSG_JOB_DONE; /* a scheduler never takes it */
     attack("scheduler", &sched, sp, &done, "bad_input");
+    tap_ok(dh_log_has(&sched, "JOB_DONE from tool raw1 dropped"),
+           "scheduler: its log names the message the core dropped and whom "
+           "from");
     sk_msg enq;
     memset(&enq, 0, sizeof enq);
     enq.m_type = SK_MSG_ENQUEUE_RESERVATION; /* from no scheduler */
