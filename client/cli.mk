@@ -16,3 +16,9 @@ check_PROGRAMS += tests/test_fc_cli
 TESTS += tests/test_fc_cli
 tests_test_fc_cli_SOURCES = tests/test_fc_cli.c
 tests_test_fc_cli_LDADD = $(FC_TEST_LDADD)
+
+# The demo's path with the real tool and daemons, scaled down.
+check_PROGRAMS += tests/test_cli_cluster
+TESTS += tests/test_cli_cluster
+tests_test_cli_cluster_SOURCES = tests/test_cli_cluster.c
+tests_test_cli_cluster_LDADD = tests/libtap.a

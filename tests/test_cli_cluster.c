@@ -1,0 +1,244 @@
+/*
+ * test_cli_cluster.c - the demo's path with the real `skylark` tool and
+ * daemons, scaled down: `skylark cluster up` (2 schedulers, 3 node
+ * monitors) in a temporary directory, a second `up` refused, `skylark
+ * status` of the cluster and of single daemons, `skylark run` of jobs
+ * that succeed and fail (exit codes 0, 1, 2), `skylark load`, and
+ * `skylark cluster down`, after which no daemon is left. Whatever
+ * happens, the daemons are stopped at exit.
+ */
+#include "tap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char skylark[4096];
+static char dir[256];
+static char out[65536];
+
+/* Run skylark with the arguments (NULL-terminated), its stdout and
+ * stderr together in out, for at most timeout seconds. Returns its exit
+ * status, or -1 if it had to be killed. */
+static int run(double timeout, ...)
+{
+    char *argv[32];
+    int n = 0;
+    argv[n++] = skylark;
+    va_list ap;
+    va_start(ap, timeout);
+    char *a;
+    while ((a = va_arg(ap, char *)) != NULL && n < 31)
+        argv[n++] = a;
+    va_end(ap);
+    argv[n] = NULL;
+    int p[2];
+    if (pipe(p) != 0)
+        tap_bail_out("pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(p[1], 1);
+        dup2(p[1], 2);
+        close(p[0]);
+        close(p[1]);
+        execv(skylark, argv);
+        _exit(127);
+    }
+    close(p[1]);
+    size_t len = 0;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int killed = 0;
+    for (;;) {
+        struct pollfd pf = {p[0], POLLIN, 0};
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        double left = timeout - (double)(t.tv_sec - t0.tv_sec) -
+                      (double)(t.tv_nsec - t0.tv_nsec) * 1e-9;
+        if (left <= 0) {
+            kill(pid, SIGKILL);
+            killed = 1;
+            break;
+        }
+        if (poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
+            continue;
+        ssize_t r = read(p[0], out + len, sizeof out - 1 - len);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    out[len] = '\0';
+    close(p[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    if (killed || !WIFEXITED(st))
+        return -1;
+    return WEXITSTATUS(st);
+}
+
+static int has(const char *s)
+{
+    return strstr(out, s) != NULL;
+}
+
+/* The endpoint of the daemon called name, from the cluster file. */
+static const char *endpoint_of(const char *name)
+{
+    static char ep[128];
+    char path[300], kind[16], nm[64];
+    long pid;
+    snprintf(path, sizeof path, "%s/cluster", dir);
+    FILE *f = fopen(path, "r");
+    ep[0] = '\0';
+    if (f == NULL)
+        return ep;
+    char line[512];
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "%15s %63s %127s %ld", kind, nm, ep, &pid) == 4 &&
+            strcmp(nm, name) == 0)
+            break;
+        else
+            ep[0] = '\0';
+    fclose(f);
+    return ep;
+}
+
+/* The pids of the cluster file, for the last-resort cleanup. */
+static pid_t pids[64];
+static int npids;
+
+static void read_pids(void)
+{
+    char path[300], kind[16], nm[64], ep[128];
+    long pid;
+    snprintf(path, sizeof path, "%s/cluster", dir);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return;
+    char line[512];
+    npids = 0;
+    while (fgets(line, sizeof line, f) != NULL && npids < 64)
+        if (sscanf(line, "%15s %63s %127s %ld", kind, nm, ep, &pid) == 4)
+            pids[npids++] = (pid_t)pid;
+    fclose(f);
+}
+
+static int any_alive(void)
+{
+    int alive = 0;
+    for (int i = 0; i < npids; i++) {
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%ld/stat", (long)pids[i]);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *rp = strrchr(buf, ')');
+        alive += rp != NULL && rp[1] != '\0' && rp[2] != 'Z';
+    }
+    return alive;
+}
+
+static void cleanup(void)
+{
+    if (dir[0] == '\0')
+        return;
+    run(15, "cluster", "down", "--dir", dir, "--grace", "2", NULL);
+    for (int i = 0; i < npids; i++)
+        kill(pids[i], SIGKILL);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    dir[0] = '\0';
+}
+
+int main(void)
+{
+    tap_timeout(60);
+    tap_plan(16);
+    const char *b = getenv("top_builddir");
+    snprintf(skylark, sizeof skylark, "%s/client/skylark", b ? b : ".");
+    if (access(skylark, X_OK) != 0)
+        tap_skip_all("no %s", skylark);
+    snprintf(dir, sizeof dir, "%s/skylark-cli-XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (mkdtemp(dir) == NULL)
+        tap_bail_out("mkdtemp: %s", strerror(errno));
+    atexit(cleanup);
+    signal(SIGPIPE, SIG_IGN);
+
+    int rc = run(30, "cluster", "up", "--dir", dir, "--schedulers", "2",
+                 "--nodes", "3", "--slots", "2", "--weight", "alice=3", NULL);
+    read_pids();
+    tap_ok(rc == 0 && has("cluster up in") && npids == 5,
+           "cluster up starts 2 schedulers and 3 node monitors");
+    if (rc != 0)
+        tap_diag("%s", out);
+    rc = run(10, "cluster", "up", "--dir", dir, NULL);
+    tap_ok(rc == 1 && has("already runs"), "a second cluster up is refused");
+
+    rc = run(10, "status", "--dir", dir, NULL);
+    int ups = 0;
+    for (const char *p = out; (p = strstr(p, "  up  ")) != NULL; p++)
+        ups++;
+    tap_ok(rc == 0 && ups == 5 && has("3 node monitors"),
+           "status lists every daemon as up, each scheduler seeing 3 nodes");
+    rc = run(10, "status", endpoint_of("n1"), NULL);
+    tap_ok(rc == 0 && has("nodemon n1") && has("slots") && has("user"),
+           "status of a node monitor: its slots and users");
+    rc = run(10, "status", endpoint_of("sched1"), NULL);
+    tap_ok(rc == 0 && has("scheduler sched1") && has("node monitors"),
+           "status of a scheduler");
+
+    rc = run(30, "run", "--dir", dir, "-n", "12", "--user", "alice", "--",
+             "test \"$SKYLARK_TASK_INDEX\" -lt 12", NULL);
+    tap_ok(rc == 0 && has("12 tasks: 12 ok") && has("job response time") &&
+               has("scheduling overhead"),
+           "run: 12 tasks succeed, exit 0, with a summary");
+    if (rc != 0)
+        tap_diag("%s", out);
+    rc = run(30, "run", "--dir", dir, "-n", "3", "--", "echo oops; exit 3",
+             NULL);
+    tap_ok(rc == 1 && has("3 failed") && has("(exit 3)") && has("oops"),
+           "run: failing tasks give exit 1 and their output");
+    rc = run(30, "run", "--dir", dir, "-n", "2", "--output", "--", "printf",
+             "%s\\n", "a b", NULL);
+    tap_ok(rc == 0 && has("--- task 1: ok") && has("a b\n"),
+           "run: several words are quoted for the shell; --output shows it");
+    rc = run(10, "run", "--dir", dir, NULL);
+    tap_ok(rc == 2 && has("no command"), "run without a command: exit 2");
+    rc = run(10, "run", "--dir", dir, "-n", "0", "--", "true", NULL);
+    tap_ok(rc == 2, "run -n 0: exit 2");
+
+    rc = run(40, "load", "--dir", dir, "--jobs", "6", "--tasks", "2-5",
+             "--duration", "1-30", "--users", "alice", NULL);
+    tap_ok(rc == 0 && has("all ") && has("6 jobs of 2-5 tasks"),
+           "load: a small workload runs to the end with a summary");
+    if (rc != 0)
+        tap_diag("%s", out);
+
+    rc = run(20, "cluster", "down", "--dir", dir, NULL);
+    tap_ok(rc == 0 && has("5 daemons stopped"), "cluster down stops 5 daemons");
+    tap_ok(any_alive() == 0, "no daemon is left");
+    char path[300];
+    snprintf(path, sizeof path, "%s/cluster", dir);
+    struct stat st;
+    tap_ok(stat(path, &st) != 0, "the cluster file is gone");
+    rc = run(10, "status", "--dir", dir, NULL);
+    tap_ok(rc == 1 && has("no local cluster"),
+           "status without a cluster: exit 1");
+    rc = run(10, "cluster", "down", "--dir", dir, NULL);
+    tap_ok(rc == 0, "cluster down again is harmless");
+    return tap_exit_status();
+}
