@@ -40,3 +40,8 @@ tests_test_client_status_SOURCES = tests/test_client_status.c \
 	tests/test_client_fake.c tests/test_client_fake.h
 tests_test_client_status_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 tests_test_client_status_LDADD = $(CLIENT_TEST_LDADD) $(PTHREAD_LIBS)
+
+# An example framework using both sides of the API (public header only).
+noinst_PROGRAMS += client/examples/upper
+client_examples_upper_SOURCES = client/examples/upper.c
+client_examples_upper_LDADD = client/libskylark.la $(EV_LIBS)

@@ -22,24 +22,21 @@
 #include <time.h>
 #include <unistd.h>
 
-static char skylark[4096];
+static char skylark[4096], upper[4096];
 static char dir[256];
 static char out[65536];
 
-/* Run skylark with the arguments (NULL-terminated), its stdout and
- * stderr together in out, for at most timeout seconds. Returns its exit
- * status, or -1 if it had to be killed. */
-static int run(double timeout, ...)
+/* Run prog with the arguments (NULL-terminated), its stdout and stderr
+ * together in out, for at most timeout seconds. Returns its exit status,
+ * or -1 if it had to be killed. */
+static int run_prog(char *prog, double timeout, va_list ap)
 {
     char *argv[32];
     int n = 0;
-    argv[n++] = skylark;
-    va_list ap;
-    va_start(ap, timeout);
+    argv[n++] = prog;
     char *a;
     while ((a = va_arg(ap, char *)) != NULL && n < 31)
         argv[n++] = a;
-    va_end(ap);
     argv[n] = NULL;
     int p[2];
     if (pipe(p) != 0)
@@ -50,7 +47,7 @@ static int run(double timeout, ...)
         dup2(p[1], 2);
         close(p[0]);
         close(p[1]);
-        execv(skylark, argv);
+        execv(prog, argv);
         _exit(127);
     }
     close(p[1]);
@@ -82,6 +79,25 @@ static int run(double timeout, ...)
     if (killed || !WIFEXITED(st))
         return -1;
     return WEXITSTATUS(st);
+}
+
+/* Run skylark, or the example framework, as run_prog. */
+static int run(double timeout, ...)
+{
+    va_list ap;
+    va_start(ap, timeout);
+    int rc = run_prog(skylark, timeout, ap);
+    va_end(ap);
+    return rc;
+}
+
+static int run_upper(double timeout, ...)
+{
+    va_list ap;
+    va_start(ap, timeout);
+    int rc = run_prog(upper, timeout, ap);
+    va_end(ap);
+    return rc;
 }
 
 static int has(const char *s)
@@ -166,9 +182,10 @@ static void cleanup(void)
 int main(void)
 {
     tap_timeout(60);
-    tap_plan(16);
+    tap_plan(17);
     const char *b = getenv("top_builddir");
     snprintf(skylark, sizeof skylark, "%s/client/skylark", b ? b : ".");
+    snprintf(upper, sizeof upper, "%s/client/examples/upper", b ? b : ".");
     if (access(skylark, X_OK) != 0)
         tap_skip_all("no %s", skylark);
     snprintf(dir, sizeof dir, "%s/skylark-cli-XXXXXX",
@@ -225,6 +242,19 @@ int main(void)
              "--duration", "1-30", "--users", "alice", NULL);
     tap_ok(rc == 0 && has("all ") && has("6 jobs of 2-5 tasks"),
            "load: a small workload runs to the end with a summary");
+    if (rc != 0)
+        tap_diag("%s", out);
+
+    /* The example framework: its executors on every node monitor. */
+    char ep[3][128];
+    snprintf(ep[0], sizeof ep[0], "%s", endpoint_of("n0"));
+    snprintf(ep[1], sizeof ep[1], "%s", endpoint_of("n1"));
+    snprintf(ep[2], sizeof ep[2], "%s", endpoint_of("n2"));
+    rc = run_upper(30, endpoint_of("sched0"), ep[0], ep[1], ep[2], "--", "sky",
+                   "lark", "a", "b", "c", "d", NULL);
+    tap_ok(rc == 0 && has("ok on n") && has(": SKY\n") && has(": LARK\n") &&
+               has("6 of 6 tasks ok"),
+           "the example framework's tasks run on its executors");
     if (rc != 0)
         tap_diag("%s", out);
 
