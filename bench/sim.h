@@ -218,6 +218,14 @@ typedef struct sim_result {
 int sim_run(const sim_params *p, sim_names *names, const sim_flow *flow,
             sim_result *res, bool *bad_input, char *err, size_t errlen);
 
+/* sim_default_warmup returns the warm-up that a generated workload needs
+ * to reach steady state before measuring: the jobs that arrive in ten
+ * mean task durations (load x slots x 10 / tasks per job), at least 100.
+ * After ten means the busy slots of exponential tasks are within 0.005%
+ * of their steady state; with Pareto(1.5) tasks the tail still misses a
+ * few percent of the load (the utilisation in the summary shows it). */
+uint64_t sim_default_warmup(const sim_params *p);
+
 /* sim_work_seed returns the workload stream's seed of a run with the
  * given seed (the first output of the run's master stream), so that the
  * generator can write the jobs such a run would see. */

@@ -30,3 +30,23 @@ bin_PROGRAMS += bench/skylark-sim
 bench_skylark_sim_SOURCES = bench/sim_main.c
 bench_skylark_sim_CPPFLAGS = $(SIM_CPPFLAGS)
 bench_skylark_sim_LDADD = bench/libsim.la
+
+# Tests: each links the simulator's library.
+SIM_TEST_LDADD = bench/libsim.la tests/libtap.a
+
+check_PROGRAMS += tests/test_sim_evq tests/test_sim_work tests/test_sim_run
+TESTS += tests/test_sim_evq tests/test_sim_work tests/test_sim_run
+tests_test_sim_evq_SOURCES = tests/test_sim_evq.c
+tests_test_sim_evq_CPPFLAGS = $(SIM_CPPFLAGS)
+tests_test_sim_evq_LDADD = $(SIM_TEST_LDADD)
+tests_test_sim_work_SOURCES = tests/test_sim_work.c
+tests_test_sim_work_CPPFLAGS = $(SIM_CPPFLAGS)
+tests_test_sim_work_LDADD = $(SIM_TEST_LDADD)
+tests_test_sim_run_SOURCES = tests/test_sim_run.c
+tests_test_sim_run_CPPFLAGS = $(SIM_CPPFLAGS)
+tests_test_sim_run_LDADD = $(SIM_TEST_LDADD)
+check_PROGRAMS += tests/test_sim_theory
+TESTS += tests/test_sim_theory
+tests_test_sim_theory_SOURCES = tests/test_sim_theory.c
+tests_test_sim_theory_CPPFLAGS = $(SIM_CPPFLAGS)
+tests_test_sim_theory_LDADD = $(SIM_TEST_LDADD)

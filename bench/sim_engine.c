@@ -9,6 +9,7 @@
 #include "sk_log.h"
 #include "skylark.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,6 +315,13 @@ static void loop(sim *s)
     }
     if (p->p_progress)
         progress(s, t0, true);
+}
+
+uint64_t sim_default_warmup(const sim_params *p)
+{
+    double jobs = 10.0 * p->p_gen.g_load * (double)p->p_nodes *
+                  (double)p->p_slots / (double)p->p_gen.g_tasks;
+    return jobs > 100 ? (uint64_t)ceil(jobs) : 100;
 }
 
 uint64_t sim_work_seed(uint64_t seed)

@@ -87,7 +87,9 @@ static void usage(FILE *out)
         "instead\n"
         "  --jobs N                measured jobs (default 1000; with a file:\n"
         "                          0, all of them)\n"
-        "  --warmup N              jobs before them (default 100; file: 0)\n"
+        "  --warmup N              jobs before them, not measured (default:\n"
+        "                          those arriving in 10 mean task durations,\n"
+        "                          at least 100; with a file: 0)\n"
         "  --drain                 after the measured jobs, no arrivals; run\n"
         "                          until every job is done\n"
         "  --seed N                (default 1)\n"
@@ -677,6 +679,11 @@ int main(int argc, char **argv)
                              "not with --jobs-file");
     }
     if (o.generate != NULL) {
+        if (!o.warmup_set) {
+            base->p_slots = (uint32_t)o.slots.l_v[0];
+            base->p_gen.g_load = o.loads.l_v[0];
+            base->p_warmup = sim_default_warmup(base);
+        }
         if (base->p_jobs_file != NULL)
             return bad_usage("--generate writes the generator's jobs; not "
                              "with --jobs-file");
@@ -722,6 +729,8 @@ int main(int argc, char **argv)
                         p->p_gen.g_load = o.loads.l_v[e];
                         p->p_gen.g_slots = (uint64_t)p->p_nodes * p->p_slots;
                         p->p_gen.g_nodes = p->p_nodes;
+                        if (!o.warmup_set && p->p_jobs_file == NULL)
+                            p->p_warmup = sim_default_warmup(p);
                     }
     FILE *jobs_out = NULL, *tasks_out = NULL, *write_jobs = NULL, *csv = NULL;
     int status = 0;
