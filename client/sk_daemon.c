@@ -23,6 +23,9 @@
 #define PF_HELLO    2u /* it said HELLO this session */
 #define PF_ANSWERED 4u /* we answered with ours */
 
+/* "role name" of a peer, for log lines. */
+#define LABEL_LEN 96
+
 /* Bytes for the keys and values the shell adds to one STATUS_REPLY. */
 #define STATUS_POOL (64u << 10)
 
@@ -40,7 +43,10 @@ struct sk_daemon {
     ev_signal d_sigterm, d_sigint;
     sk_daemon_stats d_st;
     sk_time d_started;
-    uint64_t d_bad_seen; /* the core's bad-input count last seen */
+    uint64_t d_bad_seen;         /* the core's bad-input count last seen */
+    char (*d_labels)[LABEL_LEN]; /* by reference: "role name" of peers
+                                    that said HELLO, for the log */
+    uint32_t d_nlabels;
     const char *d_listen;
     int d_in_pump;
     int d_pump_again;
@@ -198,7 +204,7 @@ static void route(sk_daemon *d, const sk_out *o)
         m = status_extend(d, m);
     int rc = sk_link_send(d->d_link, tid, m);
     if (rc != 0 && rate_ok(++d->d_st.ds_send_failed)) {
-        char who[96];
+        char who[LABEL_LEN];
         peer_label(d, tid, who, sizeof who);
         sk_warn("%s to %s dropped: %s; %" PRIu64 " so far",
                 sk_msg_type_name(m->m_type), who, sk_strerror(rc),
@@ -277,6 +283,23 @@ static void on_up(void *arg, sk_peer_id tid, const char *role, const char *name)
     send_hello(d, tid);
 }
 
+/* Remembers who ref is, so that its departure can be logged by name
+ * (the transport has forgotten the peer by then). Once per session. */
+static void keep_label(sk_daemon *d, sk_peer ref, const char *who)
+{
+    if (ref >= d->d_nlabels) {
+        uint32_t n = d->d_nlabels == 0 ? 64 : d->d_nlabels;
+        while (n <= ref)
+            n *= 2;
+        char(*l)[LABEL_LEN] = realloc(d->d_labels, n * sizeof *l);
+        if (l == NULL)
+            return;
+        d->d_labels = l;
+        d->d_nlabels = n;
+    }
+    snprintf(d->d_labels[ref], LABEL_LEN, "%s", who);
+}
+
 static void on_hello(sk_daemon *d, sk_peer_id tid, sk_peer ref, uint32_t *flags,
                      const sk_hello *h, sk_time now)
 {
@@ -287,8 +310,9 @@ static void on_hello(sk_daemon *d, sk_peer_id tid, sk_peer ref, uint32_t *flags,
     }
     if (!(*flags & PF_HELLO)) {
         *flags |= PF_HELLO;
-        char who[96];
+        char who[LABEL_LEN];
         peer_label(d, tid, who, sizeof who);
+        keep_label(d, ref, who);
         sk_info("%s registered (role %u, id %u, name %s, %u slots)", who,
                 h->he_role, h->he_id, h->he_name, h->he_slots);
     }
@@ -305,7 +329,7 @@ static void check_bad_input(sk_daemon *d, sk_peer_id tid, int type)
     d->d_bad_seen = bad;
     if (!rate_ok(++d->d_st.ds_bad_input))
         return;
-    char who[96];
+    char who[LABEL_LEN];
     peer_label(d, tid, who, sizeof who);
     sk_warn("%s from %s dropped: not valid for its sender or state; "
             "%" PRIu64 " so far",
@@ -363,11 +387,9 @@ static void on_down(void *arg, sk_peer_id tid, sk_peer_down_reason why)
     if (sk_peermap_find(&d->d_peers, tid, &ref) != 0)
         return;
     uint32_t flags = *sk_peermap_flags(&d->d_peers, ref);
-    if (flags & PF_HELLO) {
-        char who[96];
-        peer_label(d, tid, who, sizeof who);
-        sk_info("%s left: %s", who, down_reason(why));
-    }
+    if (flags & PF_HELLO)
+        sk_info("%s left: %s", ref < d->d_nlabels ? d->d_labels[ref] : "a peer",
+                down_reason(why));
     /* Unpair first: what the core says to a peer that is gone is counted
      * as unroutable, not as a failed send. */
     sk_peermap_remove(&d->d_peers, tid, NULL);
@@ -475,6 +497,7 @@ void sk_daemon_destroy(sk_daemon *d)
         ev_signal_stop(d->d_loop, &d->d_sigint);
     sk_link_destroy(d->d_link);
     sk_peermap_free(&d->d_peers);
+    free(d->d_labels);
     free(d->d_pool);
     free(d);
 }
