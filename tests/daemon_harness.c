@@ -299,6 +299,9 @@ struct dh_client {
     int c_ups, c_downs;
     dh_job c_jobs[DH_MAX_JOBS];
     int c_njobs;
+    char c_framework[64]; /* executor mode, "" otherwise */
+    bool c_auto_finish;
+    uint32_t c_launches, c_kills;
     uint64_t c_next_req;
     uint64_t c_want_req;
     dh_status *c_status;
@@ -338,7 +341,6 @@ static void copy_status(dh_status *st, const sk_status_reply *sr)
 static void on_msg(void *arg, sk_peer_id peer, const sk_msg *m)
 {
     dh_client *c = arg;
-    (void)peer;
     dh_job *j;
     switch (m->m_type) {
     case SK_MSG_JOB_ACCEPTED:
@@ -374,6 +376,39 @@ static void on_msg(void *arg, sk_peer_id peer, const sk_msg *m)
         if ((j = find_job(c, m->m_job_done.jd_job)) != NULL) {
             j->jb_done++;
             j->jb_summary = m->m_job_done;
+        }
+        break;
+    case SK_MSG_LAUNCH_TASK:
+        c->c_launches++;
+        if (c->c_auto_finish) {
+            const sk_launch *lt = &m->m_launch;
+            sk_msg f;
+            memset(&f, 0, sizeof f);
+            f.m_type = SK_MSG_TASK_FINISHED;
+            f.m_task_finished.tf_job = lt->lt_job;
+            f.m_task_finished.tf_task = lt->lt_task;
+            f.m_task_finished.tf_attempt = lt->lt_attempt;
+            f.m_task_finished.tf_node = "";
+            f.m_task_finished.tf_status = SK_TASK_OK;
+            f.m_task_finished.tf_output.b_data = (const uint8_t *)"ran";
+            f.m_task_finished.tf_output.b_len = 3;
+            sk_link_send(c->c_link, peer, &f);
+        }
+        break;
+    case SK_MSG_KILL_TASK:
+        c->c_kills++;
+        if (!c->c_auto_finish) {
+            const sk_kill_task *kt = &m->m_kill_task;
+            sk_msg f;
+            memset(&f, 0, sizeof f);
+            f.m_type = SK_MSG_TASK_FINISHED;
+            f.m_task_finished.tf_job = kt->kt_job;
+            f.m_task_finished.tf_task = kt->kt_task;
+            f.m_task_finished.tf_attempt = kt->kt_attempt;
+            f.m_task_finished.tf_node = "";
+            f.m_task_finished.tf_status = SK_TASK_KILLED;
+            f.m_task_finished.tf_exit = -15;
+            sk_link_send(c->c_link, peer, &f);
         }
         break;
     case SK_MSG_STATUS_REPLY:
@@ -478,7 +513,7 @@ int dh_client_hello(dh_client *c, sk_peer_id peer, uint8_t role)
     m.m_hello.he_role = role;
     m.m_hello.he_name = "test";
     m.m_hello.he_incarnation = 1;
-    m.m_hello.he_framework = "";
+    m.m_hello.he_framework = role == SK_ROLE_EXECUTOR ? c->c_framework : "";
     return sk_link_send(c->c_link, peer, &m);
 }
 
@@ -610,6 +645,22 @@ void dh_status_free(dh_status *st)
         free(st->st_value[i]);
     }
     st->st_nkv = 0;
+}
+
+void dh_client_executor(dh_client *c, const char *framework, bool auto_finish)
+{
+    snprintf(c->c_framework, sizeof c->c_framework, "%s", framework);
+    c->c_auto_finish = auto_finish;
+}
+
+uint32_t dh_client_launches(const dh_client *c)
+{
+    return c->c_launches;
+}
+
+uint32_t dh_client_kills(const dh_client *c)
+{
+    return c->c_kills;
 }
 
 sk_link *dh_client_link(dh_client *c)

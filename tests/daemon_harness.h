@@ -58,8 +58,9 @@ int dh_wait_ready(dh_proc *p, double timeout);
 void dh_set_heartbeat(double seconds, int misses);
 
 /* dh_start_sched starts a scheduler named name with id on a free port,
- * with the heartbeat of dh_set_heartbeat, with the extra arguments (NULL-terminated, may be
- * NULL), and waits until it listens. Returns 0 or -1. */
+ * with the heartbeat of dh_set_heartbeat, with the extra arguments
+ * (NULL-terminated, may be NULL), and waits until it listens. Returns 0 or -1.
+ */
 int dh_start_sched(dh_proc *p, const char *name, int id,
                    const char *const *extra);
 
@@ -133,7 +134,8 @@ void dh_client_free(dh_client *c);
 sk_peer_id dh_client_connect(dh_client *c, const char *endpoint,
                              double timeout);
 
-/* dh_client_hello sends HELLO with role (SK_ROLE_*) to peer. */
+/* dh_client_hello sends HELLO with role (SK_ROLE_*) to peer; an
+ * executor's carries the framework of dh_client_executor. */
 int dh_client_hello(dh_client *c, sk_peer_id peer, uint8_t role);
 
 /* dh_client_send sends msg to peer. Returns sk_link_send's result. */
@@ -177,6 +179,17 @@ int64_t dh_status_int(const dh_status *st, const char *key);
 
 /* dh_status_free releases the copy. */
 void dh_status_free(dh_status *st);
+
+/* Executor mode: the client records every LAUNCH_TASK and KILL_TASK it
+ * receives (it registers with dh_client_hello(..., SK_ROLE_EXECUTOR)).
+ * With auto_finish it answers each launch at once with TASK_FINISHED OK,
+ * output "ran"; without, a task runs until its KILL_TASK, answered with
+ * TASK_FINISHED KILLED. */
+void dh_client_executor(dh_client *c, const char *framework, bool auto_finish);
+
+/* Launches and kills an executor client received so far. */
+uint32_t dh_client_launches(const dh_client *c);
+uint32_t dh_client_kills(const dh_client *c);
 
 /* dh_client_link returns the client's link; dh_client_downs counts the
  * peer-down events it saw. */

@@ -3,7 +3,8 @@
  * on loopback: a 1,000-task job of command tasks runs each task exactly
  * once; after a job ends (proactive cancellation), after CANCEL_JOB and
  * after its frontend leaves, every node monitor's queue is empty and
- * nothing runs.
+ * nothing runs; tasks of a framework run on a registered executor, and a
+ * cancel reaches it as KILL_TASK.
  */
 #include "daemon_harness.h"
 #include "tap.h"
@@ -56,7 +57,10 @@ static void start_cluster(void)
     for (int i = 0; i < NNODES; i++) {
         char name[16];
         snprintf(name, sizeof name, "n%d", i + 1);
-        if (dh_start_nodemon(&nodes[i], name, i + 1, SLOTS, s, 1, NULL) != 0)
+        /* n1 alone carries the label the executor tests ask for. */
+        const char *label[] = {"--label", "exec", NULL};
+        if (dh_start_nodemon(&nodes[i], name, i + 1, SLOTS, s, 1,
+                             i == 0 ? label : NULL) != 0)
             tap_bail_out("node monitor %s did not start", name);
     }
     fe = dh_client_new("frontend", "fe1");
@@ -184,15 +188,87 @@ static void test_frontend_leaves(void)
     dh_status_free(&st);
 }
 
+/* A job of framework "fw" for the nodes labelled "exec" (n1). */
+static dh_job *submit_fw(uint64_t id, uint32_t n)
+{
+    dh_job *j = dh_client_track(fe, id, n);
+    sk_task_spec *t = calloc(n, sizeof *t);
+    const char *labels[] = {"exec"};
+    for (uint32_t i = 0; i < n; i++) {
+        t[i].ts_spec.b_data = (const uint8_t *)"opaque";
+        t[i].ts_spec.b_len = 6;
+    }
+    sk_msg m;
+    memset(&m, 0, sizeof m);
+    m.m_type = SK_MSG_SUBMIT_JOB;
+    m.m_submit_job.sj_job = id;
+    m.m_submit_job.sj_user = "dave";
+    m.m_submit_job.sj_labels = labels;
+    m.m_submit_job.sj_nlabels = 1;
+    m.m_submit_job.sj_framework = "fw";
+    m.m_submit_job.sj_tasks = t;
+    m.m_submit_job.sj_ntasks = n;
+    int rc = dh_client_send(fe, sched_peer, &m);
+    free(t);
+    return rc == 0 ? j : NULL;
+}
+
+static int launches_reach(void *arg)
+{
+    return dh_client_launches(fe) >= *(uint32_t *)arg;
+}
+
+/* The test client registers with n1 as the executor of framework "fw". */
+static void test_executor(void)
+{
+    dh_client_executor(fe, "fw", true);
+    dh_client_hello(fe, node_peer[0], SK_ROLE_EXECUTOR);
+    tap_ok(dh_wait_status(fe, node_peer[0], "peers", 2, 5, NULL),
+           "an executor registers with n1 (HELLO, framework fw)");
+    const uint32_t n = 40;
+    dh_job *j = submit_fw(3, n);
+    tap_ok(j != NULL && dh_job_wait_done(fe, j, 20),
+           "a job of 40 tasks of framework fw ends");
+    uint32_t ran = 0;
+    for (uint32_t t = 0; j != NULL && t < n; t++)
+        ran += j->jb_finished[t] == 1 && j->jb_status[t] == SK_TASK_OK &&
+               j->jb_output[t] != NULL && strcmp(j->jb_output[t], "ran") == 0;
+    tap_ok(ran == n && dh_client_launches(fe) == n,
+           "each task was launched once on the executor and its result "
+           "reached the frontend (%u of %u, %u launches)",
+           ran, n, dh_client_launches(fe));
+
+    /* Tasks that run until killed: a cancel reaches the executor. */
+    dh_client_executor(fe, "fw", false);
+    j = submit_fw(4, 12);
+    uint32_t want = n + SLOTS;
+    tap_ok(j != NULL && dh_client_run(fe, launches_reach, &want, 10),
+           "n1's %d slots run tasks of a second job", SLOTS);
+    sk_msg m;
+    memset(&m, 0, sizeof m);
+    m.m_type = SK_MSG_CANCEL_JOB;
+    m.m_cancel_job.cj_job = 4;
+    m.m_cancel_job.cj_reason = "test";
+    dh_client_send(fe, sched_peer, &m);
+    tap_ok(j != NULL && dh_job_wait_done(fe, j, 10) &&
+               j->jb_summary.jd_cancelled == 12,
+           "CANCEL_JOB ends it, every task cancelled");
+    dh_client_run_for(fe, 0.2);
+    tap_is_int(dh_client_kills(fe), SLOTS,
+               "the executor got a KILL_TASK for each running task");
+    check_queues_empty("after cancelling executor tasks");
+}
+
 int main(void)
 {
-    tap_plan(20);
+    tap_plan(27);
     tap_timeout(120);
     dh_init();
     start_cluster();
     test_thousand();
     test_cancel();
     test_frontend_leaves();
+    test_executor();
     if (tap_failures() > 0) {
         dh_log_tail(&sched, 20);
         for (int i = 0; i < NNODES; i++)
