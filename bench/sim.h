@@ -113,8 +113,8 @@ typedef struct sim_params {
  * frontend and scheduler, the generator at load 0.8 with 10-task jobs of
  * exponential 100 ms tasks, 1,000 measured jobs after 100, seed 1, the
  * cores' default settings except: jobs of up to SK_MAX_TASKS tasks and
- * 10,000,000 jobs in flight per scheduler, SIM_MAX_USERS users per node
- * monitor. */
+ * 10,000,000 jobs in flight per scheduler, 256 users with work at once
+ * per node monitor. */
 void sim_params_init(sim_params *p);
 
 typedef struct sim sim;
@@ -205,6 +205,7 @@ typedef struct sim_result {
     uint64_t r_events;
     sk_time r_end;       /* virtual time at the end */
     double r_wall;       /* seconds of wall time */
+    double r_cpu;        /* seconds of CPU time (user and system) */
     uint64_t r_inflight; /* jobs still in flight at the end */
     char r_report[2048]; /* the strategy's counters */
 } sim_result;

@@ -31,6 +31,21 @@ bench_skylark_sim_SOURCES = bench/sim_main.c
 bench_skylark_sim_CPPFLAGS = $(SIM_CPPFLAGS)
 bench_skylark_sim_LDADD = bench/libsim.la
 
+# skylark-trace2jobs: the Google cluster trace as a job file (needs zlib).
+if HAVE_ZLIB
+bin_PROGRAMS += bench/skylark-trace2jobs
+bench_skylark_trace2jobs_SOURCES = bench/trace2jobs.c bench/sim_trace.c \
+	bench/sim_trace.h
+bench_skylark_trace2jobs_CPPFLAGS = $(SIM_CPPFLAGS) $(ZLIB_CFLAGS)
+bench_skylark_trace2jobs_LDADD = $(ZLIB_LIBS)
+
+check_PROGRAMS += tests/test_sim_trace
+TESTS += tests/test_sim_trace
+tests_test_sim_trace_SOURCES = tests/test_sim_trace.c bench/sim_trace.c
+tests_test_sim_trace_CPPFLAGS = $(SIM_CPPFLAGS) $(ZLIB_CFLAGS)
+tests_test_sim_trace_LDADD = bench/libsim.la tests/libtap.a $(ZLIB_LIBS)
+endif
+
 # Tests: each links the simulator's library.
 SIM_TEST_LDADD = bench/libsim.la tests/libtap.a
 

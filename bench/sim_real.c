@@ -783,20 +783,24 @@ static void late_report(sim *s, FILE *out)
     }
     fprintf(out,
             "schedulers          accepted %llu, rejected %llu, "
-            "reservations %llu, nothing-left replies %llu, cancels %llu\n",
+            "reservations %llu, cancels %llu; nothing-left replies %llu "
+            "(%llu to probes cancelled while their GET_TASK was on the "
+            "way)\n",
             (unsigned long long)ss.ss_jobs_accepted,
             (unsigned long long)ss.ss_jobs_rejected,
             (unsigned long long)ss.ss_reservations,
+            (unsigned long long)ss.ss_cancels,
             (unsigned long long)ss.ss_nothing_left,
-            (unsigned long long)ss.ss_cancels);
+            (unsigned long long)ss.ss_unknown_resv);
     fprintf(out,
-            "  anomalies         unknown reservation %llu, stale %llu, bad "
-            "state %llu, launch timeouts %llu, retried %llu\n",
-            (unsigned long long)ss.ss_unknown_resv,
-            (unsigned long long)ss.ss_stale,
-            (unsigned long long)ss.ss_bad_state,
+            "  anomalies         input dropped %llu, launch timeouts %llu, "
+            "retried %llu, out of memory %llu\n",
+            (unsigned long long)(ss.ss_bad_type + ss.ss_bad_peer +
+                                 ss.ss_bad_field + ss.ss_unknown_job +
+                                 ss.ss_bad_state + ss.ss_stale),
             (unsigned long long)ss.ss_launch_timeouts,
-            (unsigned long long)ss.ss_tasks_retried);
+            (unsigned long long)ss.ss_tasks_retried,
+            (unsigned long long)ss.ss_nomem);
     fprintf(out,
             "node monitors       queued %llu, GET_TASK %llu, empty replies "
             "%llu, reservations cancelled %llu\n",
@@ -807,11 +811,14 @@ static void late_report(sim *s, FILE *out)
     fprintf(
         out,
         "  anomalies         stale replies %llu, GET_TASK timeouts %llu, "
-        "dropped (queue full %llu, unfit %llu, users %llu, memory %llu)\n",
+        "task id collisions %llu, dropped (queue full %llu, unfit "
+        "%llu, users %llu, memory %llu, unexpected %llu)\n",
         (unsigned long long)ns.ns_stale_replies,
         (unsigned long long)ns.ns_get_task_timeouts,
+        (unsigned long long)ns.ns_task_collisions,
         (unsigned long long)ns.ns_queue_full, (unsigned long long)ns.ns_unfit,
-        (unsigned long long)ns.ns_users_full, (unsigned long long)ns.ns_nomem);
+        (unsigned long long)ns.ns_users_full, (unsigned long long)ns.ns_nomem,
+        (unsigned long long)ns.ns_unexpected);
     if (rs->rejected > 0)
         fprintf(out, "  first rejection   %s\n", rs->first_reject);
 }

@@ -218,11 +218,11 @@ void sim_report_perf(FILE *out, const sim_point *pt, uint32_t idx)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    double w = pt->pt_r.r_wall;
+    double w = pt->pt_r.r_wall, cpu = pt->pt_r.r_cpu;
     fprintf(out,
-            "skylark-sim: point %u: %.2f s wall, %llu events, %.2f M "
-            "events/s, peak RSS %.0f MiB\n",
-            idx + 1, w, (unsigned long long)pt->pt_r.r_events,
-            w > 0 ? (double)pt->pt_r.r_events / w / 1e6 : 0.0,
+            "skylark-sim: point %u: %.2f s wall, %.2f s CPU, %llu events, "
+            "%.2f M events per CPU second, peak RSS %.0f MiB\n",
+            idx + 1, w, cpu, (unsigned long long)pt->pt_r.r_events,
+            cpu > 0 ? (double)pt->pt_r.r_events / cpu / 1e6 : 0.0,
             (double)ru.ru_maxrss / 1024);
 }

@@ -48,11 +48,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define SIM_NAME_MAX       64u  /* user name length */
-#define SIM_LABEL_MAX      32u  /* label name length */
-#define SIM_MAX_USERS      256u /* distinct users in one run */
-#define SIM_MAX_LABELS     64u  /* distinct labels in one run */
-#define SIM_JOB_LABELS     8u   /* labels one job may need */
+#define SIM_NAME_MAX       64u   /* user name length */
+#define SIM_LABEL_MAX      32u   /* label name length */
+#define SIM_MAX_USERS      4096u /* distinct users in one run */
+#define SIM_MAX_LABELS     64u   /* distinct labels in one run */
+#define SIM_JOB_LABELS     8u    /* labels one job may need */
 #define SIM_MAX_DURATION   (1000000ull * 86400 * 365) /* a year, in us */
 #define SIM_MAX_LINE_BYTES (16u << 20)
 
