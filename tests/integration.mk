@@ -45,3 +45,9 @@ check_PROGRAMS += tests/test_daemon_util
 TESTS += tests/test_daemon_util
 tests_test_daemon_util_SOURCES = tests/test_daemon_util.c
 tests_test_daemon_util_LDADD = $(SK_TEST_LDADD)
+
+check_PROGRAMS += tests/test_integration_multi
+TESTS += tests/test_integration_multi
+tests_test_integration_multi_SOURCES = tests/test_integration_multi.c
+tests_test_integration_multi_LDADD = $(DH_TEST_LDADD)
+EXTRA_tests_test_integration_multi_DEPENDENCIES = $(DH_TEST_DEPS)
