@@ -187,7 +187,8 @@ struct sim {
     sim_job *s_next; /* the job whose arrival is scheduled */
     sim_stats s_st;
     sim_msgpool s_msgs;
-    uint64_t *s_node_labels; /* per node, bit i: carries label i */
+    uint64_t *s_node_labels;  /* per node, bit i: carries label i */
+    char (*s_node_names)[12]; /* per node, "n<index>" */
     sk_time *s_links;    /* per (node, scheduler, direction): last delivery */
     sim_job *s_inflight; /* jobs arrived and not ended */
     uint64_t s_ninflight;
@@ -262,6 +263,12 @@ void sim_job_end(sim *s, sim_job *j, sim_job_outcome outcome);
 
 /* sim_node_name writes "n<node>" into buf (at least 16 bytes). */
 const char *sim_node_name(uint32_t node, char *buf);
+
+/* sim_node_str returns node's name "n<node>", made once per run. */
+static inline const char *sim_node_str(const sim *s, uint32_t node)
+{
+    return s->s_node_names[node];
+}
 
 /* sim_busy records a slot starting (+1) or stopping (-1) a task now. */
 static inline void sim_busy(sim *s, int delta)

@@ -172,11 +172,14 @@ static int label_nodes(sim *s, sk_rng *rng)
 {
     const sim_params *p = s->s_p;
     s->s_node_labels = calloc(p->p_nodes, sizeof *s->s_node_labels);
+    s->s_node_names = malloc(p->p_nodes * sizeof *s->s_node_names);
     uint32_t *perm = malloc(p->p_nodes * sizeof *perm);
-    if (s->s_node_labels == NULL || perm == NULL) {
+    if (s->s_node_labels == NULL || s->s_node_names == NULL || perm == NULL) {
         free(perm);
         return SK_ENOMEM;
     }
+    for (uint32_t i = 0; i < p->p_nodes; i++)
+        snprintf(s->s_node_names[i], sizeof s->s_node_names[i], "n%u", i);
     for (uint32_t l = 0; l < p->p_nnode_labels; l++) {
         uint32_t k = (uint32_t)(p->p_node_label_share[l] * p->p_nodes + 0.5);
         if (k > p->p_nodes)
@@ -432,6 +435,7 @@ out:
     sim_evq_fini(&s->s_q);
     sim_msgpool_fini(&s->s_msgs);
     free(s->s_node_labels);
+    free(s->s_node_names);
     free(s->s_links);
     free(s);
     if (rc == SK_ENOMEM) {

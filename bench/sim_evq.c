@@ -48,8 +48,12 @@ void sim_evq_fini(sim_evq *q)
 
 static inline bool key_less(const sim_evq_key *a, const sim_evq_key *b)
 {
-    return a->k_time < b->k_time ||
-           (a->k_time == b->k_time && a->k_seqid < b->k_seqid);
+    return *a < *b;
+}
+
+static inline sk_time key_time(sim_evq_key k)
+{
+    return (sk_time)(k >> 64);
 }
 
 static uint32_t alloc_rec(sim_evq *q)
@@ -126,7 +130,7 @@ static void ring_push(sim_evq *q, sim_evq_key k)
     if (q->q_rlen > 0) {
         const sim_evq_key *tail =
             &q->q_ring[(q->q_rhead + q->q_rlen - 1) & (q->q_rcap - 1)];
-        SK_ASSERT(tail->k_time <= k.k_time);
+        SK_ASSERT(key_time(*tail) <= key_time(k));
     }
     if (q->q_rlen == q->q_rcap) {
         uint32_t cap = q->q_rcap * 2;
@@ -150,7 +154,7 @@ sim_ev *sim_evq_add(sim_evq *q, sk_time at, bool fifo, uint32_t *id)
     if (q->q_seq >= MAX_SEQ)
         die("more than 2^40 events in one run");
     uint32_t rec = alloc_rec(q);
-    sim_evq_key k = {at, q->q_seq++ << ID_BITS | rec};
+    sim_evq_key k = (sim_evq_key)at << 64 | (q->q_seq++ << ID_BITS | rec);
     if (fifo)
         ring_push(q, k);
     else
@@ -174,10 +178,10 @@ bool sim_evq_pop(sim_evq *q, sk_time *at, uint32_t *id)
     } else {
         return false;
     }
-    q->q_now = k.k_time;
+    q->q_now = key_time(k);
     q->q_popped++;
-    *at = k.k_time;
-    *id = (uint32_t)(k.k_seqid & ID_MASK);
+    *at = q->q_now;
+    *id = (uint32_t)((uint64_t)k & ID_MASK);
     return true;
 }
 

@@ -46,10 +46,10 @@ typedef struct sim_ev {
 /* Records are allocated in chunks of 1 << SIM_EVQ_CHUNK_BITS. */
 #define SIM_EVQ_CHUNK_BITS 12
 
-typedef struct sim_evq_key {
-    sk_time k_time;
-    uint64_t k_seqid; /* sequence number << 24 | record index */
-} sim_evq_key;
+/* An event's place in the order: time in the high 64 bits, sequence
+ * number << 24 | record index in the low ones, so that one unsigned
+ * comparison orders by (time, sequence). */
+typedef unsigned __int128 sim_evq_key;
 
 typedef struct sim_evq {
     sim_evq_key *q_heap; /* the heap lane */

@@ -119,8 +119,7 @@ static bool task_final(sim *s, sim_job *j, uint32_t t, int32_t node)
         ((ostate *)s->s_state)->os_failed++;
         sim_stats_task(&s->s_st, j, t, 0, NULL, 0, 0, SK_TASK_FAILED, false);
     } else {
-        char name[16];
-        sim_stats_task(&s->s_st, j, t, 0, sim_node_name((uint32_t)node, name),
+        sim_stats_task(&s->s_st, j, t, 0, sim_node_str(s, (uint32_t)node),
                        oj->oj_start[t], s->s_now, SK_TASK_OK,
                        oj->oj_start[t] > j->j_arrival);
     }
