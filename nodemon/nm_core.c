@@ -126,14 +126,15 @@ static nm_resv *find_resv(const nm_core *nm, const nm_peer *sched, uint64_t id)
     return NULL;
 }
 
-static nm_task *find_task(const nm_core *nm, uint64_t job, uint32_t task,
+/* The running task an executor knows as (local job id, task, attempt). */
+static nm_task *find_task(const nm_core *nm, uint64_t local, uint32_t task,
                           uint32_t attempt)
 {
     for (nm_hnode *n =
-             nm_htab_find(&nm->nm_tasks, task_hash(job, task, attempt));
+             nm_htab_find(&nm->nm_tasks, task_hash(local, task, attempt));
          n; n = nm_htab_next(n)) {
         nm_task *t = NM_CONTAINER(n, nm_task, tk_hnode);
-        if (t->tk_job_id == job && t->tk_task == task &&
+        if (t->tk_local == local && t->tk_task == task &&
             t->tk_attempt == attempt)
             return t;
     }
@@ -189,6 +190,7 @@ static nm_job *get_job(nm_core *nm, nm_peer *sched, uint64_t id)
         return NULL;
     j->jb_sched = sched;
     j->jb_id = id;
+    j->jb_local = ++nm->nm_last_local;
     nm_list_init(&j->jb_resvs);
     nm_list_init(&j->jb_tasks);
     nm_list_init(&j->jb_longs);
@@ -373,7 +375,7 @@ static nm_task *launch(nm_core *nm, const launch_req *lr, sk_time now)
                    reason);
         return NULL;
     }
-    if (find_task(nm, j->jb_id, lr->lr_task, lr->lr_attempt) != NULL) {
+    if (find_task(nm, j->jb_local, lr->lr_task, lr->lr_attempt) != NULL) {
         count_limit(&nm->nm_st.ns_task_collisions,
                     "second launch of a running task failed");
         snprintf(reason, sizeof reason, "node %s: this attempt already runs",
@@ -401,7 +403,7 @@ static nm_task *launch(nm_core *nm, const launch_req *lr, sk_time now)
         return NULL;
     }
     sk_launch *lt = &launch->m_launch;
-    lt->lt_job = j->jb_id;
+    lt->lt_job = j->jb_local;
     lt->lt_task = lr->lr_task;
     lt->lt_attempt = lr->lr_attempt;
     lt->lt_user = user;
@@ -414,12 +416,13 @@ static nm_task *launch(nm_core *nm, const launch_req *lr, sk_time now)
     t->tk_exec = exec;
     t->tk_user = lr->lr_user;
     t->tk_job_id = j->jb_id;
+    t->tk_local = j->jb_local;
     t->tk_task = lr->lr_task;
     t->tk_attempt = lr->lr_attempt;
     t->tk_res = lr->lr_res;
     t->tk_start = now;
     nm_htab_insert(&nm->nm_tasks, &t->tk_hnode,
-                   task_hash(j->jb_id, lr->lr_task, lr->lr_attempt));
+                   task_hash(j->jb_local, lr->lr_task, lr->lr_attempt));
     nm_list_push_back(&nm->nm_running, &t->tk_all);
     nm_list_push_back(&j->jb_tasks, &t->tk_job_link);
     nm_list_push_back(&exec->pe_tasks, &t->tk_exec_link);
@@ -679,7 +682,7 @@ static void send_kill(nm_core *nm, const nm_task *t)
     sk_msg *m = nm_push(nm, t->tk_exec->pe_id, SK_MSG_KILL_TASK);
     if (m == NULL)
         return;
-    m->m_kill_task.kt_job = t->tk_job_id;
+    m->m_kill_task.kt_job = t->tk_local;
     m->m_kill_task.kt_task = t->tk_task;
     m->m_kill_task.kt_attempt = t->tk_attempt;
     nm->nm_st.ns_kills++;
@@ -747,6 +750,7 @@ static void on_finished(nm_core *nm, nm_peer *x, const sk_task_finished *f,
         if (m != NULL) {
             sk_task_finished *tf = &m->m_task_finished;
             *tf = *f;
+            tf->tf_job = t->tk_job_id;
             tf->tf_node = nm->nm_cfg.nc_node;
             tf->tf_output.b_data = nm_arena_memdup(
                 &nm->nm_scratch, f->tf_output.b_data, f->tf_output.b_len);
@@ -1269,4 +1273,11 @@ int nm_status(nm_core *nm, const sk_status_request *req, sk_time now,
 {
     enter(nm);
     return nm_fill_status(nm, req, now, reply);
+}
+
+uint64_t nm_job_local(const nm_core *nm, sk_peer sched, uint64_t job)
+{
+    const nm_peer *s = find_peer(nm, sched);
+    const nm_job *j = s != NULL ? find_job(nm, s, job) : NULL;
+    return j != NULL ? j->jb_local : 0;
 }

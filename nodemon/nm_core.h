@@ -78,8 +78,14 @@
  *   (kt_task SK_TASK_ANY: every running task of the job); a pending long
  *   reservation of the task is dropped and reported KILLED at once (flowd
  *   sees it gone from hb_slots_reserved).
- * - Task keys: a running task is identified by (job, task, attempt); a
- *   second launch of the same key while it runs fails the newcomer.
+ * - Job ids: schedulers number their jobs independently, so two may send
+ *   the same job id. Towards executors (LAUNCH_TASK, KILL_TASK, their
+ *   TASK_FINISHED) a job is named by a node-local id, given when the node
+ *   first hears of (scheduler, job) and never reused in the core's life;
+ *   messages to a scheduler carry the scheduler's own id, and HEARTBEAT's
+ *   running tasks too. A running task is identified by (local id, task,
+ *   attempt); a second launch of the same key while it runs (a scheduler
+ *   that launched the same attempt twice) fails the newcomer.
  * - Heartbeats: while flowd is registered, one at once on its
  *   registration, then every heartbeat_ms. hb_slots_used counts slots
  *   running or held for a GET_TASK, hb_slots_reserved the long
@@ -217,6 +223,11 @@ int nm_get_user(const nm_core *nm, const char *name, nm_user_info *out);
 /* nm_job_queued returns the number of queued reservations of job from
  * the scheduler peer sched (0 for an unknown job). */
 uint32_t nm_job_queued(const nm_core *nm, sk_peer sched, uint64_t job);
+
+/* nm_job_local returns the node-local id under which executors know job
+ * of the scheduler peer sched, or 0 when the core holds nothing of that
+ * job. */
+uint64_t nm_job_local(const nm_core *nm, sk_peer sched, uint64_t job);
 
 /* nm_status fills reply (for the request req, at time now) with key/value
  * pairs (slots, resources, counters) and, when req->sq_table is set, the

@@ -36,11 +36,13 @@ typedef struct nm_peer {
 struct nm_job {
     nm_hnode jb_hnode; /* in nm_jobs, by (scheduler, job) */
     nm_peer *jb_sched;
-    uint64_t jb_id;
-    nm_link jb_link;  /* in jb_sched->pe_jobs */
-    nm_link jb_resvs; /* nm_resv, queued or waiting for replies */
-    nm_link jb_tasks; /* running nm_task */
-    nm_link jb_longs; /* pending nm_long */
+    uint64_t jb_id;    /* the scheduler's name for the job */
+    uint64_t jb_local; /* this node's name for it towards executors: job
+                          ids of two schedulers may be equal, these never */
+    nm_link jb_link;   /* in jb_sched->pe_jobs */
+    nm_link jb_resvs;  /* nm_resv, queued or waiting for replies */
+    nm_link jb_tasks;  /* running nm_task */
+    nm_link jb_longs;  /* pending nm_long */
 };
 
 /* A short reservation (ENQUEUE_RESERVATION). */
@@ -69,15 +71,16 @@ typedef struct nm_fetch {
 
 /* A running task. */
 typedef struct nm_task {
-    nm_hnode tk_hnode;    /* in nm_tasks, by (job, task, attempt) */
+    nm_hnode tk_hnode;    /* in nm_tasks, by (tk_local, task, attempt) */
     nm_link tk_all;       /* in nm_running */
     nm_link tk_job_link;  /* in tk_job->jb_tasks */
     nm_link tk_exec_link; /* in tk_exec->pe_tasks */
     nm_job *tk_job;       /* NULL once its scheduler left */
     nm_peer *tk_exec;
     nm_user *tk_user;
-    nm_long *tk_long; /* its long reservation, if any */
-    uint64_t tk_job_id;
+    nm_long *tk_long;   /* its long reservation, if any */
+    uint64_t tk_job_id; /* the scheduler's job id */
+    uint64_t tk_local;  /* the job's node-local id (jb_local) */
     uint32_t tk_task;
     uint32_t tk_attempt;
     sk_resources tk_res;
@@ -138,6 +141,7 @@ struct nm_core {
 
     uint64_t nm_hb_seq;
     sk_time nm_hb_next;
+    uint64_t nm_last_local; /* the last jb_local given out */
 };
 
 /* nm_push adds a message for peer to the outbox; NULL (counted in

@@ -149,11 +149,17 @@ static void reply(nm_core *nm, sk_peer from, uint64_t job, uint64_t resv,
     deliver(nm, from, &m, now);
 }
 
+/* An executor reports the end of task of job: it names the job by the
+ * node-local id it was launched under (that of SCHED's or SCHED2's job,
+ * or job itself when the core holds no such job). */
 static void finish(nm_core *nm, sk_peer exec, uint64_t job, uint32_t task,
                    sk_task_status status, sk_time now)
 {
+    uint64_t local = nm_job_local(nm, SCHED, job);
+    if (local == 0)
+        local = nm_job_local(nm, SCHED2, job);
     sk_msg m = {.m_type = SK_MSG_TASK_FINISHED};
-    m.m_task_finished.tf_job = job;
+    m.m_task_finished.tf_job = local != 0 ? local : job;
     m.m_task_finished.tf_task = task;
     m.m_task_finished.tf_node = "";
     m.m_task_finished.tf_status = (uint8_t)status;
@@ -603,6 +609,55 @@ static void test_executors(void)
     nm_free(nm);
 }
 
+/* Two schedulers number their jobs alike: the same job id, task and
+ * attempt from both run side by side, under distinct node-local ids, and
+ * each end reaches its own scheduler under that scheduler's id. */
+static void test_two_schedulers(void)
+{
+    nm_config cfg = base_cfg(4);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    up(nm, SCHED2, SK_ROLE_SCHEDULER, SCHED2_ID, "", 0);
+    enq(nm, 1, 1, "a", 0, 1, 1);
+    sk_msg m = {.m_type = SK_MSG_ENQUEUE_RESERVATION};
+    m.m_enqueue =
+        (sk_enqueue){1, 1, SCHED2_ID, "b", 0, 1, {100, 10}, SK_TASK_ANY};
+    deliver(nm, SCHED2, &m, 1);
+    tap_is_int(count(nm, SK_MSG_GET_TASK), 1, "the second scheduler is asked");
+    reply(nm, SCHED, 1, 1, true, 0, "spark", 2);
+    const sk_msg *l = nth(nm, SK_MSG_LAUNCH_TASK, 0, NULL);
+    uint64_t first = l != NULL ? l->m_launch.lt_job : 0;
+    reply(nm, SCHED2, 1, 1, true, 0, "spark", 2);
+    l = nth(nm, SK_MSG_LAUNCH_TASK, 0, NULL);
+    uint64_t second = l != NULL ? l->m_launch.lt_job : 0;
+    tap_ok(first != 0 && second != 0 && first != second &&
+               slots(nm).si_running == 2 &&
+               nm_get_stats(nm)->ns_task_collisions == 0,
+           "job 1 task 0 of both schedulers runs, as local jobs %llu and "
+           "%llu",
+           (unsigned long long)first, (unsigned long long)second);
+    tap_ok(nm_job_local(nm, SCHED, 1) == first &&
+               nm_job_local(nm, SCHED2, 1) == second,
+           "nm_job_local names them");
+    sk_msg f = {.m_type = SK_MSG_TASK_FINISHED};
+    f.m_task_finished = (sk_task_finished){
+        .tf_job = second, .tf_node = "", .tf_status = SK_TASK_OK};
+    deliver(nm, EXEC, &f, 3);
+    sk_peer to;
+    const sk_msg *out = nth(nm, SK_MSG_TASK_FINISHED, 0, &to);
+    tap_ok(out != NULL && to == SCHED2 && out->m_task_finished.tf_job == 1 &&
+               slots(nm).si_running == 1,
+           "the second scheduler's task ends at the second scheduler, as job "
+           "1");
+    f.m_task_finished.tf_job = first;
+    deliver(nm, EXEC, &f, 4);
+    out = nth(nm, SK_MSG_TASK_FINISHED, 0, &to);
+    tap_ok(out != NULL && to == SCHED && out->m_task_finished.tf_job == 1 &&
+               slots(nm).si_running == 0,
+           "the first scheduler's at the first");
+    nm_free(nm);
+}
+
 static void test_scheduler_down(void)
 {
     nm_config cfg = base_cfg(2);
@@ -694,7 +749,7 @@ static void test_reserve(void)
     finish(nm, NM_PEER_COMMAND, 1, 0, SK_TASK_OK, 3);
     const sk_msg *l = nth(nm, SK_MSG_LAUNCH_TASK, 0, &to);
     tap_ok(l != NULL && to == EXEC && count(nm, SK_MSG_GET_TASK) == 0 &&
-               l->m_launch.lt_job == 50 &&
+               l->m_launch.lt_job == nm_job_local(nm, SCHED, 50) &&
                memcmp(l->m_launch.lt_spec.b_data, "long-service", 12) == 0,
            "the freed slot starts the long task, not a short one");
     const sk_msg *st = nth(nm, SK_MSG_TASK_STARTED, 0, &to);
@@ -731,7 +786,8 @@ static void test_reserve(void)
     /* RELEASE with kill stops the running long task. */
     release(nm, 100, 50, 0, true);
     const sk_msg *k = nth(nm, SK_MSG_KILL_TASK, 0, &to);
-    tap_ok(k != NULL && to == EXEC && k->m_kill_task.kt_job == 50 &&
+    tap_ok(k != NULL && to == EXEC &&
+               k->m_kill_task.kt_job == nm_job_local(nm, SCHED, 50) &&
                slots(nm).si_reserved == 2,
            "RELEASE with kill sends KILL_TASK and frees the reservation");
     finish(nm, EXEC, 50, 0, SK_TASK_KILLED, 10);
@@ -1033,6 +1089,7 @@ int main(void)
     test_get_task_timeout();
     test_executors();
     test_executor_turnover();
+    test_two_schedulers();
     test_scheduler_down();
     test_reserve();
     test_reserve_rejects();

@@ -350,19 +350,14 @@ static void test_conservation(void)
         free(rows);
         run_free(&o);
     }
-    /* The same workload and constraints: the real cores should fail the
-     * same tasks as the models. With two schedulers they fail more:
-     * both number their jobs from 1, and a node monitor keys running
-     * tasks by (job, task, attempt) without the scheduler (nm_core.c,
-     * find_task), so a task refuses to launch while another scheduler's
-     * job of the same id runs the same task index on that node ("this
-     * attempt already runs"). Reported; expected to fail until fixed. */
-    tap_todo(failed_by[SIM_LATE] == failed_by[SIM_OMNI],
-             "node monitors confuse equal job ids of two schedulers",
-             "late-binding fails only the tasks no node may run (%llu, "
-             "omniscient %llu)",
-             (unsigned long long)failed_by[SIM_LATE],
-             (unsigned long long)failed_by[SIM_OMNI]);
+    /* The same workload and constraints: the real cores fail the same
+     * tasks as the models, also with two schedulers whose job ids are
+     * equal (node monitors name jobs to executors by node-local ids). */
+    tap_ok(failed_by[SIM_LATE] == failed_by[SIM_OMNI],
+           "late-binding fails only the tasks no node may run (%llu, "
+           "omniscient %llu)",
+           (unsigned long long)failed_by[SIM_LATE],
+           (unsigned long long)failed_by[SIM_OMNI]);
 }
 
 /* ---- the omniscient scheduler keeps every slot busy while tasks wait ---- */
