@@ -717,6 +717,12 @@ int main(int argc, char **argv)
             for (uint32_t c = 0; c < o.slots.l_n; c++)
                 for (uint32_t d = 0; d < o.ratios.l_n; d++)
                     for (uint32_t e = 0; e < o.loads.l_n; e++) {
+                        /* Random placement and the omniscient scheduler
+                         * send no probes: one point for all ratios. */
+                        sim_strategy_id sid =
+                            (sim_strategy_id)o.strategies.l_v[a];
+                        if (d > 0 && (sid == SIM_RANDOM || sid == SIM_OMNI))
+                            continue;
                         sim_params *p = &pts[n++].pt_p;
                         *p = *base;
                         p->p_strategy = (sim_strategy_id)o.strategies.l_v[a];
@@ -732,6 +738,7 @@ int main(int argc, char **argv)
                         if (!o.warmup_set && p->p_jobs_file == NULL)
                             p->p_warmup = sim_default_warmup(p);
                     }
+    npoints = n;
     FILE *jobs_out = NULL, *tasks_out = NULL, *write_jobs = NULL, *csv = NULL;
     int status = 0;
     if ((o.jobs_out && (jobs_out = open_out(o.jobs_out)) == NULL) ||

@@ -202,7 +202,9 @@ static int plot_sweep(const char *dir, const sim_point *pts, uint32_t n,
     }
     fprintf(f, "# skylark-sim sweep: one block per series\n"
                "# x resp_p50_ms resp_p95_ms resp_p99_ms resp_mean_ms "
-               "zero_wait_jobs closed_form utilisation\n");
+               "zero_wait_jobs closed_form utilisation p50_vs_omniscient "
+               "p95_vs_omniscient\n");
+    bool have_omni = false;
     for (uint32_t s = 0; s < nseries; s++) {
         fprintf(f, "# series %u: %s\n", s, labels[s]);
         for (uint32_t i = 0; i < n; i++) {
@@ -215,13 +217,33 @@ static int plot_sweep(const char *dir, const sim_point *pts, uint32_t n,
             char closed[32] = "NaN";
             if (!isnan(pts[i].pt_closed))
                 snprintf(closed, sizeof closed, "%.6f", pts[i].pt_closed);
-            fprintf(f, "%g %.4f %.4f %.4f %.4f %.6f %s %.6f\n",
+            /* The omniscient point of the same workload and cluster. */
+            const sim_point *o = NULL;
+            for (uint32_t k = 0; k < n && o == NULL; k++)
+                if (pts[k].pt_done && pts[k].pt_p.p_strategy == SIM_OMNI &&
+                    param(&pts[k].pt_p, P_DIST) ==
+                        param(&pts[i].pt_p, P_DIST) &&
+                    param(&pts[k].pt_p, P_SLOTS) ==
+                        param(&pts[i].pt_p, P_SLOTS) &&
+                    param(&pts[k].pt_p, P_LOAD) == param(&pts[i].pt_p, P_LOAD))
+                    o = &pts[k];
+            char vs[64] = "NaN NaN";
+            if (o != NULL) {
+                const sim_hist *oh = &o->pt_r.r_st.st_resp;
+                snprintf(vs, sizeof vs, "%.6f %.6f",
+                         sim_hist_quantile(&st->st_resp, 0.5) /
+                             sim_hist_quantile(oh, 0.5),
+                         sim_hist_quantile(&st->st_resp, 0.95) /
+                             sim_hist_quantile(oh, 0.95));
+                have_omni = true;
+            }
+            fprintf(f, "%g %.4f %.4f %.4f %.4f %.6f %s %.6f %s\n",
                     param(&pts[i].pt_p, x),
                     sim_hist_quantile(&st->st_resp, 0.5) / 1000,
                     sim_hist_quantile(&st->st_resp, 0.95) / 1000,
                     sim_hist_quantile(&st->st_resp, 0.99) / 1000,
                     sim_hist_mean(&st->st_resp) / 1000, zj, closed,
-                    sim_stats_utilisation(st));
+                    sim_stats_utilisation(st), vs);
         }
         fprintf(f, "\n\n");
     }
@@ -244,8 +266,12 @@ static int plot_sweep(const char *dir, const sim_point *pts, uint32_t n,
         {"response-p95", "job response time, 95th percentile (ms)", 3},
         {"response-p99", "job response time, 99th percentile (ms)", 4},
         {"zero-wait", "fraction of jobs that never waited", 6},
+        {"p50-vs-omniscient", "median job response, relative to omniscient", 9},
+        {"p95-vs-omniscient", "95th percentile, relative to omniscient", 10},
     };
     for (size_t k = 0; k < sizeof figs / sizeof figs[0]; k++) {
+        if (figs[k].col >= 9 && !have_omni)
+            continue;
         char plot[8192];
         int len = snprintf(plot, sizeof plot, "plot ");
         for (uint32_t s = 0; s < nseries && len < (int)sizeof plot - 200; s++)
@@ -272,8 +298,13 @@ int sim_plot(const char *dir, const sim_point *pts, uint32_t n,
         snprintf(err, errlen, "%s: %s", dir, strerror(errno));
         return SK_ESYS;
     }
-    if (title == NULL)
-        title = "skylark-sim";
+    /* The title goes into gnuplot strings: no quotes or backslashes. */
+    char safe[256];
+    snprintf(safe, sizeof safe, "%s", title != NULL ? title : "skylark-sim");
+    for (char *c = safe; *c != '\0'; c++)
+        if (*c == '"' || *c == '\'' || *c == '\\' || *c == '\n')
+            *c = ' ';
+    title = safe;
     if (n == 1)
         return plot_cdfs(dir, &pts[0], title, err, errlen);
     return plot_sweep(dir, pts, n, title, err, errlen);

@@ -6,7 +6,10 @@
  * response time's median, 95th and 99th percentiles, and the fraction of
  * jobs that never waited, against the first parameter that varies among
  * load, probe ratio and slots per node, one line per combination of the
- * others (response-p50, response-p95, response-p99, zero-wait). Each
+ * others (response-p50, response-p95, response-p99, zero-wait), and when
+ * the omniscient scheduler is in the sweep, the median and 95th
+ * percentile of each point divided by the omniscient's at the same
+ * workload (p50-vs-omniscient, p95-vs-omniscient). Each
  * figure is written as PNG and SVG, beside its data (*.dat) and gnuplot
  * script (*.gp), which `cd DIR && gnuplot NAME.gp` redraws.
  */
