@@ -52,6 +52,9 @@ void tap_timeout(unsigned seconds)
 }
 
 static bool report(bool cond, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+static bool report(bool cond, const char *fmt, va_list ap)
 {
     tap_count++;
     if (!cond)
