@@ -73,6 +73,7 @@ typedef struct run_state {
     int rs_output;
     int rs_tty;
     unsigned rs_failures_shown;
+    uint32_t rs_job_level; /* failures said once, with the job's reason */
     int rs_cancelled;
     double rs_t0;
     ev_signal rs_int, rs_term;
@@ -137,6 +138,13 @@ static void on_task_done(void *arg, const sk_task_result *r)
             ((const char *)r->tr_output)[r->tr_output_len - 1] != '\n')
             printf("\n");
     }
+    /* An outcome the frontend decided for the whole job (rejected, no
+     * scheduler, scheduler lost) is said once, at the end. */
+    if (r->tr_reason[0] != '\0' && r->tr_outcome != SK_OUTCOME_OK &&
+        r->tr_outcome != SK_OUTCOME_CANCELLED) {
+        rs.rs_job_level++;
+        return;
+    }
     if (r->tr_outcome != SK_OUTCOME_OK &&
         r->tr_outcome != SK_OUTCOME_CANCELLED &&
         rs.rs_failures_shown < SHOW_FAILURES) {
@@ -149,9 +157,7 @@ static void on_task_done(void *arg, const sk_task_result *r)
             fprintf(stderr, " (exit %d)", r->tr_exit);
         if (r->tr_node[0] != '\0')
             fprintf(stderr, " on %s", r->tr_node);
-        if (r->tr_reason[0] != '\0')
-            fprintf(stderr, ": %s", r->tr_reason);
-        else if (r->tr_output_len > 0) {
+        if (r->tr_output_len > 0) {
             fprintf(stderr, ": ");
             print_tail(stderr, r);
         }
@@ -408,9 +414,10 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "skylark run: %s\n", sk_frontend_error(rs.rs_fe));
         return 1;
     }
-    if (rs.rs_failures_shown < rs.rs_bad - jr.jr_cancelled)
-        fprintf(stderr, "... and %u more tasks did not succeed\n",
-                rs.rs_bad - jr.jr_cancelled - rs.rs_failures_shown);
+    uint32_t unshown =
+        rs.rs_bad - jr.jr_cancelled - rs.rs_job_level - rs.rs_failures_shown;
+    if (unshown > 0)
+        fprintf(stderr, "... and %u more tasks did not succeed\n", unshown);
     if (jr.jr_error != 0)
         fprintf(stderr, "skylark run: %s\n", jr.jr_reason);
     char b1[32], b2[32], b3[32];
