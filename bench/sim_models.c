@@ -8,9 +8,9 @@
  *    its queue length; the task goes to the shortest (the power of d
  *    choices).
  *  - batch: a job of m tasks probes d*m distinct nodes; when every answer
- *    is in, the m tasks go to the least loaded of them, one at a time,
- *    each placement counting against the node it went to (so a node with
- *    several idle slots may take several tasks).
+ *    is in, the m tasks go to the m least loaded of them, one task per
+ *    node, as Sparrow describes it ("places one of the job's m tasks on
+ *    each of the m least loaded workers").
  *
  * A fractional d gives ceil(d * m) probes in all, spread as evenly as
  * possible over the tasks (per-task). A node runs up to its slots tasks
@@ -431,14 +431,20 @@ static uint32_t least_loaded(const mjob *mj, uint32_t from, uint32_t to,
     return best;
 }
 
-/* batch_place: every answer is in; the unconstrained tasks go to the
- * least loaded probed nodes one by one (a binary heap on (load, probe)),
- * the others to the best of their own probes. */
+/* batch_place: every answer is in. As in Sparrow, the unconstrained tasks
+ * go to the least loaded of the probed nodes, one task per node (ties to
+ * the earlier probe; probes are in random order); only when fewer nodes
+ * were probed than tasks remain (few eligible nodes) does a node take
+ * several, each counting against its load. A binary heap on (load,
+ * probe) finds them. Tasks with preferred nodes go to the best of their
+ * own probes. */
 static void batch_place(sim *s, sim_job *j, mjob *mj)
 {
-    uint32_t m = j->j_ntasks, nany = 0;
+    uint32_t m = j->j_ntasks, nany = 0, uleft = 0;
     while (nany < mj->mj_nprobes && mj->mj_task[nany] == SK_TASK_ANY)
         nany++;
+    for (uint32_t t = 0; t < m; t++)
+        uleft += sim_job_npref(j, t) == 0;
     uint32_t *heap = mj->mj_task; /* the ANY entries are free to reuse */
     uint32_t hlen = 0;
 #define HLESS(a, b)                                                            \
@@ -465,8 +471,12 @@ static void batch_place(sim *s, sim_job *j, mjob *mj)
             continue; /* failed at submission: no eligible node */
         uint32_t top = heap[0];
         place(s, j, t, mj->mj_node[top]);
-        mj->mj_load[top]++;
-        /* Sift the top down with its new load. */
+        uleft--;
+        if (hlen - 1 >= uleft)
+            heap[0] = heap[--hlen]; /* one task per node */
+        else
+            mj->mj_load[top]++;
+        /* Sift the new top down. */
         uint32_t c = 0;
         for (;;) {
             uint32_t l = 2 * c + 1, best = c;

@@ -27,14 +27,16 @@ double sim_theory_pertask(double rho, uint32_t m, double d, uint32_t t)
 
 double sim_theory_batch(double rho, uint32_t m, double d, uint32_t t)
 {
-    uint64_t n = sim_theory_probes(d, m) * t;
+    uint64_t n = sim_theory_probes(d, m);
     if (n < m)
         return 0;
     if (rho <= 0)
         return 1;
     if (rho >= 1)
         return 0;
-    double lp = log(1 - rho), lq = log(rho), sum = 0;
+    /* A machine has an idle core unless all t are busy. */
+    double busy = pow(rho, t);
+    double lp = log1p(-busy), lq = log(busy), sum = 0;
     double ln = lgamma((double)n + 1);
     for (uint64_t i = m; i <= n; i++) {
         double term = ln - lgamma((double)i + 1) - lgamma((double)(n - i) + 1) +

@@ -13,9 +13,10 @@
  *  - per-task sampling: task i probes d_i machines and waits only if all
  *    their cores are busy:
  *        prod_i (1 - rho^(d_i t))          ((1 - rho^(d t))^m for whole d)
- *  - batch sampling: the job probes n = ceil(d m) machines, n t cores,
- *    and sees no wait when at least m of them are idle:
- *        P[Binomial(n t, 1 - rho) >= m]
+ *  - batch sampling: the job probes n = ceil(d m) machines and places
+ *    one task on each of the m least loaded; it sees no wait when at
+ *    least m of them have an idle core:
+ *        P[Binomial(n, 1 - rho^t) >= m]
  *
  * With t = 1 these are exact in the limit of many machines (a machine is
  * busy with probability rho by the utilisation law, and probes of
@@ -38,7 +39,7 @@ double sim_theory_random(double rho, uint32_t m, uint32_t t);
  * spread as evenly as possible (d_i = floor or ceil of d). */
 double sim_theory_pertask(double rho, uint32_t m, double d, uint32_t t);
 
-/* P[Binomial(ceil(d m) t, 1 - rho) >= m], summed in log space (exact to
+/* P[Binomial(ceil(d m), 1 - rho^t) >= m], summed in log space (exact to
  * double precision for any size). */
 double sim_theory_batch(double rho, uint32_t m, double d, uint32_t t);
 

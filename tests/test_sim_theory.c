@@ -51,11 +51,17 @@ static void test_closed_forms(void)
     tap_ok(fabs(sim_theory_erlang_c(1, 0.5) - 0.5) < 1e-12 &&
                fabs(sim_theory_erlang_c(2, 1.0) - 1.0 / 3) < 1e-12,
            "Erlang C: M/M/1 waits with probability rho; C(2, 1) = 1/3");
+    /* 1000 machines, each with an idle core w.p. 1 - 0.5^4 = 0.9375:
+     * the mean is 937.5, far above 500. */
     double big = sim_theory_batch(0.5, 500, 2, 4);
     tap_ok(big > 0.999999 && big <= 1,
-           "batch at 500 tasks, 4000 probed cores: summed without overflow "
-           "(%.9f)",
+           "batch at 500 tasks, 1000 probed 4-core machines: summed without "
+           "overflow (%.9f)",
            big);
+    /* Two 2-core machines for one task: P[at least one has an idle
+     * core] = 1 - (rho^2)^2. */
+    tap_ok(fabs(sim_theory_batch(rho, 1, 2, 2) - (1 - pow(rho, 4))) < 1e-12,
+           "batch, one task, two probed 2-core machines: 1 - rho^4");
 }
 
 /* zero_wait simulates 20,000 measured jobs and returns their no-wait
@@ -106,7 +112,7 @@ static void check(sim_strategy_id s, uint32_t slots, double rho, uint32_t m,
 int main(void)
 {
     tap_timeout(60);
-    tap_plan(7 + 6 + 2);
+    tap_plan(8 + 6 + 2);
     sk_log_set_level(SK_LOG_ERROR);
     test_closed_forms();
     static const double loads[] = {0.2, 0.4};
@@ -121,6 +127,7 @@ int main(void)
     }
     check(SIM_RANDOM, 4, 0.5, 4, sim_theory_random_mmc(0.5, 4, 4),
           "M/M/4 (Erlang C) form");
+    check(SIM_BATCH, 4, 0.8, 4, sim_theory_batch(0.8, 4, 2, 4), "closed form");
     uint64_t n;
     double got = zero_wait(SIM_RANDOM, 4, 0.5, 4, &n);
     double indep = sim_theory_random(0.5, 4, 4);
