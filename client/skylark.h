@@ -387,7 +387,9 @@ const char *sk_frontend_error(const sk_frontend *fe);
  * with sk_executor_finish. ec_kill asks it to stop a task early; it still
  * reports the end (normally SK_OUTCOME_KILLED) with sk_executor_finish.
  *
- * Job ids seen here are the scheduler's, not the frontend's: frameworks
+ * Job ids seen here are the node monitor's local ids for the jobs (two
+ * schedulers may number jobs alike; the node monitor gives each of their
+ * jobs its own id), neither the scheduler's nor the frontend's: frameworks
  * that need their own identifiers put them in the task spec. A task
  * attempt is named by (job, task, attempt).
  *
@@ -424,7 +426,7 @@ void sk_executor_opts_init(sk_executor_opts *o);
 
 /* A task to run (ec_launch). Valid during the call only. */
 typedef struct sk_launch_info {
-    sk_job_id li_job; /* the scheduler's job id */
+    sk_job_id li_job; /* the node monitor's id for the job */
     uint32_t li_task;
     uint32_t li_attempt;
     const void *li_spec; /* the spec the frontend gave */

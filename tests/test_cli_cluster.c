@@ -4,8 +4,9 @@
  * monitors) in a temporary directory, a second `up` refused, `skylark
  * status` of the cluster and of single daemons, `skylark run` of jobs
  * that succeed and fail (exit codes 0, 1, 2), `skylark load`, and
- * `skylark cluster down`, after which no daemon is left. Whatever
- * happens, the daemons are stopped at exit.
+ * `skylark cluster down`, after which no daemon is left; then
+ * scripts/demo on this build with a small workload. Whatever happens, the
+ * daemons are stopped at exit.
  */
 #include "tap.h"
 
@@ -61,6 +62,10 @@ static int run_prog(char *prog, double timeout, va_list ap)
         double left = timeout - (double)(t.tv_sec - t0.tv_sec) -
                       (double)(t.tv_nsec - t0.tv_nsec) * 1e-9;
         if (left <= 0) {
+            /* A script gets the chance to stop what it started. */
+            kill(pid, SIGTERM);
+            for (int i = 0; i < 50 && waitpid(pid, NULL, WNOHANG) == 0; i++)
+                usleep(100000);
             kill(pid, SIGKILL);
             killed = 1;
             break;
@@ -87,6 +92,15 @@ static int run(double timeout, ...)
     va_list ap;
     va_start(ap, timeout);
     int rc = run_prog(skylark, timeout, ap);
+    va_end(ap);
+    return rc;
+}
+
+static int run_demo(char *script, double timeout, ...)
+{
+    va_list ap;
+    va_start(ap, timeout);
+    int rc = run_prog(script, timeout, ap);
     va_end(ap);
     return rc;
 }
@@ -181,8 +195,8 @@ static void cleanup(void)
 
 int main(void)
 {
-    tap_timeout(60);
-    tap_plan(17);
+    tap_timeout(150);
+    tap_plan(18);
     const char *b = getenv("top_builddir");
     snprintf(skylark, sizeof skylark, "%s/client/skylark", b ? b : ".");
     snprintf(upper, sizeof upper, "%s/client/examples/upper", b ? b : ".");
@@ -238,10 +252,14 @@ int main(void)
     rc = run(10, "run", "--dir", dir, "-n", "0", "--", "true", NULL);
     tap_ok(rc == 2, "run -n 0: exit 2");
 
-    rc = run(40, "load", "--dir", dir, "--jobs", "6", "--tasks", "2-5",
-             "--duration", "1-30", "--users", "alice", NULL);
-    tap_ok(rc == 0 && has("all ") && has("6 jobs of 2-5 tasks"),
-           "load: a small workload runs to the end with a summary");
+    /* Two users, so two frontends, each starting at another scheduler:
+     * both schedulers' jobs share the node monitors. */
+    rc = run(40, "load", "--dir", dir, "--jobs", "8", "--tasks", "2-5",
+             "--duration", "1-30", "--users", "alice,bob", NULL);
+    tap_ok(rc == 0 && has("all ") && has("8 jobs of 2-5 tasks") &&
+               has("2 schedulers") && has("weight share"),
+           "load: a small workload from two users runs to the end with a "
+           "summary");
     if (rc != 0)
         tap_diag("%s", out);
 
@@ -270,5 +288,20 @@ int main(void)
            "status without a cluster: exit 1");
     rc = run(10, "cluster", "down", "--dir", dir, NULL);
     tap_ok(rc == 0, "cluster down again is harmless");
+
+    /* The demo itself, on this build, with a small workload. */
+    const char *src = getenv("top_srcdir");
+    char demo[4096], env[4200];
+    snprintf(demo, sizeof demo, "%s/scripts/demo", src ? src : "..");
+    snprintf(env, sizeof env, "%s", b ? b : ".");
+    setenv("BUILD_DIR", env, 1);
+    setenv("TMPDIR", dir, 1);
+    rc = run_demo(demo, 60, "--no-setup", "--jobs", "9", NULL);
+    tap_ok(rc == 0 && has("== skylark cluster up") && has("64 tasks: 64 ok") &&
+               has("9 jobs of 10-50 tasks") && has("alice            4") &&
+               has("10 daemons stopped"),
+           "scripts/demo --no-setup --jobs 9: cluster, run, workload, down");
+    if (rc != 0)
+        tap_diag("%s", out);
     return tap_exit_status();
 }
