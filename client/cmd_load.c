@@ -331,7 +331,7 @@ static void summary(const skc_cluster *cl, unsigned nscheds)
            "flight each, %u scheduler%s\n\n",
            L.l_done, L.l_tmin, L.l_tmax, L.l_dmin, L.l_dmax, L.l_nusers,
            L.l_inflight, nscheds, nscheds > 1 ? "s" : "");
-    printf("%-10s %5s %7s %7s %6s | %-27s | %-19s\n", "user", "jobs", "tasks",
+    printf("%-10s %5s %7s %7s %6s | %-27s | %s\n", "user", "jobs", "tasks",
            "ok", "failed", "job response p50/p95/p99", "overhead p50/p99");
     size_t allj = 0, allo = 0;
     for (unsigned i = 0; i < L.l_nusers; i++) {
@@ -386,7 +386,7 @@ static void summary(const skc_cluster *cl, unsigned nscheds)
         snprintf(over, sizeof over, "%s / %s",
                  cli_duration(cli_quantile(vo, co, 0.5), b[3], 32),
                  cli_duration(cli_quantile(vo, co, 0.99), b[4], 32));
-        printf("%-10s %5zu %7llu %7llu %6llu | %-27s | %-19s\n", name, cj,
+        printf("%-10s %5zu %7llu %7llu %6llu | %-27s | %s\n", name, cj,
                (unsigned long long)t, (unsigned long long)o,
                (unsigned long long)f, resp, over);
     }
