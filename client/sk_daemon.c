@@ -203,13 +203,18 @@ static void route(sk_daemon *d, const sk_out *o)
     if (m->m_type == SK_MSG_STATUS_REPLY)
         m = status_extend(d, m);
     int rc = sk_link_send(d->d_link, tid, m);
-    if (rc != 0 && rate_ok(++d->d_st.ds_send_failed)) {
-        char who[LABEL_LEN];
-        peer_label(d, tid, who, sizeof who);
-        sk_warn("%s to %s dropped: %s; %" PRIu64 " so far",
-                sk_msg_type_name(m->m_type), who, sk_strerror(rc),
-                d->d_st.ds_send_failed);
-    }
+    if (rc == 0 || rc == SK_ESTATE)
+        return; /* sent, or the session is already ending */
+    d->d_st.ds_send_failed++;
+    char who[LABEL_LEN];
+    peer_label(d, tid, who, sizeof who);
+    sk_warn("%s to %s dropped: %s; resetting the session (%" PRIu64 " so far)",
+            sk_msg_type_name(m->m_type), who, sk_strerror(rc),
+            d->d_st.ds_send_failed);
+    /* The peer would go on without a message the core sent it (a result,
+     * a task, a cancel): end the session instead, so that both sides
+     * apply what a lost peer means (DAEMONS.md). */
+    sk_transport_reset(d->d_t, tid);
 }
 
 static void drain(sk_daemon *d)

@@ -375,7 +375,7 @@ int sk_transport_send(sk_transport *t, sk_peer_id peer, const void *data,
     sk_tpeer *p = peer_get(t, peer);
     if (p == NULL)
         return SK_ENOTFOUND;
-    if (!p->pe_up)
+    if (!p->pe_up || p->pe_reset)
         return SK_ESTATE;
     if (len > t->t_cfg.tc_max_msg)
         return SK_ELIMIT;
@@ -383,6 +383,21 @@ int sk_transport_send(sk_transport *t, sk_peer_id peer, const void *data,
     if (rc == 0)
         sk_tpeer_mark(t, p);
     return rc;
+}
+
+int sk_transport_reset(sk_transport *t, sk_peer_id peer)
+{
+    sk_tpeer *p = peer_get(t, peer);
+    if (p == NULL)
+        return SK_ENOTFOUND;
+    if (!p->pe_up)
+        return SK_ESTATE;
+    /* Not here: the caller may be inside a callback about this very peer,
+     * and peer-down may free it. The flush, outside every callback, does
+     * it. */
+    p->pe_reset = 1;
+    sk_tpeer_mark(t, p);
+    return 0;
 }
 
 int sk_transport_lookup(sk_transport *t, const char *role, const char *name,
@@ -410,6 +425,7 @@ void sk_tpeer_down(sk_transport *t, sk_tpeer *p, sk_peer_down_reason why)
 {
     sk_peer_id id = sk_tpeer_id(t, p);
     int was_up = p->pe_up;
+    p->pe_reset = 0;
     if (p->pe_named) {
         unlink_chain(t, &t->t_name_map[name_bucket(t, p->pe_role, p->pe_name)],
                      p, 0);

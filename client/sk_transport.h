@@ -94,6 +94,7 @@ typedef struct sk_transport_stats {
     uint64_t ts_dropped;    /* queued messages discarded at peer-down */
     uint64_t ts_malformed;  /* frames dropped as malformed */
     uint64_t ts_seq_gaps;   /* sessions reset for a missing frame */
+    uint64_t ts_resets;     /* sessions reset by sk_transport_reset */
     uint64_t ts_unknown;    /* frames from no session (answered RESET) */
     uint64_t ts_peer_limit; /* handshakes refused by tc_max_peers */
     uint64_t ts_ups;        /* peer-up events */
@@ -156,6 +157,16 @@ int sk_transport_disconnect(sk_transport *t, sk_peer_id peer);
  * grown. */
 int sk_transport_send(sk_transport *t, sk_peer_id peer, const void *data,
                       size_t len);
+
+/* sk_transport_reset ends the session with a peer that is up because
+ * messages to it were lost (its queue overflowed, or a message could not
+ * be sent): before the loop next sleeps, the session is reset as after a
+ * missing frame (docs/TRANSPORT.md): both sides see peer-down
+ * (SK_PEER_RESET here), the peer's queued messages are dropped, and the
+ * handshake is redone. Until then sends to the peer are refused with
+ * SK_ESTATE. May be called from a callback. Returns 0, SK_ENOTFOUND or
+ * SK_ESTATE (the peer is not up). */
+int sk_transport_reset(sk_transport *t, sk_peer_id peer);
 
 /* sk_transport_send_to is sk_transport_send to the peer named (role, name).
  * Returns SK_ENOTFOUND if no such peer is up. */

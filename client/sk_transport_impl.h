@@ -40,6 +40,8 @@ typedef struct sk_tpeer {
     uint8_t pe_ack_owed; /* dealer: a router frame is not yet acked */
     uint8_t pe_blocked;  /* dealer: nanomsg said EAGAIN; SNDFD watched */
     uint8_t pe_dirty;    /* on the list of peers to flush */
+    uint8_t pe_reset;    /* sk_transport_reset asked: end the session at
+                            the next flush */
     char pe_role[SK_TRANSPORT_MAX_ROLE + 1];
     char pe_name[SK_TRANSPORT_MAX_NAME + 1];
     uint64_t pe_incarnation;  /* the peer process's random session stamp */

@@ -61,13 +61,10 @@ static void report_up(sk_transport *t, sk_tpeer *p)
     }
 }
 
-/* A session broke: a frame is missing. Nothing may be delivered after a
- * hole, so both sides start over and the daemon hears peer-down. */
-static void seq_gap(sk_transport *t, sk_tpeer *p, uint32_t got)
+/* Ends a broken session: both sides start over and the daemon hears
+ * peer-down. */
+static void reset_session(sk_transport *t, sk_tpeer *p)
 {
-    t->t_stats.ts_seq_gaps++;
-    sk_warn("transport: %s %s: frame %u missing (got %u); resetting session",
-            p->pe_role, p->pe_name, p->pe_rx_seq, got);
     if (p->pe_conn != NULL) {
         sk_tpeer_down(t, p, SK_PEER_RESET);
         sk_tpeer_send_hello(t, p);
@@ -77,6 +74,16 @@ static void seq_gap(sk_transport *t, sk_tpeer *p, uint32_t got)
         sk_tpeer_down(t, p, SK_PEER_RESET);
         sk_tpeer_send_reset(t, route);
     }
+}
+
+/* A session broke: a frame is missing. Nothing may be delivered after a
+ * hole. */
+static void seq_gap(sk_transport *t, sk_tpeer *p, uint32_t got)
+{
+    t->t_stats.ts_seq_gaps++;
+    sk_warn("transport: %s %s: frame %u missing (got %u); resetting session",
+            p->pe_role, p->pe_name, p->pe_rx_seq, got);
+    reset_session(t, p);
 }
 
 /* --- router side -----------------------------------------------------------
@@ -342,7 +349,15 @@ void sk_trx_prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
         sk_tpeer *p = sk_tpeer_at(t, (uint32_t)t->t_dirty);
         t->t_dirty = p->pe_dirty_next;
         p->pe_dirty = 0;
-        sk_tpeer_flush(t, p);
+        if (p->pe_reset) {
+            t->t_stats.ts_resets++;
+            sk_warn("transport: %s %s: messages to it were lost; resetting "
+                    "session",
+                    p->pe_role, p->pe_name);
+            reset_session(t, p);
+        } else {
+            sk_tpeer_flush(t, p);
+        }
     }
     ev_prepare_stop(loop, w);
 }

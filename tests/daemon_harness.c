@@ -264,8 +264,10 @@ int dh_start_sched(dh_proc *p, const char *name, int id,
     snprintf(ids, sizeof ids, "%d", id);
     char *argv[64] = {sched_path, "--listen", p->dp_endpoint,
                       "--name",   p->dp_name, "--id",
-                      ids,        "--set",    "transport.heartbeat_s=0.1"};
-    return start(p, name, argv, 9, extra);
+                      ids};
+    int argc = 7;
+    heartbeat_args(argv, &argc);
+    return start(p, name, argv, argc, extra);
 }
 
 int dh_start_nodemon(dh_proc *p, const char *name, int id, int slots,

@@ -51,3 +51,9 @@ TESTS += tests/test_integration_multi
 tests_test_integration_multi_SOURCES = tests/test_integration_multi.c
 tests_test_integration_multi_LDADD = $(DH_TEST_LDADD)
 EXTRA_tests_test_integration_multi_DEPENDENCIES = $(DH_TEST_DEPS)
+
+check_PROGRAMS += tests/test_integration_slow
+TESTS += tests/test_integration_slow
+tests_test_integration_slow_SOURCES = tests/test_integration_slow.c
+tests_test_integration_slow_LDADD = $(DH_TEST_LDADD)
+EXTRA_tests_test_integration_slow_DEPENDENCIES = $(DH_TEST_DEPS)

@@ -337,6 +337,56 @@ static void test_seq_gap(const char *endpoint)
     nn_close(s);
 }
 
+/* Both ends see the reset and redo the handshake. */
+typedef struct reset_wait {
+    tu_rec *rw_near, *rw_far;
+    int rw_near_downs, rw_far_downs, rw_far_ups;
+} reset_wait;
+
+static int reset_done(void *arg)
+{
+    reset_wait *w = arg;
+    return w->rw_near->ru_downs > w->rw_near_downs &&
+           w->rw_far->ru_downs > w->rw_far_downs &&
+           w->rw_far->ru_ups > w->rw_far_ups && all_up(NULL);
+}
+
+/* The owner ends a session whose messages were lost, from either side. */
+static void test_reset(void)
+{
+    sk_peer_id id;
+    if (sk_transport_lookup(router, "nodemon", names[0], &id) != 0)
+        tap_bail_out("no peer %s on the router", names[0]);
+    sk_transport_stats before, after;
+    sk_transport_stats_get(router, &before);
+    reset_wait w = {&router_rec, &dealer_rec[0], router_rec.ru_downs,
+                    dealer_rec[0].ru_downs, dealer_rec[0].ru_ups};
+    tap_is_int(sk_transport_reset(router, id), 0, "the router resets n1");
+    tap_is_int(sk_transport_send(router, id, "n1 0", 4), SK_ESTATE,
+               "sends to it are refused while the reset is pending");
+    tap_ok(tu_run_until(loop, reset_done, &w, 5) &&
+               router_rec.ru_last_why == SK_PEER_RESET &&
+               dealer_rec[0].ru_last_why == SK_PEER_RESET,
+           "both sides hear peer-down (reset), and the session comes back");
+    sk_transport_stats_get(router, &after);
+    tap_is_int((int64_t)(after.ts_resets - before.ts_resets), 1,
+               "the reset is counted");
+    tap_is_int(sk_transport_reset(router, id), SK_ENOTFOUND,
+               "the old session's id is dead");
+
+    if (sk_transport_lookup(dealer[1], "sched", "s1", &id) != 0)
+        tap_bail_out("dealer %s does not see the router", names[1]);
+    w = (reset_wait){&dealer_rec[1], &router_rec, dealer_rec[1].ru_downs,
+                     router_rec.ru_downs, router_rec.ru_ups};
+    tap_is_int(sk_transport_reset(dealer[1], id), 0,
+               "a dealer resets its router");
+    tap_ok(tu_run_until(loop, reset_done, &w, 5) &&
+               dealer_rec[1].ru_last_why == SK_PEER_RESET,
+           "both sides hear it, and the session comes back");
+    tap_is_int(sk_transport_peer_info(dealer[1], id, &(sk_peer_info){0}), 0,
+               "the connection keeps its id");
+}
+
 static void test_malformed(const char *endpoint)
 {
     int s = nn_socket(AF_SP_RAW, NN_REQ);
@@ -452,6 +502,7 @@ int main(void)
     test_queue_full();
     test_malformed(tcp_ep);
     test_seq_gap(tcp_ep);
+    test_reset();
     test_goodbye_and_restart(tcp_ep);
     for (int i = 0; i < NDEALERS; i++)
         sk_transport_destroy(dealer[i]);
