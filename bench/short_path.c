@@ -32,6 +32,7 @@
 #include "transport_util.h"
 
 #include <ev.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -585,6 +586,12 @@ static const char *const NAMES[NM] = {
     "same with the scheduler-alone rate",
 };
 
+static int remove_entry(const char *path, const struct stat *st, int flag,
+                        struct FTW *ftw)
+{
+    return remove(path);
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: bench/short-path [--reps R] [--nodes N] [--slots S]\n"
@@ -760,6 +767,9 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < X.nex; i++)
         sk_executor_destroy(X.ex[i]);
     skc_stop(&cl, 5);
-    rmdir(dir);
+    if (X.failed == 0)
+        nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    else
+        fprintf(stderr, "bench/short-path: the daemons' logs are in %s\n", dir);
     return X.failed == 0 ? 0 : 1;
 }
