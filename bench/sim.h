@@ -192,9 +192,11 @@ struct sim {
     sk_time *s_links;    /* per (node, scheduler, direction): last delivery */
     sim_job *s_inflight; /* jobs arrived and not ended */
     uint64_t s_ninflight;
-    uint64_t s_measured_left; /* measured jobs arrived and not ended */
-    bool s_arrivals_done;     /* no more arrivals will come */
-    bool s_measured_all_in;   /* every measured job has arrived */
+    uint64_t s_measured_left;      /* measured jobs arrived and not ended */
+    uint64_t s_measured_unstarted; /* their tasks not started (nor ended) */
+    uint32_t s_arrival_id;         /* the pending SIM_EV_ARRIVAL (s_next) */
+    bool s_arrivals_done;          /* no more arrivals will come */
+    bool s_measured_all_in;        /* every measured job has arrived */
     uint64_t s_events;
     int s_error; /* a fatal error of the run (SK_E*), message in s_err */
     char s_err[512];
@@ -260,6 +262,19 @@ bool sim_node_fits(const sim *s, uint32_t node, const sim_job *j);
 /* sim_job_end records the end of j (its tasks all recorded, or rejected,
  * or skipped), takes it out of the jobs in flight and frees it. */
 void sim_job_end(sim *s, sim_job *j, sim_job_outcome outcome);
+
+/* sim_task_start notes that a task of j started running. Once every
+ * measured job has arrived and all their tasks have started, later
+ * arrivals can no longer change when they end: the engine stops the
+ * arrivals then (unless --drain, which stops them earlier), so that a
+ * heavy-tailed task does not keep the cluster loaded for nothing. */
+void sim_task_start(sim *s, sim_job *j);
+
+/* sim_task_end records the final outcome of task of j (sim_stats_task;
+ * node NULL for a task that never started). */
+void sim_task_end(sim *s, sim_job *j, uint32_t task, uint32_t attempt,
+                  const char *node, sk_time start, sk_time end, uint8_t status,
+                  bool queued);
 
 /* sim_node_name writes "n<node>" into buf (at least 16 bytes). */
 const char *sim_node_name(uint32_t node, char *buf);

@@ -123,8 +123,46 @@ const char *sim_node_name(uint32_t node, char *buf)
     return buf;
 }
 
+/* stop_early stops the arrivals once no measured task waits any more
+ * (see sim_task_start). */
+static void stop_early(sim *s)
+{
+    if (!s->s_measured_all_in || s->s_measured_unstarted > 0 ||
+        s->s_arrivals_done)
+        return;
+    s->s_arrivals_done = true;
+    if (s->s_next != NULL) {
+        sim_evq_rec(&s->s_q, s->s_arrival_id)->ev_dead = 1;
+        sim_job_free(s->s_next);
+        s->s_next = NULL;
+    }
+}
+
+void sim_task_start(sim *s, sim_job *j)
+{
+    if (j->j_unstarted == 0)
+        return;
+    j->j_unstarted--;
+    if (j->j_measured && --s->s_measured_unstarted == 0)
+        stop_early(s);
+}
+
+void sim_task_end(sim *s, sim_job *j, uint32_t task, uint32_t attempt,
+                  const char *node, sk_time start, sk_time end, uint8_t status,
+                  bool queued)
+{
+    sim_stats_task(&s->s_st, j, task, attempt, node, start, end, status,
+                   queued);
+    if (node == NULL)
+        sim_task_start(s, j);
+}
+
 void sim_job_end(sim *s, sim_job *j, sim_job_outcome outcome)
 {
+    if (j->j_measured) {
+        s->s_measured_unstarted -= j->j_unstarted;
+        j->j_unstarted = 0;
+    }
     sim_stats_job(&s->s_st, j, outcome, s->s_now);
     if (j->j_prev != NULL)
         j->j_prev->j_next = j->j_next;
@@ -136,6 +174,7 @@ void sim_job_end(sim *s, sim_job *j, sim_job_outcome outcome)
     if (j->j_measured)
         s->s_measured_left--;
     sim_job_free(j);
+    stop_early(s);
 }
 
 /* ---- set-up ----------------------------------------------------------- */
@@ -224,7 +263,7 @@ static void next_arrival(sim *s)
                     (p->p_jobs == 0 || j->j_seq < p->p_warmup + p->p_jobs);
     s->s_next = j;
     sk_time at = j->j_arrival > s->s_now ? j->j_arrival : s->s_now;
-    sim_at(s, at, SIM_EV_ARRIVAL, false, NULL);
+    sim_at(s, at, SIM_EV_ARRIVAL, false, &s->s_arrival_id);
 }
 
 static void arrival(sim *s)
@@ -241,8 +280,11 @@ static void arrival(sim *s)
         s->s_inflight->j_prev = j;
     s->s_inflight = j;
     s->s_ninflight++;
-    if (j->j_measured)
+    j->j_unstarted = j->j_ntasks;
+    if (j->j_measured) {
         s->s_measured_left++;
+        s->s_measured_unstarted += j->j_ntasks;
+    }
     j->j_sched = (uint32_t)(j->j_seq % p->p_scheds);
     if (p->p_jobs != 0 && j->j_seq + 1 >= p->p_warmup + p->p_jobs) {
         s->s_measured_all_in = true;

@@ -134,6 +134,7 @@ static void start(sim *s, uint32_t node, mtask *mt)
     mstate *ms = s->s_state;
     ms->ms_nodes[node].mn_busy++;
     sim_busy(s, +1);
+    sim_task_start(s, mt->mt_job);
     mt->mt_start = s->s_now;
     sim_ev *ev = sim_at(s, s->s_now + mt->mt_job->j_dur[mt->mt_task], EV_END,
                         false, NULL);
@@ -211,12 +212,12 @@ static void place(sim *s, sim_job *j, uint32_t t, uint32_t node)
 static bool task_done(sim *s, sim_job *j, uint32_t t, const mtask *mt)
 {
     if (mt != NULL) {
-        sim_stats_task(&s->s_st, j, t, 0, sim_node_str(s, mt->mt_node),
-                       mt->mt_start, mt->mt_end, SK_TASK_OK, mt->mt_queued);
+        sim_task_end(s, j, t, 0, sim_node_str(s, mt->mt_node), mt->mt_start,
+                     mt->mt_end, SK_TASK_OK, mt->mt_queued);
     } else {
         mstate *ms = s->s_state;
         ms->ms_failed++;
-        sim_stats_task(&s->s_st, j, t, 0, NULL, 0, 0, SK_TASK_FAILED, false);
+        sim_task_end(s, j, t, 0, NULL, 0, 0, SK_TASK_FAILED, false);
     }
     if (j->j_ndone < j->j_ntasks)
         return false;

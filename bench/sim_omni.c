@@ -96,6 +96,7 @@ static void start(sim *s, sim_job *j, uint32_t t, uint32_t node)
     ojob *oj = j->j_strat;
     take_slot(os, node);
     sim_busy(s, +1);
+    sim_task_start(s, j);
     oj->oj_start[t] = s->s_now;
     sim_ev *ev = sim_at(s, s->s_now + j->j_dur[t], EV_END, false, NULL);
     ev->ev_a = node;
@@ -117,11 +118,11 @@ static bool task_final(sim *s, sim_job *j, uint32_t t, int32_t node)
     ojob *oj = j->j_strat;
     if (node < 0) {
         ((ostate *)s->s_state)->os_failed++;
-        sim_stats_task(&s->s_st, j, t, 0, NULL, 0, 0, SK_TASK_FAILED, false);
+        sim_task_end(s, j, t, 0, NULL, 0, 0, SK_TASK_FAILED, false);
     } else {
-        sim_stats_task(&s->s_st, j, t, 0, sim_node_str(s, (uint32_t)node),
-                       oj->oj_start[t], s->s_now, SK_TASK_OK,
-                       oj->oj_start[t] > j->j_arrival);
+        sim_task_end(s, j, t, 0, sim_node_str(s, (uint32_t)node),
+                     oj->oj_start[t], s->s_now, SK_TASK_OK,
+                     oj->oj_start[t] > j->j_arrival);
     }
     if (j->j_ndone < j->j_ntasks)
         return false;

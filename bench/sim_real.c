@@ -418,9 +418,9 @@ static void frontend(sim *s, uint32_t k, const sk_msg *m)
         }
         bool ran = tf->tf_node[0] != '\0';
         bool queued = ran && tf->tf_launch_us > j->j_arrival + rs->zero_wait;
-        sim_stats_task(&s->s_st, j, tf->tf_task, tf->tf_attempt,
-                       ran ? tf->tf_node : NULL, ran ? tf->tf_launch_us : 0,
-                       ran ? tf->tf_end_us : 0, tf->tf_status, queued);
+        sim_task_end(s, j, tf->tf_task, tf->tf_attempt,
+                     ran ? tf->tf_node : NULL, ran ? tf->tf_launch_us : 0,
+                     ran ? tf->tf_end_us : 0, tf->tf_status, queued);
         return;
     }
     case SK_MSG_JOB_DONE:
@@ -436,8 +436,15 @@ static void frontend(sim *s, uint32_t k, const sk_msg *m)
         jm_del(&rs->jobs, j->j_seq);
         sim_job_end(s, j, SIM_JOB_DONE);
         return;
+    case SK_MSG_TASK_STARTED:
+        /* Only a first attempt is news: a retry (the simulator loses no
+         * node) would restart a task already counted. */
+        if (m->m_task_started.st_attempt == 0 &&
+            (j = fe_job(s, m->m_task_started.st_job, "TASK_STARTED")) != NULL)
+            sim_task_start(s, j);
+        return;
     default:
-        return; /* JOB_ACCEPTED, TASK_STARTED: nothing to record */
+        return; /* JOB_ACCEPTED: nothing to record */
     }
 }
 

@@ -119,7 +119,7 @@ void sim_report_print(FILE *out, const sim_point *pt, const sim_names *names,
                 zj, zt, pt->pt_closed);
     fprintf(out,
             "utilisation         %.4f of %llu slots over the arrivals of "
-            "the measured jobs; peak %llu busy\n",
+            "the measured jobs; peak %llu busy in the run\n",
             sim_stats_utilisation(st), (unsigned long long)st->st_slots,
             (unsigned long long)st->st_busy_peak);
     uint64_t msgs = sim_stats_messages(st);

@@ -111,10 +111,11 @@ typedef struct sim_job {
     uint32_t *j_pref;     /* preferred node indexes */
 
     /* Progress, kept by the simulator. */
-    bool j_measured;     /* counts in the summary */
-    uint32_t j_sched;    /* scheduler it was given to */
-    uint32_t j_ndone;    /* tasks with a final outcome */
-    uint32_t j_count[6]; /* final outcomes by sk_task_status */
+    bool j_measured;      /* counts in the summary */
+    uint32_t j_sched;     /* scheduler it was given to */
+    uint32_t j_ndone;     /* tasks with a final outcome */
+    uint32_t j_unstarted; /* tasks neither started nor ended */
+    uint32_t j_count[6];  /* final outcomes by sk_task_status */
     sk_time j_first_start;
     sk_time j_last_end;
     bool j_queued;          /* a task waited in a node's queue */

@@ -127,7 +127,6 @@ int main(void)
     }
     check(SIM_RANDOM, 4, 0.5, 4, sim_theory_random_mmc(0.5, 4, 4),
           "M/M/4 (Erlang C) form");
-    check(SIM_BATCH, 4, 0.8, 4, sim_theory_batch(0.8, 4, 2, 4), "closed form");
     uint64_t n;
     double got = zero_wait(SIM_RANDOM, 4, 0.5, 4, &n);
     double indep = sim_theory_random(0.5, 4, 4);
