@@ -153,24 +153,42 @@ int sim_strategy_parse(const char *name, sim_strategy_id *out);
 
 /*
  * The flow path's plug-in point. A flow policy core (flowcore's policy
- * with flowd's sans-I/O logic) would be driven like the other cores: it
- * gets the long jobs here, registers with the node monitors as the peer
- * SIM_PEER_FLOWD (nm_peer_up with role FLOWD), receives their HEARTBEATs
- * and RESERVE_ACK/REJECTs through fl_deliver, and sends RESERVE and
- * RELEASE through sim_send. Without one (s_flow NULL) long jobs are
- * counted and skipped.
+ * with flowd's sans-I/O logic) is driven like the other cores, with the
+ * late-binding strategy's real node monitors: at fl_start it registers
+ * with them as the peer SIM_PEER_FLOWD (sim_late_hello), then it gets the
+ * long jobs through fl_submit, their HEARTBEATs and RESERVE_ACK/REJECTs
+ * through fl_deliver, and sends RESERVE and RELEASE with sim_send, over
+ * the network's delay. Its own timers are events it schedules (sim_at,
+ * with a kind of its own above SIM_EV_FLOW, handled by fl_event). A long
+ * job ends through sim_task_end and sim_job_end, as in the strategies.
+ * Without one (s_flow NULL) long jobs are counted and skipped.
  */
 typedef struct sim_flow {
     void *fl_ctx;
+    void (*fl_start)(void *ctx, sim *s); /* after the strategy's init */
     void (*fl_submit)(void *ctx, sim *s, sim_job *j);
     void (*fl_deliver)(void *ctx, sim *s, sk_peer from, const sk_msg *m);
+    void (*fl_event)(void *ctx, sim *s, const sim_ev *ev);
 } sim_flow;
+
+/* sim_late_hello registers peer (such as SIM_PEER_FLOWD) with the node
+ * monitor of node under the late-binding strategy, as its HELLO would.
+ * Returns 0, SK_ESTATE under another strategy, SK_EINVAL for a node out
+ * of range. */
+int sim_late_hello(sim *s, uint32_t node, sk_peer peer, const sk_hello *h);
+
+/* sim_send carries m (copied) from peer from to peer to over the
+ * simulated network (late-binding strategy: nodes, schedulers, their
+ * frontends and SIM_PEER_FLOWD). A message the protocol rejects, or to a
+ * peer not connected to from, stops the run with an error. */
+void sim_send(sim *s, sk_peer from, sk_peer to, const sk_msg *m);
 
 /* Event kinds of the engine; strategies number theirs from
  * SIM_EV_STRATEGY. */
 enum {
     SIM_EV_ARRIVAL = 1, /* the next job of the source arrives */
     SIM_EV_STRATEGY = 16,
+    SIM_EV_FLOW = 128, /* and above: the flow plug-in's */
 };
 
 struct sim {

@@ -349,6 +349,8 @@ static void loop(sim *s)
         s->s_events++;
         if (ev.ev_kind == SIM_EV_ARRIVAL)
             arrival(s);
+        else if (ev.ev_kind >= SIM_EV_FLOW && s->s_flow != NULL)
+            s->s_flow->fl_event(s->s_flow->fl_ctx, s, &ev);
         else
             s->s_ops->ss_event(s, &ev);
         if (p->p_check && s->s_ops->ss_check != NULL && s->s_error == 0) {
@@ -358,6 +360,10 @@ static void loop(sim *s)
                          (unsigned long long)s->s_now, err);
         }
         if (!p->p_drain && s->s_measured_all_in && s->s_measured_left == 0)
+            break;
+        /* Draining ends with the last job, not with the last event: a
+         * node monitor's heartbeat timer never runs out. */
+        if (p->p_drain && s->s_arrivals_done && s->s_ninflight == 0)
             break;
         if (p->p_progress && (s->s_events & 0xffff) == 0) {
             double w = wall_now();
@@ -436,6 +442,8 @@ int sim_run(const sim_params *p, sim_names *names, const sim_flow *flow,
     if ((rc = s->s_ops->ss_init(s, err, errlen)) != 0)
         goto out;
     strategy_up = true;
+    if (flow != NULL && flow->fl_start != NULL)
+        flow->fl_start(flow->fl_ctx, s);
     next_arrival(s);
     if (s->s_error == 0)
         loop(s);

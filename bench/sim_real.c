@@ -233,7 +233,8 @@ static void send(sim *s, sk_peer from, sk_peer to, const sk_msg *m)
     else if ((is_fe(s, to) && is_sched(s, from)) ||
              (is_sched(s, to) && is_fe(s, from)))
         at = s->s_now + p->p_fe_delay;
-    else if (to == SIM_PEER_FLOWD && s->s_flow != NULL)
+    else if ((to == SIM_PEER_FLOWD && is_node(s, from)) ||
+             (from == SIM_PEER_FLOWD && is_node(s, to)))
         at = s->s_now + p->p_delay;
     else {
         sim_fail(s, SK_ESTATE,
@@ -249,6 +250,27 @@ static void send(sim *s, sk_peer from, sk_peer to, const sk_msg *m)
     ev->ev_a = from;
     ev->ev_b = to;
     ev->ev_p = c;
+}
+
+void sim_send(sim *s, sk_peer from, sk_peer to, const sk_msg *m)
+{
+    if (s->s_ops != &sim_strategy_late) {
+        sim_fail(s, SK_ESTATE, "sim_send needs the late-binding strategy");
+        return;
+    }
+    send(s, from, to, m);
+}
+
+int sim_late_hello(sim *s, uint32_t node, sk_peer peer, const sk_hello *h)
+{
+    if (s->s_ops != &sim_strategy_late)
+        return SK_ESTATE;
+    if (node >= s->s_p->p_nodes)
+        return SK_EINVAL;
+    real_state *rs = s->s_state;
+    nm_peer_up(rs->nodes[node].rn_core, peer, h, s->s_now);
+    drain_node(s, node);
+    return 0;
 }
 
 /* ---- the simulated command executor ------------------------------------ */

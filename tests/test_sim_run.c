@@ -519,11 +519,98 @@ static void test_outcomes(void)
            "a bad line in the job file stops the run as bad input: %s", err);
 }
 
+/* ---- the flow path's plug-in point ------------------------------------- */
+
+/* A stand-in flow node: registers with nodes 0 and 1, places task 0 of
+ * each long job on node 1 with RESERVE, and counts what comes back. */
+typedef struct dummy_flow {
+    uint64_t long_jobs, heartbeats, bad_heartbeats, acks, rejects;
+} dummy_flow;
+
+static void df_start(void *ctx, sim *s)
+{
+    (void)ctx;
+    sk_hello h = {.he_role = SK_ROLE_FLOWD, .he_name = "flowd"};
+    for (uint32_t n = 0; n < 2; n++)
+        if (sim_late_hello(s, n, SIM_PEER_FLOWD, &h) != 0)
+            sim_fail(s, SK_ESTATE, "flowd cannot register");
+}
+
+static void df_submit(void *ctx, sim *s, sim_job *j)
+{
+    dummy_flow *df = ctx;
+    df->long_jobs++;
+    uint8_t spec[8];
+    for (int i = 0; i < 8; i++)
+        spec[i] = (uint8_t)(j->j_dur[0] >> (8 * i));
+    sk_msg m = {.m_type = SK_MSG_RESERVE};
+    m.m_reserve.rv_resv = j->j_seq;
+    m.m_reserve.rv_job = 1000000 + j->j_seq;
+    m.m_reserve.rv_sched = 0;
+    m.m_reserve.rv_user = "svc";
+    m.m_reserve.rv_spec = (sk_bytes){spec, 8};
+    m.m_reserve.rv_framework = "";
+    sim_send(s, SIM_PEER_FLOWD, 1, &m);
+    sim_job_end(s, j, SIM_JOB_SKIPPED);
+}
+
+static void df_deliver(void *ctx, sim *s, sk_peer from, const sk_msg *m)
+{
+    dummy_flow *df = ctx;
+    (void)s;
+    if (m->m_type == SK_MSG_HEARTBEAT) {
+        df->heartbeats++;
+        df->bad_heartbeats += from > 1 || m->m_heartbeat.hb_node_id != from;
+    } else if (m->m_type == SK_MSG_RESERVE_ACK && from == 1) {
+        df->acks++;
+    } else {
+        df->rejects++;
+    }
+}
+
+static void test_flow_plugin(void)
+{
+    const char *path =
+        write_file("flow.csv", "0,1,u,0,short,4,const:30000,,\n"
+                               "1000,2,u,0,long,1,400000,,\n"
+                               "1500,3,u,0,short,4,const:30000,,\n"
+                               "2000000,4,u,0,long,1,100000,,\n"
+                               "2500000,5,u,0,short,2,const:30000,,\n");
+    static sim_names names;
+    memset(&names, 0, sizeof names);
+    sim_params p;
+    sim_params_init(&p);
+    p.p_nodes = 4;
+    p.p_slots = 2;
+    p.p_jobs_file = path;
+    p.p_jobs = 0;
+    p.p_warmup = 0;
+    p.p_drain = true;
+    p.p_check = true;
+    dummy_flow df = {0};
+    sim_flow flow = {&df, df_start, df_submit, df_deliver, NULL};
+    sim_result r;
+    bool bad;
+    char err[600] = "";
+    int rc = sim_run(&p, &names, &flow, &r, &bad, err, sizeof err);
+    /* Node 1's first heartbeat comes at registration, then one a second
+     * while the run lasts (2.5 s and its last job). */
+    tap_ok(rc == 0 && df.long_jobs == 2 && df.acks == 2 && df.rejects == 0 &&
+               df.heartbeats >= 6 && df.bad_heartbeats == 0 &&
+               r.r_st.st_done == 3 && r.r_st.st_long_skipped == 2 &&
+               r.r_st.st_local[SK_MSG_LAUNCH_TASK] == 12,
+           "a flow plug-in registers with the real node monitors, gets the "
+           "long jobs and their heartbeats, and its RESERVEs run (%s)",
+           err);
+    if (rc == 0)
+        sim_stats_fini(&r.r_st);
+}
+
 int main(void)
 {
     tap_timeout(120);
     tap_plan(5 + 2 * SIM_NSTRATEGIES + 1 + SIM_NSTRATEGIES + 1 + 2 + 1 +
-             SIM_NSTRATEGIES + 1);
+             SIM_NSTRATEGIES + 1 + 1);
     sk_log_set_level(SK_LOG_ERROR);
     if (mkdtemp(tmpdir) == NULL)
         tap_bail_out("mkdtemp failed");
@@ -534,6 +621,7 @@ int main(void)
     test_omniscient_busy();
     test_replay();
     test_outcomes();
+    test_flow_plugin();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0)
