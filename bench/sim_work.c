@@ -552,6 +552,34 @@ static int parse_line(sim_src *s, span line, sim_job *j, char *err,
     return parse_prefs(s, j, f[8], err, errlen);
 }
 
+/* read_line reads one line into s->s_line, at most SIM_MAX_LINE_BYTES
+ * (a longer one is not buffered whole). Returns its length with the
+ * newline, 0 at the end of the file, -1 on a read error, -2 when too
+ * long. */
+static ssize_t read_line(sim_src *s)
+{
+    size_t len = 0;
+    int c;
+    while ((c = getc(s->s_fp)) != EOF) {
+        if (len == SIM_MAX_LINE_BYTES)
+            return -2;
+        if (len + 1 >= s->s_linecap) {
+            size_t cap = s->s_linecap ? s->s_linecap * 2 : 4096;
+            char *line = realloc(s->s_line, cap);
+            if (line == NULL)
+                return -1;
+            s->s_line = line;
+            s->s_linecap = cap;
+        }
+        s->s_line[len++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    if (ferror(s->s_fp))
+        return -1;
+    return (ssize_t)len;
+}
+
 static bool is_header(span line)
 {
     static const char hdr[] = "arrival_us,";
@@ -564,19 +592,18 @@ int sim_src_next(sim_src *s, sim_job **out, char *err, size_t errlen)
         return gen_next(s, out);
     for (;;) {
         errno = 0;
-        ssize_t len = getline(&s->s_line, &s->s_linecap, s->s_fp);
-        if (len < 0) {
-            if (ferror(s->s_fp)) {
-                snprintf(err, errlen, "%s: %s", s->s_path,
-                         strerror(errno ? errno : EIO));
-                return SK_EPROTO;
-            }
+        ssize_t len = read_line(s);
+        if (len == 0)
             return 0;
-        }
         s->s_lineno++;
-        if ((size_t)len > SIM_MAX_LINE_BYTES)
+        if (len == -2)
             return bad(s, err, errlen, "line", "longer than %u bytes",
                        SIM_MAX_LINE_BYTES);
+        if (len < 0) {
+            snprintf(err, errlen, "%s:%" PRIu64 ": %s", s->s_path, s->s_lineno,
+                     strerror(errno ? errno : EIO));
+            return errno == ENOMEM ? SK_ENOMEM : SK_EPROTO;
+        }
         span line = {s->s_line, (size_t)len};
         while (line.n > 0 &&
                (line.p[line.n - 1] == '\n' || line.p[line.n - 1] == '\r'))
