@@ -328,7 +328,8 @@ static void progress(sim *s, double t0, bool last)
     double el = wall_now() - t0;
     uint64_t want = p->p_jobs ? p->p_jobs : s->s_st.st_measured_arrived;
     fprintf(
-        stderr, "\r%s: t=%.2fs, %llu/%llu measured jobs done, %.2fM events/s  ",
+        stderr,
+        "\r%s: virtual %.2f s, %llu/%llu measured jobs done, %.2f M events/s  ",
         p->p_label ? p->p_label : "sim", (double)s->s_now / 1e6,
         (unsigned long long)s->s_st.st_measured_done, (unsigned long long)want,
         el > 0 ? (double)s->s_events / el / 1e6 : 0.0);
