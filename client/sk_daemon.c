@@ -184,6 +184,25 @@ static const sk_msg *status_extend(sk_daemon *d, const sk_msg *m)
 
 /* ---- the outbox, the pump and the timer ------------------------------- */
 
+/* How soon a message should leave among the others of one loop iteration:
+ * a task for a slot that waits for it first, work handed to a node next,
+ * reports and the rest after (the transport keeps each peer's order). */
+static sk_tclass send_class(sk_msg_type type)
+{
+    switch (type) {
+    case SK_MSG_GET_TASK:
+    case SK_MSG_TASK_REPLY:
+    case SK_MSG_LAUNCH_TASK:
+        return SK_TCLASS_FIRST;
+    case SK_MSG_ENQUEUE_RESERVATION:
+    case SK_MSG_CANCEL_RESERVATIONS:
+    case SK_MSG_KILL_TASK:
+        return SK_TCLASS_EARLY;
+    default:
+        return SK_TCLASS_NORMAL;
+    }
+}
+
 static void route(sk_daemon *d, const sk_out *o)
 {
     if (d->d_local != 0 && o->o_peer == d->d_local) {
@@ -203,8 +222,14 @@ static void route(sk_daemon *d, const sk_out *o)
     if (m->m_type == SK_MSG_STATUS_REPLY)
         m = status_extend(d, m);
     int rc = sk_link_send(d->d_link, tid, m);
-    if (rc == 0 || rc == SK_ESTATE)
-        return; /* sent, or the session is already ending */
+    if (rc == 0) {
+        sk_tclass cls = send_class(m->m_type);
+        if (cls != SK_TCLASS_NORMAL)
+            sk_transport_expedite(d->d_t, tid, cls);
+        return;
+    }
+    if (rc == SK_ESTATE)
+        return; /* the session is already ending */
     d->d_st.ds_send_failed++;
     char who[LABEL_LEN];
     peer_label(d, tid, who, sizeof who);

@@ -86,15 +86,17 @@ sk_tpeer *sk_tpeer_alloc(sk_transport *t)
         t->t_nslots++;
     }
     sk_tpeer *p = sk_tpeer_at(t, slot);
-    /* The flush list may still hold the slot: keep its link. */
+    /* The flush lists may still hold the slot: keep its links. */
     uint32_t gen = p->pe_gen;
-    uint8_t dirty = p->pe_dirty;
-    int32_t dirty_next = p->pe_dirty_next;
+    uint8_t listed = p->pe_listed;
+    int32_t next[SK_TCLASSES];
+    memcpy(next, p->pe_flush_next, sizeof next);
     memset(p, 0, sizeof *p);
     p->pe_gen = gen;
     p->pe_slot = slot;
-    p->pe_dirty = dirty;
-    p->pe_dirty_next = dirty_next;
+    p->pe_listed = listed;
+    memcpy(p->pe_flush_next, next, sizeof next);
+    p->pe_class = SK_TCLASS_NORMAL;
     p->pe_used = 1;
     p->pe_route_next = -1;
     p->pe_name_next = -1;
@@ -250,11 +252,17 @@ int sk_tpeer_send_frame(sk_transport *t, sk_tpeer *p, sk_tframe_kind kind,
 
 void sk_tpeer_mark(sk_transport *t, sk_tpeer *p)
 {
-    if (p->pe_dirty)
+    unsigned c = p->pe_class;
+    if (p->pe_listed & (1u << c))
         return;
-    p->pe_dirty = 1;
-    p->pe_dirty_next = t->t_dirty;
-    t->t_dirty = (int32_t)p->pe_slot;
+    p->pe_listed |= (uint8_t)(1u << c);
+    p->pe_flush_next[c] = -1;
+    if (t->t_flush_head[c] < 0)
+        t->t_flush_head[c] = (int32_t)p->pe_slot;
+    else
+        sk_tpeer_at(t, (uint32_t)t->t_flush_tail[c])->pe_flush_next[c] =
+            (int32_t)p->pe_slot;
+    t->t_flush_tail[c] = (int32_t)p->pe_slot;
     if (!ev_is_active(&t->t_flush))
         ev_prepare_start(t->t_loop, &t->t_flush);
 }
@@ -312,8 +320,10 @@ static int send_batch(sk_transport *t, sk_tpeer *p)
         t->t_stats.ts_sent += n;
         p->pe_q_count -= n;
         p->pe_q_head = at;
-        if (p->pe_q_count == 0)
+        if (p->pe_q_count == 0) {
             p->pe_q_head = p->pe_q_tail = 0;
+            p->pe_class = SK_TCLASS_NORMAL;
+        }
     }
     return rc;
 }
@@ -385,6 +395,20 @@ int sk_transport_send(sk_transport *t, sk_peer_id peer, const void *data,
     return rc;
 }
 
+int sk_transport_expedite(sk_transport *t, sk_peer_id peer, sk_tclass cls)
+{
+    sk_tpeer *p = peer_get(t, peer);
+    if (p == NULL)
+        return SK_ENOTFOUND;
+    if ((unsigned)cls >= SK_TCLASSES)
+        return SK_EINVAL;
+    if (p->pe_q_count == 0 || cls >= p->pe_class)
+        return 0;
+    p->pe_class = (uint8_t)cls;
+    sk_tpeer_mark(t, p);
+    return 0;
+}
+
 int sk_transport_reset(sk_transport *t, sk_peer_id peer)
 {
     sk_tpeer *p = peer_get(t, peer);
@@ -437,6 +461,7 @@ void sk_tpeer_down(sk_transport *t, sk_tpeer *p, sk_peer_down_reason why)
     p->pe_up = 0;
     p->pe_inflight = 0;
     p->pe_ack_owed = 0;
+    p->pe_class = SK_TCLASS_NORMAL;
     if (p->pe_conn == NULL) {
         unlink_chain(t, &t->t_route_map[route_bucket(t, p->pe_route)], p, 1);
         peer_free(t, p);
@@ -528,7 +553,8 @@ int sk_transport_create(struct ev_loop *loop, const sk_transport_config *cfg,
     t->t_tick.data = t;
     ev_prepare_init(&t->t_flush, sk_trx_prepare_cb);
     t->t_flush.data = t;
-    t->t_dirty = -1;
+    for (int c = 0; c < SK_TCLASSES; c++)
+        t->t_flush_head[c] = t->t_flush_tail[c] = -1;
     ev_timer_start(loop, &t->t_tick);
     *out = t;
     return 0;

@@ -48,6 +48,15 @@ struct ev_loop;
  * that connected to us gets a new id for each session. */
 typedef uint64_t sk_peer_id;
 
+/* How soon a peer's queued messages leave, against other peers' messages
+ * of the same loop iteration (sk_transport_expedite). */
+typedef enum sk_tclass {
+    SK_TCLASS_FIRST = 0,  /* someone waits on it now (a task for a free slot) */
+    SK_TCLASS_EARLY = 1,  /* it starts work elsewhere (a reservation) */
+    SK_TCLASS_NORMAL = 2, /* the default: reports, registrations */
+} sk_tclass;
+#define SK_TCLASSES 3
+
 /* Why a peer went down. */
 typedef enum sk_peer_down_reason {
     SK_PEER_TIMEOUT = 1,  /* no frame within interval * misses */
@@ -157,6 +166,17 @@ int sk_transport_disconnect(sk_transport *t, sk_peer_id peer);
  * grown. */
 int sk_transport_send(sk_transport *t, sk_peer_id peer, const void *data,
                       size_t len);
+
+/* sk_transport_expedite raises what is queued for a peer to class cls for
+ * this loop iteration's flush: the flush sends the peers of class FIRST,
+ * then EARLY, then NORMAL (where sk_transport_send puts them), each class
+ * in the order its peers were marked. A peer's own messages keep their
+ * order: all that is queued for it leaves together. A class is kept until
+ * the peer's queue is empty, so a router peer whose window is closed is
+ * flushed in its class when the ack comes. Use it for the few messages
+ * someone waits on among many that can wait a moment. Returns 0,
+ * SK_ENOTFOUND, SK_EINVAL (no such class). Cost: O(1). */
+int sk_transport_expedite(sk_transport *t, sk_peer_id peer, sk_tclass cls);
 
 /* sk_transport_reset ends the session with a peer that is up because
  * messages to it were lost (its queue overflowed, or a message could not

@@ -13,7 +13,17 @@
  * frame and batches while it does not. Both sides cork: a send only queues
  * and marks the peer; an ev_prepare watcher, which runs once per loop
  * iteration before the loop sleeps, flushes every marked peer, so the
- * messages of one iteration share a frame and a reply carries the ack.
+ * messages of one iteration share a frame and a reply carries the ack. An
+ * ack that reopens a router's window only marks the peer too: the frame's
+ * own messages are delivered first, and the replies to them leave in the
+ * same frame as what was waiting.
+ *
+ * Flush order: marked peers wait on one list per class (sk_tclass), most
+ * urgent first, each in the order marked. Between the frames of one flush
+ * a router takes in what its socket received meanwhile (a fan-out to many
+ * peers takes a system call and a wake-up per frame, and the first answers
+ * come back before it ends): an urgent reply then leaves before the rest
+ * of the fan-out.
  */
 #ifndef SK_TRANSPORT_IMPL_H
 #define SK_TRANSPORT_IMPL_H
@@ -25,6 +35,10 @@
 #include <stdint.h>
 
 #define SK_TPEER_CHUNK 256 /* peer slots are allocated this many at a time */
+
+/* Receive passes one flush may make between its frames: bounds the time
+ * the loop spends in one prepare callback while frames keep coming. */
+#define SK_TFLUSH_POLLS 64
 
 typedef struct sk_tconn sk_tconn;
 
@@ -39,7 +53,8 @@ typedef struct sk_tpeer {
     uint8_t pe_inflight; /* router: a frame awaits the peer's ack */
     uint8_t pe_ack_owed; /* dealer: a router frame is not yet acked */
     uint8_t pe_blocked;  /* dealer: nanomsg said EAGAIN; SNDFD watched */
-    uint8_t pe_dirty;    /* on the list of peers to flush */
+    uint8_t pe_listed;   /* bit c: on the flush list of class c */
+    uint8_t pe_class;    /* most urgent class of what is queued */
     uint8_t pe_reset;    /* sk_transport_reset asked: end the session at
                             the next flush */
     char pe_role[SK_TRANSPORT_MAX_ROLE + 1];
@@ -58,8 +73,8 @@ typedef struct sk_tpeer {
     uint32_t pe_q_count;      /* queued messages */
     int32_t pe_route_next;    /* route map chain; free list when unused */
     int32_t pe_name_next;     /* name map chain */
-    int32_t pe_dirty_next;    /* list of peers to flush */
-    sk_tconn *pe_conn;        /* our connection, or NULL */
+    int32_t pe_flush_next[SK_TCLASSES]; /* flush list links, per class */
+    sk_tconn *pe_conn;                  /* our connection, or NULL */
 } sk_tpeer;
 
 /* A connection of ours: its own raw NN_REQ socket and two watchers. */
@@ -80,14 +95,15 @@ struct sk_transport {
     ev_io t_router_w;       /* on its NN_RCVFD */
     ev_timer t_tick;        /* heartbeats and liveness, every tc_heartbeat */
     ev_prepare t_flush;     /* flushes marked peers before the loop sleeps */
-    int32_t t_dirty;        /* head of the list of peers to flush, or -1 */
-    sk_tpeer **t_chunks;    /* peer slots, SK_TPEER_CHUNK per chunk */
-    uint32_t t_nslots;      /* slots ever handed out */
-    int32_t t_free;         /* free slot list head, or -1 */
-    int32_t *t_route_map;   /* route hash -> slot chain head */
-    int32_t *t_name_map;    /* (role, name) hash -> slot chain head */
-    uint32_t t_map_mask;    /* buckets - 1 */
-    int t_in_cb;            /* depth of callbacks running */
+    int32_t t_flush_head[SK_TCLASSES]; /* flush lists: first slot, or -1 */
+    int32_t t_flush_tail[SK_TCLASSES]; /* and last slot */
+    sk_tpeer **t_chunks;  /* peer slots, SK_TPEER_CHUNK per chunk */
+    uint32_t t_nslots;    /* slots ever handed out */
+    int32_t t_free;       /* free slot list head, or -1 */
+    int32_t *t_route_map; /* route hash -> slot chain head */
+    int32_t *t_name_map;  /* (role, name) hash -> slot chain head */
+    uint32_t t_map_mask;  /* buckets - 1 */
+    int t_in_cb;          /* depth of callbacks running */
     sk_transport_stats t_stats;
 };
 
@@ -124,7 +140,8 @@ void sk_tpeer_send_hello(sk_transport *t, sk_tpeer *p);
 /* Sends what flow control allows: a batch of the queue, or a due ack. */
 void sk_tpeer_flush(sk_transport *t, sk_tpeer *p);
 
-/* Puts p on the list that the prepare watcher flushes. */
+/* Puts p on the flush list of its class (pe_class), which the prepare
+ * watcher flushes. */
 void sk_tpeer_mark(sk_transport *t, sk_tpeer *p);
 
 /* Marks a dealer blocked and watches its SNDFD. */
@@ -135,6 +152,8 @@ void sk_tpeer_send_reset(sk_transport *t, const uint8_t route[8]);
 
 /* Receive watchers and the tick (sk_transport_rx.c). */
 void sk_trx_router_cb(struct ev_loop *loop, ev_io *w, int revents);
+/* Receives every frame waiting on the router socket. */
+void sk_trx_router_drain(sk_transport *t);
 void sk_trx_dealer_cb(struct ev_loop *loop, ev_io *w, int revents);
 void sk_trx_dealer_snd_cb(struct ev_loop *loop, ev_io *w, int revents);
 void sk_trx_tick_cb(struct ev_loop *loop, ev_timer *w, int revents);

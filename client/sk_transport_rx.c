@@ -162,8 +162,12 @@ static void router_frame(sk_transport *t, const uint8_t route[8],
     p->pe_rx_seq++;
     p->pe_last_rx = ev_now(t->t_loop);
     if (p->pe_inflight && (int32_t)(f.tf_ack - p->pe_inflight_seq) > 0) {
+        /* The window is open again. Not a flush now: what this frame
+         * carries is delivered first, so that the replies to it leave in
+         * one frame with what was waiting. */
         p->pe_inflight = 0;
-        sk_tpeer_flush(t, p);
+        if (p->pe_q_count > 0)
+            sk_tpeer_mark(t, p);
     }
     switch (f.tf_kind) {
     case SK_TF_DATA:
@@ -202,9 +206,13 @@ static int route_of(struct nn_msghdr *h, uint8_t route[8])
 
 void sk_trx_router_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
-    sk_transport *t = w->data;
     (void)loop;
     (void)revents;
+    sk_trx_router_drain(w->data);
+}
+
+void sk_trx_router_drain(sk_transport *t)
+{
     for (;;) {
         void *body = NULL;
         union {
@@ -341,14 +349,39 @@ void sk_trx_dealer_snd_cb(struct ev_loop *loop, ev_io *w, int revents)
         sk_tpeer_send_hello(t, p);
 }
 
+/* The first peer of the most urgent non-empty flush list, taken off that
+ * list, or NULL when all are empty. */
+static sk_tpeer *next_to_flush(sk_transport *t)
+{
+    for (unsigned c = 0; c < SK_TCLASSES; c++) {
+        if (t->t_flush_head[c] < 0)
+            continue;
+        sk_tpeer *p = sk_tpeer_at(t, (uint32_t)t->t_flush_head[c]);
+        t->t_flush_head[c] = p->pe_flush_next[c];
+        if (t->t_flush_head[c] < 0)
+            t->t_flush_tail[c] = -1;
+        p->pe_listed &= (uint8_t) ~(1u << c);
+        return p;
+    }
+    return NULL;
+}
+
+static int flush_pending(const sk_transport *t)
+{
+    for (unsigned c = 0; c < SK_TCLASSES; c++)
+        if (t->t_flush_head[c] >= 0)
+            return 1;
+    return 0;
+}
+
 void sk_trx_prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 {
     sk_transport *t = w->data;
+    unsigned polls = 0;
+    sk_tpeer *p;
     (void)revents;
-    while (t->t_dirty >= 0) {
-        sk_tpeer *p = sk_tpeer_at(t, (uint32_t)t->t_dirty);
-        t->t_dirty = p->pe_dirty_next;
-        p->pe_dirty = 0;
+    while ((p = next_to_flush(t)) != NULL) {
+        uint64_t frames = t->t_stats.ts_frames_sent;
         if (p->pe_reset) {
             t->t_stats.ts_resets++;
             sk_warn("transport: %s %s: messages to it were lost; resetting "
@@ -357,6 +390,14 @@ void sk_trx_prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
             reset_session(t, p);
         } else {
             sk_tpeer_flush(t, p);
+        }
+        /* Each frame cost a system call and woke its peer, which may have
+         * answered already: take the answers in before the next frame, so
+         * that an urgent reply need not wait for the rest of a fan-out. */
+        if (t->t_router >= 0 && t->t_stats.ts_frames_sent != frames &&
+            polls < SK_TFLUSH_POLLS && flush_pending(t)) {
+            polls++;
+            sk_trx_router_drain(t);
         }
     }
     ev_prepare_stop(loop, w);

@@ -22,6 +22,12 @@ tests_test_transport_SOURCES = tests/test_transport.c
 tests_test_transport_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS)
 tests_test_transport_LDADD = $(SK_TRANSPORT_TEST_LDADD)
 
+check_PROGRAMS += tests/test_transport_flush
+TESTS += tests/test_transport_flush
+tests_test_transport_flush_SOURCES = tests/test_transport_flush.c
+tests_test_transport_flush_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS)
+tests_test_transport_flush_LDADD = $(SK_TRANSPORT_TEST_LDADD)
+
 check_PROGRAMS += tests/test_transport_proc
 TESTS += tests/test_transport_proc
 tests_test_transport_proc_SOURCES = tests/test_transport_proc.c
