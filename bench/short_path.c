@@ -16,6 +16,14 @@
  *      slots), and the messages the scheduler handles per task (its
  *      link's received + sent, per task it launched).
  *
+ * And, as context next to the targets (additional rows, not the issue's
+ * definitions): the transport in the cluster's own pattern, one router
+ * (this process) exchanging 100-byte messages with as many dealer
+ * processes as there are node monitors: in rounds of one message to each
+ * and one answer from each, the time of a round (the floor of a job's
+ * fan-out on this machine); and free-running, each dealer answering and
+ * getting the next message at once, the message rate through the router.
+ *
  * Each repetition measures everything once; the table gives medians with
  * min-max over repetitions, and the ratios against the targets: p50
  * overhead at 50% load <= 3 round trips; placement rate x messages per
@@ -135,6 +143,32 @@ static int run_peer(const char *ep)
     if (sk_transport_create(loop, &cfg, &cb, &peer_t) != 0 ||
         sk_transport_listen(peer_t, ep) != 0)
         die("peer cannot listen");
+    ev_run(loop, 0);
+    return 0;
+}
+
+/* A dealer child of the fan-out anchor: echoes every message. */
+static sk_transport *dealer_t;
+
+static void dealer_recv(void *arg, sk_peer_id peer, const void *data,
+                        size_t len)
+{
+    sk_transport_send(dealer_t, peer, data, len);
+}
+
+static int run_dealer(const char *ep, const char *name)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    loop = ev_default_loop(0);
+    sk_transport_config cfg;
+    sk_transport_config_default(&cfg);
+    strcpy(cfg.tc_role, "nodemon");
+    snprintf(cfg.tc_name, sizeof cfg.tc_name, "%s", name);
+    sk_transport_callbacks cb = {NULL, NULL, dealer_recv, NULL};
+    sk_peer_id id;
+    if (sk_transport_create(loop, &cfg, &cb, &dealer_t) != 0 ||
+        sk_transport_connect(dealer_t, ep, &id) != 0)
+        die("dealer cannot connect");
     ev_run(loop, 0);
     return 0;
 }
@@ -261,6 +295,108 @@ static void measure_floor(double *rtt50, double *r2d, double *d2r)
     sk_transport_destroy(me.t);
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
+}
+
+/* The router's side of the fan-out anchor. */
+static struct {
+    sk_transport *t;
+    sk_peer_id *peer;
+    unsigned up, got;
+    int running; /* free-running: answer each echo with the next message */
+} fan;
+
+static void fan_up(void *arg, sk_peer_id peer, const char *role,
+                   const char *name)
+{
+    fan.peer[fan.up++] = peer;
+}
+
+static void fan_recv(void *arg, sk_peer_id peer, const void *data, size_t len)
+{
+    fan.got++;
+    if (fan.running &&
+        sk_transport_send(fan.t, peer, payload, sizeof payload) != 0)
+        die("a fan-out send was refused");
+}
+
+static int fan_all_up(void *arg)
+{
+    return fan.up == opt.nodes;
+}
+
+static int fan_round_done(void *arg)
+{
+    return fan.got == opt.nodes;
+}
+
+/* One router and opt.nodes dealer processes: the p50 time (s) of a round
+ * of one message to each and one answer from each, and the message rate
+ * (msg/s, both ways) with every dealer always having one message. */
+static void measure_fanout(double *round50, double *rate)
+{
+    char ep[64], self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        die("cannot find this program");
+    self[n] = '\0';
+    snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", tu_free_port());
+    memset(&fan, 0, sizeof fan);
+    fan.peer = calloc(opt.nodes, sizeof *fan.peer);
+    pid_t *pids = calloc(opt.nodes, sizeof *pids);
+    sk_transport_config cfg;
+    sk_transport_config_default(&cfg);
+    strcpy(cfg.tc_role, "sched");
+    strcpy(cfg.tc_name, "fan");
+    sk_transport_callbacks cb = {fan_up, NULL, fan_recv, NULL};
+    if (fan.peer == NULL || pids == NULL ||
+        sk_transport_create(loop, &cfg, &cb, &fan.t) != 0 ||
+        sk_transport_listen(fan.t, ep) != 0)
+        die("the fan-out router cannot listen");
+    for (unsigned i = 0; i < opt.nodes; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "d%u", i);
+        pids[i] = fork();
+        if (pids[i] == 0) {
+            char *argv[] = {self, "--dealer", ep, name, NULL};
+            execv(self, argv);
+            _exit(127);
+        }
+    }
+    if (sk_run_until(loop, fan_all_up, NULL, 20) != 0)
+        die("the fan-out dealers do not come up");
+    enum { WARMUP = 50, ROUNDS = 500 };
+    double *t = malloc(ROUNDS * sizeof *t);
+    for (int r = -WARMUP; r < ROUNDS; r++) {
+        double start = mono();
+        fan.got = 0;
+        for (unsigned i = 0; i < opt.nodes; i++)
+            if (sk_transport_send(fan.t, fan.peer[i], payload,
+                                  sizeof payload) != 0)
+                die("a fan-out send was refused");
+        if (sk_run_until(loop, fan_round_done, NULL, 10) != 0)
+            die("a fan-out round timed out");
+        if (r >= 0)
+            t[r] = mono() - start;
+    }
+    *round50 = quantile(t, ROUNDS, 0.5);
+    free(t);
+    fan.running = 1;
+    for (unsigned i = 0; i < opt.nodes; i++)
+        if (sk_transport_send(fan.t, fan.peer[i], payload, sizeof payload) != 0)
+            die("a fan-out send was refused");
+    tu_run_for(loop, 0.2);
+    unsigned got0 = fan.got;
+    double t1 = mono();
+    tu_run_for(loop, 1.0);
+    *rate = 2.0 * (fan.got - got0) / (mono() - t1);
+    fan.running = 0;
+    sk_transport_destroy(fan.t);
+    for (unsigned i = 0; i < opt.nodes; i++) {
+        kill(pids[i], SIGKILL);
+        waitpid(pids[i], NULL, 0);
+    }
+    free(pids);
+    free(fan.peer);
 }
 
 /* ---- the cluster side: executors that run no-op tasks ------------------- */
@@ -559,6 +695,10 @@ enum {
     M_RATIO_RTT,
     M_RATIO_RATE,
     M_RATIO_CAP,
+    M_FAN_ROUND,
+    M_FAN_RATE,
+    M_RATIO_FAN_P50,
+    M_RATIO_FAN_RATE,
     NM
 };
 
@@ -584,6 +724,10 @@ static const char *const NAMES[NM] = {
     "p50 at 50% / round trip (<= 3)",
     "rate x msgs/task / transport (>= 0.5)",
     "same with the scheduler-alone rate",
+    "additional: fan-out round p50 (us)",
+    "additional: fan-out rate (msg/s)",
+    "additional: p50 at 50% / fan-out round",
+    "additional: rate x msgs/task / fan-out",
 };
 
 static int remove_entry(const char *path, const struct stat *st, int flag,
@@ -618,6 +762,7 @@ int main(int argc, char **argv)
         {"task-ms", required_argument, NULL, 't'},
         {"job-tasks", required_argument, NULL, 'k'},
         {"peer", required_argument, NULL, 'P'},
+        {"dealer", required_argument, NULL, 'D'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -646,6 +791,11 @@ int main(int argc, char **argv)
         case 'P':
             sk_log_set_level(SK_LOG_WARN);
             return run_peer(optarg);
+        case 'D':
+            sk_log_set_level(SK_LOG_WARN);
+            if (optind >= argc)
+                return 2;
+            return run_dealer(optarg, argv[optind]);
         case 'v':
             opt.verbose = 1;
             break;
@@ -734,6 +884,7 @@ int main(int argc, char **argv)
            opt.phase_s, opt.warmup_s, 4 * opt.nodes, 4 * opt.slots);
     for (int r = 0; r < opt.reps; r++) {
         measure_floor(&v[M_RTT][r], &v[M_R2D][r], &v[M_D2R][r]);
+        measure_fanout(&v[M_FAN_ROUND][r], &v[M_FAN_RATE][r]);
         measure_serial(&v[M_SERIAL][r]);
         measure_load(0.1, &v[M_P50_10][r], &v[M_P99_10][r]);
         measure_load(0.5, &v[M_P50_50][r], &v[M_P99_50][r]);
@@ -746,9 +897,12 @@ int main(int argc, char **argv)
         double raw = v[M_R2D][r] < v[M_D2R][r] ? v[M_R2D][r] : v[M_D2R][r];
         v[M_RATIO_RATE][r] = v[M_RATE][r] * v[M_MPT][r] / raw;
         v[M_RATIO_CAP][r] = v[M_SCHED_CAP][r] * v[M_MPT][r] / raw;
+        v[M_RATIO_FAN_P50][r] = v[M_P50_50][r] / v[M_FAN_ROUND][r];
+        v[M_RATIO_FAN_RATE][r] = v[M_RATE][r] * v[M_MPT][r] / v[M_FAN_RATE][r];
         for (int m = M_RTT; m <= M_P99_80; m++)
             if (m != M_R2D && m != M_D2R)
                 v[m][r] *= 1e6;
+        v[M_FAN_ROUND][r] *= 1e6;
         if (isatty(STDERR_FILENO) || opt.verbose)
             fprintf(stderr, "repetition %d/%d done\n", r + 1, opt.reps);
     }
@@ -758,7 +912,7 @@ int main(int argc, char **argv)
            "--------------", "--------------", "--------------");
     for (int m = 0; m < NM; m++) {
         double med = quantile(v[m], (size_t)opt.reps, 0.5);
-        int prec = m >= M_MPT ? 2 : 0;
+        int prec = (m >= M_MPT && m < M_FAN_ROUND) || m > M_FAN_RATE ? 2 : 0;
         printf("| %-40s | %12.*f | %12.*f | %12.*f |\n", NAMES[m], prec, med,
                prec, v[m][0], prec, v[m][opt.reps - 1]);
     }
