@@ -22,6 +22,14 @@
  * uses to stop on infeasible networks, holds only from there. Arcs that
  * the changes left alone start with zero-optimal reduced costs.
  *
+ * The solver works on its own copy of the residual network, laid out by
+ * tail node (each node's residual arcs contiguous, with head, scaled cost,
+ * residual capacity and the index of the reverse arc side by side), so
+ * that scanning a node reads one stretch of memory instead of three
+ * arrays at random places; the copy costs one pass over the arcs at the
+ * start and one at the end, where the residual capacities go back to the
+ * state.
+ *
  * The flow returned is optimal; the prices are made exactly optimal in
  * unscaled units (every residual arc has a non-negative reduced cost) by a
  * short label-correcting pass, so that any solver, this one included, can
@@ -49,6 +57,16 @@
 /* Internal outcome: the prices would leave the safe range. */
 #define CS_OVERFLOW 1
 
+/* A residual arc in the solver's own layout: the arcs leaving node v are
+ * cs_arcs[cs_first[v] .. cs_first[v + 1]), in the order of v's adjacency
+ * in the graph, so that scanning a node reads contiguous memory. */
+typedef struct cs_arc {
+    int64_t a_cost; /* cost times the scale */
+    int64_t a_cap;  /* residual capacity */
+    int32_t a_head;
+    int32_t a_twin; /* index of the reverse residual arc */
+} cs_arc;
+
 typedef struct cs {
     const fc_graph *cs_g;
     fc_flow_state *cs_st;
@@ -58,8 +76,11 @@ typedef struct cs {
     int64_t cs_scale; /* N: costs are multiplied by this */
     int64_t cs_alpha;
     int64_t cs_eps;
-    int64_t *cs_p;   /* [n] scaled prices */
-    int32_t *cs_cur; /* [n] current-arc index into the adjacency */
+    cs_arc *cs_arcs;   /* [residual arcs] */
+    int32_t *cs_first; /* [n + 1] */
+    int64_t *cs_ex;    /* [n] excess (the state's array) */
+    int64_t *cs_p;     /* [n] scaled prices */
+    int32_t *cs_cur;   /* [n] current arc (an index into cs_arcs) */
     /* FIFO of active nodes (positive excess); a ring of n slots */
     int32_t *cs_q;
     int32_t cs_qhead;
@@ -95,14 +116,10 @@ static int64_t floor_div(int64_t a, int64_t b)
     return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
-static int64_t scaled_rc(const cs *c, int32_t r, fc_node tail)
-{
-    const fc_graph *g = c->cs_g;
-    return g->g_cost[r] * c->cs_scale - c->cs_p[tail] + c->cs_p[g->g_head[r]];
-}
-
 static void cs_free(cs *c)
 {
+    free(c->cs_arcs);
+    free(c->cs_first);
     free(c->cs_p);
     free(c->cs_cur);
     free(c->cs_q);
@@ -117,9 +134,12 @@ static void cs_free(cs *c)
 
 static int cs_alloc(cs *c)
 {
+    const fc_graph *g = c->cs_g;
     size_t n = (size_t)c->cs_n + 1;
+    c->cs_arcs = malloc(((size_t)2 * g->g_alive + 1) * sizeof *c->cs_arcs);
+    c->cs_first = malloc((n + 1) * sizeof *c->cs_first);
     c->cs_p = malloc(n * sizeof *c->cs_p);
-    c->cs_cur = calloc(n, sizeof *c->cs_cur);
+    c->cs_cur = malloc(n * sizeof *c->cs_cur);
     c->cs_q = malloc(n * sizeof *c->cs_q);
     c->cs_dirty = malloc(n * sizeof *c->cs_dirty);
     c->cs_isdirty = calloc(n, 1);
@@ -128,11 +148,50 @@ static int cs_alloc(cs *c)
     c->cs_bprev = malloc(n * sizeof *c->cs_bprev);
     c->cs_dist = malloc(n * sizeof *c->cs_dist);
     c->cs_done = malloc(n);
-    if (!c->cs_p || !c->cs_cur || !c->cs_q || !c->cs_dirty || !c->cs_isdirty ||
-        !c->cs_bhead || !c->cs_bnext || !c->cs_bprev || !c->cs_dist ||
-        !c->cs_done)
+    if (!c->cs_arcs || !c->cs_first || !c->cs_p || !c->cs_cur || !c->cs_q ||
+        !c->cs_dirty || !c->cs_isdirty || !c->cs_bhead || !c->cs_bnext ||
+        !c->cs_bprev || !c->cs_dist || !c->cs_done)
         return FC_ENOMEM;
     return 0;
+}
+
+/* Copy the graph's residual arcs into the solver's layout. */
+static void load_arcs(cs *c)
+{
+    const fc_graph *g = c->cs_g;
+    const int64_t *rescap = c->cs_st->fs_rescap;
+    int32_t k = 0;
+    for (fc_node v = 0; v < c->cs_n; v++) {
+        c->cs_first[v] = k;
+        k += g->g_adj[v].ad_len;
+    }
+    c->cs_first[c->cs_n] = k;
+    memcpy(c->cs_cur, c->cs_first, (size_t)c->cs_n * sizeof *c->cs_cur);
+    for (fc_node v = 0; v < c->cs_n; v++) {
+        const fc_adj *adj = &g->g_adj[v];
+        cs_arc *out = c->cs_arcs + c->cs_first[v];
+        for (int32_t i = 0; i < adj->ad_len; i++) {
+            int32_t r = adj->ad_res[i];
+            fc_node h = g->g_head[r];
+            out[i].a_cost = g->g_cost[r] * c->cs_scale;
+            out[i].a_cap = rescap[r];
+            out[i].a_head = h;
+            out[i].a_twin = c->cs_first[h] + g->g_pos[r ^ 1];
+        }
+    }
+}
+
+/* Copy the residual capacities back into the graph's state. */
+static void store_arcs(cs *c)
+{
+    const fc_graph *g = c->cs_g;
+    int64_t *rescap = c->cs_st->fs_rescap;
+    for (fc_node v = 0; v < c->cs_n; v++) {
+        const fc_adj *adj = &g->g_adj[v];
+        const cs_arc *out = c->cs_arcs + c->cs_first[v];
+        for (int32_t i = 0; i < adj->ad_len; i++)
+            rescap[adj->ad_res[i]] = out[i].a_cap;
+    }
 }
 
 static bool cs_cancel_due(cs *c, uint64_t units)
@@ -170,20 +229,27 @@ static void mark_dirty(cs *c, fc_node v)
     }
 }
 
+/* Move delta units along arc k, which leaves v. */
+static inline void push(cs *c, fc_node v, int32_t k, int64_t delta)
+{
+    cs_arc *a = &c->cs_arcs[k];
+    a->a_cap -= delta;
+    c->cs_arcs[a->a_twin].a_cap += delta;
+    c->cs_ex[v] -= delta;
+    c->cs_ex[a->a_head] += delta;
+}
+
 /* Saturate the residual arcs leaving v whose reduced cost is negative. */
 static void saturate_node(cs *c, fc_node v)
 {
-    const fc_graph *g = c->cs_g;
-    fc_flow_state *st = c->cs_st;
-    const fc_adj *adj = &g->g_adj[v];
     int64_t pv = c->cs_p[v];
-    for (int32_t i = 0; i < adj->ad_len; i++) {
-        int32_t r = adj->ad_res[i];
-        int64_t cap = st->fs_rescap[r];
-        if (cap > 0 && g->g_cost[r] * c->cs_scale + c->cs_p[g->g_head[r]] < pv)
-            fc_push(g, st, r, cap);
+    int32_t end = c->cs_first[v + 1];
+    for (int32_t k = c->cs_first[v]; k < end; k++) {
+        cs_arc *a = &c->cs_arcs[k];
+        if (a->a_cap > 0 && a->a_cost + c->cs_p[a->a_head] < pv)
+            push(c, v, k, a->a_cap);
     }
-    c->cs_work += (uint64_t)adj->ad_len;
+    c->cs_work += (uint64_t)(end - c->cs_first[v]);
 }
 
 /* Make the pseudoflow 0-optimal at the start of a phase: only arcs leaving
@@ -194,8 +260,7 @@ static void start_phase(cs *c)
     const fc_graph *g = c->cs_g;
     if (c->cs_all_dirty) {
         for (fc_node v = 0; v < c->cs_n; v++)
-            if (live(g, v))
-                saturate_node(c, v);
+            saturate_node(c, v);
     } else {
         for (int32_t i = 0; i < c->cs_ndirty; i++)
             saturate_node(c, c->cs_dirty[i]);
@@ -207,7 +272,7 @@ static void start_phase(cs *c)
     c->cs_qhead = 0;
     c->cs_qlen = 0;
     for (fc_node v = 0; v < c->cs_n; v++)
-        if (live(g, v) && c->cs_st->fs_excess[v] > 0)
+        if (live(g, v) && c->cs_ex[v] > 0)
             enqueue(c, v);
     c->cs_phase_relabels = 0;
 }
@@ -245,7 +310,6 @@ static void bucket_remove(cs *c, fc_node v)
 static int global_update(cs *c)
 {
     const fc_graph *g = c->cs_g;
-    const fc_flow_state *st = c->cs_st;
     int32_t n = c->cs_n;
     int64_t cap = n; /* ranks are clamped to [0, cap] */
     int64_t eps = c->cs_eps;
@@ -257,9 +321,9 @@ static int global_update(cs *c)
         c->cs_done[v] = 0;
         if (!live(g, v))
             continue;
-        if (st->fs_excess[v] < 0)
+        if (c->cs_ex[v] < 0)
             bucket_insert(c, v, 0);
-        else if (st->fs_excess[v] > 0)
+        else if (c->cs_ex[v] > 0)
             active++;
     }
     int64_t k = 0;
@@ -274,17 +338,17 @@ static int global_update(cs *c)
         bucket_remove(c, v);
         c->cs_done[v] = 1;
         settled[nsettled++] = v;
-        if (st->fs_excess[v] > 0)
+        if (c->cs_ex[v] > 0)
             active--;
-        const fc_adj *adj = &g->g_adj[v];
-        for (int32_t i = 0; i < adj->ad_len; i++) {
-            int32_t r = adj->ad_res[i] ^ 1; /* u -> v */
-            if (st->fs_rescap[r] <= 0)
+        int64_t pv = c->cs_p[v];
+        int32_t end = c->cs_first[v + 1];
+        for (int32_t j = c->cs_first[v]; j < end; j++) {
+            const cs_arc *a = &c->cs_arcs[j];
+            fc_node u = a->a_head;
+            /* The arc u -> v is a's twin. */
+            if (c->cs_done[u] || c->cs_arcs[a->a_twin].a_cap <= 0)
                 continue;
-            fc_node u = g->g_head[adj->ad_res[i]];
-            if (c->cs_done[u])
-                continue;
-            int64_t rc = scaled_rc(c, r, u);
+            int64_t rc = -a->a_cost - c->cs_p[u] + pv;
             int64_t len = rc < 0 ? 0 : rc / eps + 1;
             int64_t d = len > cap - k ? cap : k + len;
             if (c->cs_dist[u] >= 0) {
@@ -294,7 +358,7 @@ static int global_update(cs *c)
             }
             bucket_insert(c, u, d);
         }
-        c->cs_work += (uint64_t)adj->ad_len;
+        c->cs_work += (uint64_t)(end - c->cs_first[v]);
     }
     if (active > 0)
         return FC_EINFEASIBLE;
@@ -304,12 +368,12 @@ static int global_update(cs *c)
     }
     /* Prices moved both ways relative to each other: current arcs and the
      * saturation scan must start over. */
-    memset(c->cs_cur, 0, (size_t)n * sizeof *c->cs_cur);
+    memcpy(c->cs_cur, c->cs_first, (size_t)n * sizeof *c->cs_cur);
     c->cs_all_dirty = true;
     c->cs_qhead = 0;
     c->cs_qlen = 0;
     for (fc_node v = 0; v < n; v++)
-        if (live(g, v) && st->fs_excess[v] > 0)
+        if (live(g, v) && c->cs_ex[v] > 0)
             enqueue(c, v);
     c->cs_relabels_since_update = 0;
     return 0;
@@ -320,23 +384,21 @@ static int global_update(cs *c)
  * its excess is stuck) or CS_OVERFLOW. */
 static int relabel(cs *c, fc_node v)
 {
-    const fc_graph *g = c->cs_g;
-    const fc_flow_state *st = c->cs_st;
-    const fc_adj *adj = &g->g_adj[v];
     int64_t best = INT64_MAX;
     int32_t at = 0;
-    for (int32_t i = 0; i < adj->ad_len; i++) {
-        int32_t r = adj->ad_res[i];
+    int32_t begin = c->cs_first[v], end = c->cs_first[v + 1];
+    for (int32_t k = begin; k < end; k++) {
+        const cs_arc *a = &c->cs_arcs[k];
         /* A self-loop's reduced cost does not depend on v's price. */
-        if (st->fs_rescap[r] <= 0 || g->g_head[r] == v)
+        if (a->a_cap <= 0 || a->a_head == v)
             continue;
-        int64_t x = g->g_cost[r] * c->cs_scale + c->cs_p[g->g_head[r]];
+        int64_t x = a->a_cost + c->cs_p[a->a_head];
         if (x < best) {
             best = x;
-            at = i;
+            at = k;
         }
     }
-    c->cs_work += (uint64_t)adj->ad_len + 1;
+    c->cs_work += (uint64_t)(end - begin) + 1;
     if (best == INT64_MAX)
         return FC_EINFEASIBLE;
     if (best + c->cs_eps > CS_PRICE_LIMIT)
@@ -353,42 +415,36 @@ static int relabel(cs *c, fc_node v)
  * until the excess is gone. */
 static int discharge(cs *c, fc_node v)
 {
-    const fc_graph *g = c->cs_g;
-    fc_flow_state *st = c->cs_st;
-    const fc_adj *adj = &g->g_adj[v];
-    const int32_t *res = adj->ad_res;
-    int64_t *rescap = st->fs_rescap;
-    int64_t *excess = st->fs_excess;
-    int64_t scale = c->cs_scale;
-    int32_t len = adj->ad_len;
-    int32_t i = c->cs_cur[v];
-    while (excess[v] > 0) {
-        int64_t pv = c->cs_p[v];
-        for (; i < len; i++) {
-            int32_t r = res[i];
-            if (rescap[r] > 0 &&
-                g->g_cost[r] * scale + c->cs_p[g->g_head[r]] < pv)
+    cs_arc *arcs = c->cs_arcs;
+    int64_t *ex = c->cs_ex;
+    const int64_t *p = c->cs_p;
+    int32_t end = c->cs_first[v + 1];
+    int32_t k = c->cs_cur[v];
+    while (ex[v] > 0) {
+        int64_t pv = p[v];
+        for (; k < end; k++) {
+            const cs_arc *a = &arcs[k];
+            if (a->a_cap > 0 && a->a_cost + p[a->a_head] < pv)
                 break;
         }
         c->cs_work++;
-        if (i == len) {
+        if (k == end) {
             int rc = relabel(c, v);
             if (rc != 0)
                 return rc;
-            i = c->cs_cur[v];
+            k = c->cs_cur[v];
             continue;
         }
-        int32_t r = res[i];
-        fc_node w = g->g_head[r];
-        int64_t delta = excess[v] < rescap[r] ? excess[v] : rescap[r];
-        bool was_active = excess[w] > 0;
-        fc_push(g, st, r, delta);
-        if (!was_active && excess[w] > 0)
+        fc_node w = arcs[k].a_head;
+        int64_t delta = ex[v] < arcs[k].a_cap ? ex[v] : arcs[k].a_cap;
+        bool was_active = ex[w] > 0;
+        push(c, v, k, delta);
+        if (!was_active && ex[w] > 0)
             enqueue(c, w);
-        if (rescap[r] == 0)
-            i++;
+        if (arcs[k].a_cap == 0)
+            k++;
     }
-    c->cs_cur[v] = i;
+    c->cs_cur[v] = k;
     return 0;
 }
 
@@ -426,21 +482,21 @@ static void price_new_nodes(cs *c)
     const fc_graph *g = c->cs_g;
     if (g->g_changes_lost)
         return;
-    for (size_t k = 0; k < g->g_nchanges; k++) {
-        const fc_change *ch = &g->g_changes[k];
+    for (size_t i = 0; i < g->g_nchanges; i++) {
+        const fc_change *ch = &g->g_changes[i];
         fc_node v = ch->ch_id;
         if (ch->ch_kind != FC_CHANGE_NODE_ADD || !live(g, v))
             continue;
         int64_t lo = INT64_MIN, hi = INT64_MAX;
-        const fc_adj *adj = &g->g_adj[v];
-        for (int32_t i = 0; i < adj->ad_len; i++) {
-            int32_t r = adj->ad_res[i];
-            if (g->g_head[r] == v)
+        int32_t end = c->cs_first[v + 1];
+        for (int32_t k = c->cs_first[v]; k < end; k++) {
+            const cs_arc *a = &c->cs_arcs[k];
+            if (a->a_head == v)
                 continue;
-            int64_t x = g->g_cost[r] * c->cs_scale + c->cs_p[g->g_head[r]];
-            if (c->cs_st->fs_rescap[r] > 0 && x < hi)
+            int64_t x = a->a_cost + c->cs_p[a->a_head];
+            if (a->a_cap > 0 && x < hi)
                 hi = x; /* v -> w stays >= 0 while p[v] <= x */
-            if (c->cs_st->fs_rescap[r ^ 1] > 0 && x > lo)
+            if (c->cs_arcs[a->a_twin].a_cap > 0 && x > lo)
                 lo = x; /* w -> v stays >= 0 while p[v] >= x */
         }
         if (hi == INT64_MAX)
@@ -470,20 +526,20 @@ static void load_prices(cs *c)
  * negative (0 if none is). */
 static int64_t max_violation(cs *c)
 {
-    const fc_graph *g = c->cs_g;
     int64_t worst = 0;
-    for (fc_arc a = 0; a < g->g_abound; a++) {
-        if (g->g_head[2 * a] < 0)
-            continue;
-        for (int32_t r = 2 * a; r <= 2 * a + 1; r++) {
-            if (c->cs_st->fs_rescap[r] <= 0)
+    for (fc_node v = 0; v < c->cs_n; v++) {
+        int64_t pv = c->cs_p[v];
+        int32_t end = c->cs_first[v + 1];
+        for (int32_t k = c->cs_first[v]; k < end; k++) {
+            const cs_arc *a = &c->cs_arcs[k];
+            if (a->a_cap <= 0)
                 continue;
-            int64_t rc = scaled_rc(c, r, g->g_head[r ^ 1]);
+            int64_t rc = a->a_cost - pv + c->cs_p[a->a_head];
             if (-rc > worst)
                 worst = -rc;
         }
     }
-    c->cs_work += (uint64_t)g->g_abound;
+    c->cs_work += (uint64_t)c->cs_first[c->cs_n];
     return worst;
 }
 
@@ -494,25 +550,25 @@ static int64_t max_violation(cs *c)
 static int exact_prices(cs *c)
 {
     const fc_graph *g = c->cs_g;
-    fc_flow_state *st = c->cs_st;
-    int64_t *price = st->fs_price;
+    int64_t *price = c->cs_st->fs_price;
+    int64_t scale = c->cs_scale;
     int32_t n = c->cs_n;
     uint8_t *inq = c->cs_done;
     for (fc_node v = 0; v < n; v++) {
-        price[v] = live(g, v) ? floor_div(c->cs_p[v], c->cs_scale) : 0;
+        price[v] = live(g, v) ? floor_div(c->cs_p[v], scale) : 0;
         inq[v] = 0;
     }
     /* The queue holds nodes whose price fell; the arcs into them may now
      * be negative. Seed it with the heads of the arcs that are. */
     int32_t *q = c->cs_q;
     int32_t qh = 0, ql = 0;
-    for (fc_arc a = 0; a < g->g_abound; a++) {
-        if (g->g_head[2 * a] < 0)
-            continue;
-        for (int32_t r = 2 * a; r <= 2 * a + 1; r++) {
-            fc_node t = g->g_head[r ^ 1], h = g->g_head[r];
-            if (st->fs_rescap[r] > 0 &&
-                g->g_cost[r] - price[t] + price[h] < 0 && !inq[h]) {
+    for (fc_node t = 0; t < n; t++) {
+        int32_t end = c->cs_first[t + 1];
+        for (int32_t k = c->cs_first[t]; k < end; k++) {
+            const cs_arc *a = &c->cs_arcs[k];
+            fc_node h = a->a_head;
+            if (a->a_cap > 0 && a->a_cost / scale - price[t] + price[h] < 0 &&
+                !inq[h]) {
                 inq[h] = 1;
                 q[(qh + ql++) % n] = h;
             }
@@ -521,20 +577,20 @@ static int exact_prices(cs *c)
     /* Without a negative cycle (the flow is optimal) each node's price
      * falls at most n times. */
     uint64_t steps = 0;
-    uint64_t most = ((uint64_t)n + 1) * (2 * (uint64_t)g->g_abound + n + 1);
+    uint64_t most = ((uint64_t)n + 1) * ((uint64_t)c->cs_first[n] + n + 1);
     while (ql > 0) {
         FC_ASSERT(steps <= most);
         fc_node w = q[qh];
         qh = (qh + 1) % n;
         ql--;
         inq[w] = 0;
-        const fc_adj *adj = &g->g_adj[w];
-        for (int32_t i = 0; i < adj->ad_len; i++) {
-            int32_t r = adj->ad_res[i] ^ 1; /* u -> w */
-            fc_node u = g->g_head[adj->ad_res[i]];
-            if (st->fs_rescap[r] <= 0)
+        int32_t end = c->cs_first[w + 1];
+        for (int32_t k = c->cs_first[w]; k < end; k++) {
+            const cs_arc *a = &c->cs_arcs[k];
+            fc_node u = a->a_head; /* the arc u -> w is a's twin */
+            if (c->cs_arcs[a->a_twin].a_cap <= 0)
                 continue;
-            int64_t rc = g->g_cost[r] - price[u] + price[w];
+            int64_t rc = -a->a_cost / scale - price[u] + price[w];
             if (rc < 0) {
                 price[u] += rc;
                 if (!inq[u]) {
@@ -543,8 +599,8 @@ static int exact_prices(cs *c)
                 }
             }
         }
-        steps += (uint64_t)adj->ad_len + 1;
-        if ((steps & 0xffff) < (uint64_t)adj->ad_len + 1 &&
+        steps += (uint64_t)(end - c->cs_first[w]) + 1;
+        if ((steps & 0xffff) < (uint64_t)(end - c->cs_first[w]) + 1 &&
             fc_cancelled(c->cs_opt))
             return FC_ECANCELED;
     }
@@ -577,12 +633,13 @@ static bool fits(int64_t max_cost, int64_t scale, int64_t alpha)
 static int run(cs *c, int64_t max_cost)
 {
     const fc_graph *g = c->cs_g;
+    load_arcs(c);
     load_prices(c);
     price_new_nodes(c);
     int64_t viol = max_violation(c);
     bool excess = false;
     for (fc_node v = 0; v < c->cs_n && !excess; v++)
-        excess = live(g, v) && c->cs_st->fs_excess[v] != 0;
+        excess = live(g, v) && c->cs_ex[v] != 0;
     if (viol == 0 && !excess)
         return exact_prices(c);
     /* How far prices may have to move: as far as the worst broken arc, or
@@ -616,6 +673,7 @@ int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
     c.cs_st = st;
     c.cs_opt = opt;
     c.cs_n = g->g_nbound;
+    c.cs_ex = st->fs_excess;
     c.cs_alpha = opt->so_alpha ? opt->so_alpha : CS_DEFAULT_ALPHA;
 
     int64_t balance = 0, max_cost = 0;
@@ -645,8 +703,12 @@ int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
         ((uint64_t)c.cs_alpha + 3) * (live_n + 1) * (live_n + 1) + 1024;
 
     int rc = cs_alloc(&c);
-    if (rc == 0)
-        rc = run(&c, max_cost);
+    if (rc != 0) {
+        cs_free(&c);
+        return rc;
+    }
+    rc = run(&c, max_cost);
+    store_arcs(&c);
     if (rc == CS_OVERFLOW) {
         store_rough_prices(&c);
         rc = fc_ssp_solve(g, st, opt, work);
