@@ -45,8 +45,10 @@
 
 /* On the largest Flowlessly graph and 1,000-machine Quincy graphs, alpha
  * from 4 to 32 ran within the noise of each other (2 and 64 slower). */
+#ifndef CS_DEFAULT_ALPHA
 #define CS_DEFAULT_ALPHA 12
-#define CS_MAX_ALPHA     1024
+#endif
+#define CS_MAX_ALPHA 1024
 /* |scaled price| stays below this; reduced costs then fit in int64. */
 #define CS_PRICE_LIMIT ((int64_t)1 << 61)
 /* A global price update runs after this many relabels per live node. */
@@ -54,8 +56,10 @@
 /* Work between two looks at the cancel flag. */
 #define CS_CANCEL_EVERY 4096
 
-/* Internal outcome: the prices would leave the safe range. */
+/* Internal outcomes: the prices would leave the safe range; a check of
+ * optimality gave up. */
 #define CS_OVERFLOW 1
+#define CS_UNSURE   2
 
 /* A residual arc in the solver's own layout: the arcs leaving node v are
  * cs_arcs[cs_first[v] .. cs_first[v + 1]), in the order of v's adjacency
@@ -63,9 +67,16 @@
 typedef struct cs_arc {
     int64_t a_cost; /* cost times the scale */
     int64_t a_cap;  /* residual capacity */
+    int64_t a_both; /* a_cap plus the reverse arc's: the arc's capacity */
     int32_t a_head;
     int32_t a_twin; /* index of the reverse residual arc */
 } cs_arc;
+
+/* The residual capacity of the reverse of arc a, without reading it. */
+static inline int64_t twin_cap(const cs_arc *a)
+{
+    return a->a_both - a->a_cap;
+}
 
 typedef struct cs {
     const fc_graph *cs_g;
@@ -96,6 +107,7 @@ typedef struct cs {
     int32_t *cs_bprev; /* [n] */
     int64_t *cs_dist;  /* [n] tentative rank, -1 if unseen */
     uint8_t *cs_done;  /* [n] settled */
+    bool cs_paused;    /* a discharge stopped for a global update */
     uint64_t cs_relabels_since_update;
     uint64_t cs_update_every;
     uint64_t cs_phase_relabels;
@@ -116,42 +128,38 @@ static int64_t floor_div(int64_t a, int64_t b)
     return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
-static void cs_free(cs *c)
+/* Hand out the next `bytes` of a scratch block, 64-byte aligned. */
+static void *carve(char **at, size_t bytes)
 {
-    free(c->cs_arcs);
-    free(c->cs_first);
-    free(c->cs_p);
-    free(c->cs_cur);
-    free(c->cs_q);
-    free(c->cs_dirty);
-    free(c->cs_isdirty);
-    free(c->cs_bhead);
-    free(c->cs_bnext);
-    free(c->cs_bprev);
-    free(c->cs_dist);
-    free(c->cs_done);
+    void *p = *at;
+    *at += (bytes + 63) / 64 * 64;
+    return p;
 }
 
-static int cs_alloc(cs *c)
+/* Lay the solver's arrays out in the graph's scratch block for cost
+ * scaling. Returns 0 or FC_ENOMEM. */
+static int cs_alloc(cs *c, fc_scratch *scratch)
 {
-    const fc_graph *g = c->cs_g;
     size_t n = (size_t)c->cs_n + 1;
-    c->cs_arcs = malloc(((size_t)2 * g->g_alive + 1) * sizeof *c->cs_arcs);
-    c->cs_first = malloc((n + 1) * sizeof *c->cs_first);
-    c->cs_p = malloc(n * sizeof *c->cs_p);
-    c->cs_cur = malloc(n * sizeof *c->cs_cur);
-    c->cs_q = malloc(n * sizeof *c->cs_q);
-    c->cs_dirty = malloc(n * sizeof *c->cs_dirty);
-    c->cs_isdirty = calloc(n, 1);
-    c->cs_bhead = malloc((n + 1) * sizeof *c->cs_bhead);
-    c->cs_bnext = malloc(n * sizeof *c->cs_bnext);
-    c->cs_bprev = malloc(n * sizeof *c->cs_bprev);
-    c->cs_dist = malloc(n * sizeof *c->cs_dist);
-    c->cs_done = malloc(n);
-    if (!c->cs_arcs || !c->cs_first || !c->cs_p || !c->cs_cur || !c->cs_q ||
-        !c->cs_dirty || !c->cs_isdirty || !c->cs_bhead || !c->cs_bnext ||
-        !c->cs_bprev || !c->cs_dist || !c->cs_done)
+    size_t m = (size_t)2 * c->cs_g->g_alive + 1;
+    size_t total = 12 * 64 + m * sizeof(cs_arc) + (n + 1) * 4 + n * 8 +
+                   n * 4 * 3 + n + (n + 1) * 4 + n * 4 * 2 + n * 8 + n;
+    char *at = fc_scratch_get(&scratch[FC_SCRATCH_CS], total);
+    if (at == NULL)
         return FC_ENOMEM;
+    c->cs_arcs = carve(&at, m * sizeof(cs_arc));
+    c->cs_first = carve(&at, (n + 1) * sizeof(int32_t));
+    c->cs_p = carve(&at, n * sizeof(int64_t));
+    c->cs_cur = carve(&at, n * sizeof(int32_t));
+    c->cs_q = carve(&at, n * sizeof(int32_t));
+    c->cs_dirty = carve(&at, n * sizeof(int32_t));
+    c->cs_isdirty = carve(&at, n);
+    c->cs_bhead = carve(&at, (n + 1) * sizeof(int32_t));
+    c->cs_bnext = carve(&at, n * sizeof(int32_t));
+    c->cs_bprev = carve(&at, n * sizeof(int32_t));
+    c->cs_dist = carve(&at, n * sizeof(int64_t));
+    c->cs_done = carve(&at, n);
+    memset(c->cs_isdirty, 0, n);
     return 0;
 }
 
@@ -175,6 +183,7 @@ static void load_arcs(cs *c)
             fc_node h = g->g_head[r];
             out[i].a_cost = g->g_cost[r] * c->cs_scale;
             out[i].a_cap = rescap[r];
+            out[i].a_both = rescap[r] + rescap[r ^ 1];
             out[i].a_head = h;
             out[i].a_twin = c->cs_first[h] + g->g_pos[r ^ 1];
         }
@@ -346,7 +355,7 @@ static int global_update(cs *c)
             const cs_arc *a = &c->cs_arcs[j];
             fc_node u = a->a_head;
             /* The arc u -> v is a's twin. */
-            if (c->cs_done[u] || c->cs_arcs[a->a_twin].a_cap <= 0)
+            if (c->cs_done[u] || twin_cap(a) <= 0)
                 continue;
             int64_t rc = -a->a_cost - c->cs_p[u] + pv;
             int64_t len = rc < 0 ? 0 : rc / eps + 1;
@@ -380,12 +389,11 @@ static int global_update(cs *c)
 }
 
 /* Raise v's price to eps above the cheapest residual arc leaving it and
- * point its current arc there. Returns 0, FC_EINFEASIBLE (no residual arc:
+ * start its current arc over. Returns 0, FC_EINFEASIBLE (no residual arc:
  * its excess is stuck) or CS_OVERFLOW. */
 static int relabel(cs *c, fc_node v)
 {
     int64_t best = INT64_MAX;
-    int32_t at = 0;
     int32_t begin = c->cs_first[v], end = c->cs_first[v + 1];
     for (int32_t k = begin; k < end; k++) {
         const cs_arc *a = &c->cs_arcs[k];
@@ -393,10 +401,8 @@ static int relabel(cs *c, fc_node v)
         if (a->a_cap <= 0 || a->a_head == v)
             continue;
         int64_t x = a->a_cost + c->cs_p[a->a_head];
-        if (x < best) {
+        if (x < best)
             best = x;
-            at = k;
-        }
     }
     c->cs_work += (uint64_t)(end - begin) + 1;
     if (best == INT64_MAX)
@@ -404,15 +410,46 @@ static int relabel(cs *c, fc_node v)
     if (best + c->cs_eps > CS_PRICE_LIMIT)
         return CS_OVERFLOW;
     c->cs_p[v] = best + c->cs_eps;
-    c->cs_cur[v] = at;
+    /* Arcs before the cheapest may be admissible too (within eps of it). */
+    c->cs_cur[v] = begin;
     mark_dirty(c, v);
     c->cs_relabels_since_update++;
     c->cs_phase_relabels++;
     return 0;
 }
 
+/* Whether v has an admissible arc; moves v's current arc to the first. */
+static bool has_admissible(cs *c, fc_node v)
+{
+    const cs_arc *arcs = c->cs_arcs;
+    const int64_t *p = c->cs_p;
+    int64_t pv = p[v];
+    int32_t end = c->cs_first[v + 1];
+    int32_t k = c->cs_cur[v];
+    for (; k < end; k++) {
+        const cs_arc *a = &arcs[k];
+        if (a->a_cap > 0 && a->a_cost + p[a->a_head] < pv)
+            break;
+    }
+    c->cs_work += (uint64_t)(k - c->cs_cur[v]) + 1;
+    c->cs_cur[v] = k;
+    return k < end;
+}
+
+/* Whether a global price update is due. Discharging stops for it (a
+ * node's excess may circle between nodes that all lost their way to the
+ * deficits, which only an update notices), leaving the node active but
+ * out of the queue: the update queues every active node again. */
+static bool update_due(cs *c)
+{
+    if (c->cs_relabels_since_update < c->cs_update_every)
+        return false;
+    c->cs_paused = true;
+    return true;
+}
+
 /* Push v's excess along admissible arcs, relabelling when it has none,
- * until the excess is gone. */
+ * until the excess is gone or a global price update is due. */
 static int discharge(cs *c, fc_node v)
 {
     cs_arc *arcs = c->cs_arcs;
@@ -433,9 +470,23 @@ static int discharge(cs *c, fc_node v)
             if (rc != 0)
                 return rc;
             k = c->cs_cur[v];
+            if (update_due(c))
+                break;
             continue;
         }
         fc_node w = arcs[k].a_head;
+        /* Look ahead: a node without a deficit and without an admissible
+         * arc would only send the flow back; relabel it instead. */
+        if (ex[w] >= 0 && w != v && !has_admissible(c, w)) {
+            int rc = relabel(c, w);
+            if (rc == 0) {
+                if (update_due(c))
+                    break;
+                continue;
+            }
+            if (rc != FC_EINFEASIBLE)
+                return rc;
+        }
         int64_t delta = ex[v] < arcs[k].a_cap ? ex[v] : arcs[k].a_cap;
         bool was_active = ex[w] > 0;
         push(c, v, k, delta);
@@ -452,8 +503,10 @@ static int discharge(cs *c, fc_node v)
 static int refine(cs *c)
 {
     start_phase(c);
-    while (c->cs_qlen > 0) {
-        if (c->cs_relabels_since_update >= c->cs_update_every) {
+    for (;;) {
+        if (c->cs_relabels_since_update >= c->cs_update_every &&
+            (c->cs_qlen > 0 || c->cs_paused)) {
+            c->cs_paused = false;
             int rc = global_update(c);
             if (rc != 0)
                 return rc;
@@ -463,6 +516,8 @@ static int refine(cs *c)
          * (Goldberg and Tarjan's bound, with room to spare). */
         if (c->cs_phase_relabels > c->cs_relabel_bound)
             return FC_EINFEASIBLE;
+        if (c->cs_qlen == 0)
+            break;
         if (cs_cancel_due(c, 64))
             return FC_ECANCELED;
         fc_node v = dequeue(c);
@@ -496,7 +551,7 @@ static void price_new_nodes(cs *c)
             int64_t x = a->a_cost + c->cs_p[a->a_head];
             if (a->a_cap > 0 && x < hi)
                 hi = x; /* v -> w stays >= 0 while p[v] <= x */
-            if (c->cs_arcs[a->a_twin].a_cap > 0 && x > lo)
+            if (twin_cap(a) > 0 && x > lo)
                 lo = x; /* w -> v stays >= 0 while p[v] >= x */
         }
         if (hi == INT64_MAX)
@@ -543,11 +598,17 @@ static int64_t max_violation(cs *c)
     return worst;
 }
 
-/* Turn the scaled prices of an optimal flow (every residual arc's scaled
- * reduced cost >= -1) into exact unscaled ones: dividing rounds each
- * reduced cost to >= -1, and a label-correcting pass over the few arcs at
- * -1 lowers prices until none is negative. Returns 0 or FC_ECANCELED. */
-static int exact_prices(cs *c)
+/* Turn the scaled prices of a flow with no excess into exact unscaled ones
+ * under which every residual arc has a non-negative reduced cost: dividing
+ * rounds each reduced cost down by less than one unit (to >= -1 when the
+ * flow is 1-optimal in scaled units), and a label-correcting pass lowers
+ * prices until no arc is negative. That succeeds exactly when the flow is
+ * optimal (no negative cycle), and then takes little work from prices
+ * that are nearly right. With sure set the flow is known to be optimal;
+ * otherwise the pass gives up after `budget` steps. Returns 0 (the state's
+ * prices are exact), CS_UNSURE (gave up; the state's prices are
+ * meaningless) or FC_ECANCELED. */
+static int exact_prices(cs *c, bool sure, uint64_t budget)
 {
     const fc_graph *g = c->cs_g;
     int64_t *price = c->cs_st->fs_price;
@@ -578,8 +639,14 @@ static int exact_prices(cs *c)
      * falls at most n times. */
     uint64_t steps = 0;
     uint64_t most = ((uint64_t)n + 1) * ((uint64_t)c->cs_first[n] + n + 1);
+    if (!sure && budget < most)
+        most = budget;
     while (ql > 0) {
-        FC_ASSERT(steps <= most);
+        if (steps > most) {
+            FC_ASSERT(!sure);
+            c->cs_work += steps;
+            return CS_UNSURE;
+        }
         fc_node w = q[qh];
         qh = (qh + 1) % n;
         ql--;
@@ -588,7 +655,7 @@ static int exact_prices(cs *c)
         for (int32_t k = c->cs_first[w]; k < end; k++) {
             const cs_arc *a = &c->cs_arcs[k];
             fc_node u = a->a_head; /* the arc u -> w is a's twin */
-            if (c->cs_arcs[a->a_twin].a_cap <= 0)
+            if (twin_cap(a) <= 0)
                 continue;
             int64_t rc = -a->a_cost / scale - price[u] + price[w];
             if (rc < 0) {
@@ -641,7 +708,7 @@ static int run(cs *c, int64_t max_cost)
     for (fc_node v = 0; v < c->cs_n && !excess; v++)
         excess = live(g, v) && c->cs_ex[v] != 0;
     if (viol == 0 && !excess)
-        return exact_prices(c);
+        return exact_prices(c, true, 0);
     /* How far prices may have to move: as far as the worst broken arc, or
      * by up to the largest cost where supplies must be re-routed. */
     int64_t start = viol;
@@ -656,12 +723,21 @@ static int run(cs *c, int64_t max_cost)
         int rc = refine(c);
         if (rc != 0)
             return rc;
+        /* Once eps is below one unscaled unit, the flow is often optimal
+         * phases before eps reaches 1: check, for at most about the work
+         * of one pass over the arcs. */
+        if (c->cs_eps > 1 && c->cs_eps <= c->cs_scale) {
+            rc = exact_prices(c, false, (uint64_t)c->cs_n);
+            if (rc != CS_UNSURE)
+                return rc;
+        }
     } while (c->cs_eps > 1);
-    return exact_prices(c);
+    return exact_prices(c, true, 0);
 }
 
 int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
-                const fc_solve_options *opt, uint64_t *work)
+                const fc_solve_options *opt, fc_scratch *scratch,
+                uint64_t *work)
 {
     if (opt->so_alpha < 0 || opt->so_alpha == 1 || opt->so_alpha > CS_MAX_ALPHA)
         return FC_EINVAL;
@@ -702,11 +778,9 @@ int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
     c.cs_relabel_bound =
         ((uint64_t)c.cs_alpha + 3) * (live_n + 1) * (live_n + 1) + 1024;
 
-    int rc = cs_alloc(&c);
-    if (rc != 0) {
-        cs_free(&c);
+    int rc = cs_alloc(&c, scratch);
+    if (rc != 0)
         return rc;
-    }
     rc = run(&c, max_cost);
     store_arcs(&c);
     if (rc == CS_OVERFLOW) {
@@ -716,6 +790,5 @@ int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
         store_rough_prices(&c);
     }
     *work += c.cs_work;
-    cs_free(&c);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Grow *array (of elem bytes each) from old to new elements, zeroing the
  * new part. Returns 0 or FC_ENOMEM (the array is unchanged then). */
@@ -102,10 +103,48 @@ int fc_graph_new(fc_graph **out)
     return 0;
 }
 
+/* Blocks from this size up are aligned to and advised for huge pages. */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void *fc_scratch_get(fc_scratch *s, size_t bytes)
+{
+    if (bytes <= s->sc_size)
+        return s->sc_mem;
+    fc_scratch_free(s);
+    /* Room to grow a little without coming back. */
+    size_t size = bytes + bytes / 16 + 64;
+    void *p = NULL;
+    if (size >= HUGE_PAGE) {
+        size = (size + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+        if (posix_memalign(&p, HUGE_PAGE, size) != 0)
+            p = NULL;
+#ifdef MADV_HUGEPAGE
+        else
+            (void)madvise(p, size, MADV_HUGEPAGE); /* only advice */
+#endif
+    } else {
+        p = malloc(size);
+    }
+    if (p == NULL)
+        return NULL;
+    s->sc_mem = p;
+    s->sc_size = size;
+    return p;
+}
+
+void fc_scratch_free(fc_scratch *s)
+{
+    free(s->sc_mem);
+    s->sc_mem = NULL;
+    s->sc_size = 0;
+}
+
 void fc_graph_free(fc_graph *g)
 {
     if (g == NULL)
         return;
+    for (int i = 0; i < FC_SCRATCH_N; i++)
+        fc_scratch_free(&g->g_scratch[i]);
     for (int32_t v = 0; v < g->g_ncap; v++)
         free(g->g_adj[v].ad_res);
     free(g->g_supply);
@@ -141,6 +180,7 @@ int fc_graph_clone(const fc_graph *g, fc_graph **out)
     int failed = 0;
     size_t nc = (size_t)g->g_ncap, ac = (size_t)g->g_acap;
     *c = *g;
+    memset(c->g_scratch, 0, sizeof c->g_scratch);
     c->g_supply = dup_array(g->g_supply, nc * sizeof(int64_t), &failed);
     c->g_ntype = dup_array(g->g_ntype, nc, &failed);
     c->g_adj = calloc(nc ? nc : 1, sizeof(fc_adj));
@@ -569,20 +609,6 @@ void fc_graph_reset_flow(fc_graph *g)
 size_t fc_graph_change_count(const fc_graph *g)
 {
     return g->g_changes_lost ? SIZE_MAX : g->g_nchanges;
-}
-
-int fc_flow_state_alloc(const fc_graph *g, fc_flow_state *st)
-{
-    size_t nc = (size_t)g->g_ncap + 1, ac = (size_t)g->g_acap + 1;
-    st->fs_rescap = malloc(2 * ac * sizeof(int64_t));
-    st->fs_excess = malloc(nc * sizeof(int64_t));
-    st->fs_price = malloc(nc * sizeof(int64_t));
-    if (st->fs_rescap == NULL || st->fs_excess == NULL ||
-        st->fs_price == NULL) {
-        fc_flow_state_free(st);
-        return FC_ENOMEM;
-    }
-    return 0;
 }
 
 void fc_flow_state_copy(const fc_graph *g, fc_flow_state *dst,

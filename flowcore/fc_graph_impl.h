@@ -44,6 +44,32 @@ typedef struct fc_flow_state {
                            cost[r] - price[tail] + price[head] */
 } fc_flow_state;
 
+/* Scratch memory a solver keeps between solves: the graph owns it, so
+ * that a large solve does not fault fresh pages in every time (on large
+ * graphs that cost more than the copy it holds). */
+typedef struct fc_scratch {
+    void *sc_mem;
+    size_t sc_size;
+} fc_scratch;
+
+/* The graph's scratch slots, one per user: two users may run at once (the
+ * race's threads) but never share a slot. */
+enum {
+    FC_SCRATCH_CS,    /* cost scaling's copy of the network */
+    FC_SCRATCH_RELAX, /* relaxation's per-node arrays */
+    FC_SCRATCH_RACE,  /* the race's second flow state */
+    FC_SCRATCH_N,
+};
+
+/* fc_scratch_get returns at least bytes of memory from s (contents
+ * undefined), growing it if needed, or NULL when out of memory (s keeps
+ * what it had). Blocks of 2 MiB and more ask for transparent huge pages
+ * where the system has them: solvers read them at random. */
+void *fc_scratch_get(fc_scratch *s, size_t bytes);
+
+/* fc_scratch_free releases s's memory. */
+void fc_scratch_free(fc_scratch *s);
+
 /* Kinds of recorded change, for incremental solvers. */
 typedef enum fc_change_kind {
     FC_CHANGE_NODE_ADD,
@@ -87,6 +113,8 @@ struct fc_graph {
     size_t g_nchanges;
     size_t g_changes_cap;
     bool g_changes_lost; /* too many to record: treat everything as moved */
+    /* solvers' scratch memory, kept between solves (never cloned) */
+    fc_scratch g_scratch[FC_SCRATCH_N];
 };
 
 /* fc_tail returns the tail node of residual arc r. */
@@ -95,12 +123,8 @@ static inline fc_node fc_tail(const fc_graph *g, int32_t r)
     return g->g_head[r ^ 1];
 }
 
-/* fc_flow_state_alloc allocates a state sized to g's capacities (contents
- * undefined). Returns 0 or FC_ENOMEM. */
-int fc_flow_state_alloc(const fc_graph *g, fc_flow_state *st);
-
-/* fc_flow_state_copy copies the used part of src into dst (both sized to
- * g). */
+/* fc_flow_state_copy copies the used part of src into dst (both at least
+ * as large as g's id bounds). */
 void fc_flow_state_copy(const fc_graph *g, fc_flow_state *dst,
                         const fc_flow_state *src);
 
@@ -121,16 +145,19 @@ static inline void fc_push(const fc_graph *g, fc_flow_state *st, int32_t r,
 /* Solvers. Each computes a minimum-cost flow from the flow in st (which
  * respects capacities but may leave excesses) over g's topology, counts its
  * work in *work, and returns 0, FC_EINFEASIBLE, FC_ECANCELED or FC_ENOMEM.
- * On return st respects every capacity. */
+ * On return st respects every capacity. scratch is the graph's array of
+ * FC_SCRATCH_N slots; each solver uses its own. */
 int fc_ssp_solve(const fc_graph *g, fc_flow_state *st,
                  const fc_solve_options *opt, uint64_t *work);
 int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
-                const fc_solve_options *opt, uint64_t *work);
+                const fc_solve_options *opt, fc_scratch *scratch,
+                uint64_t *work);
 int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
-                   const fc_solve_options *opt, uint64_t *work);
+                   const fc_solve_options *opt, fc_scratch *scratch,
+                   uint64_t *work);
 int fc_race_solve(const fc_graph *g, fc_flow_state *st,
-                  const fc_solve_options *opt, fc_algorithm *winner,
-                  uint64_t *work);
+                  const fc_solve_options *opt, fc_scratch *scratch,
+                  fc_algorithm *winner, uint64_t *work);
 
 /* fc_cancelled tells whether the caller asked the solve to stop. */
 static inline bool fc_cancelled(const fc_solve_options *opt)

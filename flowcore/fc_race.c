@@ -9,7 +9,8 @@
  * infeasibility) claims the win and raises the race's own cancel flag; the
  * other notices it at its next look and returns FC_ECANCELED. Both threads
  * are joined before fc_race_solve returns, and the winner's state becomes
- * the caller's (cost scaling's by swapping the arrays, with no copy).
+ * the caller's (cost scaling's is copied back). Cost scaling's copy of the
+ * state lives in scratch memory the graph keeps between solves.
  *
  * Each solver leaves exactly optimal prices (every residual arc with room
  * has a non-negative reduced cost), so whichever wins, the next round's
@@ -44,6 +45,7 @@ typedef struct race_arm {
 
 struct race {
     const fc_graph *rc_g;
+    fc_scratch *rc_scratch;
     atomic_bool rc_stop;  /* raised by the winner or the caller's cancel */
     atomic_int rc_winner; /* index of the winning arm, or -1 */
     pthread_mutex_t rc_mu;
@@ -57,9 +59,11 @@ static void *arm_main(void *arg)
     race_arm *a = arg;
     race *r = a->ra_race;
     if (a->ra_alg == FC_ALG_RELAX)
-        a->ra_rc = fc_relax_solve(r->rc_g, a->ra_st, &a->ra_opt, &a->ra_work);
+        a->ra_rc = fc_relax_solve(r->rc_g, a->ra_st, &a->ra_opt, r->rc_scratch,
+                                  &a->ra_work);
     else
-        a->ra_rc = fc_cs_solve(r->rc_g, a->ra_st, &a->ra_opt, &a->ra_work);
+        a->ra_rc = fc_cs_solve(r->rc_g, a->ra_st, &a->ra_opt, r->rc_scratch,
+                               &a->ra_work);
     if (a->ra_rc == 0 || a->ra_rc == FC_EINFEASIBLE) {
         int none = -1;
         if (atomic_compare_exchange_strong(&r->rc_winner, &none, a->ra_index))
@@ -96,34 +100,40 @@ static void wait_arms(race *r, const fc_solve_options *opt)
     pthread_mutex_unlock(&r->rc_mu);
 }
 
-static void swap_states(fc_flow_state *a, fc_flow_state *b)
+/* Lay a flow state for g out in the race's scratch block. Returns 0 or
+ * FC_ENOMEM. */
+static int spare_state(const fc_graph *g, fc_scratch *scratch,
+                       fc_flow_state *st)
 {
-    fc_flow_state t = *a;
-    *a = *b;
-    *b = t;
+    size_t m = 2 * (size_t)g->g_abound + 1, n = (size_t)g->g_nbound + 1;
+    char *p = fc_scratch_get(&scratch[FC_SCRATCH_RACE], (m + 2 * n) * 8);
+    if (p == NULL)
+        return FC_ENOMEM;
+    st->fs_rescap = (int64_t *)p;
+    st->fs_excess = st->fs_rescap + m;
+    st->fs_price = st->fs_excess + n;
+    return 0;
 }
 
 int fc_race_solve(const fc_graph *g, fc_flow_state *st,
-                  const fc_solve_options *opt, fc_algorithm *winner,
-                  uint64_t *work)
+                  const fc_solve_options *opt, fc_scratch *scratch,
+                  fc_algorithm *winner, uint64_t *work)
 {
     fc_flow_state cs_st;
-    if (fc_flow_state_alloc(g, &cs_st) != 0)
+    if (spare_state(g, scratch, &cs_st) != 0)
         return FC_ENOMEM;
     fc_flow_state_copy(g, &cs_st, st);
 
     race r;
     r.rc_g = g;
+    r.rc_scratch = scratch;
     atomic_init(&r.rc_stop, fc_cancelled(opt));
     atomic_init(&r.rc_winner, -1);
     r.rc_finished = 0;
-    if (pthread_mutex_init(&r.rc_mu, NULL) != 0) {
-        fc_flow_state_free(&cs_st);
+    if (pthread_mutex_init(&r.rc_mu, NULL) != 0)
         return FC_ENOMEM;
-    }
     if (pthread_cond_init(&r.rc_cv, NULL) != 0) {
         pthread_mutex_destroy(&r.rc_mu);
-        fc_flow_state_free(&cs_st);
         return FC_ENOMEM;
     }
     static const fc_algorithm algs[2] = {FC_ALG_RELAX, FC_ALG_COST_SCALING};
@@ -149,9 +159,8 @@ int fc_race_solve(const fc_graph *g, fc_flow_state *st,
         /* No thread to be had: relaxation alone, on this thread. */
         pthread_cond_destroy(&r.rc_cv);
         pthread_mutex_destroy(&r.rc_mu);
-        fc_flow_state_free(&cs_st);
         *winner = FC_ALG_RELAX;
-        return fc_relax_solve(g, st, opt, work);
+        return fc_relax_solve(g, st, opt, scratch, work);
     }
     if (started == 1) {
         /* Cost scaling's thread did not start: relaxation runs alone. */
@@ -180,8 +189,7 @@ int fc_race_solve(const fc_graph *g, fc_flow_state *st,
         rc = r.rc_arms[w].ra_rc;
         *winner = algs[w];
         if (w == 1)
-            swap_states(st, &cs_st);
+            fc_flow_state_copy(g, st, &cs_st);
     }
-    fc_flow_state_free(&cs_st);
     return rc;
 }

@@ -94,47 +94,43 @@ typedef struct relax {
     bool rx_escaped;      /* the spread passed the bound */
 } relax;
 
-static void relax_free(relax *x)
+/* Hand out the next `bytes` of a scratch block, 64-byte aligned. */
+static void *carve(char **at, size_t bytes)
 {
-    free(x->rx_label);
-    free(x->rx_scan);
-    free(x->rx_pred);
-    free(x->rx_queue);
-    free(x->rx_hubs);
-    free(x->rx_sset);
-    free(x->rx_active);
-    free(x->rx_onstack);
-    free(x->rx_seen);
-    free(x->rx_dead);
-    free(x->rx_cur);
-    free(x->rx_onpath);
+    void *p = *at;
+    *at += (bytes + 63) / 64 * 64;
+    return p;
 }
 
-static int relax_init(relax *x, const fc_graph *g, fc_flow_state *st)
+/* Lay the per-node arrays out in the graph's scratch block for
+ * relaxation, stamps and flags cleared. Returns 0 or FC_ENOMEM. */
+static int relax_init(relax *x, const fc_graph *g, fc_flow_state *st,
+                      fc_scratch *scratch)
 {
     memset(x, 0, sizeof *x);
     x->rx_g = g;
     x->rx_st = st;
     x->rx_n = g->g_nbound;
     size_t n = (size_t)g->g_nbound + 1;
-    x->rx_label = calloc(n, sizeof(uint32_t));
-    x->rx_scan = calloc(n, sizeof(uint32_t));
-    x->rx_pred = malloc(n * sizeof(int32_t));
-    x->rx_queue = malloc(n * sizeof(int32_t));
-    x->rx_hubs = malloc(n * sizeof(int32_t));
-    x->rx_sset = malloc(n * sizeof(int32_t));
-    x->rx_active = malloc(n * sizeof(int32_t));
-    x->rx_onstack = calloc(n, 1);
-    x->rx_seen = calloc(n, sizeof(uint32_t));
-    x->rx_dead = calloc(n, sizeof(uint32_t));
-    x->rx_cur = malloc(n * sizeof(int32_t));
-    x->rx_onpath = calloc(n, 1);
-    if (!x->rx_label || !x->rx_scan || !x->rx_pred || !x->rx_queue ||
-        !x->rx_hubs || !x->rx_sset || !x->rx_seen || !x->rx_dead ||
-        !x->rx_cur || !x->rx_onpath || !x->rx_active || !x->rx_onstack) {
-        relax_free(x);
+    size_t total = 12 * 64 + n * (4 * 11 + 2);
+    char *at = fc_scratch_get(&scratch[FC_SCRATCH_RELAX], total);
+    if (at == NULL)
         return FC_ENOMEM;
-    }
+    /* The arrays that must start cleared come first, to clear at once. */
+    char *zero = at;
+    x->rx_label = carve(&at, n * sizeof(uint32_t));
+    x->rx_scan = carve(&at, n * sizeof(uint32_t));
+    x->rx_seen = carve(&at, n * sizeof(uint32_t));
+    x->rx_dead = carve(&at, n * sizeof(uint32_t));
+    x->rx_onstack = carve(&at, n);
+    x->rx_onpath = carve(&at, n);
+    memset(zero, 0, (size_t)(at - zero));
+    x->rx_pred = carve(&at, n * sizeof(int32_t));
+    x->rx_queue = carve(&at, n * sizeof(int32_t));
+    x->rx_hubs = carve(&at, n * sizeof(int32_t));
+    x->rx_sset = carve(&at, n * sizeof(int32_t));
+    x->rx_active = carve(&at, n * sizeof(int32_t));
+    x->rx_cur = carve(&at, n * sizeof(int32_t));
     return 0;
 }
 
@@ -512,10 +508,11 @@ static int iterate(relax *x, int32_t s, uint64_t *work)
 }
 
 int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
-                   const fc_solve_options *opt, uint64_t *work)
+                   const fc_solve_options *opt, fc_scratch *scratch,
+                   uint64_t *work)
 {
     relax x;
-    int rc = relax_init(&x, g, st);
+    int rc = relax_init(&x, g, st, scratch);
     if (rc != 0)
         return rc;
     bool everything =
@@ -537,10 +534,8 @@ int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
             x.rx_top = st->fs_price[v];
     }
     x.rx_bound = 2 * (x.rx_top - x.rx_floor) + 4 * ((int64_t)x.rx_n + 1);
-    if (total != 0) {
-        relax_free(&x);
+    if (total != 0)
         return FC_EINFEASIBLE;
-    }
 
     /* Passes: a sweep, then one iteration from every active node. */
     x.rx_opt = opt;
@@ -566,13 +561,10 @@ int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
             }
             rc = iterate(&x, s, work);
             iterations++;
-            if (x.rx_escaped) {
-                relax_free(&x);
+            if (x.rx_escaped)
                 return fc_ssp_solve(g, st, opt, work);
-            }
         }
         sweep_due = x.rx_scans > RELAX_SWEEP_TREE * iterations;
     }
-    relax_free(&x);
     return rc;
 }

@@ -89,13 +89,13 @@ int fc_solve(fc_graph *g, const fc_solve_options *opt, fc_solve_stats *stats)
         rc = fc_ssp_solve(g, &g->g_st, opt, &work);
         break;
     case FC_ALG_COST_SCALING:
-        rc = fc_cs_solve(g, &g->g_st, opt, &work);
+        rc = fc_cs_solve(g, &g->g_st, opt, g->g_scratch, &work);
         break;
     case FC_ALG_RELAX:
-        rc = fc_relax_solve(g, &g->g_st, opt, &work);
+        rc = fc_relax_solve(g, &g->g_st, opt, g->g_scratch, &work);
         break;
     case FC_ALG_RACE:
-        rc = fc_race_solve(g, &g->g_st, opt, &used, &work);
+        rc = fc_race_solve(g, &g->g_st, opt, g->g_scratch, &used, &work);
         break;
     default:
         return FC_EINVAL;
