@@ -24,6 +24,10 @@
  * fan-out on this machine); and free-running, each dealer answering and
  * getting the next message at once, the message rate through the router.
  *
+ * With --spread, the daemons are pinned round-robin to the CPUs after
+ * they start (all their threads), instead of being placed by the kernel:
+ * a way to see how much of the result is where the kernel runs them.
+ *
  * Each repetition measures everything once; the table gives medians with
  * min-max over repetitions, and the ratios against the targets: p50
  * overhead at 50% load <= 3 round trips; placement rate x messages per
@@ -40,8 +44,10 @@
 #include "transport_util.h"
 
 #include <ev.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +67,8 @@ static struct {
     unsigned job_tasks;
     long pings, stream;
     int verbose;
-} opt = {3, 16, 4, 4.0, 1.0, 50, 8, 5000, 200000, 0};
+    int spread;
+} opt = {3, 16, 4, 4.0, 1.0, 50, 8, 5000, 200000, 0, 0};
 
 static struct ev_loop *loop;
 
@@ -730,6 +737,29 @@ static const char *const NAMES[NM] = {
     "additional: rate x msgs/task / fan-out",
 };
 
+/* --spread: daemon i and all its threads on CPU i mod the CPUs online. */
+static void spread_daemons(const skc_cluster *cl)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    for (unsigned i = 0; ncpu > 1 && i < cl->cc_n; i++) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET((int)(i % (unsigned long)ncpu), &set);
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%ld/task",
+                 (long)cl->cc_daemons[i].cd_pid);
+        DIR *d = opendir(path);
+        if (d == NULL)
+            die("--spread: a daemon's threads cannot be listed");
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL)
+            if (e->d_name[0] != '.' && sched_setaffinity((pid_t)atol(e->d_name),
+                                                         sizeof set, &set) != 0)
+                die("--spread: sched_setaffinity refused");
+        closedir(d);
+    }
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag,
                         struct FTW *ftw)
 {
@@ -740,7 +770,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: bench/short-path [--reps R] [--nodes N] [--slots S]\n"
                "                        [--phase SECONDS] [--task-ms MS] "
-               "[--job-tasks K] [--verbose]\n"
+               "[--job-tasks K] [--spread] [--verbose]\n"
                "Measures the short-task path on a local cluster (see the "
                "source's header).\n"
                "  --reps R        repetitions (default 3)\n"
@@ -749,7 +779,8 @@ static void usage(FILE *f)
                "  --phase S       measured seconds per load level (default 4)\n"
                "  --task-ms MS    how long a task holds its slot in (b) "
                "(default 50)\n"
-               "  --job-tasks K   tasks per job in (b) (default 8)\n");
+               "  --job-tasks K   tasks per job in (b) (default 8)\n"
+               "  --spread        pin the daemons round-robin to the CPUs\n");
 }
 
 int main(int argc, char **argv)
@@ -764,6 +795,7 @@ int main(int argc, char **argv)
         {"peer", required_argument, NULL, 'P'},
         {"dealer", required_argument, NULL, 'D'},
         {"verbose", no_argument, NULL, 'v'},
+        {"spread", no_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -798,6 +830,9 @@ int main(int argc, char **argv)
             return run_dealer(optarg, argv[optind]);
         case 'v':
             opt.verbose = 1;
+            break;
+        case 'S':
+            opt.spread = 1;
             break;
         case 'h':
             usage(stdout);
@@ -837,6 +872,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench/short-path: %s\n", err);
         return 1;
     }
+    if (opt.spread)
+        spread_daemons(&cl);
     const char *sched_ep = NULL;
     cpu_cluster = &cl;
     for (unsigned i = 0; i < cl.cc_n; i++) {
@@ -876,12 +913,14 @@ int main(int argc, char **argv)
     printf("# machine: %ld CPUs, load average at start %s\n",
            sysconf(_SC_NPROCESSORS_ONLN), la);
     printf("# bench/short-path: 1 scheduler, %u node monitors x %u slots, "
-           "%d repetitions\n"
+           "%d repetitions%s\n"
            "# (b) jobs of %u tasks holding a slot %u ms, Poisson arrivals, "
            "%.0f s measured per load after %.0f s\n"
            "# (c) zero-length tasks, %u jobs of %u tasks kept in flight\n",
-           opt.nodes, opt.slots, opt.reps, opt.job_tasks, opt.task_ms,
-           opt.phase_s, opt.warmup_s, 4 * opt.nodes, 4 * opt.slots);
+           opt.nodes, opt.slots, opt.reps,
+           opt.spread ? ", daemons pinned round-robin to the CPUs" : "",
+           opt.job_tasks, opt.task_ms, opt.phase_s, opt.warmup_s, 4 * opt.nodes,
+           4 * opt.slots);
     for (int r = 0; r < opt.reps; r++) {
         measure_floor(&v[M_RTT][r], &v[M_R2D][r], &v[M_D2R][r]);
         measure_fanout(&v[M_FAN_ROUND][r], &v[M_FAN_RATE][r]);
