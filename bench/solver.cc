@@ -678,7 +678,6 @@ void run_scratch(const Scenario &sc, const Options &opt)
     sum.scenario = sc.name;
     sum.lemon_best = best;
     sum.machines = sc.machines;
-    sum.graph_bytes = bf_graph_bytes(g);
 
     for (int alg = 0; alg < BF_NALG; alg++) {
         Row row;
@@ -715,6 +714,11 @@ void run_scratch(const Scenario &sc, const Options &opt)
         rows.push_back(row);
     }
     print_rows(sc.name, nodes, arcs, rows, best);
+    /* After the solves: the graph then holds its solvers' scratch too. */
+    sum.graph_bytes = bf_graph_bytes(g);
+    printf("#   flowcore graph memory after solving (solvers' scratch "
+           "included): %.1f MiB\n",
+           (double)sum.graph_bytes / (1 << 20));
     print_rss();
     g_summaries.push_back(sum);
     bf_export_free(&e);

@@ -179,6 +179,9 @@ size_t bf_graph_bytes(const struct fc_graph *g)
     for (size_t v = 0; v < nc; v++)
         bytes += (size_t)g->g_adj[v].ad_cap * sizeof(int32_t);
     bytes += g->g_changes_cap * sizeof(fc_change);
+    /* the solvers' scratch memory, which the graph keeps between solves */
+    for (int i = 0; i < FC_SCRATCH_N; i++)
+        bytes += g->g_scratch[i].sc_size;
     return bytes;
 }
 

@@ -4,7 +4,7 @@
  *
  * Invariant (complementary slackness, CS): every residual arc with room has
  * a non-negative reduced cost, cost[r] - price[tail] + price[head]; an arc
- * with reduced cost zero is "balanced". Prices only ever rise.
+ * with reduced cost zero is "balanced".
  *
  * One iteration starts at a node s with positive excess and grows a tree S
  * of nodes reached from s over balanced residual arcs with room, scanning
@@ -17,7 +17,18 @@
  * deficit, excess moves from s to it along the tree path (arc
  * prioritisation: arcs that lead to demand are taken the moment they are
  * seen, before the rest of the node's arcs and before any other labelled
- * node is scanned).
+ * node is scanned; a hub's own first arcs are peeked at when it is
+ * labelled, since its scan comes last).
+ *
+ * The mirror iteration starts at a node t with a deficit and grows a tree T
+ * of nodes that reach t over balanced residual arcs; when T's deficit
+ * exceeds the room on the balanced arcs entering it, those arcs are
+ * saturated and T's prices fall by the smallest reduced cost of the other
+ * residual arcs entering it. A task that finishes frees a slot on a full
+ * machine whose price the tasks had raised: from the machine the repair is
+ * a small tree, from the sink's excess it would be raising the prices of
+ * most of the network, many times. Trees from hubs (sink, aggregators) are
+ * grown only when no other node has excess or a deficit.
  *
  * Incremental use: the solver starts from the flow and prices in the state.
  * It first restores CS on the arcs whose reduced cost sign disagrees with
@@ -27,7 +38,8 @@
  *
  * Infeasibility: supplies that do not sum to zero are rejected up front; a
  * price rise with no residual arc leaving S proves that S's excess cannot
- * leave it. RELAX may otherwise raise prices forever on an infeasible
+ * leave it (a price drop with no arc entering T, that T's deficit cannot be
+ * met). RELAX may otherwise raise prices forever on an infeasible
  * instance, and on such a run prices drift far apart, whereas a feasible
  * one keeps them within a bound of the order of (n + 1) times the largest
  * cost. If the spread of prices passes twice that bound, the solve is
@@ -48,6 +60,9 @@
  * costs thousands of arcs, while a short path to the demand usually runs
  * through nodes of small degree (machines). */
 #define RELAX_HUB_DEGREE 64
+
+/* How many of a hub's first arcs are looked at when it joins a tree. */
+#define RELAX_PEEK 64
 
 /* A sweep runs before a pass if the trees of the last pass averaged more
  * than this many scanned nodes: then one search with dead-end marks is
@@ -75,8 +90,9 @@ typedef struct relax {
     int32_t *rx_queue;  /* labelled nodes of small degree, to scan first */
     int32_t *rx_hubs;   /* labelled nodes of large degree, to scan last */
     int32_t *rx_sset;   /* S: the scanned nodes */
-    int32_t *rx_active; /* stack of nodes that may have positive excess */
+    int32_t *rx_active; /* stack of nodes that may have excess or deficit */
     int32_t rx_nactive;
+    int32_t rx_small; /* active nodes that are not hubs (at compaction) */
     uint8_t *rx_onstack;
     /* the sweep's depth-first search over balanced arcs */
     uint32_t rx_sweep;              /* current sweep */
@@ -87,7 +103,7 @@ typedef struct relax {
     int32_t *rx_cur;   /* next position to try in the node's adjacency */
     uint8_t *rx_onpath;
     uint64_t rx_scans; /* nodes scanned by iterations, for the sweep policy */
-    int64_t rx_floor;  /* smallest price at the start (prices only rise) */
+    int64_t rx_floor;  /* smallest price so far */
     int64_t rx_top;    /* largest price so far */
     int64_t rx_bound;  /* price spread that triggers the safety net */
     bool rx_bound_costed; /* rx_bound accounts for the real largest cost */
@@ -140,6 +156,16 @@ static void activate(relax *x, int32_t v)
         x->rx_onstack[v] = 1;
         x->rx_active[x->rx_nactive++] = v;
     }
+}
+
+/* After a saturating push between i and j: either may now have excess or
+ * a deficit, and trees grow from both. */
+static void activate_both(relax *x, int32_t i, int32_t j)
+{
+    if (x->rx_st->fs_excess[i] != 0)
+        activate(x, i);
+    if (x->rx_st->fs_excess[j] != 0)
+        activate(x, j);
 }
 
 /* Saturate or empty arc a so that its flow agrees with the sign of its
@@ -264,21 +290,24 @@ static int64_t max_cost(const fc_graph *g)
     return c;
 }
 
-/* Note a new largest price; sets rx_escaped when the spread passes the
- * bound a feasible run keeps to. */
+/* Note a price that changed; sets rx_escaped when the spread of prices
+ * passes the bound a feasible run keeps to. */
 static void note_price(relax *x, int64_t p)
 {
-    if (p <= x->rx_top)
+    if (p > x->rx_top)
+        x->rx_top = p;
+    else if (p < x->rx_floor)
+        x->rx_floor = p;
+    else
         return;
-    x->rx_top = p;
-    if (p - x->rx_floor <= x->rx_bound)
+    if (x->rx_top - x->rx_floor <= x->rx_bound)
         return;
     if (!x->rx_bound_costed) {
         /* The first bound assumed unit costs; now pay for the real one. */
         int64_t n = x->rx_n + 1;
         x->rx_bound += 4 * n * max_cost(x->rx_g);
         x->rx_bound_costed = true;
-        if (p - x->rx_floor <= x->rx_bound)
+        if (x->rx_top - x->rx_floor <= x->rx_bound)
             return;
     }
     x->rx_escaped = true;
@@ -384,16 +413,25 @@ static void sweep(relax *x, uint64_t *work)
             sweep_from(x, x->rx_active[k], work);
 }
 
-/* Drop the nodes without positive excess from the active stack. */
+static bool is_hub(const relax *x, int32_t v)
+{
+    return x->rx_g->g_adj[v].ad_len > RELAX_HUB_DEGREE;
+}
+
+/* Drop the nodes without excess or deficit from the active stack, and
+ * count the others that are not hubs. */
 static void compact_active(relax *x)
 {
     int32_t kept = 0;
+    x->rx_small = 0;
     for (int32_t k = 0; k < x->rx_nactive; k++) {
         int32_t v = x->rx_active[k];
-        if (x->rx_st->fs_excess[v] > 0)
+        if (x->rx_st->fs_excess[v] != 0) {
             x->rx_active[kept++] = v;
-        else
+            x->rx_small += !is_hub(x, v);
+        } else {
             x->rx_onstack[v] = 0;
+        }
     }
     x->rx_nactive = kept;
 }
@@ -424,8 +462,7 @@ static int price_rise(relax *x, int32_t ns)
                 continue;
             }
             fc_push(g, st, r, st->fs_rescap[r]);
-            if (st->fs_excess[j] > 0)
-                activate(x, j);
+            activate_both(x, i, j);
         }
     }
     if (delta == INT64_MAX)
@@ -436,6 +473,35 @@ static int price_rise(relax *x, int32_t ns)
         note_price(x, st->fs_price[i]);
     }
     return 0;
+}
+
+/* A hub's first arcs are its own (to the next layer: aggregator to racks
+ * or machines, a job's unscheduled node to the sink), its many later ones
+ * come from tasks. Look at the first RELAX_PEEK of hub h, just labelled,
+ * for a balanced residual arc with room to (forward) a node with a
+ * deficit, or from (backward) a node with excess that is not labelled
+ * yet; label it from h and return it, or return -1. Saves growing the
+ * tree to the full scan of h, which comes last. */
+static int32_t peek(relax *x, int32_t h, bool forward)
+{
+    const fc_graph *g = x->rx_g;
+    const fc_flow_state *st = x->rx_st;
+    const fc_adj *adj = &g->g_adj[h];
+    int32_t len = adj->ad_len < RELAX_PEEK ? adj->ad_len : RELAX_PEEK;
+    int64_t ph = st->fs_price[h];
+    for (int32_t m = 0; m < len; m++) {
+        int32_t r = adj->ad_res[m];
+        int32_t j = g->g_head[r];
+        int64_t ex = st->fs_excess[j];
+        if ((forward ? ex >= 0 : ex <= 0) || x->rx_label[j] == x->rx_epoch ||
+            g->g_cost[r] - ph + st->fs_price[j] != 0 ||
+            st->fs_rescap[forward ? r : r ^ 1] == 0)
+            continue;
+        x->rx_label[j] = x->rx_epoch;
+        x->rx_pred[j] = forward ? r : r ^ 1;
+        return j;
+    }
+    return -1;
 }
 
 /* One iteration from s (positive excess): grow the tree until a deficit is
@@ -491,18 +557,160 @@ static int iterate(relax *x, int32_t s, uint64_t *work)
                 continue;
             x->rx_label[j] = ep;
             x->rx_pred[j] = r;
-            if (g->g_adj[j].ad_len > RELAX_HUB_DEGREE)
-                x->rx_hubs[hlen++] = j;
-            else
-                x->rx_queue[qlen++] = j;
             if (st->fs_excess[j] < 0) {
                 augment(x, s, j);
                 return 0;
+            }
+            if (is_hub(x, j)) {
+                x->rx_hubs[hlen++] = j;
+                int32_t d = peek(x, j, true);
+                if (d >= 0) {
+                    augment(x, s, d);
+                    return 0;
+                }
+            } else {
+                x->rx_queue[qlen++] = j;
             }
         }
         if (excess_s > room_s) {
             (*work)++;
             return price_rise(x, ns);
+        }
+    }
+}
+
+/* Move deficit from t to the node s with excess along the reverse tree
+ * path (each node's rx_pred is the arc from it towards t). */
+static void augment_back(relax *x, int32_t s, int32_t t)
+{
+    const fc_graph *g = x->rx_g;
+    fc_flow_state *st = x->rx_st;
+    int64_t amount = st->fs_excess[s];
+    if (-st->fs_excess[t] < amount)
+        amount = -st->fs_excess[t];
+    for (int32_t v = s; v != t; v = g->g_head[x->rx_pred[v]]) {
+        int32_t r = x->rx_pred[v];
+        if (st->fs_rescap[r] < amount)
+            amount = st->fs_rescap[r];
+    }
+    for (int32_t v = s; v != t; v = g->g_head[x->rx_pred[v]])
+        fc_push(g, st, x->rx_pred[v], amount);
+}
+
+/* Lower the prices of T = rx_sset[0 .. nt): saturate the balanced arcs
+ * entering T, then lower by the smallest reduced cost of the other
+ * residual arcs entering it. Returns 0 or FC_EINFEASIBLE when no residual
+ * arc enters T (its deficit cannot be met). */
+static int price_drop(relax *x, int32_t nt)
+{
+    const fc_graph *g = x->rx_g;
+    fc_flow_state *st = x->rx_st;
+    uint32_t ep = x->rx_epoch;
+    int64_t delta = INT64_MAX;
+    for (int32_t k = 0; k < nt; k++) {
+        int32_t i = x->rx_sset[k];
+        int64_t pi = st->fs_price[i];
+        const fc_adj *adj = &g->g_adj[i];
+        for (int32_t m = 0; m < adj->ad_len; m++) {
+            int32_t r = adj->ad_res[m] ^ 1; /* j -> i */
+            int32_t j = g->g_head[adj->ad_res[m]];
+            if (x->rx_scan[j] == ep || st->fs_rescap[r] == 0)
+                continue;
+            int64_t rc = g->g_cost[r] - st->fs_price[j] + pi;
+            if (rc > 0) {
+                if (rc < delta)
+                    delta = rc;
+                continue;
+            }
+            fc_push(g, st, r, st->fs_rescap[r]);
+            activate_both(x, i, j);
+        }
+    }
+    if (delta == INT64_MAX)
+        return FC_EINFEASIBLE;
+    for (int32_t k = 0; k < nt; k++) {
+        int32_t i = x->rx_sset[k];
+        st->fs_price[i] -= delta;
+        note_price(x, st->fs_price[i]);
+    }
+    return 0;
+}
+
+/* The mirror of iterate from t (a deficit): grow a tree of nodes that
+ * reach t over balanced residual arcs until a node with excess is found
+ * (augment) or T's descent direction is positive (its deficit exceeds the
+ * room on the balanced arcs entering it: lower its prices). A task that
+ * finishes frees a slot on a machine whose price the full machine had
+ * raised: from the machine's side the repair is one or two small trees,
+ * whereas from the excess's side (the sink) it would take raising the
+ * prices of most of the network, many times. Returns 0 or
+ * FC_EINFEASIBLE. */
+static int iterate_back(relax *x, int32_t t, uint64_t *work)
+{
+    const fc_graph *g = x->rx_g;
+    fc_flow_state *st = x->rx_st;
+    next_epoch(x);
+    uint32_t ep = x->rx_epoch;
+    x->rx_label[t] = ep;
+    x->rx_pred[t] = -1;
+    x->rx_queue[0] = t;
+    int32_t qhead = 0, qlen = 1, hhead = 0, hlen = 0, nt = 0;
+    relax_wide deficit_t = 0; /* total deficit of T */
+    relax_wide room_t = 0;    /* room on balanced arcs entering T */
+    for (;;) {
+        int32_t i;
+        if (qhead < qlen) {
+            i = x->rx_queue[qhead++];
+        } else if (hhead < hlen) {
+            i = x->rx_hubs[hhead++];
+        } else {
+            (*work)++;
+            return price_drop(x, nt);
+        }
+        x->rx_sset[nt++] = i;
+        x->rx_scans++;
+        x->rx_scan[i] = ep;
+        deficit_t -= st->fs_excess[i];
+        int64_t pi = st->fs_price[i];
+        const fc_adj *adj = &g->g_adj[i];
+        (*work)++;
+        for (int32_t m = 0; m < adj->ad_len; m++) {
+            int32_t r = adj->ad_res[m]; /* i -> j; its twin enters i */
+            int32_t j = g->g_head[r];
+            if (j == i)
+                continue;
+            if (g->g_cost[r] - pi + st->fs_price[j] != 0)
+                continue;
+            if (x->rx_scan[j] == ep) {
+                /* i -> j entered T at j; now it is inside. */
+                room_t -= st->fs_rescap[r];
+                continue;
+            }
+            if (st->fs_rescap[r ^ 1] == 0)
+                continue;
+            room_t += st->fs_rescap[r ^ 1];
+            if (x->rx_label[j] == ep)
+                continue;
+            x->rx_label[j] = ep;
+            x->rx_pred[j] = r ^ 1;
+            if (st->fs_excess[j] > 0) {
+                augment_back(x, j, t);
+                return 0;
+            }
+            if (is_hub(x, j)) {
+                x->rx_hubs[hlen++] = j;
+                int32_t e = peek(x, j, false);
+                if (e >= 0) {
+                    augment_back(x, e, t);
+                    return 0;
+                }
+            } else {
+                x->rx_queue[qlen++] = j;
+            }
+        }
+        if (deficit_t > room_t) {
+            (*work)++;
+            return price_drop(x, nt);
         }
     }
 }
@@ -526,7 +734,7 @@ int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
         if (g->g_ntype[v] == FC_NODE_FREE)
             continue;
         total += st->fs_excess[v];
-        if (st->fs_excess[v] > 0)
+        if (st->fs_excess[v] != 0)
             activate(&x, v);
         if (st->fs_price[v] < x.rx_floor)
             x.rx_floor = st->fs_price[v];
@@ -550,7 +758,9 @@ int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
         int32_t end = x.rx_nactive;
         for (int32_t k = 0; rc == 0 && k < end; k++) {
             int32_t s = x.rx_active[k];
-            if (st->fs_excess[s] <= 0)
+            /* Trees from a hub (the sink, an aggregator) are large: grow
+             * them only when no other node has excess or deficit. */
+            if (st->fs_excess[s] == 0 || (x.rx_small > 0 && is_hub(&x, s)))
                 continue;
             if (*work - checked >= RELAX_CANCEL_WORK) {
                 checked = *work;
@@ -559,7 +769,8 @@ int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
                     break;
                 }
             }
-            rc = iterate(&x, s, work);
+            rc = st->fs_excess[s] > 0 ? iterate(&x, s, work)
+                                      : iterate_back(&x, s, work);
             iterations++;
             if (x.rx_escaped)
                 return fc_ssp_solve(g, st, opt, work);
