@@ -739,6 +739,7 @@ struct Chain {
     bool live = true;
     int winners[BF_NALG] = {0, 0, 0, 0};
     std::vector<double> update_times; /* applying each round's events */
+    std::vector<bf_result> results;   /* each round's solve, judged later */
 };
 
 void run_incremental(const Scenario &sc, const Options &opt)
@@ -807,8 +808,15 @@ void run_incremental(const Scenario &sc, const Options &opt)
     int32_t nodes = 0, arcs = 0;
     bool lemon_skip[LEMON_N] = {false, false, false};
     double fastest = 0; /* fastest LEMON time in round 1 */
+    /* LEMON runs in forked children. A fork marks every page of this
+     * process copy-on-write, so the first write to each page after it
+     * faults: forks between the rounds would charge flowcore's solves
+     * (the race's state copy most) tens of milliseconds a round that a
+     * solver node never pays. So every chain runs all its rounds first,
+     * each round's graph is kept as an export, and LEMON solves the
+     * exports afterwards; the flowcore results are judged then. */
+    std::vector<bf_export> exports;
     for (int round = 0; round < opt.runs; round++) {
-        Reference ref;
         for (Chain &c : chains) {
             if (c.alg >= 0 && !c.live)
                 continue;
@@ -831,47 +839,63 @@ void run_incremental(const Scenario &sc, const Options &opt)
                 total.gr_jobs_done += st.gr_jobs_done;
                 nodes = bf_nodes(c.g);
                 arcs = bf_arcs(c.g);
-                /* LEMON solves the resulting graph from scratch. */
                 bf_export e;
-                LemonGraph lg;
-                if (bf_export_graph(c.g, &e) != 0)
-                    continue;
-                if (round == opt.runs - 1)
-                    write_dimacs(opt, sc.name, e);
-                lemon_build(e, lg);
-                bf_export_free(&e);
-                std::string where = " in round " + std::to_string(round + 1);
-                for (int k : kLemonOrder) {
-                    Row &lr = lemon_rows[(size_t)k];
-                    if (lemon_skip[k])
-                        continue;
-                    if (!lemon_measure(sc.name, k, lg, opt, 1, fastest, lr, ref,
-                                       where)) {
-                        lemon_skip[k] = true;
-                        continue;
-                    }
-                    if (round > 0)
-                        continue;
-                    double lt = lr.times.back();
-                    if (too_slow(lt, fastest)) {
-                        lemon_skip[k] = true;
-                        lr.extra += " round 1 only (slow)";
-                    } else if (fastest == 0 || lt < fastest) {
-                        fastest = lt;
-                    }
+                if (bf_export_graph(c.g, &e) != 0) {
+                    c.live = false;
+                    break;
                 }
+                exports.push_back(e);
                 continue;
             }
             c.update_times.push_back(t);
             bf_result res;
             rc = bf_solve(c.g, c.alg, true, opt.timeout, &res);
-            judge(sc.name, c.row, res, ref);
-            if (rc != 0 || (!c.row.note.empty() && c.row.note != "MISMATCH")) {
+            c.results.push_back(res);
+            if (rc != 0 || !res.br_flow_ok)
                 c.live = false;
+            else
+                c.winners[res.br_winner & 3]++;
+        }
+        if (!chains[0].live)
+            break;
+    }
+    for (size_t round = 0; round < exports.size(); round++) {
+        /* LEMON solves each round's graph from scratch. */
+        Reference ref;
+        LemonGraph lg;
+        if (round + 1 == (size_t)opt.runs)
+            write_dimacs(opt, sc.name, exports[round]);
+        lemon_build(exports[round], lg);
+        bf_export_free(&exports[round]);
+        std::string where = " in round " + std::to_string(round + 1);
+        for (int k : kLemonOrder) {
+            Row &lr = lemon_rows[(size_t)k];
+            if (lemon_skip[k])
+                continue;
+            if (!lemon_measure(sc.name, k, lg, opt, 1, fastest, lr, ref,
+                               where)) {
+                lemon_skip[k] = true;
                 continue;
             }
-            c.row.times.push_back(res.br_seconds);
-            c.winners[res.br_winner & 3]++;
+            if (round > 0)
+                continue;
+            double lt = lr.times.back();
+            if (too_slow(lt, fastest)) {
+                lemon_skip[k] = true;
+                lr.extra += " round 1 only (slow)";
+            } else if (fastest == 0 || lt < fastest) {
+                fastest = lt;
+            }
+        }
+        for (Chain &c : chains) {
+            if (c.alg < 0 || round >= c.results.size())
+                continue;
+            if (!c.row.note.empty() && c.row.note != "MISMATCH")
+                continue; /* failed in an earlier round */
+            const bf_result &res = c.results[round];
+            judge(sc.name, c.row, res, ref);
+            if (res.br_rc == 0 && res.br_flow_ok)
+                c.row.times.push_back(res.br_seconds);
         }
     }
     printf("#   %d rounds of %d events: %d arrivals (%d new jobs), %d "

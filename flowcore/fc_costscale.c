@@ -108,6 +108,7 @@ typedef struct cs {
     int64_t *cs_dist;  /* [n] tentative rank, -1 if unseen */
     uint8_t *cs_done;  /* [n] settled */
     bool cs_paused;    /* a discharge stopped for a global update */
+    bool cs_moved;     /* flow moved: cs_arcs differ from the state's */
     uint64_t cs_relabels_since_update;
     uint64_t cs_update_every;
     uint64_t cs_phase_relabels;
@@ -163,8 +164,18 @@ static int cs_alloc(cs *c, fc_scratch *scratch)
     return 0;
 }
 
-/* Copy the graph's residual arcs into the solver's layout. */
-static void load_arcs(cs *c)
+static bool cs_cancel_due(cs *c, uint64_t units)
+{
+    c->cs_ticks += units;
+    if (c->cs_ticks < CS_CANCEL_EVERY)
+        return false;
+    c->cs_ticks = 0;
+    return fc_cancelled(c->cs_opt);
+}
+
+/* Copy the graph's residual arcs into the solver's layout. Returns 0 or
+ * FC_ECANCELED. */
+static int load_arcs(cs *c)
 {
     const fc_graph *g = c->cs_g;
     const int64_t *rescap = c->cs_st->fs_rescap;
@@ -187,7 +198,10 @@ static void load_arcs(cs *c)
             out[i].a_head = h;
             out[i].a_twin = c->cs_first[h] + g->g_pos[r ^ 1];
         }
+        if (cs_cancel_due(c, (uint64_t)adj->ad_len + 1))
+            return FC_ECANCELED;
     }
+    return 0;
 }
 
 /* Copy the residual capacities back into the graph's state. */
@@ -201,15 +215,6 @@ static void store_arcs(cs *c)
         for (int32_t i = 0; i < adj->ad_len; i++)
             rescap[adj->ad_res[i]] = out[i].a_cap;
     }
-}
-
-static bool cs_cancel_due(cs *c, uint64_t units)
-{
-    c->cs_ticks += units;
-    if (c->cs_ticks < CS_CANCEL_EVERY)
-        return false;
-    c->cs_ticks = 0;
-    return fc_cancelled(c->cs_opt);
 }
 
 static void enqueue(cs *c, fc_node v)
@@ -314,8 +319,8 @@ static void bucket_remove(cs *c, fc_node v)
  * the nodes ranked below K by eps per rank, where K is the rank at which
  * the search could stop (all active nodes ranked) or the bucket cap. This
  * keeps eps-optimality and makes every ranked node's shortest path
- * admissible. Returns 0, or FC_EINFEASIBLE if some excess cannot reach any
- * deficit. */
+ * admissible. Returns 0, FC_ECANCELED, or FC_EINFEASIBLE if some excess
+ * cannot reach any deficit. */
 static int global_update(cs *c)
 {
     const fc_graph *g = c->cs_g;
@@ -345,6 +350,8 @@ static int global_update(cs *c)
             continue;
         }
         bucket_remove(c, v);
+        if (cs_cancel_due(c, 1))
+            return FC_ECANCELED;
         c->cs_done[v] = 1;
         settled[nsettled++] = v;
         if (c->cs_ex[v] > 0)
@@ -502,6 +509,9 @@ static int discharge(cs *c, fc_node v)
 /* One phase at the current eps. */
 static int refine(cs *c)
 {
+    if (fc_cancelled(c->cs_opt))
+        return FC_ECANCELED;
+    c->cs_moved = true;
     start_phase(c);
     for (;;) {
         if (c->cs_relabels_since_update >= c->cs_update_every &&
@@ -700,10 +710,16 @@ static bool fits(int64_t max_cost, int64_t scale, int64_t alpha)
 static int run(cs *c, int64_t max_cost)
 {
     const fc_graph *g = c->cs_g;
-    load_arcs(c);
+    int rc = load_arcs(c);
+    if (rc != 0)
+        return rc;
     load_prices(c);
     price_new_nodes(c);
     int64_t viol = max_violation(c);
+    /* The passes above cost as much as a small round's whole solve: a race
+     * that relaxation already won should not wait for more of them. */
+    if (fc_cancelled(c->cs_opt))
+        return FC_ECANCELED;
     bool excess = false;
     for (fc_node v = 0; v < c->cs_n && !excess; v++)
         excess = live(g, v) && c->cs_ex[v] != 0;
@@ -720,7 +736,7 @@ static int run(cs *c, int64_t max_cost)
         c->cs_eps = c->cs_eps / c->cs_alpha;
         if (c->cs_eps < 1)
             c->cs_eps = 1;
-        int rc = refine(c);
+        rc = refine(c);
         if (rc != 0)
             return rc;
         /* Once eps is below one unscaled unit, the flow is often optimal
@@ -782,13 +798,15 @@ int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
     if (rc != 0)
         return rc;
     rc = run(&c, max_cost);
-    store_arcs(&c);
-    if (rc == CS_OVERFLOW) {
-        store_rough_prices(&c);
-        rc = fc_ssp_solve(g, st, opt, work);
-    } else if (rc != 0) {
-        store_rough_prices(&c);
+    /* Stopped before any flow moved (a race lost early): the state is
+     * still the caller's, and writing it back would only cost time. */
+    if (c.cs_moved) {
+        store_arcs(&c);
+        if (rc != 0)
+            store_rough_prices(&c);
     }
+    if (rc == CS_OVERFLOW)
+        rc = fc_ssp_solve(g, st, opt, work);
     *work += c.cs_work;
     return rc;
 }

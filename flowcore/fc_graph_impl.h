@@ -115,6 +115,8 @@ struct fc_graph {
     bool g_changes_lost; /* too many to record: treat everything as moved */
     /* solvers' scratch memory, kept between solves (never cloned) */
     fc_scratch g_scratch[FC_SCRATCH_N];
+    /* how long the race lets relaxation run alone first (fc_race.c) */
+    int64_t g_race_head_start_ns;
 };
 
 /* fc_tail returns the tail node of residual arc r. */
@@ -155,9 +157,11 @@ int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
 int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
                    const fc_solve_options *opt, fc_scratch *scratch,
                    uint64_t *work);
+/* The race also takes and updates *head_start_ns, the time relaxation
+ * runs alone before cost scaling starts (see fc_race.c). */
 int fc_race_solve(const fc_graph *g, fc_flow_state *st,
                   const fc_solve_options *opt, fc_scratch *scratch,
-                  fc_algorithm *winner, uint64_t *work);
+                  int64_t *head_start_ns, fc_algorithm *winner, uint64_t *work);
 
 /* fc_cancelled tells whether the caller asked the solve to stop. */
 static inline bool fc_cancelled(const fc_solve_options *opt)
