@@ -436,26 +436,32 @@ static void compact_active(relax *x)
     x->rx_nactive = kept;
 }
 
-/* Raise the prices of S = rx_sset[0 .. ns): saturate the balanced arcs
- * leaving S, then raise by the smallest reduced cost of the other residual
- * arcs leaving it. Returns 0 or FC_EINFEASIBLE when no residual arc leaves
- * S (its positive excess is trapped). */
-static int price_rise(relax *x, int32_t ns)
+/* Change the prices of the tree rx_sset[0 .. n) of the last iteration:
+ * raise them when the tree grew forward from an excess (S), lower them
+ * when it grew backward from a deficit (T). The balanced residual arcs
+ * leaving S (entering T) are saturated, since their reduced costs are
+ * about to go negative; then the prices move by the smallest reduced cost
+ * of the other residual arcs leaving S (entering T). Returns 0 or
+ * FC_EINFEASIBLE when there is no such arc (S's excess is trapped, T's
+ * deficit cannot be met). */
+static inline int price_change(relax *x, int32_t n, bool forward)
 {
     const fc_graph *g = x->rx_g;
     fc_flow_state *st = x->rx_st;
     uint32_t ep = x->rx_epoch;
     int64_t delta = INT64_MAX;
-    for (int32_t k = 0; k < ns; k++) {
+    for (int32_t k = 0; k < n; k++) {
         int32_t i = x->rx_sset[k];
         int64_t pi = st->fs_price[i];
         const fc_adj *adj = &g->g_adj[i];
         for (int32_t m = 0; m < adj->ad_len; m++) {
-            int32_t r = adj->ad_res[m];
-            int32_t j = g->g_head[r];
+            int32_t out = adj->ad_res[m]; /* i -> j */
+            int32_t j = g->g_head[out];
+            int32_t r = forward ? out : out ^ 1;
             if (x->rx_scan[j] == ep || st->fs_rescap[r] == 0)
                 continue;
-            int64_t rc = g->g_cost[r] - pi + st->fs_price[j];
+            int64_t rc = g->g_cost[r] + (forward ? st->fs_price[j] - pi
+                                                 : pi - st->fs_price[j]);
             if (rc > 0) {
                 if (rc < delta)
                     delta = rc;
@@ -467,9 +473,9 @@ static int price_rise(relax *x, int32_t ns)
     }
     if (delta == INT64_MAX)
         return FC_EINFEASIBLE;
-    for (int32_t k = 0; k < ns; k++) {
+    for (int32_t k = 0; k < n; k++) {
         int32_t i = x->rx_sset[k];
-        st->fs_price[i] += delta;
+        st->fs_price[i] += forward ? delta : -delta;
         note_price(x, st->fs_price[i]);
     }
     return 0;
@@ -528,7 +534,7 @@ static int iterate(relax *x, int32_t s, uint64_t *work)
         } else {
             /* S is closed under balanced arcs: the direction is ascent. */
             (*work)++;
-            return price_rise(x, ns);
+            return price_change(x, ns, true);
         }
         x->rx_sset[ns++] = i;
         x->rx_scans++;
@@ -574,7 +580,7 @@ static int iterate(relax *x, int32_t s, uint64_t *work)
         }
         if (excess_s > room_s) {
             (*work)++;
-            return price_rise(x, ns);
+            return price_change(x, ns, true);
         }
     }
 }
@@ -595,45 +601,6 @@ static void augment_back(relax *x, int32_t s, int32_t t)
     }
     for (int32_t v = s; v != t; v = g->g_head[x->rx_pred[v]])
         fc_push(g, st, x->rx_pred[v], amount);
-}
-
-/* Lower the prices of T = rx_sset[0 .. nt): saturate the balanced arcs
- * entering T, then lower by the smallest reduced cost of the other
- * residual arcs entering it. Returns 0 or FC_EINFEASIBLE when no residual
- * arc enters T (its deficit cannot be met). */
-static int price_drop(relax *x, int32_t nt)
-{
-    const fc_graph *g = x->rx_g;
-    fc_flow_state *st = x->rx_st;
-    uint32_t ep = x->rx_epoch;
-    int64_t delta = INT64_MAX;
-    for (int32_t k = 0; k < nt; k++) {
-        int32_t i = x->rx_sset[k];
-        int64_t pi = st->fs_price[i];
-        const fc_adj *adj = &g->g_adj[i];
-        for (int32_t m = 0; m < adj->ad_len; m++) {
-            int32_t r = adj->ad_res[m] ^ 1; /* j -> i */
-            int32_t j = g->g_head[adj->ad_res[m]];
-            if (x->rx_scan[j] == ep || st->fs_rescap[r] == 0)
-                continue;
-            int64_t rc = g->g_cost[r] - st->fs_price[j] + pi;
-            if (rc > 0) {
-                if (rc < delta)
-                    delta = rc;
-                continue;
-            }
-            fc_push(g, st, r, st->fs_rescap[r]);
-            activate_both(x, i, j);
-        }
-    }
-    if (delta == INT64_MAX)
-        return FC_EINFEASIBLE;
-    for (int32_t k = 0; k < nt; k++) {
-        int32_t i = x->rx_sset[k];
-        st->fs_price[i] -= delta;
-        note_price(x, st->fs_price[i]);
-    }
-    return 0;
 }
 
 /* The mirror of iterate from t (a deficit): grow a tree of nodes that
@@ -665,7 +632,7 @@ static int iterate_back(relax *x, int32_t t, uint64_t *work)
             i = x->rx_hubs[hhead++];
         } else {
             (*work)++;
-            return price_drop(x, nt);
+            return price_change(x, nt, false);
         }
         x->rx_sset[nt++] = i;
         x->rx_scans++;
@@ -710,7 +677,7 @@ static int iterate_back(relax *x, int32_t t, uint64_t *work)
         }
         if (deficit_t > room_t) {
             (*work)++;
-            return price_drop(x, nt);
+            return price_change(x, nt, false);
         }
     }
 }
