@@ -94,7 +94,7 @@ static double run_core(const scenario *sc, uint32_t ntasks)
     cfg.nc_max_queued = 1000000;
     cfg.nc_max_users = 16384;
     nm_core *nm;
-    if (nm_new(&cfg, 1, &nm) != 0)
+    if (nm_new(&cfg, NULL, 1, &nm) != 0)
         exit(1);
     sk_hello h = {.he_role = SK_ROLE_SCHEDULER, .he_id = 1, .he_name = "s"};
     nm_peer_up(nm, SCHED, &h, 0);

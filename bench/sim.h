@@ -98,7 +98,8 @@ typedef struct sim_params {
      * slots and resources per node and scheduler */
     sched_config p_sched;
     nm_config p_nm;
-    bool p_wire;  /* messages through the codec (sim_msg.h) */
+    nm_weights p_weights; /* [weights]; --user adds its own */
+    bool p_wire;          /* messages through the codec (sim_msg.h) */
     bool p_check; /* check the strategy's invariants after every event */
     /* outputs */
     FILE *p_jobs_out;    /* per-job CSV, or NULL */

@@ -287,7 +287,7 @@ static void core_keys_init(core_keys *ck, sim_params *p)
 {
     sched_config_keys(&p->p_sched, ck->k);
     ck->n = SCHED_CONFIG_NKEYS;
-    ck->n += nm_config_keys(&p->p_nm, ck->k + ck->n);
+    ck->n += nm_config_keys(&p->p_nm, &p->p_weights, ck->k + ck->n);
 }
 
 enum {

@@ -70,7 +70,8 @@ typedef struct job_map {
 
 typedef struct real_state {
     real_node *nodes;
-    real_run *runs; /* nodes x slots */
+    sk_outbox node_out; /* every node monitor's (drained after each call) */
+    real_run *runs;     /* nodes x slots */
     real_sched *scheds;
     job_map jobs;
     /* SUBMIT_JOB being built */
@@ -646,6 +647,7 @@ static int make_cores(sim *s, real_state *rs, char *err, size_t errlen)
         rs->scheds[k].rs_timer = SK_TIME_NEVER;
     }
     nm_config cfg = p->p_nm;
+    nm_weights weights = p->p_weights;
     cfg.nc_slots = p->p_slots;
     cfg.nc_cpu_milli = (int64_t)p->p_slots * 1000;
     cfg.nc_mem_mb = (int64_t)p->p_slots * 1024;
@@ -653,8 +655,8 @@ static int make_cores(sim *s, real_state *rs, char *err, size_t errlen)
         cfg.nc_max_peers = (int64_t)p->p_scheds + 2;
     for (uint32_t u = 0; u < names->n_nusers; u++)
         if (names->n_users[u].u_weight != 1 &&
-            nm_config_set_weight(&cfg, names->n_users[u].u_name,
-                                 names->n_users[u].u_weight) != 0) {
+            nm_weights_set(&weights, names->n_users[u].u_name,
+                           names->n_users[u].u_weight) != 0) {
             snprintf(err, errlen, "user %s: weight %u cannot be set",
                      names->n_users[u].u_name, names->n_users[u].u_weight);
             return SK_ECONFIG;
@@ -664,10 +666,12 @@ static int make_cores(sim *s, real_state *rs, char *err, size_t errlen)
     for (uint32_t i = 0; i < p->p_nodes; i++) {
         cfg.nc_node_id = i;
         snprintf(cfg.nc_node, sizeof cfg.nc_node, "n%u", i);
-        if (nm_new(&cfg, sk_rng_next(&s->s_rng), &rs->nodes[i].rn_core)) {
+        if (nm_new(&cfg, &weights, sk_rng_next(&s->s_rng),
+                   &rs->nodes[i].rn_core)) {
             snprintf(err, errlen, "the node monitor settings are invalid");
             return SK_ECONFIG;
         }
+        nm_share_outbox(rs->nodes[i].rn_core, &rs->node_out);
         rs->nodes[i].rn_timer = SK_TIME_NEVER;
         uint32_t nl = 0;
         for (uint32_t l = 0; l < names->n_nlabels; l++)
@@ -752,6 +756,7 @@ static void late_fini(sim *s)
     for (uint32_t k = 0; rs->scheds != NULL && k < p->p_scheds; k++)
         sched_free(rs->scheds[k].rs_core);
     /* Messages still in flight are in the pool, which the engine frees. */
+    sk_outbox_free(&rs->node_out);
     free(rs->nodes);
     free(rs->runs);
     free(rs->scheds);

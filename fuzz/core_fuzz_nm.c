@@ -244,12 +244,13 @@ void cf_nm_run(const uint8_t *data, size_t size, cf_stats *st)
     cfg.nc_max_users = 2;
     cfg.nc_max_peers = 6;
     cfg.nc_get_task_timeout_ms = 2000;
-    nm_config_set_weight(&cfg, "ann", 3);
+    nm_weights weights = {0};
+    nm_weights_set(&weights, "ann", 3);
     driver d;
     memset(&d, 0, sizeof d);
     d.d_now = 1000000;
     d.d_stats = st;
-    if (nm_new(&cfg, 42, &d.d_core) != 0)
+    if (nm_new(&cfg, &weights, 42, &d.d_core) != 0)
         cf_fail("cannot create a node monitor core", 0, 0);
     cf_script s = {data, size};
     for (size_t n = 0; s.cs_left > 0 && n < MAX_INPUTS; n++) {

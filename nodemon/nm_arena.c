@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NM_CHUNK_MIN 16384u
+/* Small: a node monitor's calls need a few hundred bytes, and a large
+ * block per core spreads a simulated cluster's cores over more memory. */
+#define NM_CHUNK_MIN 512u
 
 struct nm_chunk {
     nm_chunk *ch_next;
@@ -34,6 +36,8 @@ static void free_chunks(nm_chunk *c)
 
 void nm_arena_rewind(nm_arena *a)
 {
+    if (a->ar_used == 0)
+        return; /* nothing to forget: the block stays untouched */
     if (a->ar_used > a->ar_peak)
         a->ar_peak = a->ar_used;
     a->ar_used = 0;

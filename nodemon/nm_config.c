@@ -30,31 +30,31 @@ void nm_config_init(nm_config *cfg, uint32_t ncores)
     cfg->nc_get_task_timeout_ms = 10000;
 }
 
-int nm_config_set_weight(nm_config *cfg, const char *user, uint32_t weight)
+int nm_weights_set(nm_weights *w, const char *user, uint32_t weight)
 {
     size_t len = strlen(user);
     if (len == 0 || len > SK_MAX_NAME_LEN || weight < 1 ||
         weight > NM_MAX_WEIGHT)
         return SK_EINVAL;
-    for (uint32_t i = 0; i < cfg->nc_nweights; i++) {
-        if (strcmp(cfg->nc_weights[i].nw_user, user) == 0) {
-            cfg->nc_weights[i].nw_weight = weight;
+    for (uint32_t i = 0; i < w->nw_count; i++) {
+        if (strcmp(w->nw_users[i].nw_user, user) == 0) {
+            w->nw_users[i].nw_weight = weight;
             return 0;
         }
     }
-    if (cfg->nc_nweights == NM_MAX_WEIGHTS)
+    if (w->nw_count == NM_MAX_WEIGHTS)
         return SK_ELIMIT;
-    nm_weight *w = &cfg->nc_weights[cfg->nc_nweights++];
-    memcpy(w->nw_user, user, len + 1);
-    w->nw_weight = weight;
+    nm_weight *e = &w->nw_users[w->nw_count++];
+    memcpy(e->nw_user, user, len + 1);
+    e->nw_weight = weight;
     return 0;
 }
 
-uint32_t nm_config_weight(const nm_config *cfg, const char *user)
+uint32_t nm_weight_of(const nm_weight *list, uint32_t n, const char *user)
 {
-    for (uint32_t i = 0; i < cfg->nc_nweights; i++)
-        if (strcmp(cfg->nc_weights[i].nw_user, user) == 0)
-            return cfg->nc_weights[i].nw_weight;
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(list[i].nw_user, user) == 0)
+            return list[i].nw_weight;
     return 1;
 }
 
@@ -70,7 +70,7 @@ static int parse_weight(void *dst, const char *name, const char *value,
                  NM_MAX_WEIGHT, value);
         return SK_ECONFIG;
     }
-    int rc = nm_config_set_weight(dst, name, (uint32_t)v);
+    int rc = nm_weights_set(dst, name, (uint32_t)v);
     if (rc == SK_ELIMIT)
         snprintf(err, errlen, "at most %u users may have a weight",
                  NM_MAX_WEIGHTS);
@@ -80,7 +80,7 @@ static int parse_weight(void *dst, const char *name, const char *value,
     return rc;
 }
 
-size_t nm_config_keys(nm_config *cfg, sk_config_key *keys)
+size_t nm_config_keys(nm_config *cfg, nm_weights *weights, sk_config_key *keys)
 {
     const sk_config_key k[NM_CONFIG_NKEYS] = {
         {"nodemon", "node_id", SK_CONFIG_INT, &cfg->nc_node_id, 0, 0,
@@ -106,7 +106,7 @@ size_t nm_config_keys(nm_config *cfg, sk_config_key *keys)
         {"nodemon", "get_task_timeout_ms", SK_CONFIG_INT,
          &cfg->nc_get_task_timeout_ms, 0, 1, 3600000, NULL,
          "how long a slot waits for the answer to a GET_TASK, in ms"},
-        {"weights", "*", SK_CONFIG_CUSTOM, cfg, 0, 0, 0, parse_weight,
+        {"weights", "*", SK_CONFIG_CUSTOM, weights, 0, 0, 0, parse_weight,
          "user = weight: fair-share weight of a user (default 1)"},
     };
     memcpy(keys, k, sizeof k);
@@ -140,8 +140,6 @@ int nm_config_check(const nm_config *cfg, char *err, size_t errlen)
     else if (cfg->nc_get_task_timeout_ms < 1 ||
              cfg->nc_get_task_timeout_ms > 3600000)
         what = "get_task_timeout_ms must be in [1, 3600000]";
-    else if (cfg->nc_nweights > NM_MAX_WEIGHTS)
-        what = "too many weights";
     if (what == NULL)
         return 0;
     if (err != NULL)

@@ -26,22 +26,30 @@ typedef struct nm_weight {
     uint32_t nw_weight; /* 1..NM_MAX_WEIGHT */
 } nm_weight;
 
+/* The [weights] section: users with a weight other than 1. Kept apart
+ * from nm_config so that a core copies only the weights it was given,
+ * not room for NM_MAX_WEIGHTS of them (a simulated cluster has 10,000
+ * cores). All zeros is the empty table. */
+typedef struct nm_weights {
+    nm_weight nw_users[NM_MAX_WEIGHTS];
+    uint32_t nw_count;
+} nm_weights;
+
 /* Integer fields are int64_t because the configuration loader fills
  * int64_t; nm_new checks every field again. */
 typedef struct nm_config {
-    int64_t nc_node_id;                   /* this node's id (he_id) */
-    char nc_node[SK_MAX_NAME_LEN + 1];    /* this node's name */
-    int64_t nc_slots;                     /* task slots, 1..SK_MAX_SLOTS */
-    int64_t nc_cpu_milli;                 /* CPU offered, millicores */
-    int64_t nc_mem_mb;                    /* memory offered, MiB */
-    int64_t nc_max_queued;                /* queued short reservations */
-    int64_t nc_max_users;                 /* users tracked at once */
-    int64_t nc_max_peers;                 /* registered peers at once */
-    double nc_long_share;                 /* fraction of slots for RESERVE */
-    int64_t nc_heartbeat_ms;              /* HEARTBEAT period to flowd */
-    int64_t nc_get_task_timeout_ms;       /* wait for a TASK_REPLY */
-    nm_weight nc_weights[NM_MAX_WEIGHTS]; /* configured weights */
-    uint32_t nc_nweights;
+    int64_t nc_node_id;                /* this node's id (he_id) */
+    int64_t nc_slots;                  /* task slots, 1..SK_MAX_SLOTS */
+    int64_t nc_cpu_milli;              /* CPU offered, millicores */
+    int64_t nc_mem_mb;                 /* memory offered, MiB */
+    int64_t nc_max_queued;             /* queued short reservations */
+    int64_t nc_max_users;              /* users tracked at once */
+    int64_t nc_max_peers;              /* registered peers at once */
+    double nc_long_share;              /* fraction of slots for RESERVE */
+    int64_t nc_heartbeat_ms;           /* HEARTBEAT period to flowd */
+    int64_t nc_get_task_timeout_ms;    /* wait for a TASK_REPLY */
+    char nc_node[SK_MAX_NAME_LEN + 1]; /* this node's name (last: the
+                                          numbers are used more) */
 } nm_config;
 
 /* The number of entries nm_config_keys fills. */
@@ -51,28 +59,27 @@ typedef struct nm_config {
  * ncores slots (at least 1, at most SK_MAX_SLOTS), 1000 millicores and
  * 1024 MiB per slot, at most 100000 queued reservations, 4096 users and
  * 4096 peers, long_share 0.75, a heartbeat every 1000 ms, a GET_TASK
- * answered within 10000 ms, no weights
- * (every user weighs 1), node id 0 and name "node". */
+ * answered within 10000 ms, node id 0 and name "node". */
 void nm_config_init(nm_config *cfg, uint32_t ncores);
 
 /* nm_config_keys fills keys[0..NM_CONFIG_NKEYS) with the description of
- * cfg's fields for sk_config_load: section [nodemon] (node_id, node,
- * slots, cpu_milli, mem_mb, max_queued, max_users, max_peers, long_share,
- * heartbeat_ms, get_task_timeout_ms, with their ranges) and section
- * [weights], whose every key
- * is a user name and value a weight in 1..NM_MAX_WEIGHT. Returns
- * NM_CONFIG_NKEYS. The keys point into cfg. */
-size_t nm_config_keys(nm_config *cfg, sk_config_key *keys);
+ * cfg's fields and of weights for sk_config_load: section [nodemon]
+ * (node_id, node, slots, cpu_milli, mem_mb, max_queued, max_users,
+ * max_peers, long_share, heartbeat_ms, get_task_timeout_ms, with their
+ * ranges) into cfg, and section [weights], whose every key is a user name
+ * and value a weight in 1..NM_MAX_WEIGHT, into weights. Returns
+ * NM_CONFIG_NKEYS. The keys point into cfg and weights. */
+size_t nm_config_keys(nm_config *cfg, nm_weights *weights, sk_config_key *keys);
 
-/* nm_config_set_weight sets (or replaces) user's weight. Returns 0,
+/* nm_weights_set sets (or replaces) user's weight in w. Returns 0,
  * SK_EINVAL for an empty or too long name or a weight out of
  * 1..NM_MAX_WEIGHT, or SK_ELIMIT when NM_MAX_WEIGHTS users already have
  * one. */
-int nm_config_set_weight(nm_config *cfg, const char *user, uint32_t weight);
+int nm_weights_set(nm_weights *w, const char *user, uint32_t weight);
 
-/* nm_config_weight returns user's configured weight, or 1. Cost:
- * O(NM_MAX_WEIGHTS), paid once per user the core starts tracking. */
-uint32_t nm_config_weight(const nm_config *cfg, const char *user);
+/* nm_weight_of returns user's weight among the n entries of list, or 1.
+ * Cost: O(n), paid once per user a core starts tracking. */
+uint32_t nm_weight_of(const nm_weight *list, uint32_t n, const char *user);
 
 /* nm_config_check validates every field. Returns 0, or SK_ECONFIG with a
  * message naming the field in err. */

@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Freed jobs and reservations a core keeps for reuse (nm_pool.h). */
+#define NM_POOL_KEEP 64u
+
 /* Hash keys: a distinct salt per table keeps equal ids apart. */
 static uint64_t peer_hash(sk_peer id)
 {
@@ -53,7 +56,7 @@ static void count_limit(uint64_t *counter, const char *what)
 
 sk_msg *nm_push(nm_core *nm, sk_peer peer, sk_msg_type type)
 {
-    sk_msg *m = sk_outbox_push(&nm->nm_out, peer, type);
+    sk_msg *m = sk_outbox_push(nm->nm_out, peer, type);
     if (m == NULL)
         count_limit(&nm->nm_st.ns_nomem, "out of memory: message lost");
     return m;
@@ -185,7 +188,7 @@ static nm_job *get_job(nm_core *nm, nm_peer *sched, uint64_t id)
     nm_job *j = find_job(nm, sched, id);
     if (j != NULL)
         return j;
-    j = calloc(1, sizeof *j);
+    j = nm_pool_get(&nm->nm_job_pool);
     if (j == NULL)
         return NULL;
     j->jb_sched = sched;
@@ -207,7 +210,7 @@ static void maybe_free_job(nm_core *nm, nm_job *j)
         return;
     nm_htab_remove(&nm->nm_jobs, &j->jb_hnode);
     nm_list_remove(&j->jb_link);
-    free(j);
+    nm_pool_put(&nm->nm_job_pool, j);
 }
 
 /* A reservation lives while queued or while a GET_TASK is unanswered.
@@ -219,7 +222,7 @@ static void maybe_free_resv(nm_core *nm, nm_resv *r)
     nm_htab_remove(&nm->nm_resvs, &r->rs_hnode);
     nm_list_remove(&r->rs_link);
     nm_user_unref(&nm->nm_q, r->rs_user);
-    free(r);
+    nm_pool_put(&nm->nm_resv_pool, r);
 }
 
 /* Stop serving r: out of the queue, nothing more to ask for. */
@@ -384,7 +387,7 @@ static nm_task *launch(nm_core *nm, const launch_req *lr, sk_time now)
                    reason);
         return NULL;
     }
-    nm_task *t = calloc(1, sizeof *t);
+    nm_task *t = nm_pool_get(&nm->nm_task_pool);
     sk_msg *launch = nm_push(nm, exec->pe_id, SK_MSG_LAUNCH_TASK);
     void *spec = launch == NULL
                      ? NULL
@@ -395,8 +398,8 @@ static nm_task *launch(nm_core *nm, const launch_req *lr, sk_time now)
     if (t == NULL || launch == NULL || spec == NULL || user == NULL ||
         fw == NULL) {
         if (launch != NULL)
-            nm->nm_out.ob_len--; /* the unfinished LAUNCH_TASK is the last */
-        free(t);
+            nm->nm_out->ob_len--; /* the unfinished LAUNCH_TASK is the last */
+        nm_pool_put(&nm->nm_task_pool, t);
         nm->nm_st.ns_nomem++;
         report_end(nm, j, lr->lr_task, lr->lr_attempt, SK_TASK_FAILED, now, now,
                    "node monitor out of memory");
@@ -461,7 +464,7 @@ static void end_task(nm_core *nm, nm_task *t, sk_time now)
     nm_user_unref(&nm->nm_q, t->tk_user);
     nm->nm_nrunning--;
     give_back(nm, t->tk_res, 1);
-    free(t);
+    nm_pool_put(&nm->nm_task_pool, t);
     if (j != NULL)
         maybe_free_job(nm, j);
 }
@@ -592,7 +595,7 @@ static void on_enqueue(nm_core *nm, nm_peer *s, const sk_enqueue *e,
         return;
     }
     nm_job *j = get_job(nm, s, e->er_job);
-    nm_resv *r = j == NULL ? NULL : calloc(1, sizeof *r);
+    nm_resv *r = j == NULL ? NULL : nm_pool_get(&nm->nm_resv_pool);
     if (r == NULL) {
         nm_user_unref(&nm->nm_q, u);
         if (j != NULL)
@@ -1034,7 +1037,7 @@ void nm_on_message(nm_core *nm, sk_peer from, const sk_msg *msg, sk_time now)
             return;
         if (nm_fill_status(nm, &msg->m_status_request, now,
                            &m->m_status_reply) != 0) {
-            nm->nm_out.ob_len--; /* the unfinished reply is the last */
+            nm->nm_out->ob_len--; /* the unfinished reply is the last */
             nm->nm_st.ns_nomem++;
             return;
         }
@@ -1092,7 +1095,8 @@ void nm_on_message(nm_core *nm, sk_peer from, const sk_msg *msg, sk_time now)
 
 /* ---- life cycle and inspection ---------------------------------------- */
 
-int nm_new(const nm_config *cfg, uint64_t seed, nm_core **out)
+int nm_new(const nm_config *cfg, const nm_weights *weights, uint64_t seed,
+           nm_core **out)
 {
     char err[128];
     (void)seed;
@@ -1100,10 +1104,26 @@ int nm_new(const nm_config *cfg, uint64_t seed, nm_core **out)
         sk_error("%s", err);
         return SK_ECONFIG;
     }
+    uint32_t nweights = weights == NULL ? 0 : weights->nw_count;
+    if (nweights > NM_MAX_WEIGHTS) {
+        sk_error("nodemon: more than %u weights", NM_MAX_WEIGHTS);
+        return SK_ECONFIG;
+    }
     nm_core *nm = calloc(1, sizeof *nm);
     if (nm == NULL)
         return SK_ENOMEM;
     nm->nm_cfg = *cfg;
+    nm->nm_out = &nm->nm_own_out;
+    if (nweights > 0) {
+        nm->nm_weights = malloc(nweights * sizeof *nm->nm_weights);
+        if (nm->nm_weights == NULL) {
+            free(nm);
+            return SK_ENOMEM;
+        }
+        memcpy(nm->nm_weights, weights->nw_users,
+               nweights * sizeof *nm->nm_weights);
+        nm->nm_nweights = nweights;
+    }
     nm_arena_init(&nm->nm_scratch);
     nm_list_init(&nm->nm_running);
     nm_list_init(&nm->nm_pending);
@@ -1112,18 +1132,23 @@ int nm_new(const nm_config *cfg, uint64_t seed, nm_core **out)
     nm_list_init(&nm->nm_command.pe_jobs);
     nm_list_init(&nm->nm_command.pe_tasks);
     nm->nm_slots_total = (uint32_t)cfg->nc_slots;
+    nm_pool_init(&nm->nm_job_pool, sizeof(nm_job), NM_POOL_KEEP);
+    nm_pool_init(&nm->nm_resv_pool, sizeof(nm_resv), NM_POOL_KEEP);
+    nm_pool_init(&nm->nm_task_pool, sizeof(nm_task), nm->nm_slots_total);
     nm->nm_long_max = (uint32_t)(cfg->nc_long_share * (double)cfg->nc_slots);
     nm->nm_hb_next = SK_TIME_NEVER;
     nm_list_init(&nm->nm_fetch_free);
     nm_list_init(&nm->nm_fetches);
     nm->nm_fetch_pool = calloc(nm->nm_slots_total, sizeof *nm->nm_fetch_pool);
     if (nm->nm_fetch_pool == NULL) {
+        free(nm->nm_weights);
         free(nm);
         return SK_ENOMEM;
     }
     for (uint32_t i = 0; i < nm->nm_slots_total; i++)
         nm_list_push_back(&nm->nm_fetch_free, &nm->nm_fetch_pool[i].fe_link);
-    if (nm_queue_init(&nm->nm_q, &nm->nm_cfg) != 0 ||
+    if (nm_queue_init(&nm->nm_q, (uint32_t)cfg->nc_max_users, nm->nm_weights,
+                      nm->nm_nweights) != 0 ||
         nm_htab_init(&nm->nm_peers) != 0 || nm_htab_init(&nm->nm_fw) != 0 ||
         nm_htab_init(&nm->nm_sched_ids) != 0 ||
         nm_htab_init(&nm->nm_jobs) != 0 || nm_htab_init(&nm->nm_resvs) != 0 ||
@@ -1175,9 +1200,13 @@ void nm_free(nm_core *nm)
     nm_htab_fini(&nm->nm_resvs);
     nm_htab_fini(&nm->nm_tasks);
     nm_htab_fini(&nm->nm_longs);
-    sk_outbox_free(&nm->nm_out);
+    sk_outbox_free(&nm->nm_own_out);
     nm_arena_fini(&nm->nm_scratch);
+    nm_pool_fini(&nm->nm_job_pool);
+    nm_pool_fini(&nm->nm_resv_pool);
+    nm_pool_fini(&nm->nm_task_pool);
     free(nm->nm_fetch_pool);
+    free(nm->nm_weights);
     free(nm);
 }
 
@@ -1219,7 +1248,12 @@ sk_time nm_next_deadline(const nm_core *nm)
 
 sk_outbox *nm_outbox(nm_core *nm)
 {
-    return &nm->nm_out;
+    return nm->nm_out;
+}
+
+void nm_share_outbox(nm_core *nm, sk_outbox *ob)
+{
+    nm->nm_out = ob != NULL ? ob : &nm->nm_own_out;
 }
 
 const nm_stats *nm_get_stats(const nm_core *nm)

@@ -175,11 +175,14 @@ typedef struct nm_user_info {
     uint32_t ui_queued_at[SK_PRIORITIES];
 } nm_user_info;
 
-/* nm_new creates a core for the configuration cfg (copied) with the
- * random seed seed (unused by the current policy, kept so that the core
- * stays replayable when a policy draws). Returns 0, SK_ECONFIG for an
- * invalid configuration (nm_config_check), or SK_ENOMEM. */
-int nm_new(const nm_config *cfg, uint64_t seed, nm_core **out);
+/* nm_new creates a core for the configuration cfg and the users' weights
+ * (both copied; weights NULL: every user weighs 1) with the random seed
+ * seed (unused by the current policy, kept so that the core stays
+ * replayable when a policy draws). Returns 0, SK_ECONFIG for an invalid
+ * configuration (nm_config_check, or more than NM_MAX_WEIGHTS weights),
+ * or SK_ENOMEM. */
+int nm_new(const nm_config *cfg, const nm_weights *weights, uint64_t seed,
+           nm_core **out);
 
 /* nm_free releases the core and everything it holds. NULL is a no-op. */
 void nm_free(nm_core *nm);
@@ -209,6 +212,14 @@ sk_time nm_next_deadline(const nm_core *nm);
 /* nm_outbox returns the messages to send. The driver sends (or copies)
  * them and calls sk_outbox_clear before the next call into the core. */
 sk_outbox *nm_outbox(nm_core *nm);
+
+/* nm_share_outbox makes the core put its messages in ob (NULL: back in
+ * its own outbox), which nm_outbox then returns. For a driver of many
+ * cores in one thread that drains after every call, as the simulator
+ * does: one outbox for all of them stays in the caches, where each core's
+ * own would be cold at its next call. ob must be empty when a call into
+ * the core starts and outlive the core's use of it. */
+void nm_share_outbox(nm_core *nm, sk_outbox *ob);
 
 /* nm_get_stats returns the counters. */
 const nm_stats *nm_get_stats(const nm_core *nm);

@@ -10,6 +10,7 @@
 #include "nm_core.h"
 #include "nm_htab.h"
 #include "nm_list.h"
+#include "nm_pool.h"
 #include "nm_queue.h"
 
 #include <stdbool.h>
@@ -105,43 +106,48 @@ struct nm_long {
     char *lg_framework;
 };
 
+/* The fields a short task's calls use come first, so that they share
+ * few cache lines: in a simulated cluster every call finds its core cold. */
 struct nm_core {
-    nm_config nm_cfg;
-    nm_stats nm_st;
-    sk_outbox nm_out;
+    sk_outbox *nm_out; /* nm_own_out, or the driver's (nm_share_outbox) */
     nm_arena nm_scratch;
-    nm_queue nm_q;
-
-    nm_htab nm_peers;     /* nm_peer by id */
-    nm_htab nm_fw;        /* executor nm_peer by framework */
-    nm_htab nm_sched_ids; /* scheduler nm_peer by HELLO id */
-    nm_htab nm_jobs;      /* nm_job */
-    nm_htab nm_resvs;     /* nm_resv */
-    nm_htab nm_tasks;     /* nm_task */
-    nm_htab nm_longs;     /* nm_long */
-    uint32_t nm_npeers;
-    nm_peer nm_command; /* the built-in command executor */
-    nm_peer *nm_flowd;
-
-    nm_link nm_running;      /* every nm_task */
-    nm_link nm_pending;      /* pending nm_long, in arrival order */
-    nm_fetch *nm_fetch_pool; /* nm_slots_total of them */
-    nm_link nm_fetch_free;
-    nm_link nm_fetches; /* in use, by deadline (all waits are equal) */
-
     uint32_t nm_slots_total;
     uint32_t nm_long_max; /* floor(long_share * slots) */
     uint32_t nm_nrunning;
     uint32_t nm_nfetching;
     uint32_t nm_npending;
     uint32_t nm_nlong; /* long reservations, pending or running */
-    uint64_t nm_used_cpu, nm_used_mem;       /* running and held */
+    uint64_t nm_used_cpu, nm_used_mem; /* running and held */
+    uint64_t nm_last_local;            /* the last jb_local given out */
+    nm_peer *nm_flowd;
+    sk_time nm_hb_next;
+    nm_link nm_running; /* every nm_task */
+    nm_link nm_fetches; /* in use, by deadline (all waits are equal) */
+    nm_link nm_fetch_free;
+    nm_fetch *nm_fetch_pool; /* nm_slots_total of them */
+    nm_htab nm_peers;        /* nm_peer by id */
+    nm_htab nm_jobs;         /* nm_job */
+    nm_htab nm_resvs;        /* nm_resv */
+    nm_htab nm_tasks;        /* nm_task */
+    nm_pool nm_job_pool;     /* freed nm_job, nm_resv, nm_task */
+    nm_pool nm_resv_pool;
+    nm_pool nm_task_pool;
+    nm_queue nm_q;
+    nm_config nm_cfg;
+    nm_peer nm_command; /* the built-in command executor */
+    nm_stats nm_st;
+
+    nm_htab nm_fw;        /* executor nm_peer by framework */
+    nm_htab nm_sched_ids; /* scheduler nm_peer by HELLO id */
+    nm_htab nm_longs;     /* nm_long */
+    uint32_t nm_npeers;
+    nm_link nm_pending;                      /* pending nm_long, in order */
     uint64_t nm_pend_cpu, nm_pend_mem;       /* pending long */
     uint64_t nm_longrun_cpu, nm_longrun_mem; /* running long */
-
     uint64_t nm_hb_seq;
-    sk_time nm_hb_next;
-    uint64_t nm_last_local; /* the last jb_local given out */
+    sk_outbox nm_own_out;
+    nm_weight *nm_weights; /* nm_nweights, copied from nm_new's */
+    uint32_t nm_nweights;
 };
 
 /* nm_push adds a message for peer to the outbox; NULL (counted in

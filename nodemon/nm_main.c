@@ -229,6 +229,7 @@ int main(int argc, char **argv)
     long ncores = sysconf(_SC_NPROCESSORS_ONLN);
     nm_config cfg;
     nm_config_init(&cfg, ncores > 0 ? (uint32_t)ncores : 1);
+    static nm_weights weights; /* static: 16 KiB, read once */
     default_node_name(cfg.nc_node, sizeof cfg.nc_node);
     /* 0: not set, scaled with the slots below. */
     cfg.nc_cpu_milli = 0;
@@ -241,7 +242,7 @@ int main(int argc, char **argv)
     sk_strlist labels = {NULL, 0, SK_MAX_LABELS, SK_MAX_LABEL_LEN, 0};
 
     sk_config_key keys[NKEYS];
-    size_t n = nm_config_keys(&cfg, keys);
+    size_t n = nm_config_keys(&cfg, &weights, keys);
     n += sk_daemon_settings_keys(&ds, "nodemon", keys + n);
     keys[n++] = (sk_config_key){"nodemon",
                                 "schedulers",
@@ -326,7 +327,7 @@ int main(int argc, char **argv)
     nm_daemon nd;
     memset(&nd, 0, sizeof nd);
     nd.nd_nsched = scheds.sl_count;
-    rc = nm_new(&cfg, sk_daemon_seed(&ds), &nd.nd_core);
+    rc = nm_new(&cfg, &weights, sk_daemon_seed(&ds), &nd.nd_core);
     if (rc != 0) {
         sk_error("cannot create the node monitor core: %s", sk_strerror(rc));
         goto out_lists;

@@ -9,21 +9,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-int nm_queue_init(nm_queue *q, const nm_config *cfg)
+int nm_queue_init(nm_queue *q, uint32_t max_users, const nm_weight *weights,
+                  uint32_t nweights)
 {
     memset(q, 0, sizeof *q);
-    q->q_cfg = cfg;
-    q->q_max_users = (uint32_t)cfg->nc_max_users;
+    q->q_weights = weights;
+    q->q_nweights = nweights;
+    q->q_max_users = max_users;
     nm_list_init(&q->q_idle);
     if (nm_htab_init(&q->q_users) != 0)
         return SK_ENOMEM;
+    return 0;
+}
+
+/* A level's heap holds at most one FIFO per tracked user: the heaps grow
+ * with the users (doubling, up to q_max_users), so that a node monitor
+ * with a few users stays small. Returns 0 or SK_ENOMEM. */
+static int reserve_heaps(nm_queue *q, uint32_t users)
+{
+    if (users <= q->q_heapcap)
+        return 0;
+    uint32_t cap = q->q_heapcap < 4 ? 4 : q->q_heapcap * 2;
+    if (cap > q->q_max_users)
+        cap = q->q_max_users;
     for (unsigned p = 0; p < SK_PRIORITIES; p++) {
-        q->q_heap[p] = calloc(q->q_max_users, sizeof *q->q_heap[p]);
-        if (q->q_heap[p] == NULL) {
-            nm_queue_fini(q);
-            return SK_ENOMEM;
-        }
+        nm_uq **h = realloc(q->q_levels[p].lv_heap, cap * sizeof *h);
+        if (h == NULL)
+            return SK_ENOMEM; /* the levels grown so far keep their room */
+        q->q_levels[p].lv_heap = h;
     }
+    q->q_heapcap = cap;
     return 0;
 }
 
@@ -32,7 +47,6 @@ static void free_user(nm_queue *q, nm_user *u)
     nm_htab_remove(&q->q_users, &u->us_hnode);
     nm_list_remove(&u->us_idle);
     q->q_nusers--;
-    free(u->us_name);
     free(u);
 }
 
@@ -46,8 +60,8 @@ void nm_queue_fini(nm_queue *q)
         nm_htab_fini(&q->q_users);
     }
     for (unsigned p = 0; p < SK_PRIORITIES; p++) {
-        free(q->q_heap[p]);
-        q->q_heap[p] = NULL;
+        free(q->q_levels[p].lv_heap);
+        q->q_levels[p].lv_heap = NULL;
     }
 }
 
@@ -92,15 +106,14 @@ int nm_queue_user(nm_queue *q, const char *name, nm_user **out)
             return SK_ELIMIT;
         free_user(q, NM_CONTAINER(l, nm_user, us_idle));
     }
-    u = calloc(1, sizeof *u);
+    if (reserve_heaps(q, q->q_nusers + 1) != 0)
+        return SK_ENOMEM;
+    size_t len = strlen(name);
+    u = calloc(1, sizeof *u + len + 1);
     if (u == NULL)
         return SK_ENOMEM;
-    u->us_name = strdup(name);
-    if (u->us_name == NULL) {
-        free(u);
-        return SK_ENOMEM;
-    }
-    u->us_weight = nm_config_weight(q->q_cfg, name);
+    memcpy(u->us_name, name, len + 1);
+    u->us_weight = nm_weight_of(q->q_weights, q->q_nweights, name);
     u->us_seq = q->q_seq++;
     u->us_refs = 1;
     nm_list_init(&u->us_idle);
@@ -160,9 +173,9 @@ static void sift_down(nm_uq **h, uint32_t len, uint32_t i)
 
 static void heap_remove(nm_queue *q, unsigned p, nm_uq *uq)
 {
-    nm_uq **h = q->q_heap[p];
+    nm_uq **h = q->q_levels[p].lv_heap;
     uint32_t i = uq->uq_heap;
-    uint32_t last = --q->q_heaplen[p];
+    uint32_t last = --q->q_levels[p].lv_heaplen;
     if (i == last)
         return;
     heap_set(h, i, h[last]);
@@ -174,26 +187,27 @@ void nm_queue_push(nm_queue *q, nm_user *u, uint8_t prio, nm_qent *e)
 {
     SK_ASSERT(prio < SK_PRIORITIES);
     nm_uq *uq = &u->us_q[prio];
+    nm_level *lv = &q->q_levels[prio];
     e->qe_user = u;
     e->qe_prio = prio;
     nm_list_push_back(&uq->uq_fifo, &e->qe_link);
     nm_user_ref(q, u);
     u->us_queued++;
-    q->q_len[prio]++;
+    lv->lv_len++;
     q->q_total++;
     if (uq->uq_len++ > 0)
         return;
     /* Newly backlogged: start no earlier than now in virtual time, so an
      * idle spell earns no credit. */
-    if (uq->uq_start < q->q_vtime[prio])
-        uq->uq_start = q->q_vtime[prio];
+    if (uq->uq_start < lv->lv_vtime)
+        uq->uq_start = lv->lv_vtime;
     if (uq->uq_start < uq->uq_finish)
         uq->uq_start = uq->uq_finish;
-    /* Every referenced user fits: the heap holds max_users entries. */
-    SK_ASSERT(q->q_heaplen[prio] < q->q_max_users);
-    uint32_t i = q->q_heaplen[prio]++;
-    heap_set(q->q_heap[prio], i, uq);
-    sift_up(q->q_heap[prio], i);
+    /* Every referenced user fits: the heaps have room for every user. */
+    SK_ASSERT(lv->lv_heaplen < q->q_heapcap);
+    uint32_t i = lv->lv_heaplen++;
+    heap_set(lv->lv_heap, i, uq);
+    sift_up(lv->lv_heap, i);
 }
 
 void nm_queue_remove(nm_queue *q, nm_qent *e)
@@ -202,7 +216,7 @@ void nm_queue_remove(nm_queue *q, nm_qent *e)
     nm_uq *uq = &u->us_q[e->qe_prio];
     nm_list_remove(&e->qe_link);
     u->us_queued--;
-    q->q_len[e->qe_prio]--;
+    q->q_levels[e->qe_prio].lv_len--;
     q->q_total--;
     if (--uq->uq_len == 0)
         heap_remove(q, e->qe_prio, uq);
@@ -212,9 +226,10 @@ void nm_queue_remove(nm_queue *q, nm_qent *e)
 nm_qent *nm_queue_peek(const nm_queue *q)
 {
     for (unsigned p = 0; p < SK_PRIORITIES; p++) {
-        if (q->q_heaplen[p] == 0)
+        const nm_level *lv = &q->q_levels[p];
+        if (lv->lv_heaplen == 0)
             continue;
-        nm_link *l = nm_list_first(&q->q_heap[p][0]->uq_fifo);
+        nm_link *l = nm_list_first(&lv->lv_heap[0]->uq_fifo);
         return NM_CONTAINER(l, nm_qent, qe_link);
     }
     return NULL;
@@ -222,12 +237,12 @@ nm_qent *nm_queue_peek(const nm_queue *q)
 
 void nm_queue_charge(nm_queue *q, nm_qent *e)
 {
-    unsigned p = e->qe_prio;
-    nm_uq *uq = &e->qe_user->us_q[p];
-    q->q_vtime[p] = uq->uq_start;
+    nm_level *lv = &q->q_levels[e->qe_prio];
+    nm_uq *uq = &e->qe_user->us_q[e->qe_prio];
+    lv->lv_vtime = uq->uq_start;
     uq->uq_finish = uq->uq_start + 1.0 / uq->uq_user->us_weight;
     uq->uq_start = uq->uq_finish;
-    sift_down(q->q_heap[p], q->q_heaplen[p], uq->uq_heap);
+    sift_down(lv->lv_heap, lv->lv_heaplen, uq->uq_heap);
 }
 
 void nm_queue_foreach(const nm_queue *q, void (*fn)(void *, const nm_user *),

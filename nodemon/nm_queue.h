@@ -50,7 +50,6 @@ typedef struct nm_uq {
 
 struct nm_user {
     nm_hnode us_hnode;
-    char *us_name;
     uint32_t us_weight;
     uint64_t us_seq;       /* creation order: breaks ties between tags */
     uint32_t us_refs;      /* what keeps the user tracked */
@@ -60,25 +59,36 @@ struct nm_user {
     uint64_t us_slot_us;   /* slot time used by finished tasks */
     uint64_t us_start_sum; /* sum of the running tasks' start times */
     nm_uq us_q[SK_PRIORITIES];
+    char us_name[]; /* in the same block: a lookup touches one */
 };
 
+/* One priority level: its users' FIFOs in a heap by start tag. */
+typedef struct nm_level {
+    nm_uq **lv_heap;     /* q_heapcap entries */
+    uint32_t lv_heaplen; /* FIFOs in the heap */
+    uint32_t lv_len;     /* entries */
+    double lv_vtime;     /* the level's virtual time */
+} nm_level;
+
+/* The fields a call uses first, then those seldom used. */
 typedef struct nm_queue {
-    const nm_config *q_cfg;
+    uint32_t q_total;
+    uint32_t q_heapcap; /* >= q_nusers, <= q_max_users */
+    nm_level q_levels[SK_PRIORITIES];
     nm_htab q_users;
     nm_link q_idle;
     uint32_t q_nusers;
     uint32_t q_max_users;
     uint64_t q_seq;
-    nm_uq **q_heap[SK_PRIORITIES]; /* q_max_users entries each */
-    uint32_t q_heaplen[SK_PRIORITIES];
-    double q_vtime[SK_PRIORITIES];
-    uint32_t q_len[SK_PRIORITIES]; /* entries per level */
-    uint32_t q_total;
+    const nm_weight *q_weights;
+    uint32_t q_nweights;
 } nm_queue;
 
-/* nm_queue_init prepares empty queues for at most cfg->nc_max_users
- * users; cfg must outlive q. Returns 0 or SK_ENOMEM. */
-int nm_queue_init(nm_queue *q, const nm_config *cfg);
+/* nm_queue_init prepares empty queues for at most max_users users, whose
+ * weights are found among the nweights entries of weights (which must
+ * outlive q; other users weigh 1). Returns 0 or SK_ENOMEM. */
+int nm_queue_init(nm_queue *q, uint32_t max_users, const nm_weight *weights,
+                  uint32_t nweights);
 
 /* nm_queue_fini releases every user (queued entries must be gone). */
 void nm_queue_fini(nm_queue *q);

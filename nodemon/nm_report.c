@@ -32,7 +32,7 @@ void nm_send_heartbeat(nm_core *nm, sk_time now)
     hb->hb_used.r_cpu_milli = (uint32_t)nm->nm_used_cpu;
     hb->hb_used.r_mem_mb = (uint32_t)nm->nm_used_mem;
     for (unsigned p = 0; p < SK_PRIORITIES; p++)
-        hb->hb_queue[p] = nm->nm_q.q_len[p];
+        hb->hb_queue[p] = nm->nm_q.q_levels[p].lv_len;
     uint32_t n = 0;
     for (nm_link *l = nm->nm_running.ln_next; l != &nm->nm_running;
          l = l->ln_next) {

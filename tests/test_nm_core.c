@@ -75,12 +75,17 @@ static nm_config base_cfg(uint32_t slots)
     return cfg;
 }
 
-static nm_core *make(const nm_config *cfg)
+static nm_core *make_weighted(const nm_config *cfg, const nm_weights *w)
 {
     nm_core *nm;
-    if (nm_new(cfg, 1, &nm) != 0)
+    if (nm_new(cfg, w, 1, &nm) != 0)
         tap_bail_out("nm_new failed");
     return nm;
+}
+
+static nm_core *make(const nm_config *cfg)
+{
+    return make_weighted(cfg, NULL);
 }
 
 static void up(nm_core *nm, sk_peer peer, sk_role role, uint32_t id,
@@ -232,11 +237,12 @@ static void test_config(void)
 {
     nm_config cfg;
     nm_config_init(&cfg, 6);
+    nm_weights w = {0};
     tap_ok(cfg.nc_slots == 6 && cfg.nc_cpu_milli == 6000 &&
                cfg.nc_long_share == 0.75,
            "defaults follow the core count");
     sk_config_key keys[NM_CONFIG_NKEYS];
-    size_t n = nm_config_keys(&cfg, keys);
+    size_t n = nm_config_keys(&cfg, &w, keys);
     char path[] = "/tmp/test_nm_core_XXXXXX";
     int fd = mkstemp(path);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -251,17 +257,21 @@ static void test_config(void)
     tap_ok(rc == 0 && cfg.nc_slots == 3 && cfg.nc_long_share == 0.5 &&
                cfg.nc_heartbeat_ms == 250,
            "[nodemon] loads: %s", err);
-    tap_ok(nm_config_weight(&cfg, "alice") == 3 &&
-               nm_config_weight(&cfg, "bob") == 1 &&
-               nm_config_weight(&cfg, "carol") == 1,
+    tap_ok(nm_weight_of(w.nw_users, w.nw_count, "alice") == 3 &&
+               nm_weight_of(w.nw_users, w.nw_count, "bob") == 1 &&
+               nm_weight_of(w.nw_users, w.nw_count, "carol") == 1,
            "[weights] loads, unknown users weigh 1");
     rc = sk_config_apply(keys, n, "t", "weights", "eve", "0", err, sizeof err);
     tap_ok(rc == SK_ECONFIG && strstr(err, "eve") != NULL,
            "a zero weight is refused: %s", err);
     unlink(path);
-    cfg.nc_slots = 0;
     nm_core *nm;
-    tap_is_int(nm_new(&cfg, 1, &nm), SK_ECONFIG, "invalid config refused");
+    w.nw_count = NM_MAX_WEIGHTS + 1;
+    tap_is_int(nm_new(&cfg, &w, 1, &nm), SK_ECONFIG,
+               "too many weights refused");
+    cfg.nc_slots = 0;
+    tap_is_int(nm_new(&cfg, NULL, 1, &nm), SK_ECONFIG,
+               "invalid config refused");
 }
 
 /* ---- fair queueing and priorities ------------------------------------- */
@@ -269,10 +279,11 @@ static void test_config(void)
 static void test_wfq_shares(void)
 {
     nm_config cfg = base_cfg(1);
-    nm_config_set_weight(&cfg, "u1", 1);
-    nm_config_set_weight(&cfg, "u2", 2);
-    nm_config_set_weight(&cfg, "u3", 3);
-    nm_core *nm = make(&cfg);
+    nm_weights w = {0};
+    nm_weights_set(&w, "u1", 1);
+    nm_weights_set(&w, "u2", 2);
+    nm_weights_set(&w, "u3", 3);
+    nm_core *nm = make_weighted(&cfg, &w);
     cast(nm);
     /* Occupy the slot so that all three are queued before any decision. */
     enq(nm, 99, 99, "u0", 0, 1, 0);
@@ -937,8 +948,9 @@ static const char *kv(const sk_status_reply *r, const char *key)
 static void test_status(void)
 {
     nm_config cfg = base_cfg(1);
-    nm_config_set_weight(&cfg, "alice", 3);
-    nm_core *nm = make(&cfg);
+    nm_weights w = {0};
+    nm_weights_set(&w, "alice", 3);
+    nm_core *nm = make_weighted(&cfg, &w);
     cast(nm);
     enq(nm, 1, 1, "alice", 0, 1, 0);
     enq(nm, 2, 2, "bob", 0, 1, 0);
