@@ -132,6 +132,9 @@ typedef struct sim_strategy {
     void (*ss_submit)(sim *s, sim_job *j);
     /* ss_event handles one of its events (a copy of the record). */
     void (*ss_event)(sim *s, const sim_ev *ev);
+    /* ss_prefetch (NULL: none) is told the event after the one about to be
+     * handled, to start loading the memory it will touch. */
+    void (*ss_prefetch)(sim *s, const sim_ev *next);
     /* ss_check verifies the strategy's invariants (NULL: none). Returns
      * 0, or SK_ESTATE with what is wrong in err. */
     int (*ss_check)(sim *s, char *err, size_t errlen);

@@ -348,6 +348,9 @@ static void loop(sim *s)
             continue;
         s->s_now = at;
         s->s_events++;
+        uint32_t next;
+        if (s->s_ops->ss_prefetch != NULL && sim_evq_peek(&s->s_q, &next))
+            s->s_ops->ss_prefetch(s, sim_evq_rec(&s->s_q, next));
         if (ev.ev_kind == SIM_EV_ARRIVAL)
             arrival(s);
         else if (ev.ev_kind >= SIM_EV_FLOW && s->s_flow != NULL)

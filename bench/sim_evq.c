@@ -165,6 +165,20 @@ sim_ev *sim_evq_add(sim_evq *q, sk_time at, bool fifo, uint32_t *id)
     return ev;
 }
 
+bool sim_evq_peek(const sim_evq *q, uint32_t *id)
+{
+    const sim_evq_key *k;
+    if (q->q_rlen > 0 &&
+        (q->q_hlen == 0 || key_less(&q->q_ring[q->q_rhead], &q->q_heap[0])))
+        k = &q->q_ring[q->q_rhead];
+    else if (q->q_hlen > 0)
+        k = &q->q_heap[0];
+    else
+        return false;
+    *id = (uint32_t)((uint64_t)*k & ID_MASK);
+    return true;
+}
+
 bool sim_evq_pop(sim_evq *q, sk_time *at, uint32_t *id)
 {
     sim_evq_key k;

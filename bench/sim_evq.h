@@ -90,6 +90,10 @@ sim_ev *sim_evq_add(sim_evq *q, sk_time at, bool fifo, uint32_t *id);
  * pending. The record stays valid until sim_evq_free(id). */
 bool sim_evq_pop(sim_evq *q, sk_time *at, uint32_t *id);
 
+/* sim_evq_peek returns true and the index of the event sim_evq_pop would
+ * take next in *id, or false when nothing is pending. */
+bool sim_evq_peek(const sim_evq *q, uint32_t *id);
+
 /* sim_evq_rec returns the record with index id. */
 static inline sim_ev *sim_evq_rec(const sim_evq *q, uint32_t id)
 {

@@ -627,6 +627,25 @@ static void late_event(sim *s, const sim_ev *ev)
     }
 }
 
+/* The node monitor the next event goes to, and its message, start coming
+ * into the caches while this event is handled. */
+static void late_prefetch(sim *s, const sim_ev *next)
+{
+    real_state *rs = s->s_state;
+    uint32_t node;
+    if (next->ev_kind == EV_MSG) {
+        __builtin_prefetch(next->ev_p);
+        __builtin_prefetch((const char *)next->ev_p + 64);
+    }
+    if (next->ev_kind == EV_MSG && is_node(s, next->ev_b))
+        node = next->ev_b;
+    else if (next->ev_kind == EV_FINISH)
+        node = next->ev_a;
+    else
+        return;
+    nm_prefetch(rs->nodes[node].rn_core);
+}
+
 /* ---- set-up ----------------------------------------------------------- */
 
 static int make_cores(sim *s, real_state *rs, char *err, size_t errlen)
@@ -865,6 +884,7 @@ const sim_strategy sim_strategy_late = {
     .ss_fini = late_fini,
     .ss_submit = late_submit,
     .ss_event = late_event,
+    .ss_prefetch = late_prefetch,
     .ss_check = late_check,
     .ss_report = late_report,
 };

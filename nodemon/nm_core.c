@@ -1251,6 +1251,14 @@ sk_outbox *nm_outbox(nm_core *nm)
     return nm->nm_out;
 }
 
+void nm_prefetch(const nm_core *nm)
+{
+    /* The fields before nm_q (nm_int.h) and the queue's first line. */
+    const char *p = (const char *)nm;
+    for (size_t off = 0; off < offsetof(nm_core, nm_q) + 64; off += 64)
+        __builtin_prefetch(p + off);
+}
+
 void nm_share_outbox(nm_core *nm, sk_outbox *ob)
 {
     nm->nm_out = ob != NULL ? ob : &nm->nm_own_out;

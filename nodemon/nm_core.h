@@ -213,6 +213,12 @@ sk_time nm_next_deadline(const nm_core *nm);
  * them and calls sk_outbox_clear before the next call into the core. */
 sk_outbox *nm_outbox(nm_core *nm);
 
+/* nm_prefetch asks the processor to start loading the memory every call
+ * into the core reads first, without waiting for it: a driver of many
+ * cores calls it for the next core it will call while it works on
+ * something else (the simulator does, one event ahead). */
+void nm_prefetch(const nm_core *nm);
+
 /* nm_share_outbox makes the core put its messages in ob (NULL: back in
  * its own outbox), which nm_outbox then returns. For a driver of many
  * cores in one thread that drains after every call, as the simulator

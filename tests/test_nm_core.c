@@ -1078,6 +1078,44 @@ static void test_no_growth(void)
     nm_free(nm);
 }
 
+/* Two cores given one outbox put their messages there, in call order;
+ * NULL gives a core its own back. */
+static void test_shared_outbox(void)
+{
+    nm_config cfg = base_cfg(1);
+    nm_core *a = make(&cfg), *b = make(&cfg);
+    sk_outbox shared = {0};
+    nm_share_outbox(a, &shared);
+    nm_share_outbox(b, &shared);
+    cast(a);
+    cast(b);
+    enq(a, 1, 1, "ann", 0, 1, 0);
+    /* Not enq: its drain would empty the shared outbox. */
+    sk_msg m = {.m_type = SK_MSG_ENQUEUE_RESERVATION};
+    m.m_enqueue = (sk_enqueue){.er_job = 2,
+                               .er_resv = 2,
+                               .er_sched = SCHED_ID,
+                               .er_user = "bob",
+                               .er_count = 1,
+                               .er_res = {100, 10},
+                               .er_task = SK_TASK_ANY};
+    nm_on_message(b, SCHED, &m, 0);
+    bool both = shared.ob_len == 2 &&
+                shared.ob_msgs[0].o_msg.m_get_task.gt_job == 1 &&
+                shared.ob_msgs[1].o_msg.m_get_task.gt_job == 2;
+    tap_ok(nm_outbox(a) == &shared && nm_outbox(b) == &shared && both,
+           "cores sharing an outbox put their messages in it, in order");
+    sk_outbox_clear(&shared);
+    nm_share_outbox(b, NULL);
+    reply(b, SCHED, 2, 2, true, 0, "", 1);
+    tap_ok(nm_outbox(b) != &shared && shared.ob_len == 0 &&
+               count(b, SK_MSG_LAUNCH_TASK) == 1,
+           "unshared, a core uses its own outbox again");
+    nm_free(a);
+    nm_free(b);
+    sk_outbox_free(&shared);
+}
+
 static void quiet(void *arg, sk_log_level level, const char *line)
 {
     (void)arg;
@@ -1109,6 +1147,7 @@ int main(void)
     test_status();
     test_stale();
     test_no_growth();
+    test_shared_outbox();
     tap_is_int(encode_failures, 0, "every message sent encodes");
     sk_buf_free(&encbuf);
     tap_done();

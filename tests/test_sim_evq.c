@@ -58,8 +58,8 @@ static void test_random_schedule(void)
     sk_rng_seed(&rng, 42);
     uint64_t order = 0, popped = 0;
     sk_time fifo_last = 0;
-    uint32_t peak = 0;
-    bool ok = true, stable = true;
+    uint32_t peak = 0, peeked = UINT32_MAX;
+    bool ok = true, stable = true, peek_ok = true;
     /* Interleave adds and pops, as a simulation does: each pop may add
      * events in the future, some on the FIFO lane at a fixed delay. */
     for (int i = 0; i < 64; i++) {
@@ -75,7 +75,9 @@ static void test_random_schedule(void)
     bool first = true;
     sk_time at;
     uint32_t id;
+    sim_evq_peek(&q, &peeked);
     while (sim_evq_pop(&q, &at, &id)) {
+        peek_ok &= peeked == id; /* peeked after the last adds */
         if (sim_evq_pending(&q) + 1 > peak)
             peak = sim_evq_pending(&q) + 1;
         sim_ev *ev = sim_evq_rec(&q, id);
@@ -103,10 +105,15 @@ static void test_random_schedule(void)
                 order++;
             }
         }
+        if (!sim_evq_peek(&q, &peeked))
+            peeked = UINT32_MAX;
     }
+    peek_ok &= !sim_evq_peek(&q, &id);
     tap_ok(ok, "%llu interleaved events pop in (time, order added) order",
            (unsigned long long)popped);
     tap_ok(stable, "records keep their contents while pending");
+    tap_ok(peek_ok, "peek names the event the next pop takes, and fails "
+                    "when nothing is pending");
     tap_is_int((int64_t)popped, (int64_t)order, "every event comes out once");
     tap_ok(q.q_nrec <= peak,
            "records are reused: %u made for %llu events, at most %u pending",
@@ -145,7 +152,7 @@ static void test_sorted_reference(void)
 int main(void)
 {
     tap_timeout(30);
-    tap_plan(7);
+    tap_plan(8);
     test_ties_across_lanes();
     test_random_schedule();
     test_sorted_reference();
