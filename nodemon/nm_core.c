@@ -1251,12 +1251,24 @@ sk_outbox *nm_outbox(nm_core *nm)
     return nm->nm_out;
 }
 
+/* Up to two cache lines of a table's buckets: a small table's all. */
+static void prefetch_buckets(const nm_htab *t)
+{
+    __builtin_prefetch(t->ht_buckets);
+    __builtin_prefetch(t->ht_buckets + 8);
+}
+
 void nm_prefetch(const nm_core *nm)
 {
-    /* The fields before nm_q (nm_int.h) and the queue's first line. */
+    /* The fields before nm_q (nm_int.h), the queue's first line and the
+     * buckets of the tables a short task's messages look up. */
     const char *p = (const char *)nm;
     for (size_t off = 0; off < offsetof(nm_core, nm_q) + 64; off += 64)
         __builtin_prefetch(p + off);
+    prefetch_buckets(&nm->nm_peers);
+    prefetch_buckets(&nm->nm_jobs);
+    prefetch_buckets(&nm->nm_resvs);
+    prefetch_buckets(&nm->nm_tasks);
 }
 
 void nm_share_outbox(nm_core *nm, sk_outbox *ob)
