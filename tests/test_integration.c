@@ -76,16 +76,33 @@ static void start_cluster(void)
 }
 
 /* Every node monitor's queue empty and nothing running. */
-static void check_queues_empty(const char *when)
+/* The counters that tell why a node monitor still holds something. */
+static void diag_status(sk_peer_id peer)
+{
+    static const char *const keys[] = {
+        "queued",        "slots_used", "slots_fetching", "jobs",
+        "enqueued",      "get_tasks",  "replies_task",   "replies_empty",
+        "stale_replies", "cancels",    "cancelled",      "cancel_unknown"};
+    dh_status st;
+    dh_client_status(fe, peer, false, &st, 1.0);
+    for (size_t k = 0; st.st_ok && k < sizeof keys / sizeof *keys; k++)
+        tap_diag("  %s %lld", keys[k], (long long)dh_status_int(&st, keys[k]));
+    dh_status_free(&st);
+}
+
+/* Every node monitor's queue empties and nothing runs there within
+ * timeout seconds. */
+static void check_queues_empty(const char *when, double timeout)
 {
     int ok = 1;
     for (int i = 0; i < NNODES; i++) {
         int64_t q, r;
-        int qe = dh_wait_status(fe, node_peer[i], "queued", 0, 3, &q);
-        int re = dh_wait_status(fe, node_peer[i], "running", 0, 3, &r);
+        int qe = dh_wait_status(fe, node_peer[i], "queued", 0, timeout, &q);
+        int re = dh_wait_status(fe, node_peer[i], "running", 0, timeout, &r);
         if (!qe || !re) {
             tap_diag("%s: queued %lld, running %lld", nodes[i].dp_name,
                      (long long)q, (long long)r);
+            diag_status(node_peer[i]);
             ok = 0;
         }
     }
@@ -129,7 +146,7 @@ static void test_thousand(void)
            "every command ran exactly once (%u of %u, %d stray lines)",
            ran_once, n, bad);
     free(runs);
-    check_queues_empty("after the job (proactive cancellation)");
+    check_queues_empty("after the job (proactive cancellation)", 3);
 }
 
 static void test_cancel(void)
@@ -166,7 +183,7 @@ static void test_cancel(void)
                s->jd_cancelled == cancelled && cancelled >= n - started,
            "JOB_DONE: %u ok, %u killed, %u cancelled", s->jd_ok, s->jd_killed,
            s->jd_cancelled);
-    check_queues_empty("after CANCEL_JOB");
+    check_queues_empty("after CANCEL_JOB", 3);
 }
 
 static void test_frontend_leaves(void)
@@ -179,7 +196,10 @@ static void test_frontend_leaves(void)
     tap_ok(j != NULL && j->jb_accepted == 1,
            "a second frontend's job of 300 tasks is accepted");
     dh_client_free(fe2); /* goodbye: the scheduler drops its jobs */
-    check_queues_empty("after its frontend left");
+    /* The goodbye is best effort: nanomsg may drop it when the socket
+     * closes at once (seen under load). The scheduler then learns of the
+     * departure from the missed heartbeats, 3 x 1 s here. */
+    check_queues_empty("after its frontend left", 8);
     dh_status st;
     dh_client_status(fe, sched_peer, false, &st, 2);
     tap_ok(dh_status_int(&st, "jobs") == 0 &&
@@ -256,7 +276,7 @@ static void test_executor(void)
     dh_client_run_for(fe, 0.2);
     tap_is_int(dh_client_kills(fe), SLOTS,
                "the executor got a KILL_TASK for each running task");
-    check_queues_empty("after cancelling executor tasks");
+    check_queues_empty("after cancelling executor tasks", 3);
 }
 
 int main(void)
