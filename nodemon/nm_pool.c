@@ -6,8 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Under AddressSanitizer every record goes back to malloc, so that a use
+ * after free is still caught. */
+#if defined(__SANITIZE_ADDRESS__)
+#define NM_POOL_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NM_POOL_SANITIZED 1
+#endif
+#endif
+
 void nm_pool_init(nm_pool *p, size_t size, uint32_t max)
 {
+#ifdef NM_POOL_SANITIZED
+    max = 0;
+#endif
     p->pl_free = NULL;
     p->pl_size = size < sizeof(void *) ? sizeof(void *) : size;
     p->pl_len = 0;

@@ -7,7 +7,8 @@
  * every short task, and malloc's free lists are shared by every core in a
  * process: in a simulated cluster of 10,000 cores each malloc and free
  * walked memory no one had touched for a while. The pool keeps a core's
- * records with the core and its hot path out of malloc.
+ * records with the core and its hot path out of malloc. Built with
+ * AddressSanitizer it keeps none, so that a use after free is caught.
  */
 #ifndef NM_POOL_H
 #define NM_POOL_H
