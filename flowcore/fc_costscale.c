@@ -15,12 +15,14 @@
  * set to the value that breaks the fewest of their arcs, then one scan
  * finds how far the changes broke epsilon-optimality (a cost change, a new
  * arc or more capacity on an arc with negative reduced cost; see
- * Firmament's Table 3). The phases start from that violation or, when
- * the changes left excesses to re-route (capacity cuts, removals, supply
- * changes), from the largest cost, because the excess may have to climb
- * that far and Goldberg and Tarjan's bound on relabels, which this solver
- * uses to stop on infeasible networks, holds only from there. Arcs that
- * the changes left alone start with zero-optimal reduced costs.
+ * Firmament's Table 3). The phases start from that violation, at least
+ * one unscaled unit when the changes left excesses to re-route (new
+ * supply, capacity cuts): global price updates lift the excess as far as
+ * it must climb. From scratch they start from the largest cost, where
+ * Goldberg and Tarjan's bound on relabels, which this solver uses to stop
+ * on infeasible networks, holds; an incremental solve that exceeds it
+ * starts over from there. Arcs that the changes left alone start with
+ * zero-optimal reduced costs.
  *
  * The solver works on its own copy of the residual network, laid out by
  * tail node (each node's residual arcs contiguous, with head, scaled cost,
@@ -60,6 +62,7 @@
  * optimality gave up. */
 #define CS_OVERFLOW 1
 #define CS_UNSURE   2
+#define CS_TOO_LOW  3 /* a phase started below the largest cost gave up */
 
 /* A residual arc in the solver's own layout: the arcs leaving node v are
  * cs_arcs[cs_first[v] .. cs_first[v + 1]), in the order of v's adjacency
@@ -109,6 +112,7 @@ typedef struct cs {
     uint8_t *cs_done;  /* [n] settled */
     bool cs_paused;    /* a discharge stopped for a global update */
     bool cs_moved;     /* flow moved: cs_arcs differ from the state's */
+    bool cs_low_start; /* excess to re-route, phases started below max */
     uint64_t cs_relabels_since_update;
     uint64_t cs_update_every;
     uint64_t cs_phase_relabels;
@@ -523,9 +527,10 @@ static int refine(cs *c)
             continue;
         }
         /* Past this many relabels a feasible phase would have finished
-         * (Goldberg and Tarjan's bound, with room to spare). */
+         * (Goldberg and Tarjan's bound, with room to spare), if the phases
+         * started from the largest cost. */
         if (c->cs_phase_relabels > c->cs_relabel_bound)
-            return FC_EINFEASIBLE;
+            return c->cs_low_start ? CS_TOO_LOW : FC_EINFEASIBLE;
         if (c->cs_qlen == 0)
             break;
         if (cs_cancel_due(c, 64))
@@ -707,29 +712,11 @@ static bool fits(int64_t max_cost, int64_t scale, int64_t alpha)
     return eps0 <= lim / scale / (alpha + 3);
 }
 
-static int run(cs *c, int64_t max_cost)
+/* Refine from eps = start / alpha down to an optimal flow with exact
+ * prices. */
+static int phases(cs *c, int64_t start)
 {
-    const fc_graph *g = c->cs_g;
-    int rc = load_arcs(c);
-    if (rc != 0)
-        return rc;
-    load_prices(c);
-    price_new_nodes(c);
-    int64_t viol = max_violation(c);
-    /* The passes above cost as much as a small round's whole solve: a race
-     * that relaxation already won should not wait for more of them. */
-    if (fc_cancelled(c->cs_opt))
-        return FC_ECANCELED;
-    bool excess = false;
-    for (fc_node v = 0; v < c->cs_n && !excess; v++)
-        excess = live(g, v) && c->cs_ex[v] != 0;
-    if (viol == 0 && !excess)
-        return exact_prices(c, true, 0);
-    /* How far prices may have to move: as far as the worst broken arc, or
-     * by up to the largest cost where supplies must be re-routed. */
-    int64_t start = viol;
-    if (excess && max_cost * c->cs_scale > start)
-        start = max_cost * c->cs_scale;
+    int rc;
     c->cs_eps = start;
     c->cs_all_dirty = true;
     do {
@@ -749,6 +736,50 @@ static int run(cs *c, int64_t max_cost)
         }
     } while (c->cs_eps > 1);
     return exact_prices(c, true, 0);
+}
+
+static int run(cs *c, int64_t max_cost)
+{
+    const fc_graph *g = c->cs_g;
+    int rc = load_arcs(c);
+    if (rc != 0)
+        return rc;
+    load_prices(c);
+    price_new_nodes(c);
+    int64_t viol = max_violation(c);
+    /* The passes above cost as much as a small round's whole solve: a race
+     * that relaxation already won should not wait for more of them. */
+    if (fc_cancelled(c->cs_opt))
+        return FC_ECANCELED;
+    bool excess = false;
+    for (fc_node v = 0; v < c->cs_n && !excess; v++)
+        excess = live(g, v) && c->cs_ex[v] != 0;
+    if (viol == 0 && !excess)
+        return exact_prices(c, true, 0);
+    /* How far prices may have to move: as far as the worst broken arc.
+     * Excess may have to climb further, up to the largest cost. From
+     * scratch the phases start there. After changes to an optimum, the
+     * excess is what the changes left (new tasks' supply, cut capacities)
+     * and the global price updates make its climb (they rank every node by
+     * its distance to a deficit, at any eps): the phases start from the
+     * worst broken arc, at least one unscaled unit. Should a phase started
+     * so low exceed the relabel bound, which holds only from the largest
+     * cost, the solve starts over from there. */
+    int64_t start = viol;
+    bool after_optimum = g->g_optimal && !g->g_changes_lost;
+    if (excess && !after_optimum && max_cost * c->cs_scale > start)
+        start = max_cost * c->cs_scale;
+    if (excess && start < c->cs_scale * c->cs_alpha)
+        start = c->cs_scale * c->cs_alpha;
+    c->cs_low_start = excess && start < max_cost * c->cs_scale;
+    rc = phases(c, start);
+    if (rc != CS_TOO_LOW)
+        return rc;
+    c->cs_low_start = false;
+    start = max_violation(c);
+    if (start < max_cost * c->cs_scale)
+        start = max_cost * c->cs_scale;
+    return phases(c, start);
 }
 
 int fc_cs_solve(const fc_graph *g, fc_flow_state *st,

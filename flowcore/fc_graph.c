@@ -604,6 +604,7 @@ void fc_graph_reset_flow(fc_graph *g)
     }
     g->g_nchanges = 0;
     g->g_changes_lost = false;
+    g->g_optimal = false;
 }
 
 size_t fc_graph_change_count(const fc_graph *g)

@@ -113,6 +113,7 @@ struct fc_graph {
     size_t g_nchanges;
     size_t g_changes_cap;
     bool g_changes_lost; /* too many to record: treat everything as moved */
+    bool g_optimal;      /* g_st was optimal before the recorded changes */
     /* solvers' scratch memory, kept between solves (never cloned) */
     fc_scratch g_scratch[FC_SCRATCH_N];
     /* how long the race lets relaxation run alone first (fc_race.c) */

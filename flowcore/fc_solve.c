@@ -101,6 +101,7 @@ int fc_solve(fc_graph *g, const fc_solve_options *opt, fc_solve_stats *stats)
     default:
         return FC_EINVAL;
     }
+    g->g_optimal = rc == 0;
     if (rc == 0) {
         g->g_nchanges = 0;
         g->g_changes_lost = false;
