@@ -23,10 +23,11 @@
  * a machine with few cores, cost scaling beside relaxation slows it by
  * competing for memory bandwidth and the caches (2x on the 12,500-machine
  * rounds of 10 events on this 2-core box), and relaxation is usually the
- * one to win a small round. The head start is the time relaxation's last
- * win took (capped), and nothing once cost scaling has won or before any
- * win: a round where relaxation falls into its bad case costs at most the
- * head start more than cost scaling alone would.
+ * one to win a small round. The head start is twice the time
+ * relaxation's last win took (its time varies about twofold from round to
+ * round of the same size), capped, and nothing once cost scaling has won
+ * or before any win: a round where relaxation falls into its bad case
+ * costs at most the head start more than cost scaling alone would.
  *
  * The caller's cancel flag is watched by the calling thread while it waits
  * and passed on to the race's flag.
@@ -219,9 +220,9 @@ int fc_race_solve(const fc_graph *g, fc_flow_state *st,
     *work += r.rc_arms[0].ra_work + r.rc_arms[1].ra_work;
     *head_start_ns = 0;
     if (w == 0) {
-        int64_t took = now_ns() - start;
+        int64_t twice = 2 * (now_ns() - start);
         *head_start_ns =
-            took < RACE_HEAD_START_MAX_NS ? took : RACE_HEAD_START_MAX_NS;
+            twice < RACE_HEAD_START_MAX_NS ? twice : RACE_HEAD_START_MAX_NS;
     }
     int rc;
     if (w < 0) {
