@@ -86,6 +86,14 @@ typedef struct fc_change {
     int32_t ch_id;   /* the node or arc */
 } fc_change;
 
+/* What the race learned from its last round: relaxation's head start
+ * after it won (0: it did not), cost scaling's time after it won (0: it
+ * did not). Both 0 before any win. */
+typedef struct fc_race_hint {
+    int64_t rh_relax_ns;
+    int64_t rh_cs_ns;
+} fc_race_hint;
+
 struct fc_graph {
     /* nodes */
     int32_t g_nbound;  /* one more than the largest node id in use */
@@ -116,8 +124,8 @@ struct fc_graph {
     bool g_optimal;      /* g_st was optimal before the recorded changes */
     /* solvers' scratch memory, kept between solves (never cloned) */
     fc_scratch g_scratch[FC_SCRATCH_N];
-    /* how long the race lets relaxation run alone first (fc_race.c) */
-    int64_t g_race_head_start_ns;
+    /* what the race learned from its last round (fc_race.c) */
+    fc_race_hint g_race_hint;
 };
 
 /* fc_tail returns the tail node of residual arc r. */
@@ -158,11 +166,11 @@ int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
 int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
                    const fc_solve_options *opt, fc_scratch *scratch,
                    uint64_t *work);
-/* The race also takes and updates *head_start_ns, the time relaxation
- * runs alone before cost scaling starts (see fc_race.c). */
+/* The race also takes and updates *hint, how long relaxation runs alone
+ * first (see fc_race.c). */
 int fc_race_solve(const fc_graph *g, fc_flow_state *st,
                   const fc_solve_options *opt, fc_scratch *scratch,
-                  int64_t *head_start_ns, fc_algorithm *winner, uint64_t *work);
+                  fc_race_hint *hint, fc_algorithm *winner, uint64_t *work);
 
 /* fc_cancelled tells whether the caller asked the solve to stop. */
 static inline bool fc_cancelled(const fc_solve_options *opt)

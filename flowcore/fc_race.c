@@ -25,9 +25,12 @@
  * rounds of 10 events on this 2-core box), and relaxation is usually the
  * one to win a small round. The head start is twice the time
  * relaxation's last win took (its time varies about twofold from round to
- * round of the same size), capped, and nothing once cost scaling has won
- * or before any win: a round where relaxation falls into its bad case
- * costs at most the head start more than cost scaling alone would.
+ * round of the same size), capped: a round where relaxation falls into its
+ * bad case costs at most the head start more than cost scaling alone
+ * would. Once cost scaling has won, relaxation only gets a short try (an
+ * eighth of cost scaling's last time) and is then stopped, so that cost
+ * scaling runs alone at full speed: such rounds cost at most an eighth
+ * more than cost scaling alone. Before any win both start at once.
  *
  * The caller's cancel flag is watched by the calling thread while it waits
  * and passed on to the race's flag.
@@ -42,6 +45,9 @@
 
 /* The longest head start relaxation gets. */
 #define RACE_HEAD_START_MAX_NS 1000000000LL
+
+/* Relaxation's try after cost scaling won: this fraction of its time. */
+#define RACE_TRY_DIVISOR 8
 
 typedef struct race race;
 
@@ -59,13 +65,20 @@ typedef struct race_arm {
 struct race {
     const fc_graph *rc_g;
     fc_scratch *rc_scratch;
-    atomic_bool rc_stop;  /* raised by the winner or the caller's cancel */
-    atomic_int rc_winner; /* index of the winning arm, or -1 */
+    atomic_bool rc_stop;       /* raised by the winner or the caller's cancel */
+    atomic_bool rc_stop_relax; /* rc_stop, or relaxation's try is over */
+    atomic_int rc_winner;      /* index of the winning arm, or -1 */
     pthread_mutex_t rc_mu;
     pthread_cond_t rc_cv;
     int rc_finished; /* arms that returned, under rc_mu */
     race_arm rc_arms[2];
 };
+
+static void stop_all(race *r)
+{
+    atomic_store(&r->rc_stop, true);
+    atomic_store(&r->rc_stop_relax, true);
+}
 
 static void *arm_main(void *arg)
 {
@@ -80,7 +93,7 @@ static void *arm_main(void *arg)
     if (a->ra_rc == 0 || a->ra_rc == FC_EINFEASIBLE) {
         int none = -1;
         if (atomic_compare_exchange_strong(&r->rc_winner, &none, a->ra_index))
-            atomic_store(&r->rc_stop, true);
+            stop_all(r);
     }
     pthread_mutex_lock(&r->rc_mu);
     r->rc_finished++;
@@ -105,7 +118,7 @@ static void wait_arms(race *r, const fc_solve_options *opt, int want,
     pthread_mutex_lock(&r->rc_mu);
     while (r->rc_finished < want) {
         if (fc_cancelled(opt))
-            atomic_store(&r->rc_stop, true);
+            stop_all(r);
         int64_t now = now_ns();
         if (deadline_ns != 0 && now >= deadline_ns)
             break;
@@ -170,7 +183,7 @@ static bool start_arm(race *r, int i, fc_algorithm alg, fc_flow_state *st,
     a->ra_st = st;
     a->ra_opt = *opt;
     a->ra_opt.so_algorithm = alg;
-    a->ra_opt.so_cancel = &r->rc_stop;
+    a->ra_opt.so_cancel = alg == FC_ALG_RELAX ? &r->rc_stop_relax : &r->rc_stop;
     a->ra_work = 0;
     a->ra_rc = FC_ECANCELED;
     return pthread_create(thread, NULL, arm_main, a) == 0;
@@ -178,7 +191,7 @@ static bool start_arm(race *r, int i, fc_algorithm alg, fc_flow_state *st,
 
 int fc_race_solve(const fc_graph *g, fc_flow_state *st,
                   const fc_solve_options *opt, fc_scratch *scratch,
-                  int64_t *head_start_ns, fc_algorithm *winner, uint64_t *work)
+                  fc_race_hint *hint, fc_algorithm *winner, uint64_t *work)
 {
     fc_flow_state cs_st;
     if (spare_state(g, scratch, &cs_st) != 0)
@@ -189,6 +202,7 @@ int fc_race_solve(const fc_graph *g, fc_flow_state *st,
     r.rc_g = g;
     r.rc_scratch = scratch;
     atomic_init(&r.rc_stop, fc_cancelled(opt));
+    atomic_init(&r.rc_stop_relax, fc_cancelled(opt));
     atomic_init(&r.rc_winner, -1);
     r.rc_finished = 0;
     r.rc_arms[1].ra_rc = FC_ECANCELED;
@@ -204,12 +218,25 @@ int fc_race_solve(const fc_graph *g, fc_flow_state *st,
         *winner = FC_ALG_RELAX;
         return fc_relax_solve(g, st, opt, scratch, work);
     }
-    if (*head_start_ns > 0)
-        wait_arms(&r, opt, 1, start + *head_start_ns);
+    bool only_a_try = hint->rh_relax_ns == 0 && hint->rh_cs_ns > 0;
+    int64_t alone =
+        only_a_try ? hint->rh_cs_ns / RACE_TRY_DIVISOR : hint->rh_relax_ns;
+    if (alone > 0)
+        wait_arms(&r, opt, 1, start + alone);
+    bool relax_stopped = only_a_try && atomic_load(&r.rc_winner) < 0;
+    if (relax_stopped) {
+        atomic_store(&r.rc_stop_relax, true);
+        wait_arms(&r, opt, 1, 0);
+    }
     int started = 1;
-    if (atomic_load(&r.rc_winner) < 0 &&
-        start_arm(&r, 1, FC_ALG_COST_SCALING, &cs_st, opt, &threads[1]))
-        started = 2; /* else relaxation runs alone */
+    int64_t cs_start = now_ns();
+    if (atomic_load(&r.rc_winner) < 0 && !fc_cancelled(opt)) {
+        if (start_arm(&r, 1, FC_ALG_COST_SCALING, &cs_st, opt, &threads[1]))
+            started = 2;
+        else if (relax_stopped)
+            arm_main(&r.rc_arms[1]); /* no thread: on this one */
+        /* else relaxation runs alone */
+    }
     wait_arms(&r, opt, started, 0);
     for (int i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
@@ -218,11 +245,14 @@ int fc_race_solve(const fc_graph *g, fc_flow_state *st,
 
     int w = atomic_load(&r.rc_winner);
     *work += r.rc_arms[0].ra_work + r.rc_arms[1].ra_work;
-    *head_start_ns = 0;
     if (w == 0) {
         int64_t twice = 2 * (now_ns() - start);
-        *head_start_ns =
+        hint->rh_relax_ns =
             twice < RACE_HEAD_START_MAX_NS ? twice : RACE_HEAD_START_MAX_NS;
+        hint->rh_cs_ns = 0;
+    } else if (w == 1) {
+        hint->rh_relax_ns = 0;
+        hint->rh_cs_ns = now_ns() - cs_start;
     }
     int rc;
     if (w < 0) {
@@ -234,7 +264,7 @@ int fc_race_solve(const fc_graph *g, fc_flow_state *st,
             rc = FC_ENOMEM;
         *winner = FC_ALG_RACE;
     } else {
-        rc = r.rc_arms[w].ra_rc;
+        rc = r.rc_arms[w == 1].ra_rc;
         *winner = w == 0 ? FC_ALG_RELAX : FC_ALG_COST_SCALING;
         if (w == 1)
             fc_flow_state_copy(g, st, &cs_st);
