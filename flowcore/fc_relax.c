@@ -510,81 +510,6 @@ static int32_t peek(relax *x, int32_t h, bool forward)
     return -1;
 }
 
-/* One iteration from s (positive excess): grow the tree until a deficit is
- * reached (augment) or S's ascent direction is positive (price rise).
- * Returns 0 or FC_EINFEASIBLE. */
-static int iterate(relax *x, int32_t s, uint64_t *work)
-{
-    const fc_graph *g = x->rx_g;
-    fc_flow_state *st = x->rx_st;
-    next_epoch(x);
-    uint32_t ep = x->rx_epoch;
-    x->rx_label[s] = ep;
-    x->rx_pred[s] = -1;
-    x->rx_queue[0] = s;
-    int32_t qhead = 0, qlen = 1, hhead = 0, hlen = 0, ns = 0;
-    relax_wide excess_s = 0; /* total excess of S */
-    relax_wide room_s = 0;   /* room on balanced arcs leaving S */
-    for (;;) {
-        int32_t i;
-        if (qhead < qlen) {
-            i = x->rx_queue[qhead++];
-        } else if (hhead < hlen) {
-            i = x->rx_hubs[hhead++];
-        } else {
-            /* S is closed under balanced arcs: the direction is ascent. */
-            (*work)++;
-            return price_change(x, ns, true);
-        }
-        x->rx_sset[ns++] = i;
-        x->rx_scans++;
-        x->rx_scan[i] = ep;
-        excess_s += st->fs_excess[i];
-        int64_t pi = st->fs_price[i];
-        const fc_adj *adj = &g->g_adj[i];
-        (*work)++;
-        for (int32_t m = 0; m < adj->ad_len; m++) {
-            int32_t r = adj->ad_res[m];
-            int32_t j = g->g_head[r];
-            if (j == i)
-                continue; /* a self-loop never leaves S */
-            int64_t rc = g->g_cost[r] - pi + st->fs_price[j];
-            if (rc != 0)
-                continue;
-            if (x->rx_scan[j] == ep) {
-                /* The twin left S from j; now it is inside. */
-                room_s -= st->fs_rescap[r ^ 1];
-                continue;
-            }
-            if (st->fs_rescap[r] == 0)
-                continue;
-            room_s += st->fs_rescap[r];
-            if (x->rx_label[j] == ep)
-                continue;
-            x->rx_label[j] = ep;
-            x->rx_pred[j] = r;
-            if (st->fs_excess[j] < 0) {
-                augment(x, s, j);
-                return 0;
-            }
-            if (is_hub(x, j)) {
-                x->rx_hubs[hlen++] = j;
-                int32_t d = peek(x, j, true);
-                if (d >= 0) {
-                    augment(x, s, d);
-                    return 0;
-                }
-            } else {
-                x->rx_queue[qlen++] = j;
-            }
-        }
-        if (excess_s > room_s) {
-            (*work)++;
-            return price_change(x, ns, true);
-        }
-    }
-}
-
 /* Move deficit from t to the node s with excess along the reverse tree
  * path (each node's rx_pred is the arc from it towards t). */
 static void augment_back(relax *x, int32_t s, int32_t t)
@@ -603,27 +528,36 @@ static void augment_back(relax *x, int32_t s, int32_t t)
         fc_push(g, st, x->rx_pred[v], amount);
 }
 
-/* The mirror of iterate from t (a deficit): grow a tree of nodes that
- * reach t over balanced residual arcs until a node with excess is found
- * (augment) or T's descent direction is positive (its deficit exceeds the
- * room on the balanced arcs entering it: lower its prices). A task that
- * finishes frees a slot on a machine whose price the full machine had
- * raised: from the machine's side the repair is one or two small trees,
- * whereas from the excess's side (the sink) it would take raising the
- * prices of most of the network, many times. Returns 0 or
- * FC_EINFEASIBLE. */
-static int iterate_back(relax *x, int32_t t, uint64_t *work)
+/* One iteration from root. Forward (root has excess): grow a tree of the
+ * nodes root reaches over balanced residual arcs until a node with a
+ * deficit is reached (augment) or S's ascent direction is positive (its
+ * excess exceeds the room on the balanced arcs leaving it: raise its
+ * prices). Backward (root has a deficit), the mirror: grow a tree of the
+ * nodes that reach root until a node with excess is found, or lower T's
+ * prices when its deficit exceeds the room on the balanced arcs entering
+ * it. A task that finishes frees a slot on a machine whose price the full
+ * machine had raised: from the machine's side the repair is one or two
+ * small trees, whereas from the excess's side (the sink) it would take
+ * raising the prices of most of the network, many times. Each scanned arc
+ * r goes i -> j; the tree's arc is r forward and its twin backward.
+ * Returns 0 or FC_EINFEASIBLE. Always inlined: each of the two calls, with
+ * forward a constant, becomes its own loop without the direction's tests
+ * (one shared out-of-line copy ran quincy-1000-90 5-10% slower). */
+__attribute__((always_inline)) static inline int
+iterate(relax *x, int32_t root, bool forward, uint64_t *work)
 {
     const fc_graph *g = x->rx_g;
     fc_flow_state *st = x->rx_st;
+    int32_t out = forward ? 0 : 1; /* r ^ out: the arc the tree grows on */
+    int64_t sign = forward ? 1 : -1;
     next_epoch(x);
     uint32_t ep = x->rx_epoch;
-    x->rx_label[t] = ep;
-    x->rx_pred[t] = -1;
-    x->rx_queue[0] = t;
-    int32_t qhead = 0, qlen = 1, hhead = 0, hlen = 0, nt = 0;
-    relax_wide deficit_t = 0; /* total deficit of T */
-    relax_wide room_t = 0;    /* room on balanced arcs entering T */
+    x->rx_label[root] = ep;
+    x->rx_pred[root] = -1;
+    x->rx_queue[0] = root;
+    int32_t qhead = 0, qlen = 1, hhead = 0, hlen = 0, n = 0;
+    relax_wide imbalance = 0; /* S's total excess, or T's total deficit */
+    relax_wide room = 0; /* room on balanced arcs leaving S or entering T */
     for (;;) {
         int32_t i;
         if (qhead < qlen) {
@@ -631,53 +565,62 @@ static int iterate_back(relax *x, int32_t t, uint64_t *work)
         } else if (hhead < hlen) {
             i = x->rx_hubs[hhead++];
         } else {
+            /* Closed under balanced arcs: the direction is ascent. */
             (*work)++;
-            return price_change(x, nt, false);
+            return price_change(x, n, forward);
         }
-        x->rx_sset[nt++] = i;
+        x->rx_sset[n++] = i;
         x->rx_scans++;
         x->rx_scan[i] = ep;
-        deficit_t -= st->fs_excess[i];
+        imbalance += sign * st->fs_excess[i];
         int64_t pi = st->fs_price[i];
         const fc_adj *adj = &g->g_adj[i];
         (*work)++;
         for (int32_t m = 0; m < adj->ad_len; m++) {
-            int32_t r = adj->ad_res[m]; /* i -> j; its twin enters i */
+            int32_t r = adj->ad_res[m];
             int32_t j = g->g_head[r];
             if (j == i)
-                continue;
+                continue; /* a self-loop never leaves the tree */
             if (g->g_cost[r] - pi + st->fs_price[j] != 0)
                 continue;
             if (x->rx_scan[j] == ep) {
-                /* i -> j entered T at j; now it is inside. */
-                room_t -= st->fs_rescap[r];
+                /* The arc between them crossed the boundary at j; now it
+                 * is inside. */
+                room -= st->fs_rescap[r ^ out ^ 1];
                 continue;
             }
-            if (st->fs_rescap[r ^ 1] == 0)
+            int64_t cap = st->fs_rescap[r ^ out];
+            if (cap == 0)
                 continue;
-            room_t += st->fs_rescap[r ^ 1];
+            room += cap;
             if (x->rx_label[j] == ep)
                 continue;
             x->rx_label[j] = ep;
-            x->rx_pred[j] = r ^ 1;
-            if (st->fs_excess[j] > 0) {
-                augment_back(x, j, t);
+            x->rx_pred[j] = r ^ out;
+            if (sign * st->fs_excess[j] < 0) {
+                if (forward)
+                    augment(x, root, j);
+                else
+                    augment_back(x, j, root);
                 return 0;
             }
             if (is_hub(x, j)) {
                 x->rx_hubs[hlen++] = j;
-                int32_t e = peek(x, j, false);
+                int32_t e = peek(x, j, forward);
                 if (e >= 0) {
-                    augment_back(x, e, t);
+                    if (forward)
+                        augment(x, root, e);
+                    else
+                        augment_back(x, e, root);
                     return 0;
                 }
             } else {
                 x->rx_queue[qlen++] = j;
             }
         }
-        if (deficit_t > room_t) {
+        if (imbalance > room) {
             (*work)++;
-            return price_change(x, nt, false);
+            return price_change(x, n, forward);
         }
     }
 }
@@ -736,8 +679,8 @@ int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
                     break;
                 }
             }
-            rc = st->fs_excess[s] > 0 ? iterate(&x, s, work)
-                                      : iterate_back(&x, s, work);
+            rc = st->fs_excess[s] > 0 ? iterate(&x, s, true, work)
+                                      : iterate(&x, s, false, work);
             iterations++;
             if (x.rx_escaped)
                 return fc_ssp_solve(g, st, opt, work);
