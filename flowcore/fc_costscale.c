@@ -727,10 +727,14 @@ static int phases(cs *c, int64_t start)
         if (rc != 0)
             return rc;
         /* Once eps is below one unscaled unit, the flow is often optimal
-         * phases before eps reaches 1: check, for at most about the work
-         * of one pass over the arcs. */
+         * phases before eps reaches 1: check, for at most the work of one
+         * pass over the nodes and their residual arcs (a phase costs ten
+         * times that and more; a budget of one step per node, as before,
+         * gave up on checks that would have succeeded, and so ran a
+         * phase too many on most large graphs). */
         if (c->cs_eps > 1 && c->cs_eps <= c->cs_scale) {
-            rc = exact_prices(c, false, (uint64_t)c->cs_n);
+            rc = exact_prices(c, false,
+                              (uint64_t)c->cs_first[c->cs_n] + c->cs_n);
             if (rc != CS_UNSURE)
                 return rc;
         }
