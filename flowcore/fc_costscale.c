@@ -15,14 +15,15 @@
  * set to the value that breaks the fewest of their arcs, then one scan
  * finds how far the changes broke epsilon-optimality (a cost change, a new
  * arc or more capacity on an arc with negative reduced cost; see
- * Firmament's Table 3). The phases start from that violation, at least
- * one unscaled unit when the changes left excesses to re-route (new
- * supply, capacity cuts): global price updates lift the excess as far as
- * it must climb. From scratch they start from the largest cost, where
- * Goldberg and Tarjan's bound on relabels, which this solver uses to stop
- * on infeasible networks, holds; an incremental solve that exceeds it
- * starts over from there. Arcs that the changes left alone start with
- * zero-optimal reduced costs.
+ * Firmament's Table 3). From scratch the phases start from the largest
+ * cost, where Goldberg and Tarjan's bound on relabels, which this solver
+ * uses to stop on infeasible networks, holds. After changes to an optimum
+ * (on a network not too small for its costs) they start from eps = one
+ * unscaled unit / alpha, whatever the changes broke: global price updates lift
+ * the excess the changes left (new supply, capacity cuts) as far as it must
+ * climb, and the arcs the changes left alone start with zero-optimal reduced
+ * costs, so one phase usually ends optimal; an incremental solve that exceeds
+ * the bound starts over from the largest cost.
  *
  * The solver works on its own copy of the residual network, laid out by
  * tail node (each node's residual arcs contiguous, with head, scaled cost,
@@ -760,22 +761,31 @@ static int run(cs *c, int64_t max_cost)
         excess = live(g, v) && c->cs_ex[v] != 0;
     if (viol == 0 && !excess)
         return exact_prices(c, true, 0);
-    /* How far prices may have to move: as far as the worst broken arc.
-     * Excess may have to climb further, up to the largest cost. From
-     * scratch the phases start there. After changes to an optimum, the
-     * excess is what the changes left (new tasks' supply, cut capacities)
-     * and the global price updates make its climb (they rank every node by
-     * its distance to a deficit, at any eps): the phases start from the
-     * worst broken arc, at least one unscaled unit. Should a phase started
-     * so low exceed the relabel bound, which holds only from the largest
-     * cost, the solve starts over from there. */
-    int64_t start = viol;
-    bool after_optimum = g->g_optimal && !g->g_changes_lost;
-    if (excess && !after_optimum && max_cost * c->cs_scale > start)
-        start = max_cost * c->cs_scale;
-    if (excess && start < c->cs_scale * c->cs_alpha)
-        start = c->cs_scale * c->cs_alpha;
-    c->cs_low_start = excess && start < max_cost * c->cs_scale;
+    /* Goldberg and Tarjan's bound on relabels, which this solver uses to
+     * stop on infeasible networks, holds from the worst broken arc, and
+     * when there is excess to re-route (supply, cut capacities), from the
+     * largest cost. From scratch the phases start there. After changes to
+     * an optimum they start lower, with one phase at one unscaled unit
+     * over alpha, after which the flow is usually optimal: the arcs the
+     * changes left alone are still exactly optimal, and the global price
+     * updates rank every node by its distance to a deficit at any eps,
+     * which lifts the excess as far as it must climb. Starting at one
+     * unit, as before, took a second phase over every node the first had
+     * relabelled. Should a phase started so low exceed the bound, the
+     * solve starts over from where it holds; on small networks, where the
+     * bound leaves no room for every node to climb the largest cost in
+     * steps of that eps, it would, and they start high. */
+    int64_t high = viol;
+    if (excess && max_cost * c->cs_scale > high)
+        high = max_cost * c->cs_scale;
+    if (excess && high < c->cs_scale * c->cs_alpha)
+        high = c->cs_scale * c->cs_alpha;
+    uint64_t room =
+        c->cs_relabel_bound / (uint64_t)c->cs_alpha / (uint64_t)c->cs_live;
+    bool low = g->g_optimal && !g->g_changes_lost && high > c->cs_scale &&
+               (uint64_t)max_cost <= room;
+    int64_t start = low ? c->cs_scale : high;
+    c->cs_low_start = start < high;
     rc = phases(c, start);
     if (rc != CS_TOO_LOW)
         return rc;

@@ -194,8 +194,10 @@ static void compare_round(fc_graph *g, fc_algorithm alg, alg_stats *st,
                  label, round, why);
 }
 
-/* Rounds of changes on generic network k, built from seed. */
-static void run_generic(fc_algorithm alg, alg_stats *st, uint64_t seed, int k)
+/* Rounds of changes on generic network k, built from seed, with costs of
+ * at most max_cost. */
+static void run_generic(fc_algorithm alg, alg_stats *st, uint64_t seed, int k,
+                        int64_t max_cost)
 {
     char label[64];
     fct_rng r;
@@ -205,7 +207,7 @@ static void run_generic(fc_algorithm alg, alg_stats *st, uint64_t seed, int k)
     p.gp_unbalanced = false;
     p.gp_backbone = k % 4 != 0; /* mostly feasible, some not */
     p.gp_max_capacity = p.gp_max_capacity > 100 ? 100 : p.gp_max_capacity;
-    p.gp_max_cost = p.gp_max_cost > 1000 ? 1000 : p.gp_max_cost;
+    p.gp_max_cost = p.gp_max_cost > max_cost ? max_cost : p.gp_max_cost;
     fc_graph *g;
     if (fct_random_graph(&r, &p, &g) != 0)
         tap_bail_out("cannot build a random network");
@@ -246,7 +248,11 @@ static void run_algorithm(fc_algorithm alg, alg_stats *st)
         fct_sched_free(&s);
     }
     for (int k = 0; k < N_GENERIC; k++)
-        run_generic(alg, st, 9000 + (uint64_t)k, k);
+        run_generic(alg, st, 9000 + (uint64_t)k, k, 1000);
+    /* Costs small against the size: cost scaling starts its phases after a
+     * round low, at a fraction of one unit. */
+    for (int k = 0; k < N_GENERIC; k++)
+        run_generic(alg, st, 9500 + (uint64_t)k, k, 8);
 }
 
 int main(void)
@@ -261,7 +267,7 @@ int main(void)
         fct_rng_seed(&handoff_rng, 77 + (uint64_t)k);
         run_algorithm((fc_algorithm)HANDOFF, &st[HANDOFF]);
     }
-    run_generic((fc_algorithm)REPLAY, &st[REPLAY], 509011, 11);
+    run_generic((fc_algorithm)REPLAY, &st[REPLAY], 509011, 11, 1000);
     for (int k = 0; k < EV_KINDS; k++)
         tap_ok(events_seen[k] > 0, "rounds included %s (%d)", event_names[k],
                events_seen[k]);
