@@ -86,12 +86,16 @@ typedef struct fc_change {
     int32_t ch_id;   /* the node or arc */
 } fc_change;
 
-/* What the race learned from its last round: relaxation's head start
+/* What the race learned from its last rounds: relaxation's head start
  * after it won (0: it did not), cost scaling's time after it won (0: it
- * did not). Both 0 before any win. */
+ * did not), both 0 before any win; and since cost scaling's wins, how
+ * many rounds it runs alone before relaxation's next try, and how many
+ * after the next failed try. */
 typedef struct fc_race_hint {
     int64_t rh_relax_ns;
     int64_t rh_cs_ns;
+    int32_t rh_skip;
+    int32_t rh_backoff;
 } fc_race_hint;
 
 struct fc_graph {
