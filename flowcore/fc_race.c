@@ -206,12 +206,11 @@ static int cs_alone(const fc_graph *g, fc_flow_state *st,
 {
     int64_t start = now_ns();
     int rc = fc_cs_solve(g, st, opt, scratch, work);
-    *winner = FC_ALG_COST_SCALING;
+    /* Cancelled, nobody answered, as in a race. */
+    *winner = rc == FC_ECANCELED ? FC_ALG_RACE : FC_ALG_COST_SCALING;
     if (rc == 0 || rc == FC_EINFEASIBLE) {
         hint->rh_cs_ns = now_ns() - start;
         hint->rh_skip--;
-    } else if (rc == FC_ECANCELED) {
-        *winner = FC_ALG_RACE;
     }
     return rc;
 }

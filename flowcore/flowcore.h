@@ -183,9 +183,10 @@ typedef enum fc_algorithm {
     FC_ALG_COST_SCALING = 1, /* Goldberg's push-relabel cost scaling */
     FC_ALG_RELAX = 2,        /* Bertsekas-Tseng relaxation */
     FC_ALG_RACE = 3,         /* relaxation and incremental cost scaling on
-                                two threads; the first to finish wins (cost
-                                scaling starts after a head start that is
-                                relaxation's last winning time) */
+                                two threads; the first to finish wins (after
+                                relaxation's wins it gets a head start, after
+                                cost scaling's a short try or none; see
+                                fc_race.c) */
 } fc_algorithm;
 
 typedef struct fc_solve_options {
