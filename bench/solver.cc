@@ -56,6 +56,7 @@ const char *const kLemonNames[LEMON_N] = {"lemon-ns", "lemon-cs", "lemon-cap"};
 struct Options {
     bool quick = false;
     int runs = 3;
+    int rounds = 9;
     uint64_t seed = 1;
     double timeout = 120.0;
     double lemon_timeout = 30.0;
@@ -160,6 +161,14 @@ void print_rss()
            "LEMON's graph); LEMON solver children %.1f MiB (their graph "
            "copy included)\n\n",
            (double)self.ru_maxrss / 1024, (double)children.ru_maxrss / 1024);
+}
+
+/* x as a ratio: "1.23x". */
+std::string fmt_ratio(double x)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.2fx", x);
+    return buf;
 }
 
 std::string fmt_ms(double s)
@@ -452,6 +461,7 @@ struct Summary {
     double lemon_best = 0;
     double alg_median[BF_NALG] = {0, 0, 0, 0};
     size_t graph_bytes = 0;
+    Stat race_per_round; /* incremental: race / the faster alone, by round */
     bool incremental = false;
     int32_t events = 0;
     int32_t machines = 0;
@@ -742,6 +752,43 @@ struct Chain {
     std::vector<bf_result> results;   /* each round's solve, judged later */
 };
 
+/* The chain of algorithm alg, or nullptr. */
+const Chain *chain_of(const std::vector<Chain> &chains, int alg)
+{
+    for (const Chain &c : chains)
+        if (c.alg == alg)
+            return &c;
+    return nullptr;
+}
+
+/* The time of a chain's solve of round r (0 is the warm-up), or 0 if it
+ * has no optimal flow for it. */
+double round_time(const Chain *c, size_t r)
+{
+    if (c == nullptr || r >= c->results.size())
+        return 0;
+    const bf_result &res = c->results[r];
+    return res.br_rc == 0 && res.br_flow_ok ? res.br_seconds : 0;
+}
+
+/* The race's time over the faster of relaxation and cost scaling alone,
+ * round by round: the chains solve the same rounds side by side, so the
+ * machine's slow spells hit the three times of a round alike. */
+Stat race_per_round(const std::vector<Chain> &chains)
+{
+    const Chain *race = chain_of(chains, BF_ALG_RACE);
+    const Chain *cs = chain_of(chains, BF_ALG_CS);
+    const Chain *rx = chain_of(chains, BF_ALG_RELAX);
+    std::vector<double> ratios;
+    for (size_t r = 1; race != nullptr && r < race->results.size(); r++) {
+        double t = round_time(race, r), a = round_time(cs, r),
+               b = round_time(rx, r);
+        if (t > 0 && a > 0 && b > 0)
+            ratios.push_back(t / std::min(a, b));
+    }
+    return stat_of(ratios);
+}
+
 void run_incremental(const Scenario &sc, const Options &opt)
 {
     fc_graph *g0;
@@ -750,6 +797,21 @@ void run_incremental(const Scenario &sc, const Options &opt)
     if (!build_graph(sc, opt, &g0, &w0, &build))
         return;
     int32_t nodes0 = bf_nodes(g0);
+    /* Every chain starts from one optimum of the base graph, the race's
+     * from scratch (not timed here: the from-scratch scenarios time it).
+     * A scheduling graph has many optima (tasks of equal cost swap
+     * places), and each algorithm's own would differ: the chains would
+     * then solve the same events from different flows and prices, and the
+     * comparison would partly be one of starting points. */
+    bf_result base;
+    int base_rc = bf_solve(g0, BF_ALG_RACE, false, opt.timeout, &base);
+    if (base_rc != 0 || !base.br_flow_ok) {
+        fprintf(stderr, "bench/solver: %s: base solve: %s\n", sc.name,
+                base_rc != 0 ? bf_strerror(base_rc) : base.br_err);
+        bf_free(g0);
+        gq_world_free(w0);
+        return;
+    }
     std::vector<Chain> chains;
     for (int alg = -1; alg < BF_NALG; alg++) {
         if (alg == BF_ALG_SSP && !ssp_allowed(opt, nodes0))
@@ -784,22 +846,9 @@ void run_incremental(const Scenario &sc, const Options &opt)
         }
     }
     describe(sc, g0, w0, build, stat_of(lb_build));
-    /* The starting point of each algorithm: its own from-scratch optimum
-     * of the base graph (not timed here: the from-scratch scenarios time
-     * that). */
-    for (Chain &c : chains) {
-        if (c.alg < 0)
-            continue;
-        bf_result res;
-        int rc = bf_solve(c.g, c.alg, false, opt.timeout, &res);
-        if (rc != 0 || !res.br_flow_ok) {
-            c.live = false;
-            c.row.note = bf_not_built(rc) ? "n/a (not built)"
-                         : bf_cancelled(rc)
-                             ? "timeout (base solve)"
-                             : std::string("base solve: ") + bf_strerror(rc);
-        }
-    }
+    printf("#   every algorithm starts from the race's from-scratch optimum "
+           "of the base graph (%s ms, won by %s)\n",
+           fmt_ms(base.br_seconds).c_str(), bf_algorithm_name(base.br_winner));
     std::vector<Row> lemon_rows(LEMON_N);
     for (int k = 0; k < LEMON_N; k++)
         lemon_rows[(size_t)k].alg = kLemonNames[k];
@@ -807,16 +856,21 @@ void run_incremental(const Scenario &sc, const Options &opt)
     gq_round_stats total = {0, 0, 0, 0};
     int32_t nodes = 0, arcs = 0;
     bool lemon_skip[LEMON_N] = {false, false, false};
-    double fastest = 0; /* fastest LEMON time in round 1 */
+    double fastest = 0; /* fastest LEMON time in the warm-up */
     /* LEMON runs in forked children. A fork marks every page of this
      * process copy-on-write, so the first write to each page after it
      * faults: forks between the rounds would charge flowcore's solves
      * (the race's state copy most) tens of milliseconds a round that a
      * solver node never pays. So every chain runs all its rounds first,
      * each round's graph is kept as an export, and LEMON solves the
-     * exports afterwards; the flowcore results are judged then. */
+     * exports afterwards; the flowcore results are judged then.
+     * Round 0 is a warm-up, judged but not timed: the chains' graphs are
+     * clones, which leave behind the scratch memory the solvers keep
+     * between solves, and a solver node pays those page faults once, not
+     * every round. */
     std::vector<bf_export> exports;
-    for (int round = 0; round < opt.runs; round++) {
+    for (int round = 0; round <= opt.rounds; round++) {
+        bool timed = round > 0;
         for (Chain &c : chains) {
             if (c.alg >= 0 && !c.live)
                 continue;
@@ -832,7 +886,8 @@ void run_incremental(const Scenario &sc, const Options &opt)
                 continue;
             }
             if (c.alg < 0) {
-                update_times.push_back(t);
+                if (timed)
+                    update_times.push_back(t);
                 total.gr_arrivals += st.gr_arrivals;
                 total.gr_new_jobs += st.gr_new_jobs;
                 total.gr_completions += st.gr_completions;
@@ -847,13 +902,14 @@ void run_incremental(const Scenario &sc, const Options &opt)
                 exports.push_back(e);
                 continue;
             }
-            c.update_times.push_back(t);
+            if (timed)
+                c.update_times.push_back(t);
             bf_result res;
             rc = bf_solve(c.g, c.alg, true, opt.timeout, &res);
             c.results.push_back(res);
             if (rc != 0 || !res.br_flow_ok)
                 c.live = false;
-            else
+            else if (timed)
                 c.winners[res.br_winner & 3]++;
         }
         if (!chains[0].live)
@@ -863,11 +919,13 @@ void run_incremental(const Scenario &sc, const Options &opt)
         /* LEMON solves each round's graph from scratch. */
         Reference ref;
         LemonGraph lg;
-        if (round + 1 == (size_t)opt.runs)
+        bool timed = round > 0;
+        if (round == (size_t)opt.rounds)
             write_dimacs(opt, sc.name, exports[round]);
         lemon_build(exports[round], lg);
         bf_export_free(&exports[round]);
-        std::string where = " in round " + std::to_string(round + 1);
+        std::string where =
+            timed ? " in round " + std::to_string(round) : " in the warm-up";
         for (int k : kLemonOrder) {
             Row &lr = lemon_rows[(size_t)k];
             if (lemon_skip[k])
@@ -877,12 +935,13 @@ void run_incremental(const Scenario &sc, const Options &opt)
                 lemon_skip[k] = true;
                 continue;
             }
-            if (round > 0)
+            if (timed)
                 continue;
             double lt = lr.times.back();
+            lr.times.clear();
             if (too_slow(lt, fastest)) {
                 lemon_skip[k] = true;
-                lr.extra += " round 1 only (slow)";
+                lr.extra += " warm-up only (slow)";
             } else if (fastest == 0 || lt < fastest) {
                 fastest = lt;
             }
@@ -894,14 +953,14 @@ void run_incremental(const Scenario &sc, const Options &opt)
                 continue; /* failed in an earlier round */
             const bf_result &res = c.results[round];
             judge(sc.name, c.row, res, ref);
-            if (res.br_rc == 0 && res.br_flow_ok)
+            if (timed && res.br_rc == 0 && res.br_flow_ok)
                 c.row.times.push_back(res.br_seconds);
         }
     }
-    printf("#   %d rounds of %d events: %d arrivals (%d new jobs), %d "
-           "completions (%d jobs done); applying a round to the unsolved "
-           "graph: %s ms\n",
-           opt.runs, sc.events, total.gr_arrivals, total.gr_new_jobs,
+    printf("#   %d rounds of %d events after a warm-up round: %d arrivals "
+           "(%d new jobs), %d completions (%d jobs done) in all; applying a "
+           "round to the unsolved graph: %s ms\n",
+           opt.rounds, sc.events, total.gr_arrivals, total.gr_new_jobs,
            total.gr_completions, total.gr_jobs_done,
            fmt_stat(stat_of(update_times)).c_str());
     printf("#   LEMON rows: from scratch on each round's graph; flowcore "
@@ -928,6 +987,7 @@ void run_incremental(const Scenario &sc, const Options &opt)
         rows.push_back(c.row);
     }
     sum.lemon_best = lemon_best_of(rows);
+    sum.race_per_round = race_per_round(chains);
     print_rows(sc.name, nodes, arcs, rows, sum.lemon_best);
     print_rss();
     g_summaries.push_back(sum);
@@ -972,10 +1032,16 @@ void print_targets()
                    known ? s.lemon_best / race : 0.0);
         }
         bool known = race > 0 && alone > 0;
+        std::string by_round;
+        if (s.race_per_round.n > 0)
+            by_round = "; round by round " +
+                       fmt_ratio(s.race_per_round.median) + " [" +
+                       fmt_ratio(s.race_per_round.min) + "-" +
+                       fmt_ratio(s.race_per_round.max) + "]";
         printf("#   %-20s race <= 1.2x the faster of relax and cost-scaling "
-               "alone: %s (%.2fx)\n",
+               "alone: %s (%.2fx%s)\n",
                s.scenario.c_str(), verdict(known, known && race <= 1.2 * alone),
-               known ? race / alone : 0.0);
+               known ? race / alone : 0.0, by_round.c_str());
         if (s.machines == 12500 && s.graph_bytes > 0)
             printf("#   %-20s flowcore graph well under 1 GiB: %s (%.0f MiB)\n",
                    s.scenario.c_str(),
@@ -994,8 +1060,10 @@ void usage(FILE *f)
             "generated scheduling graphs (see bench/README.md).\n"
             "\n"
             "  --quick            small graphs only (a smoke run)\n"
-            "  --runs N           runs per measurement, and rounds per\n"
-            "                     incremental scenario (default 3)\n"
+            "  --runs N           runs per from-scratch measurement\n"
+            "                     (default 3)\n"
+            "  --rounds N         timed rounds per incremental scenario,\n"
+            "                     after one warm-up round (default 9)\n"
             "  --scenario NAME    run only this scenario (repeatable; a\n"
             "                     prefix such as 'quincy-12500' selects all\n"
             "                     that start with it)\n"
@@ -1054,6 +1122,7 @@ int main(int argc, char **argv)
         {"version", no_argument, nullptr, 'V'},
         {"quick", no_argument, nullptr, 'q'},
         {"runs", required_argument, nullptr, 'r'},
+        {"rounds", required_argument, nullptr, 'R'},
         {"scenario", required_argument, nullptr, 's'},
         {"list", no_argument, nullptr, 'l'},
         {"seed", required_argument, nullptr, 'S'},
@@ -1085,6 +1154,15 @@ int main(int argc, char **argv)
                 return 2;
             }
             opt.runs = (int)v;
+            break;
+        case 'R':
+            if (!parse_long(optarg, 1, 1000, &v)) {
+                fprintf(stderr,
+                        "bench/solver: --rounds wants 1..1000, got '%s'\n",
+                        optarg);
+                return 2;
+            }
+            opt.rounds = (int)v;
             break;
         case 's':
             opt.scenarios.push_back(optarg);
@@ -1159,10 +1237,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench/solver: no scenario matches (see --list)\n");
         return 2;
     }
-    printf("# bench/solver: %d runs per measurement, seed %" PRIu64
+    printf("# bench/solver: %d runs per measurement, %d rounds per "
+           "incremental scenario, seed %" PRIu64
            ", timeout %.0f s; times in ms, median [min-max]; 'vs LEMON' = "
            "LEMON's best median / this median (above 1: faster)\n",
-           opt.runs, opt.seed, opt.timeout);
+           opt.runs, opt.rounds, opt.seed, opt.timeout);
     print_header();
     for (const Scenario &sc : kScenarios) {
         if (!selected(sc, opt))
