@@ -179,7 +179,11 @@ static bool cs_cancel_due(cs *c, uint64_t units)
 }
 
 /* Copy the graph's residual arcs into the solver's layout. Returns 0 or
- * FC_ECANCELED. */
+ * FC_ECANCELED. The copy walks the arcs in id order, reading the graph's
+ * arrays front to back and writing each arc's two sides where their
+ * tails' adjacencies put them: walking node by node instead reads those
+ * arrays at the scattered ids of the nodes' arcs, and took twice as long
+ * (30-35 ms against 13-18 on the 12,500-machine Quincy graph). */
 static int load_arcs(cs *c)
 {
     const fc_graph *g = c->cs_g;
@@ -191,34 +195,46 @@ static int load_arcs(cs *c)
     }
     c->cs_first[c->cs_n] = k;
     memcpy(c->cs_cur, c->cs_first, (size_t)c->cs_n * sizeof *c->cs_cur);
-    for (fc_node v = 0; v < c->cs_n; v++) {
-        const fc_adj *adj = &g->g_adj[v];
-        cs_arc *out = c->cs_arcs + c->cs_first[v];
-        for (int32_t i = 0; i < adj->ad_len; i++) {
-            int32_t r = adj->ad_res[i];
-            fc_node h = g->g_head[r];
-            out[i].a_cost = g->g_cost[r] * c->cs_scale;
-            out[i].a_cap = rescap[r];
-            out[i].a_both = rescap[r] + rescap[r ^ 1];
-            out[i].a_head = h;
-            out[i].a_twin = c->cs_first[h] + g->g_pos[r ^ 1];
-        }
-        if (cs_cancel_due(c, (uint64_t)adj->ad_len + 1))
+    for (int32_t r = 0; r < 2 * g->g_abound; r += 2) {
+        fc_node h = g->g_head[r];
+        if (h < 0)
+            continue; /* a free arc id */
+        fc_node t = g->g_head[r + 1];
+        int32_t fwd = c->cs_first[t] + g->g_pos[r];
+        int32_t back = c->cs_first[h] + g->g_pos[r + 1];
+        int64_t cost = g->g_cost[r] * c->cs_scale;
+        int64_t both = rescap[r] + rescap[r + 1];
+        c->cs_arcs[fwd] = (cs_arc){.a_cost = cost,
+                                   .a_cap = rescap[r],
+                                   .a_both = both,
+                                   .a_head = h,
+                                   .a_twin = back};
+        c->cs_arcs[back] = (cs_arc){.a_cost = -cost,
+                                    .a_cap = rescap[r + 1],
+                                    .a_both = both,
+                                    .a_head = t,
+                                    .a_twin = fwd};
+        if (cs_cancel_due(c, 2))
             return FC_ECANCELED;
     }
     return 0;
 }
 
-/* Copy the residual capacities back into the graph's state. */
+/* Copy the residual capacities back into the graph's state, in arc id
+ * order like load_arcs: the state's array is then written front to back
+ * (on the 12,500-machine Quincy graph about 4 ms against 9 node by node,
+ * in this machine's quiet spells). */
 static void store_arcs(cs *c)
 {
     const fc_graph *g = c->cs_g;
     int64_t *rescap = c->cs_st->fs_rescap;
-    for (fc_node v = 0; v < c->cs_n; v++) {
-        const fc_adj *adj = &g->g_adj[v];
-        const cs_arc *out = c->cs_arcs + c->cs_first[v];
-        for (int32_t i = 0; i < adj->ad_len; i++)
-            rescap[adj->ad_res[i]] = out[i].a_cap;
+    for (int32_t r = 0; r < 2 * g->g_abound; r += 2) {
+        if (g->g_head[r] < 0)
+            continue; /* a free arc id */
+        const cs_arc *a =
+            &c->cs_arcs[c->cs_first[g->g_head[r + 1]] + g->g_pos[r]];
+        rescap[r] = a->a_cap;
+        rescap[r + 1] = twin_cap(a);
     }
 }
 
