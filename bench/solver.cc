@@ -623,8 +623,10 @@ bool build_graph(const Scenario &sc, const Options &opt, fc_graph **g,
     return true;
 }
 
-void describe(const Scenario &sc, fc_graph *g, gq_world *w, const Stat &build,
-              const Stat &lemon_build_time)
+/* Print a scenario's header: what it is, its world, the time to build the
+ * graphs and the flowcore graph's own memory (graph_bytes). */
+void describe(const Scenario &sc, size_t graph_bytes, gq_world *w,
+              const Stat &build, const Stat &lemon_build_time)
 {
     gq_summary s;
     gq_world_summary(w, &s);
@@ -639,7 +641,7 @@ void describe(const Scenario &sc, fc_graph *g, gq_world *w, const Stat &build,
     printf("#   construction: flowcore graph %s ms, LEMON graph %s ms; "
            "flowcore graph memory %.1f MiB\n",
            fmt_stat(build).c_str(), fmt_stat(lemon_build_time).c_str(),
-           (double)bf_graph_bytes(g) / (1 << 20));
+           (double)graph_bytes / (1 << 20));
 }
 
 void run_scratch(const Scenario &sc, const Options &opt)
@@ -669,7 +671,7 @@ void run_scratch(const Scenario &sc, const Options &opt)
         lb.push_back(now_seconds() - start);
     }
     LemonGraph &lg = *lgp;
-    describe(sc, g, w, build, stat_of(lb));
+    describe(sc, bf_graph_bytes(g), w, build, stat_of(lb));
     int32_t nodes = bf_nodes(g), arcs = bf_arcs(g);
 
     std::vector<Row> rows(LEMON_N);
@@ -797,6 +799,7 @@ void run_incremental(const Scenario &sc, const Options &opt)
     if (!build_graph(sc, opt, &g0, &w0, &build))
         return;
     int32_t nodes0 = bf_nodes(g0);
+    size_t bytes0 = bf_graph_bytes(g0); /* before solving adds scratch */
     /* Every chain starts from one optimum of the base graph, the race's
      * from scratch (not timed here: the from-scratch scenarios time it).
      * A scheduling graph has many optima (tasks of equal cost swap
@@ -845,7 +848,7 @@ void run_incremental(const Scenario &sc, const Options &opt)
             bf_export_free(&e);
         }
     }
-    describe(sc, g0, w0, build, stat_of(lb_build));
+    describe(sc, bytes0, w0, build, stat_of(lb_build));
     printf("#   every algorithm starts from the race's from-scratch optimum "
            "of the base graph (%s ms, won by %s)\n",
            fmt_ms(base.br_seconds).c_str(), bf_algorithm_name(base.br_winner));
