@@ -746,9 +746,8 @@ static int phases(cs *c, int64_t start)
         /* Once eps is below one unscaled unit, the flow is often optimal
          * phases before eps reaches 1: check, for at most the work of one
          * pass over the nodes and their residual arcs (a phase costs ten
-         * times that and more; a budget of one step per node, as before,
-         * gave up on checks that would have succeeded, and so ran a
-         * phase too many on most large graphs). */
+         * times that and more; a smaller budget gives up on checks that
+         * would succeed, and so runs a phase too many on large graphs). */
         if (c->cs_eps > 1 && c->cs_eps <= c->cs_scale) {
             rc = exact_prices(c, false,
                               (uint64_t)c->cs_first[c->cs_n] + c->cs_n);
@@ -785,9 +784,9 @@ static int run(cs *c, int64_t max_cost)
      * over alpha, after which the flow is usually optimal: the arcs the
      * changes left alone are still exactly optimal, and the global price
      * updates rank every node by its distance to a deficit at any eps,
-     * which lifts the excess as far as it must climb. Starting at one
-     * unit, as before, took a second phase over every node the first had
-     * relabelled. Should a phase started so low exceed the bound, the
+     * which lifts the excess as far as it must climb (starting at one
+     * unit takes a second phase over every node the first relabelled).
+     * Should a phase started so low exceed the bound, the
      * solve starts over from where it holds; on small networks, where the
      * bound leaves no room for every node to climb the largest cost in
      * steps of that eps, it would, and they start high. */

@@ -170,8 +170,8 @@ int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
 int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
                    const fc_solve_options *opt, fc_scratch *scratch,
                    uint64_t *work);
-/* The race also takes and updates *hint, how long relaxation runs alone
- * first (see fc_race.c). */
+/* The race also takes and updates *hint, what it learned from its last
+ * rounds (see fc_race.c). */
 int fc_race_solve(const fc_graph *g, fc_flow_state *st,
                   const fc_solve_options *opt, fc_scratch *scratch,
                   fc_race_hint *hint, fc_algorithm *winner, uint64_t *work);
