@@ -25,6 +25,22 @@
  * costs, so one phase usually ends optimal; an incremental solve that exceeds
  * the bound starts over from the largest cost.
  *
+ * In such a low phase a hub (a node with more residual arcs than a
+ * sixteenth of the nodes: a scheduling network's sink and cluster
+ * aggregator) that runs out of admissible arcs is not relabelled while
+ * other nodes wait in the queue; it keeps its excess until the queue
+ * empties, and a global price update then ranks it with every other node.
+ * Relabelling it at once makes thousands of tied arcs admissible (to every
+ * machine with room, or every machine running a task), and its excess
+ * spreads over the machines and comes back through their tasks, many
+ * times: on the 12,500-machine Quincy graph a round of 100 events did
+ * 315,000 to 500,000 relabels so, and with the hubs held it does 80,000 to
+ * 240,000 plus 10 to 15 global updates, about half the work, in 60% of
+ * the time. From
+ * scratch the hubs are not held: the queue empties so often in the early
+ * phases that the updates cost more than they save (2.5x the time on a
+ * 1,000-machine Quincy graph).
+ *
  * The solver works on its own copy of the residual network, laid out by
  * tail node (each node's residual arcs contiguous, with head, scaled cost,
  * residual capacity and the index of the reverse arc side by side), so
@@ -56,6 +72,11 @@
 #define CS_PRICE_LIMIT ((int64_t)1 << 61)
 /* A global price update runs after this many relabels per live node. */
 #define CS_UPDATE_PER_NODE 1
+/* A hub is a node with more residual arcs than this, and than the live
+ * nodes over CS_HUB_SHARE: a scheduling network's cluster aggregator and
+ * sink (see the head of this file). */
+#define CS_HUB_DEGREE 64
+#define CS_HUB_SHARE  16
 /* Work between two looks at the cancel flag. */
 #define CS_CANCEL_EVERY 4096
 
@@ -112,6 +133,13 @@ typedef struct cs {
     int64_t *cs_dist;  /* [n] tentative rank, -1 if unseen */
     uint8_t *cs_done;  /* [n] settled */
     bool cs_paused;    /* a discharge stopped for a global update */
+    /* Hubs have more residual arcs than cs_hub_degree; cs_held lists the
+     * ones waiting, with excess, for the queue to empty (see the head of
+     * this file). */
+    int32_t cs_hub_degree;
+    int32_t *cs_held;
+    int32_t cs_nheld;
+    uint8_t *cs_isheld;
     bool cs_moved;     /* flow moved: cs_arcs differ from the state's */
     bool cs_low_start; /* excess to re-route, phases started below max */
     uint64_t cs_relabels_since_update;
@@ -148,8 +176,9 @@ static int cs_alloc(cs *c, fc_scratch *scratch)
 {
     size_t n = (size_t)c->cs_n + 1;
     size_t m = (size_t)2 * c->cs_g->g_alive + 1;
-    size_t total = 12 * 64 + m * sizeof(cs_arc) + (n + 1) * 4 + n * 8 +
-                   n * 4 * 3 + n + (n + 1) * 4 + n * 4 * 2 + n * 8 + n;
+    size_t total = 14 * 64 + m * sizeof(cs_arc) + (n + 1) * 4 + n * 8 +
+                   n * 4 * 3 + n + (n + 1) * 4 + n * 4 * 2 + n * 8 + n + n * 4 +
+                   n;
     char *at = fc_scratch_get(&scratch[FC_SCRATCH_CS], total);
     if (at == NULL)
         return FC_ENOMEM;
@@ -165,7 +194,10 @@ static int cs_alloc(cs *c, fc_scratch *scratch)
     c->cs_bprev = carve(&at, n * sizeof(int32_t));
     c->cs_dist = carve(&at, n * sizeof(int64_t));
     c->cs_done = carve(&at, n);
+    c->cs_held = carve(&at, n * sizeof(int32_t));
+    c->cs_isheld = carve(&at, n);
     memset(c->cs_isdirty, 0, n);
+    memset(c->cs_isheld, 0, n);
     return 0;
 }
 
@@ -287,6 +319,24 @@ static void saturate_node(cs *c, fc_node v)
     c->cs_work += (uint64_t)(end - c->cs_first[v]);
 }
 
+/* Hold hub v, which has excess and no admissible arc, until the queue
+ * empties. */
+static void hold(cs *c, fc_node v)
+{
+    if (!c->cs_isheld[v]) {
+        c->cs_isheld[v] = 1;
+        c->cs_held[c->cs_nheld++] = v;
+    }
+}
+
+/* Forget the held hubs; the caller queues the ones with excess. */
+static void release_held(cs *c)
+{
+    for (int32_t i = 0; i < c->cs_nheld; i++)
+        c->cs_isheld[c->cs_held[i]] = 0;
+    c->cs_nheld = 0;
+}
+
 /* Make the pseudoflow 0-optimal at the start of a phase: only arcs leaving
  * a node whose price rose can have gone negative. Then queue the nodes
  * with excess. */
@@ -306,6 +356,7 @@ static void start_phase(cs *c)
     c->cs_all_dirty = false;
     c->cs_qhead = 0;
     c->cs_qlen = 0;
+    release_held(c);
     for (fc_node v = 0; v < c->cs_n; v++)
         if (live(g, v) && c->cs_ex[v] > 0)
             enqueue(c, v);
@@ -409,6 +460,7 @@ static int global_update(cs *c)
     c->cs_all_dirty = true;
     c->cs_qhead = 0;
     c->cs_qlen = 0;
+    release_held(c);
     for (fc_node v = 0; v < n; v++)
         if (live(g, v) && c->cs_ex[v] > 0)
             enqueue(c, v);
@@ -477,7 +529,9 @@ static bool update_due(cs *c)
 }
 
 /* Push v's excess along admissible arcs, relabelling when it has none,
- * until the excess is gone or a global price update is due. */
+ * until the excess is gone or a global price update is due; a hub with
+ * no admissible arc is held instead of relabelled while other nodes wait
+ * in the queue. */
 static int discharge(cs *c, fc_node v)
 {
     cs_arc *arcs = c->cs_arcs;
@@ -493,6 +547,11 @@ static int discharge(cs *c, fc_node v)
                 break;
         }
         c->cs_work++;
+        if (k == end && c->cs_low_start && c->cs_qlen > 0 &&
+            c->cs_first[v + 1] - c->cs_first[v] > c->cs_hub_degree) {
+            hold(c, v);
+            break;
+        }
         if (k == end) {
             int rc = relabel(c, v);
             if (rc != 0)
@@ -527,6 +586,22 @@ static int discharge(cs *c, fc_node v)
     return 0;
 }
 
+/* The queue is empty and hubs are held: rank the nodes by a global price
+ * update, which queues every active node, if any price moved since the
+ * last one; otherwise queue the held hubs (the last of them then
+ * relabels, so the phase goes on). Returns 0 or global_update's error. */
+static int release_hubs(cs *c)
+{
+    if (c->cs_relabels_since_update > 0)
+        return global_update(c);
+    int32_t nheld = c->cs_nheld;
+    release_held(c);
+    for (int32_t i = 0; i < nheld; i++)
+        if (c->cs_ex[c->cs_held[i]] > 0)
+            enqueue(c, c->cs_held[i]);
+    return 0;
+}
+
 /* One phase at the current eps. */
 static int refine(cs *c)
 {
@@ -548,6 +623,12 @@ static int refine(cs *c)
          * started from the largest cost. */
         if (c->cs_phase_relabels > c->cs_relabel_bound)
             return c->cs_low_start ? CS_TOO_LOW : FC_EINFEASIBLE;
+        if (c->cs_qlen == 0 && c->cs_nheld > 0) {
+            int rc = release_hubs(c);
+            if (rc != 0)
+                return rc;
+            continue;
+        }
         if (c->cs_qlen == 0)
             break;
         if (cs_cancel_due(c, 64))
@@ -851,6 +932,9 @@ int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
         return 0;
     uint64_t live_n = (uint64_t)c.cs_live;
     c.cs_update_every = CS_UPDATE_PER_NODE * live_n + 16;
+    c.cs_hub_degree = c.cs_live / CS_HUB_SHARE > CS_HUB_DEGREE
+                          ? c.cs_live / CS_HUB_SHARE
+                          : CS_HUB_DEGREE;
     c.cs_relabel_bound =
         ((uint64_t)c.cs_alpha + 3) * (live_n + 1) * (live_n + 1) + 1024;
 
