@@ -45,6 +45,10 @@ static int reserve_nodes(fc_graph *g, int32_t need)
         grow(&g->g_st.fs_excess, sizeof(int64_t), old, cap) ||
         grow(&g->g_st.fs_price, sizeof(int64_t), old, cap))
         return FC_ENOMEM;
+    if (g->g_spare.fs_excess != NULL &&
+        (grow(&g->g_spare.fs_excess, sizeof(int64_t), old, cap) ||
+         grow(&g->g_spare.fs_price, sizeof(int64_t), old, cap)))
+        return FC_ENOMEM;
     memset(g->g_ntype + old, FC_NODE_FREE, cap - old);
     g->g_ncap = (int32_t)cap;
     return 0;
@@ -63,6 +67,9 @@ static int reserve_arcs(fc_graph *g, int32_t need)
         grow(&g->g_pos, sizeof(int32_t), 2 * old, 2 * cap) ||
         grow(&g->g_afree, sizeof(int32_t), old, cap) ||
         grow(&g->g_st.fs_rescap, sizeof(int64_t), 2 * old, 2 * cap))
+        return FC_ENOMEM;
+    if (g->g_spare.fs_rescap != NULL &&
+        grow(&g->g_spare.fs_rescap, sizeof(int64_t), 2 * old, 2 * cap))
         return FC_ENOMEM;
     for (size_t r = 2 * old; r < 2 * cap; r++)
         g->g_head[r] = -1;
@@ -156,6 +163,7 @@ void fc_graph_free(fc_graph *g)
     free(g->g_pos);
     free(g->g_afree);
     fc_flow_state_free(&g->g_st);
+    fc_flow_state_free(&g->g_spare);
     free(g->g_changes);
     free(g);
 }
@@ -181,6 +189,7 @@ int fc_graph_clone(const fc_graph *g, fc_graph **out)
     size_t nc = (size_t)g->g_ncap, ac = (size_t)g->g_acap;
     *c = *g;
     memset(c->g_scratch, 0, sizeof c->g_scratch);
+    memset(&c->g_spare, 0, sizeof c->g_spare);
     c->g_supply = dup_array(g->g_supply, nc * sizeof(int64_t), &failed);
     c->g_ntype = dup_array(g->g_ntype, nc, &failed);
     c->g_adj = calloc(nc ? nc : 1, sizeof(fc_adj));
@@ -626,6 +635,24 @@ void fc_flow_state_copy(const fc_graph *g, fc_flow_state *dst,
         memcpy(dst->fs_price, src->fs_price,
                (size_t)g->g_nbound * sizeof(int64_t));
     }
+}
+
+int fc_graph_spare(fc_graph *g)
+{
+    fc_flow_state *sp = &g->g_spare;
+    if (sp->fs_rescap != NULL && sp->fs_excess != NULL && sp->fs_price != NULL)
+        return 0;
+    size_t nc = (size_t)g->g_ncap + 1, ac = (size_t)g->g_acap + 1;
+    fc_flow_state_free(sp);
+    sp->fs_rescap = malloc(2 * ac * sizeof(int64_t));
+    sp->fs_excess = malloc(nc * sizeof(int64_t));
+    sp->fs_price = malloc(nc * sizeof(int64_t));
+    if (sp->fs_rescap == NULL || sp->fs_excess == NULL ||
+        sp->fs_price == NULL) {
+        fc_flow_state_free(sp);
+        return FC_ENOMEM;
+    }
+    return 0;
 }
 
 void fc_flow_state_free(fc_flow_state *st)

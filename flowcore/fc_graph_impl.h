@@ -57,7 +57,6 @@ typedef struct fc_scratch {
 enum {
     FC_SCRATCH_CS,    /* cost scaling's copy of the network */
     FC_SCRATCH_RELAX, /* relaxation's per-node arrays */
-    FC_SCRATCH_RACE,  /* the race's second flow state */
     FC_SCRATCH_N,
 };
 
@@ -120,6 +119,10 @@ struct fc_graph {
     int32_t g_nafree;
     /* the current flow */
     fc_flow_state g_st;
+    /* the race's second flow state, as large as g_st once a race ran
+     * (NULL arrays before; never cloned): cost scaling's side of the race,
+     * swapped with g_st when cost scaling wins */
+    fc_flow_state g_spare;
     /* changes since the last solve, for incremental solvers */
     fc_change *g_changes;
     size_t g_nchanges;
@@ -142,6 +145,11 @@ static inline fc_node fc_tail(const fc_graph *g, int32_t r)
  * as large as g's id bounds). */
 void fc_flow_state_copy(const fc_graph *g, fc_flow_state *dst,
                         const fc_flow_state *src);
+
+/* fc_graph_spare gives g->g_spare arrays as large as g->g_st's, if it
+ * has none yet; later growth of the graph grows both. Returns 0 or
+ * FC_ENOMEM. */
+int fc_graph_spare(fc_graph *g);
 
 /* fc_flow_state_free frees the arrays of st. */
 void fc_flow_state_free(fc_flow_state *st);
@@ -170,9 +178,10 @@ int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
 int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
                    const fc_solve_options *opt, fc_scratch *scratch,
                    uint64_t *work);
-/* The race also takes and updates *hint, what it learned from its last
- * rounds (see fc_race.c). */
-int fc_race_solve(const fc_graph *g, fc_flow_state *st,
+/* The race also takes a second flow state as large as st (contents
+ * undefined), which it swaps with st when cost scaling wins, and takes and
+ * updates *hint, what it learned from its last rounds (see fc_race.c). */
+int fc_race_solve(const fc_graph *g, fc_flow_state *st, fc_flow_state *spare,
                   const fc_solve_options *opt, fc_scratch *scratch,
                   fc_race_hint *hint, fc_algorithm *winner, uint64_t *work);
 
