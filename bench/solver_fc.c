@@ -179,9 +179,13 @@ size_t bf_graph_bytes(const struct fc_graph *g)
     for (size_t v = 0; v < nc; v++)
         bytes += (size_t)g->g_adj[v].ad_cap * sizeof(int32_t);
     bytes += g->g_changes_cap * sizeof(fc_change);
-    /* the solvers' scratch memory, which the graph keeps between solves */
+    /* the solvers' scratch memory and the race's second flow state, which
+     * the graph keeps between solves */
     for (int i = 0; i < FC_SCRATCH_N; i++)
         bytes += g->g_scratch[i].sc_size;
+    if (g->g_spare.fs_rescap != NULL)
+        bytes +=
+            (nc + 1) * 2 * sizeof(int64_t) + (ac + 1) * 2 * sizeof(int64_t);
     return bytes;
 }
 

@@ -71,8 +71,9 @@ int32_t bf_nodes(const struct fc_graph *g);
 int32_t bf_arcs(const struct fc_graph *g);
 
 /* bf_graph_bytes returns the bytes g's arrays hold (allocated capacity,
- * adjacency arrays, change record and the solvers' scratch memory kept
- * between solves included; malloc's own overhead not). */
+ * adjacency arrays, change record, and the solvers' scratch memory and the
+ * race's second flow state kept between solves included; malloc's own
+ * overhead not). */
 size_t bf_graph_bytes(const struct fc_graph *g);
 
 /* A graph as plain arrays, nodes renumbered densely from 0. */
