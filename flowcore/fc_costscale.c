@@ -36,10 +36,9 @@
  * times: on the 12,500-machine Quincy graph a round of 100 events did
  * 315,000 to 500,000 relabels so, and with the hubs held it does 80,000 to
  * 240,000 plus 10 to 15 global updates, about half the work, in 60% of
- * the time. From
- * scratch the hubs are not held: the queue empties so often in the early
- * phases that the updates cost more than they save (2.5x the time on a
- * 1,000-machine Quincy graph).
+ * the time. From scratch the hubs are not held: the queue empties so
+ * often in the early phases that the updates cost more than they save
+ * (2.5x the time on a 1,000-machine Quincy graph).
  *
  * The solver works on its own copy of the residual network, laid out by
  * tail node (each node's residual arcs contiguous, with head, scaled cost,
@@ -139,7 +138,6 @@ typedef struct cs {
     int32_t cs_hub_degree;
     int32_t *cs_held;
     int32_t cs_nheld;
-    uint8_t *cs_isheld;
     bool cs_moved;     /* flow moved: cs_arcs differ from the state's */
     bool cs_low_start; /* excess to re-route, phases started below max */
     uint64_t cs_relabels_since_update;
@@ -176,9 +174,8 @@ static int cs_alloc(cs *c, fc_scratch *scratch)
 {
     size_t n = (size_t)c->cs_n + 1;
     size_t m = (size_t)2 * c->cs_g->g_alive + 1;
-    size_t total = 14 * 64 + m * sizeof(cs_arc) + (n + 1) * 4 + n * 8 +
-                   n * 4 * 3 + n + (n + 1) * 4 + n * 4 * 2 + n * 8 + n + n * 4 +
-                   n;
+    size_t total = 13 * 64 + m * sizeof(cs_arc) + (n + 1) * 4 + n * 8 +
+                   n * 4 * 3 + n + (n + 1) * 4 + n * 4 * 2 + n * 8 + n + n * 4;
     char *at = fc_scratch_get(&scratch[FC_SCRATCH_CS], total);
     if (at == NULL)
         return FC_ENOMEM;
@@ -195,9 +192,7 @@ static int cs_alloc(cs *c, fc_scratch *scratch)
     c->cs_dist = carve(&at, n * sizeof(int64_t));
     c->cs_done = carve(&at, n);
     c->cs_held = carve(&at, n * sizeof(int32_t));
-    c->cs_isheld = carve(&at, n);
     memset(c->cs_isdirty, 0, n);
-    memset(c->cs_isheld, 0, n);
     return 0;
 }
 
@@ -320,20 +315,16 @@ static void saturate_node(cs *c, fc_node v)
 }
 
 /* Hold hub v, which has excess and no admissible arc, until the queue
- * empties. */
+ * empties. A held hub is in neither the queue nor (until released) the
+ * list twice: pushes into it find it active and do not queue it. */
 static void hold(cs *c, fc_node v)
 {
-    if (!c->cs_isheld[v]) {
-        c->cs_isheld[v] = 1;
-        c->cs_held[c->cs_nheld++] = v;
-    }
+    c->cs_held[c->cs_nheld++] = v;
 }
 
 /* Forget the held hubs; the caller queues the ones with excess. */
 static void release_held(cs *c)
 {
-    for (int32_t i = 0; i < c->cs_nheld; i++)
-        c->cs_isheld[c->cs_held[i]] = 0;
     c->cs_nheld = 0;
 }
 

@@ -31,16 +31,16 @@
  * only gets a short try: unless it won within an eighth of cost scaling's
  * last time, it is stopped, and cost scaling goes on alone at full speed.
  * Such a round costs cost scaling's slowdown beside relaxation for that
- * eighth (running the try first and cost scaling after it cost the whole
- * eighth: 1.12-1.15x cost scaling alone on the 20,000-task load-spreading
- * graph from scratch, against 1.0-1.05x now). A try that fails is not
- * repeated at once:
- * cost scaling then runs alone (on the caller's state, without the copy)
- * for one round, after the next failed try two, then four, at most
- * RACE_SKIP_MAX; rounds where relaxation is the slower one by far (100
- * events and more on the 12,500-machine graph) thus mostly cost what cost
- * scaling alone costs, and a return to small rounds is noticed within
- * RACE_SKIP_MAX rounds. Before any win both start at once.
+ * eighth, where running the try first and cost scaling after it would
+ * cost the whole eighth (1.12-1.15x cost scaling alone on the 20,000-task
+ * load-spreading graph from scratch, against 1.0-1.05x side by side). A
+ * try that fails is not repeated at once: cost scaling then runs alone
+ * (on the caller's state, without the copy) for one round, after the next
+ * failed try two, then four, at most RACE_SKIP_MAX; rounds where
+ * relaxation is the slower one by far (100 events and more on the
+ * 12,500-machine graph) thus mostly cost what cost scaling alone costs,
+ * and a return to small rounds is noticed within RACE_SKIP_MAX rounds.
+ * Before any win both start at once.
  *
  * The caller's cancel flag is watched by the calling thread while it waits
  * and passed on to the race's flag.
