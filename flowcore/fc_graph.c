@@ -43,11 +43,9 @@ static int reserve_nodes(fc_graph *g, int32_t need)
         grow(&g->g_adj, sizeof(fc_adj), old, cap) ||
         grow(&g->g_nfree, sizeof(int32_t), old, cap) ||
         grow(&g->g_st.fs_excess, sizeof(int64_t), old, cap) ||
-        grow(&g->g_st.fs_price, sizeof(int64_t), old, cap))
-        return FC_ENOMEM;
-    if (g->g_spare.fs_excess != NULL &&
-        (grow(&g->g_spare.fs_excess, sizeof(int64_t), old, cap) ||
-         grow(&g->g_spare.fs_price, sizeof(int64_t), old, cap)))
+        grow(&g->g_st.fs_price, sizeof(int64_t), old, cap) ||
+        grow(&g->g_spare.fs_excess, sizeof(int64_t), old, cap) ||
+        grow(&g->g_spare.fs_price, sizeof(int64_t), old, cap))
         return FC_ENOMEM;
     memset(g->g_ntype + old, FC_NODE_FREE, cap - old);
     g->g_ncap = (int32_t)cap;
@@ -66,9 +64,7 @@ static int reserve_arcs(fc_graph *g, int32_t need)
         grow(&g->g_cost, sizeof(int64_t), 2 * old, 2 * cap) ||
         grow(&g->g_pos, sizeof(int32_t), 2 * old, 2 * cap) ||
         grow(&g->g_afree, sizeof(int32_t), old, cap) ||
-        grow(&g->g_st.fs_rescap, sizeof(int64_t), 2 * old, 2 * cap))
-        return FC_ENOMEM;
-    if (g->g_spare.fs_rescap != NULL &&
+        grow(&g->g_st.fs_rescap, sizeof(int64_t), 2 * old, 2 * cap) ||
         grow(&g->g_spare.fs_rescap, sizeof(int64_t), 2 * old, 2 * cap))
         return FC_ENOMEM;
     for (size_t r = 2 * old; r < 2 * cap; r++)
@@ -189,7 +185,6 @@ int fc_graph_clone(const fc_graph *g, fc_graph **out)
     size_t nc = (size_t)g->g_ncap, ac = (size_t)g->g_acap;
     *c = *g;
     memset(c->g_scratch, 0, sizeof c->g_scratch);
-    memset(&c->g_spare, 0, sizeof c->g_spare);
     c->g_supply = dup_array(g->g_supply, nc * sizeof(int64_t), &failed);
     c->g_ntype = dup_array(g->g_ntype, nc, &failed);
     c->g_adj = calloc(nc ? nc : 1, sizeof(fc_adj));
@@ -203,6 +198,13 @@ int fc_graph_clone(const fc_graph *g, fc_graph **out)
     c->g_st.fs_excess =
         dup_array(g->g_st.fs_excess, nc * sizeof(int64_t), &failed);
     c->g_st.fs_price =
+        dup_array(g->g_st.fs_price, nc * sizeof(int64_t), &failed);
+    /* the spare's contents do not matter; copying maps its pages now */
+    c->g_spare.fs_rescap =
+        dup_array(g->g_st.fs_rescap, 2 * ac * sizeof(int64_t), &failed);
+    c->g_spare.fs_excess =
+        dup_array(g->g_st.fs_excess, nc * sizeof(int64_t), &failed);
+    c->g_spare.fs_price =
         dup_array(g->g_st.fs_price, nc * sizeof(int64_t), &failed);
     c->g_changes =
         dup_array(g->g_changes, g->g_nchanges * sizeof(fc_change), &failed);
@@ -635,24 +637,6 @@ void fc_flow_state_copy(const fc_graph *g, fc_flow_state *dst,
         memcpy(dst->fs_price, src->fs_price,
                (size_t)g->g_nbound * sizeof(int64_t));
     }
-}
-
-int fc_graph_spare(fc_graph *g)
-{
-    fc_flow_state *sp = &g->g_spare;
-    if (sp->fs_rescap != NULL && sp->fs_excess != NULL && sp->fs_price != NULL)
-        return 0;
-    size_t nc = (size_t)g->g_ncap + 1, ac = (size_t)g->g_acap + 1;
-    fc_flow_state_free(sp);
-    sp->fs_rescap = malloc(2 * ac * sizeof(int64_t));
-    sp->fs_excess = malloc(nc * sizeof(int64_t));
-    sp->fs_price = malloc(nc * sizeof(int64_t));
-    if (sp->fs_rescap == NULL || sp->fs_excess == NULL ||
-        sp->fs_price == NULL) {
-        fc_flow_state_free(sp);
-        return FC_ENOMEM;
-    }
-    return 0;
 }
 
 void fc_flow_state_free(fc_flow_state *st)

@@ -119,9 +119,11 @@ struct fc_graph {
     int32_t g_nafree;
     /* the current flow */
     fc_flow_state g_st;
-    /* the race's second flow state, as large as g_st once a race ran
-     * (NULL arrays before; never cloned): cost scaling's side of the race,
-     * swapped with g_st when cost scaling wins */
+    /* the race's second flow state, as large as g_st and grown with it
+     * (the race is the default algorithm, and memory first touched inside
+     * a solve costs page faults there; contents undefined between
+     * solves): cost scaling's side of the race, swapped with g_st when
+     * cost scaling wins */
     fc_flow_state g_spare;
     /* changes since the last solve, for incremental solvers */
     fc_change *g_changes;
@@ -145,11 +147,6 @@ static inline fc_node fc_tail(const fc_graph *g, int32_t r)
  * as large as g's id bounds). */
 void fc_flow_state_copy(const fc_graph *g, fc_flow_state *dst,
                         const fc_flow_state *src);
-
-/* fc_graph_spare gives g->g_spare arrays as large as g->g_st's, if it
- * has none yet; later growth of the graph grows both. Returns 0 or
- * FC_ENOMEM. */
-int fc_graph_spare(fc_graph *g);
 
 /* fc_flow_state_free frees the arrays of st. */
 void fc_flow_state_free(fc_flow_state *st);

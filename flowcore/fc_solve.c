@@ -95,10 +95,8 @@ int fc_solve(fc_graph *g, const fc_solve_options *opt, fc_solve_stats *stats)
         rc = fc_relax_solve(g, &g->g_st, opt, g->g_scratch, &work);
         break;
     case FC_ALG_RACE:
-        rc = fc_graph_spare(g);
-        if (rc == 0)
-            rc = fc_race_solve(g, &g->g_st, &g->g_spare, opt, g->g_scratch,
-                               &g->g_race_hint, &used, &work);
+        rc = fc_race_solve(g, &g->g_st, &g->g_spare, opt, g->g_scratch,
+                           &g->g_race_hint, &used, &work);
         break;
     default:
         return FC_EINVAL;
