@@ -168,25 +168,45 @@ size_t bf_graph_bytes(const struct fc_graph *g)
 {
     size_t nc = (size_t)g->g_ncap, ac = (size_t)g->g_acap;
     size_t bytes = sizeof *g;
-    /* per node: supply, type, adjacency header, free stack, excess, price */
+    /* per node: supply, type, adjacency header, free stack, and excess and
+     * price in both flow states (the current one and the race's second) */
     bytes += nc * (sizeof(int64_t) + 1 + sizeof(fc_adj) + sizeof(int32_t) +
-                   2 * sizeof(int64_t));
-    /* per arc: head, cost, pos and rescap for both residual arcs, free
-     * stack */
+                   4 * sizeof(int64_t));
+    /* per arc: head, cost, pos and two flow states' rescap for both
+     * residual arcs, free stack */
     bytes += ac * (2 * (sizeof(int32_t) + sizeof(int64_t) + sizeof(int32_t) +
-                        sizeof(int64_t)) +
+                        2 * sizeof(int64_t)) +
                    sizeof(int32_t));
     for (size_t v = 0; v < nc; v++)
         bytes += (size_t)g->g_adj[v].ad_cap * sizeof(int32_t);
     bytes += g->g_changes_cap * sizeof(fc_change);
-    /* the solvers' scratch memory and the race's second flow state, which
-     * the graph keeps between solves */
+    /* the solvers' scratch memory, which the graph keeps between solves */
     for (int i = 0; i < FC_SCRATCH_N; i++)
         bytes += g->g_scratch[i].sc_size;
-    if (g->g_spare.fs_rescap != NULL)
-        bytes +=
-            (nc + 1) * 2 * sizeof(int64_t) + (ac + 1) * 2 * sizeof(int64_t);
     return bytes;
+}
+
+/* Write one byte of each page that the n bytes at p touch back. */
+static void rewrite_pages(void *p, size_t n)
+{
+    volatile char *c = p;
+    for (size_t i = 0; i < n; i += 4096)
+        c[i] = c[i];
+    if (n > 0)
+        c[n - 1] = c[n - 1];
+}
+
+void bf_own_pages(struct fc_graph *g)
+{
+    size_t nc = (size_t)g->g_ncap, ac = (size_t)g->g_acap;
+    const fc_flow_state *states[] = {&g->g_st, &g->g_spare};
+    for (int k = 0; k < 2; k++) {
+        rewrite_pages(states[k]->fs_rescap, 2 * ac * sizeof(int64_t));
+        rewrite_pages(states[k]->fs_excess, nc * sizeof(int64_t));
+        rewrite_pages(states[k]->fs_price, nc * sizeof(int64_t));
+    }
+    for (int i = 0; i < FC_SCRATCH_N; i++)
+        rewrite_pages(g->g_scratch[i].sc_mem, g->g_scratch[i].sc_size);
 }
 
 void bf_export_free(bf_export *e)

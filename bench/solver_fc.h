@@ -71,10 +71,18 @@ int32_t bf_nodes(const struct fc_graph *g);
 int32_t bf_arcs(const struct fc_graph *g);
 
 /* bf_graph_bytes returns the bytes g's arrays hold (allocated capacity,
- * adjacency arrays, change record, and the solvers' scratch memory and the
- * race's second flow state kept between solves included; malloc's own
- * overhead not). */
+ * adjacency arrays, change record, both flow states and the solvers'
+ * scratch memory kept between solves included; malloc's own overhead
+ * not). */
 size_t bf_graph_bytes(const struct fc_graph *g);
+
+/* bf_own_pages writes every page of the memory g's solvers write (both
+ * flow states, the scratch slots) back with what it holds. A fork marks
+ * this process's pages copy-on-write, and the first write to each page
+ * after it takes a fault, even once the child is gone: call this after
+ * forking, so that the timed solves do not pay faults that a solver in a
+ * process that never forks would not. */
+void bf_own_pages(struct fc_graph *g);
 
 /* A graph as plain arrays, nodes renumbered densely from 0. */
 typedef struct bf_export {
