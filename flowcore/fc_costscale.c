@@ -918,7 +918,7 @@ int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
     /* Too large for scaled 64-bit prices: the reference solver is exact
      * at any size. */
     if (!fits(max_cost, c.cs_scale, c.cs_alpha))
-        return fc_ssp_solve(g, st, opt, work);
+        return fc_ssp_solve(g, st, opt, NULL, work);
     if (c.cs_n == 0)
         return 0;
     uint64_t live_n = (uint64_t)c.cs_live;
@@ -941,7 +941,7 @@ int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
             store_rough_prices(&c);
     }
     if (rc == CS_OVERFLOW)
-        rc = fc_ssp_solve(g, st, opt, work);
+        rc = fc_ssp_solve(g, st, opt, NULL, work);
     *work += c.cs_work;
     return rc;
 }

@@ -162,19 +162,30 @@ static inline void fc_push(const fc_graph *g, fc_flow_state *st, int32_t r,
     st->fs_excess[g->g_head[r]] += amount;
 }
 
+/* A check that a solver makes wherever it looks at the cancel flag: when
+ * pl_stop(pl_arg) returns true, it stops as if cancelled. The race runs
+ * relaxation (and the successive shortest paths it may fall back on) on
+ * the calling thread, and keeps time through it. */
+typedef struct fc_poll {
+    bool (*pl_stop)(void *arg);
+    void *pl_arg;
+} fc_poll;
+
 /* Solvers. Each computes a minimum-cost flow from the flow in st (which
  * respects capacities but may leave excesses) over g's topology, counts its
  * work in *work, and returns 0, FC_EINFEASIBLE, FC_ECANCELED or FC_ENOMEM.
  * On return st respects every capacity. scratch is the graph's array of
- * FC_SCRATCH_N slots; each solver uses its own. */
+ * FC_SCRATCH_N slots; each solver uses its own. poll, where a solver takes
+ * one, may be NULL. */
 int fc_ssp_solve(const fc_graph *g, fc_flow_state *st,
-                 const fc_solve_options *opt, uint64_t *work);
+                 const fc_solve_options *opt, const fc_poll *poll,
+                 uint64_t *work);
 int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
                 const fc_solve_options *opt, fc_scratch *scratch,
                 uint64_t *work);
 int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
-                   const fc_solve_options *opt, fc_scratch *scratch,
-                   uint64_t *work);
+                   const fc_solve_options *opt, const fc_poll *poll,
+                   fc_scratch *scratch, uint64_t *work);
 /* The race also takes a second flow state as large as st (contents
  * undefined), which it swaps with st when cost scaling wins, and takes and
  * updates *hint, what it learned from its last rounds (see fc_race.c). */
@@ -187,6 +198,14 @@ static inline bool fc_cancelled(const fc_solve_options *opt)
 {
     return opt->so_cancel != NULL &&
            atomic_load_explicit(opt->so_cancel, memory_order_relaxed);
+}
+
+/* fc_must_stop tells whether a solve must stop: the caller asked, or poll
+ * (NULL: none) says so. */
+static inline bool fc_must_stop(const fc_solve_options *opt,
+                                const fc_poll *poll)
+{
+    return fc_cancelled(opt) || (poll != NULL && poll->pl_stop(poll->pl_arg));
 }
 
 #endif /* FC_GRAPH_IMPL_H */

@@ -98,6 +98,7 @@ typedef struct relax {
     uint32_t rx_sweep;              /* current sweep */
     int64_t rx_budget;              /* steps the current sweep may still take */
     const fc_solve_options *rx_opt; /* for the cancel flag */
+    const fc_poll *rx_poll;         /* the caller's check, or NULL */
     uint32_t *rx_seen; /* sweep in which the node's rx_cur was reset */
     uint32_t *rx_dead; /* sweep in which the node was found to lead nowhere */
     int32_t *rx_cur;   /* next position to try in the node's adjacency */
@@ -349,7 +350,8 @@ static void sweep_from(relax *x, int32_t s, uint64_t *work)
     int32_t len = 0, u = s;
     x->rx_onpath[s] = 1;
     while (st->fs_excess[s] > 0 && x->rx_budget-- > 0) {
-        if (x->rx_budget % RELAX_CANCEL_WORK == 0 && fc_cancelled(x->rx_opt))
+        if (x->rx_budget % RELAX_CANCEL_WORK == 0 &&
+            fc_must_stop(x->rx_opt, x->rx_poll))
             x->rx_budget = 0; /* the main loop sees the flag next */
         (*work)++;
         if (u != s && st->fs_excess[u] < 0) {
@@ -626,8 +628,8 @@ iterate(relax *x, int32_t root, bool forward, uint64_t *work)
 }
 
 int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
-                   const fc_solve_options *opt, fc_scratch *scratch,
-                   uint64_t *work)
+                   const fc_solve_options *opt, const fc_poll *poll,
+                   fc_scratch *scratch, uint64_t *work)
 {
     relax x;
     int rc = relax_init(&x, g, st, scratch);
@@ -657,6 +659,7 @@ int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
 
     /* Passes: a sweep, then one iteration from every active node. */
     x.rx_opt = opt;
+    x.rx_poll = poll;
     uint64_t checked = *work - RELAX_CANCEL_WORK; /* look before any work */
     bool sweep_due = true;
     uint64_t iterations = 0;
@@ -674,7 +677,7 @@ int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
                 continue;
             if (*work - checked >= RELAX_CANCEL_WORK) {
                 checked = *work;
-                if (fc_cancelled(opt)) {
+                if (fc_must_stop(opt, poll)) {
                     rc = FC_ECANCELED;
                     break;
                 }
@@ -683,7 +686,7 @@ int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
                                       : iterate(&x, s, false, work);
             iterations++;
             if (x.rx_escaped)
-                return fc_ssp_solve(g, st, opt, work);
+                return fc_ssp_solve(g, st, opt, poll, work);
         }
         sweep_due = x.rx_scans > RELAX_SWEEP_TREE * iterations;
     }

@@ -86,13 +86,13 @@ int fc_solve(fc_graph *g, const fc_solve_options *opt, fc_solve_stats *stats)
     int rc;
     switch (opt->so_algorithm) {
     case FC_ALG_SSP:
-        rc = fc_ssp_solve(g, &g->g_st, opt, &work);
+        rc = fc_ssp_solve(g, &g->g_st, opt, NULL, &work);
         break;
     case FC_ALG_COST_SCALING:
         rc = fc_cs_solve(g, &g->g_st, opt, g->g_scratch, &work);
         break;
     case FC_ALG_RELAX:
-        rc = fc_relax_solve(g, &g->g_st, opt, g->g_scratch, &work);
+        rc = fc_relax_solve(g, &g->g_st, opt, NULL, g->g_scratch, &work);
         break;
     case FC_ALG_RACE:
         rc = fc_race_solve(g, &g->g_st, &g->g_spare, opt, g->g_scratch,

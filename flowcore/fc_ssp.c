@@ -367,7 +367,8 @@ static void check_prices(const fc_graph *g, fc_flow_state *st)
 }
 
 int fc_ssp_solve(const fc_graph *g, fc_flow_state *st,
-                 const fc_solve_options *opt, uint64_t *work)
+                 const fc_solve_options *opt, const fc_poll *poll,
+                 uint64_t *work)
 {
     ssp s;
     int rc = ssp_init(&s, g, st);
@@ -380,7 +381,7 @@ int fc_ssp_solve(const fc_graph *g, fc_flow_state *st,
             s.sp_active[s.sp_nactive++] = v;
 
     while (compact_active(&s) > 0) {
-        if (fc_cancelled(opt)) {
+        if (fc_must_stop(opt, poll)) {
             rc = FC_ECANCELED;
             break;
         }
