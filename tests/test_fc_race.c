@@ -3,8 +3,11 @@
  * threads): the same verdict and optimal cost as successive shortest path
  * on random networks, a winner that is one of the two, incremental rounds
  * on scheduling networks that equal from-scratch solves whichever
- * algorithm produced the previous state, and the caller's cancellation.
+ * algorithm produced the previous state, the rounds the race runs after
+ * what it learned (a head start for relaxation, a try, cost scaling
+ * alone), and the caller's cancellation.
  */
+#include "fc_graph_impl.h"
 #include "fc_testutil.h"
 #include "flowcore.h"
 #include "tap.h"
@@ -85,6 +88,55 @@ static void test_incremental(void)
                rounds);
 }
 
+/* Solve g from scratch by race after setting what the race learned to
+ * *hint; true when the outcome matches ssp's and cost scaling won or not
+ * as want_cs says (-1: either). */
+static bool race_round(fc_graph *g, fc_race_hint hint, int want_cs,
+                       const char *what)
+{
+    g->g_race_hint = hint;
+    fc_solve_options opt = fct_options(FC_ALG_RACE, false);
+    fc_solve_stats st;
+    int want_rc;
+    char why[512] = "";
+    bool ok = fct_matches_ssp(g, &opt, &st, &want_rc, why, sizeof why);
+    bool cs = st.ss_algorithm == FC_ALG_COST_SCALING;
+    if (ok && want_cs >= 0 && cs != (want_cs == 1)) {
+        snprintf(why, sizeof why, "won by %s",
+                 fc_algorithm_name(st.ss_algorithm));
+        ok = false;
+    }
+    return tap_ok(ok, "race, %s: matches ssp%s%s", what, why[0] ? ": " : "",
+                  why);
+}
+
+/* The race's three kinds of round on a network large enough that
+ * relaxation looks at its poll before it finishes: a head start so short
+ * that cost scaling starts at relaxation's first look, a try so short
+ * that relaxation is stopped there (cost scaling wins, and the failed try
+ * makes the next round cost scaling's alone), and that round. */
+static void test_rounds(void)
+{
+    fct_rng rng;
+    fct_rng_seed(&rng, 61);
+    fct_sched sc;
+    if (fct_sched_build(&rng, 300, 20, 200, 20, 4, &sc) != 0)
+        tap_bail_out("cannot build a scheduling network");
+    fc_graph *g = sc.sc_g;
+    race_round(g, (fc_race_hint){.rh_relax_ns = 1}, -1,
+               "cost scaling joins after a 1 ns head start");
+    race_round(g, (fc_race_hint){.rh_cs_ns = 8}, 1,
+               "relaxation's 1 ns try is cut");
+    tap_ok(g->g_race_hint.rh_skip == 1 && g->g_race_hint.rh_backoff == 1,
+           "race: a failed try skips one round (skip %d, backoff %d)",
+           g->g_race_hint.rh_skip, g->g_race_hint.rh_backoff);
+    race_round(g, g->g_race_hint, 1, "the skipped round, cost scaling alone");
+    tap_ok(g->g_race_hint.rh_skip == 0 && g->g_race_hint.rh_relax_ns == 0,
+           "race: the next round tries relaxation again (skip %d)",
+           g->g_race_hint.rh_skip);
+    fct_sched_free(&sc);
+}
+
 static void test_cancel(void)
 {
     fct_rng rng;
@@ -99,9 +151,10 @@ static void test_cancel(void)
 int main(void)
 {
     tap_timeout(120);
-    tap_plan(6);
+    tap_plan(11);
     test_random();
     test_incremental();
+    test_rounds();
     test_cancel();
     return tap_exit_status();
 }
