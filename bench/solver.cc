@@ -692,35 +692,50 @@ void run_scratch(const Scenario &sc, const Options &opt)
     sum.lemon_best = best;
     sum.machines = sc.machines;
 
+    /* The algorithms take turns, one run each, so that the machine's slow
+     * drifts (other work on a shared host) fall on all of them alike
+     * rather than on whichever ran while the machine was busy. */
+    Row alg_rows[BF_NALG];
+    bool running[BF_NALG];
+    int race_winners[BF_NALG] = {0, 0, 0, 0};
     for (int alg = 0; alg < BF_NALG; alg++) {
-        Row row;
-        row.alg = bf_algorithm_name(alg);
-        if (alg == BF_ALG_SSP && !ssp_allowed(opt, nodes)) {
-            row.note = "skipped (graph too large for the reference)";
-            rows.push_back(row);
-            continue;
-        }
-        int winners[BF_NALG] = {0, 0, 0, 0};
-        for (int r = 0; r < opt.runs; r++) {
+        alg_rows[alg].alg = bf_algorithm_name(alg);
+        running[alg] = alg != BF_ALG_SSP || ssp_allowed(opt, nodes);
+        if (!running[alg])
+            alg_rows[alg].note = "skipped (graph too large for the reference)";
+    }
+    for (int r = 0; r < opt.runs; r++) {
+        for (int alg = 0; alg < BF_NALG; alg++) {
+            if (!running[alg])
+                continue;
+            Row &row = alg_rows[alg];
             bf_result res;
             int rc = bf_solve(g, alg, false, opt.timeout, &res);
             if (bf_not_built(rc)) {
                 row.note = "n/a (not built)";
-                break;
+                running[alg] = false;
+                continue;
             }
             judge(sc.name, row, res, ref);
-            if (rc != 0 || !row.note.empty())
-                break;
+            if (rc != 0 || !row.note.empty()) {
+                running[alg] = false;
+                continue;
+            }
             row.times.push_back(res.br_seconds);
-            winners[res.br_winner & 3]++;
+            if (alg == BF_ALG_RACE)
+                race_winners[res.br_winner & 3]++;
             if (r == 0 && too_slow(res.br_seconds, best)) {
                 row.note = "1 run (slow)";
-                break;
+                running[alg] = false;
             }
         }
+    }
+    for (int alg = 0; alg < BF_NALG; alg++) {
+        Row &row = alg_rows[alg];
         if (alg == BF_ALG_RACE && !row.times.empty())
-            row.extra = "won: relax " + std::to_string(winners[BF_ALG_RELAX]) +
-                        ", cost-scaling " + std::to_string(winners[BF_ALG_CS]);
+            row.extra =
+                "won: relax " + std::to_string(race_winners[BF_ALG_RELAX]) +
+                ", cost-scaling " + std::to_string(race_winners[BF_ALG_CS]);
         if (row.note.empty() || row.note == "MISMATCH" ||
             row.note == "1 run (slow)")
             sum.alg_median[alg] = stat_of(row.times).median;
