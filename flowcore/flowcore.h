@@ -17,7 +17,8 @@
  *
  * libflowcore depends on libc and pthreads only. A graph is not
  * thread-safe: one thread changes or solves it at a time (the race solver
- * runs its own threads inside fc_solve and joins them before returning).
+ * runs cost scaling on a thread of its own inside fc_solve and joins it
+ * before returning).
  * Functions return 0 or a negative FC_E* code.
  */
 #ifndef FLOWCORE_H
