@@ -176,6 +176,18 @@ static void *dup_array(const void *src, size_t bytes, int *failed)
     return p;
 }
 
+/* A copy of flow state st of a graph with nc node and ac arc slots; sets
+ * *failed when out of memory (the arrays it got are in the copy). */
+static fc_flow_state dup_state(const fc_flow_state *st, size_t nc, size_t ac,
+                               int *failed)
+{
+    return (fc_flow_state){
+        .fs_rescap = dup_array(st->fs_rescap, 2 * ac * sizeof(int64_t), failed),
+        .fs_excess = dup_array(st->fs_excess, nc * sizeof(int64_t), failed),
+        .fs_price = dup_array(st->fs_price, nc * sizeof(int64_t), failed),
+    };
+}
+
 int fc_graph_clone(const fc_graph *g, fc_graph **out)
 {
     fc_graph *c = calloc(1, sizeof *c);
@@ -193,19 +205,9 @@ int fc_graph_clone(const fc_graph *g, fc_graph **out)
     c->g_cost = dup_array(g->g_cost, 2 * ac * sizeof(int64_t), &failed);
     c->g_pos = dup_array(g->g_pos, 2 * ac * sizeof(int32_t), &failed);
     c->g_afree = dup_array(g->g_afree, ac * sizeof(int32_t), &failed);
-    c->g_st.fs_rescap =
-        dup_array(g->g_st.fs_rescap, 2 * ac * sizeof(int64_t), &failed);
-    c->g_st.fs_excess =
-        dup_array(g->g_st.fs_excess, nc * sizeof(int64_t), &failed);
-    c->g_st.fs_price =
-        dup_array(g->g_st.fs_price, nc * sizeof(int64_t), &failed);
+    c->g_st = dup_state(&g->g_st, nc, ac, &failed);
     /* the spare's contents do not matter; copying maps its pages now */
-    c->g_spare.fs_rescap =
-        dup_array(g->g_st.fs_rescap, 2 * ac * sizeof(int64_t), &failed);
-    c->g_spare.fs_excess =
-        dup_array(g->g_st.fs_excess, nc * sizeof(int64_t), &failed);
-    c->g_spare.fs_price =
-        dup_array(g->g_st.fs_price, nc * sizeof(int64_t), &failed);
+    c->g_spare = dup_state(&g->g_st, nc, ac, &failed);
     c->g_changes =
         dup_array(g->g_changes, g->g_nchanges * sizeof(fc_change), &failed);
     c->g_changes_cap = g->g_nchanges;

@@ -277,7 +277,6 @@ int fc_race_solve(const fc_graph *g, fc_flow_state *st, fc_flow_state *spare,
               .rc_poll = {race_poll, &r}};
     atomic_init(&r.rc_stop, fc_cancelled(opt));
     atomic_init(&r.rc_winner, -1);
-    r.rc_arms[1].ra_rc = FC_ECANCELED;
     if (race_init(&r) != 0)
         return FC_ENOMEM;
     fc_flow_state_copy(g, spare, st);
