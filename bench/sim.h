@@ -120,6 +120,9 @@ void sim_params_init(sim_params *p);
 
 typedef struct sim sim;
 
+/* The stages of a strategy's ss_prefetch. */
+#define SIM_PREFETCH_STAGES 5u
+
 /* A placement strategy. Its events are kinds >= SIM_EV_STRATEGY. */
 typedef struct sim_strategy {
     const char *ss_name;
@@ -132,9 +135,15 @@ typedef struct sim_strategy {
     void (*ss_submit)(sim *s, sim_job *j);
     /* ss_event handles one of its events (a copy of the record). */
     void (*ss_event)(sim *s, const sim_ev *ev);
-    /* ss_prefetch (NULL: none) is told the event after the one about to be
-     * handled, to start loading the memory it will touch. */
-    void (*ss_prefetch)(sim *s, const sim_ev *next);
+    /* ss_prefetch (NULL: none) starts loading the memory an event will
+     * touch, in stages: before each event is handled it is told the
+     * events likely to follow, the one k events ahead (k = 1 ..
+     * SIM_PREFETCH_STAGES) at stage SIM_PREFETCH_STAGES - k. So an event
+     * goes through stages 0, 1, ... one event apart, and each stage reads
+     * only what the earlier ones loaded; stage 0 finds the record loaded
+     * (the engine prefetches it one event earlier). A guess may be wrong,
+     * or an event skip stages: prefetching is only a hint. */
+    void (*ss_prefetch)(sim *s, const sim_ev *ev, unsigned stage);
     /* ss_check verifies the strategy's invariants (NULL: none). Returns
      * 0, or SK_ESTATE with what is wrong in err. */
     int (*ss_check)(sim *s, char *err, size_t errlen);

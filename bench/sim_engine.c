@@ -335,6 +335,19 @@ static void progress(sim *s, double t0, bool last)
         el > 0 ? (double)s->s_events / el / 1e6 : 0.0);
 }
 
+/* The next events' stages of ss_prefetch (sim.h), and the record of the
+ * one after them. */
+static void prefetch(sim *s)
+{
+    uint32_t ahead[SIM_PREFETCH_STAGES + 1];
+    uint32_t n = sim_evq_upcoming(&s->s_q, ahead, SIM_PREFETCH_STAGES + 1);
+    if (n == SIM_PREFETCH_STAGES + 1)
+        __builtin_prefetch(sim_evq_rec(&s->s_q, ahead[SIM_PREFETCH_STAGES]));
+    for (uint32_t k = 0; k < n && k < SIM_PREFETCH_STAGES; k++)
+        s->s_ops->ss_prefetch(s, sim_evq_rec(&s->s_q, ahead[k]),
+                              SIM_PREFETCH_STAGES - 1 - k);
+}
+
 static void loop(sim *s)
 {
     const sim_params *p = s->s_p;
@@ -348,9 +361,8 @@ static void loop(sim *s)
             continue;
         s->s_now = at;
         s->s_events++;
-        uint32_t next;
-        if (s->s_ops->ss_prefetch != NULL && sim_evq_peek(&s->s_q, &next))
-            s->s_ops->ss_prefetch(s, sim_evq_rec(&s->s_q, next));
+        if (s->s_ops->ss_prefetch != NULL)
+            prefetch(s);
         if (ev.ev_kind == SIM_EV_ARRIVAL)
             arrival(s);
         else if (ev.ev_kind >= SIM_EV_FLOW && s->s_flow != NULL)

@@ -627,23 +627,57 @@ static void late_event(sim *s, const sim_ev *ev)
     }
 }
 
-/* The node monitor the next event goes to, and its message, start coming
- * into the caches while this event is handled. */
-static void late_prefetch(sim *s, const sim_ev *next)
+/* Stage 0 loads the message, or the run and the node's entry; stages 1
+ * and up are the receiving core's stages 0 and up (sched_prefetch_msg,
+ * nm_prefetch_msg), for the message or for the TASK_FINISHED the run will
+ * give. */
+static void late_prefetch(sim *s, const sim_ev *ev, unsigned stage)
 {
     real_state *rs = s->s_state;
+    const real_run *run = NULL;
     uint32_t node;
-    if (next->ev_kind == EV_MSG) {
-        __builtin_prefetch(next->ev_p);
-        __builtin_prefetch((const char *)next->ev_p + 64);
-    }
-    if (next->ev_kind == EV_MSG && is_node(s, next->ev_b))
-        node = next->ev_b;
-    else if (next->ev_kind == EV_FINISH)
-        node = next->ev_a;
-    else
+    if (ev->ev_dead)
         return;
-    nm_prefetch(rs->nodes[node].rn_core);
+    if (ev->ev_kind == EV_MSG && is_sched(s, ev->ev_b)) {
+        const sim_msg *c = ev->ev_p;
+        if (stage == 0) {
+            __builtin_prefetch(c);
+            __builtin_prefetch((const char *)c + 64);
+        } else {
+            sched_prefetch_msg(rs->scheds[ev->ev_b - SIM_PEER_SCHED].rs_core,
+                               ev->ev_a, &c->mg_msg, stage - 1);
+        }
+        return;
+    }
+    if (ev->ev_kind == EV_MSG && is_node(s, ev->ev_b)) {
+        node = ev->ev_b;
+    } else if (ev->ev_kind == EV_FINISH) {
+        node = ev->ev_a;
+        run = &rs->runs[(size_t)node * s->s_p->p_slots + ev->ev_b];
+    } else {
+        return;
+    }
+    if (stage == 0) {
+        if (run != NULL) {
+            __builtin_prefetch(run);
+        } else {
+            __builtin_prefetch(ev->ev_p);
+            __builtin_prefetch((const char *)ev->ev_p + 64);
+        }
+        __builtin_prefetch(&rs->nodes[node]);
+        return;
+    }
+    if (run == NULL) {
+        const sim_msg *c = ev->ev_p;
+        nm_prefetch_msg(rs->nodes[node].rn_core, ev->ev_a, &c->mg_msg,
+                        stage - 1);
+        return;
+    }
+    sk_msg m = {.m_type = SK_MSG_TASK_FINISHED};
+    m.m_task_finished.tf_job = run->ru_job;
+    m.m_task_finished.tf_task = run->ru_task;
+    m.m_task_finished.tf_attempt = run->ru_attempt;
+    nm_prefetch_msg(rs->nodes[node].rn_core, NM_PEER_COMMAND, &m, stage - 1);
 }
 
 /* ---- set-up ----------------------------------------------------------- */

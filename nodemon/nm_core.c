@@ -15,37 +15,6 @@
 /* Freed jobs and reservations a core keeps for reuse (nm_pool.h). */
 #define NM_POOL_KEEP 64u
 
-/* Hash keys: a distinct salt per table keeps equal ids apart. */
-static uint64_t peer_hash(sk_peer id)
-{
-    return nm_hash_mix(id, 1);
-}
-
-static uint64_t sched_hash(uint32_t id)
-{
-    return nm_hash_mix(id, 2);
-}
-
-static uint64_t job_hash(sk_peer sched, uint64_t job)
-{
-    return nm_hash_mix(nm_hash_mix(sched, 3), job);
-}
-
-static uint64_t resv_hash(sk_peer sched, uint64_t resv)
-{
-    return nm_hash_mix(nm_hash_mix(sched, 4), resv);
-}
-
-static uint64_t task_hash(uint64_t job, uint32_t task, uint32_t attempt)
-{
-    return nm_hash_mix(nm_hash_mix(job, 5), (uint64_t)task << 32 | attempt);
-}
-
-static uint64_t long_hash(uint64_t resv)
-{
-    return nm_hash_mix(resv, 6);
-}
-
 /* Count one drop of a kind and log the first and every 1024th. */
 static void count_limit(uint64_t *counter, const char *what)
 {
@@ -74,7 +43,7 @@ static nm_peer *find_peer(const nm_core *nm, sk_peer id)
 {
     if (id == NM_PEER_COMMAND)
         return (nm_peer *)&nm->nm_command;
-    for (nm_hnode *n = nm_htab_find(&nm->nm_peers, peer_hash(id)); n;
+    for (nm_hnode *n = nm_htab_find(&nm->nm_peers, nm_peer_hash(id)); n;
          n = nm_htab_next(n)) {
         nm_peer *p = NM_CONTAINER(n, nm_peer, pe_hnode);
         if (p->pe_id == id)
@@ -98,7 +67,7 @@ static nm_peer *find_executor(const nm_core *nm, const char *fw)
 
 static nm_peer *find_sched_id(const nm_core *nm, uint32_t id)
 {
-    for (nm_hnode *n = nm_htab_find(&nm->nm_sched_ids, sched_hash(id)); n;
+    for (nm_hnode *n = nm_htab_find(&nm->nm_sched_ids, nm_sched_hash(id)); n;
          n = nm_htab_next(n)) {
         nm_peer *p = NM_CONTAINER(n, nm_peer, pe_sched_hnode);
         if (p->pe_hello_id == id)
@@ -109,7 +78,8 @@ static nm_peer *find_sched_id(const nm_core *nm, uint32_t id)
 
 static nm_job *find_job(const nm_core *nm, const nm_peer *sched, uint64_t id)
 {
-    for (nm_hnode *n = nm_htab_find(&nm->nm_jobs, job_hash(sched->pe_id, id));
+    for (nm_hnode *n =
+             nm_htab_find(&nm->nm_jobs, nm_job_hash(sched->pe_id, id));
          n; n = nm_htab_next(n)) {
         nm_job *j = NM_CONTAINER(n, nm_job, jb_hnode);
         if (j->jb_sched == sched && j->jb_id == id)
@@ -120,7 +90,8 @@ static nm_job *find_job(const nm_core *nm, const nm_peer *sched, uint64_t id)
 
 static nm_resv *find_resv(const nm_core *nm, const nm_peer *sched, uint64_t id)
 {
-    for (nm_hnode *n = nm_htab_find(&nm->nm_resvs, resv_hash(sched->pe_id, id));
+    for (nm_hnode *n =
+             nm_htab_find(&nm->nm_resvs, nm_resv_hash(sched->pe_id, id));
          n; n = nm_htab_next(n)) {
         nm_resv *r = NM_CONTAINER(n, nm_resv, rs_hnode);
         if (r->rs_job->jb_sched == sched && r->rs_id == id)
@@ -134,7 +105,7 @@ static nm_task *find_task(const nm_core *nm, uint64_t local, uint32_t task,
                           uint32_t attempt)
 {
     for (nm_hnode *n =
-             nm_htab_find(&nm->nm_tasks, task_hash(local, task, attempt));
+             nm_htab_find(&nm->nm_tasks, nm_task_hash(local, task, attempt));
          n; n = nm_htab_next(n)) {
         nm_task *t = NM_CONTAINER(n, nm_task, tk_hnode);
         if (t->tk_local == local && t->tk_task == task &&
@@ -146,7 +117,7 @@ static nm_task *find_task(const nm_core *nm, uint64_t local, uint32_t task,
 
 static nm_long *find_long(const nm_core *nm, uint64_t resv)
 {
-    for (nm_hnode *n = nm_htab_find(&nm->nm_longs, long_hash(resv)); n;
+    for (nm_hnode *n = nm_htab_find(&nm->nm_longs, nm_long_hash(resv)); n;
          n = nm_htab_next(n)) {
         nm_long *lg = NM_CONTAINER(n, nm_long, lg_hnode);
         if (lg->lg_resv == resv)
@@ -198,7 +169,7 @@ static nm_job *get_job(nm_core *nm, nm_peer *sched, uint64_t id)
     nm_list_init(&j->jb_tasks);
     nm_list_init(&j->jb_longs);
     nm_list_push_back(&sched->pe_jobs, &j->jb_link);
-    nm_htab_insert(&nm->nm_jobs, &j->jb_hnode, job_hash(sched->pe_id, id));
+    nm_htab_insert(&nm->nm_jobs, &j->jb_hnode, nm_job_hash(sched->pe_id, id));
     return j;
 }
 
@@ -425,7 +396,7 @@ static nm_task *launch(nm_core *nm, const launch_req *lr, sk_time now)
     t->tk_res = lr->lr_res;
     t->tk_start = now;
     nm_htab_insert(&nm->nm_tasks, &t->tk_hnode,
-                   task_hash(j->jb_local, lr->lr_task, lr->lr_attempt));
+                   nm_task_hash(j->jb_local, lr->lr_task, lr->lr_attempt));
     nm_list_push_back(&nm->nm_running, &t->tk_all);
     nm_list_push_back(&j->jb_tasks, &t->tk_job_link);
     nm_list_push_back(&exec->pe_tasks, &t->tk_exec_link);
@@ -610,7 +581,8 @@ static void on_enqueue(nm_core *nm, nm_peer *s, const sk_enqueue *e,
     r->rs_res = e->er_res;
     r->rs_queued = true;
     nm_list_init(&r->rs_fetches);
-    nm_htab_insert(&nm->nm_resvs, &r->rs_hnode, resv_hash(s->pe_id, r->rs_id));
+    nm_htab_insert(&nm->nm_resvs, &r->rs_hnode,
+                   nm_resv_hash(s->pe_id, r->rs_id));
     nm_list_push_back(&j->jb_resvs, &r->rs_link);
     nm_queue_push(&nm->nm_q, u, e->er_priority, &r->rs_q);
     nm->nm_st.ns_enqueued++;
@@ -841,7 +813,7 @@ static void on_reserve(nm_core *nm, nm_peer *f, const sk_reserve *rv,
     lg->lg_task_idx = rv->rv_task;
     lg->lg_attempt = rv->rv_attempt;
     lg->lg_res = rv->rv_res;
-    nm_htab_insert(&nm->nm_longs, &lg->lg_hnode, long_hash(lg->lg_resv));
+    nm_htab_insert(&nm->nm_longs, &lg->lg_hnode, nm_long_hash(lg->lg_resv));
     nm_list_push_back(&nm->nm_pending, &lg->lg_link);
     nm_list_push_back(&j->jb_longs, &lg->lg_job_link);
     nm->nm_npending++;
@@ -922,7 +894,7 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
     p->pe_hello_id = hello->he_id;
     nm_list_init(&p->pe_jobs);
     nm_list_init(&p->pe_tasks);
-    nm_htab_insert(&nm->nm_peers, &p->pe_hnode, peer_hash(peer));
+    nm_htab_insert(&nm->nm_peers, &p->pe_hnode, nm_peer_hash(peer));
     nm->nm_npeers++;
     switch (p->pe_role) {
     case SK_ROLE_EXECUTOR: {
@@ -945,7 +917,7 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
             old->pe_in_sched = false;
         }
         nm_htab_insert(&nm->nm_sched_ids, &p->pe_sched_hnode,
-                       sched_hash(p->pe_hello_id));
+                       nm_sched_hash(p->pe_hello_id));
         p->pe_in_sched = true;
         break;
     }
@@ -1249,26 +1221,6 @@ sk_time nm_next_deadline(const nm_core *nm)
 sk_outbox *nm_outbox(nm_core *nm)
 {
     return nm->nm_out;
-}
-
-/* Up to two cache lines of a table's buckets: a small table's all. */
-static void prefetch_buckets(const nm_htab *t)
-{
-    __builtin_prefetch(t->ht_buckets);
-    __builtin_prefetch(t->ht_buckets + 8);
-}
-
-void nm_prefetch(const nm_core *nm)
-{
-    /* The fields before nm_q (nm_int.h), the queue's first line and the
-     * buckets of the tables a short task's messages look up. */
-    const char *p = (const char *)nm;
-    for (size_t off = 0; off < offsetof(nm_core, nm_q) + 64; off += 64)
-        __builtin_prefetch(p + off);
-    prefetch_buckets(&nm->nm_peers);
-    prefetch_buckets(&nm->nm_jobs);
-    prefetch_buckets(&nm->nm_resvs);
-    prefetch_buckets(&nm->nm_tasks);
 }
 
 void nm_share_outbox(nm_core *nm, sk_outbox *ob)

@@ -213,11 +213,21 @@ sk_time nm_next_deadline(const nm_core *nm);
  * them and calls sk_outbox_clear before the next call into the core. */
 sk_outbox *nm_outbox(nm_core *nm);
 
-/* nm_prefetch asks the processor to start loading the memory every call
- * into the core reads first, without waiting for it: a driver of many
- * cores calls it for the next core it will call while it works on
- * something else (the simulator does, one event ahead). */
-void nm_prefetch(const nm_core *nm);
+/* The stages of nm_prefetch_msg. */
+#define NM_PREFETCH_STAGES 4u
+
+/* nm_prefetch_msg asks the processor to start loading the memory that
+ * nm_on_message(nm, from, msg, ...) would read, without waiting for it: a
+ * driver of many cores calls it for calls it will make soon, while it
+ * works on something else. It goes in stages, each following the pointers
+ * that the earlier ones loaded: the driver calls stage 0 (which does not
+ * read msg) up to stage NM_PREFETCH_STAGES - 1 for the same message, in
+ * order and some work apart (the simulator: one event apart). It changes
+ * nothing, reads msg only during the call, and is only a hint: skipping
+ * stages or calling them for a message that never comes costs time, never
+ * correctness. Larger stages are ignored. */
+void nm_prefetch_msg(const nm_core *nm, sk_peer from, const sk_msg *msg,
+                     unsigned stage);
 
 /* nm_share_outbox makes the core put its messages in ob (NULL: back in
  * its own outbox), which nm_outbox then returns. For a driver of many

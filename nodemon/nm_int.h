@@ -150,6 +150,38 @@ struct nm_core {
     uint32_t nm_nweights;
 };
 
+/* Hash keys: a distinct salt per table keeps equal ids apart. */
+static inline uint64_t nm_peer_hash(sk_peer id)
+{
+    return nm_hash_mix(id, 1);
+}
+
+static inline uint64_t nm_sched_hash(uint32_t id)
+{
+    return nm_hash_mix(id, 2);
+}
+
+static inline uint64_t nm_job_hash(sk_peer sched, uint64_t job)
+{
+    return nm_hash_mix(nm_hash_mix(sched, 3), job);
+}
+
+static inline uint64_t nm_resv_hash(sk_peer sched, uint64_t resv)
+{
+    return nm_hash_mix(nm_hash_mix(sched, 4), resv);
+}
+
+static inline uint64_t nm_task_hash(uint64_t job, uint32_t task,
+                                    uint32_t attempt)
+{
+    return nm_hash_mix(nm_hash_mix(job, 5), (uint64_t)task << 32 | attempt);
+}
+
+static inline uint64_t nm_long_hash(uint64_t resv)
+{
+    return nm_hash_mix(resv, 6);
+}
+
 /* nm_push adds a message for peer to the outbox; NULL (counted in
  * ns_nomem) when out of memory. */
 sk_msg *nm_push(nm_core *nm, sk_peer peer, sk_msg_type type);

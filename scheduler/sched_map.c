@@ -96,6 +96,15 @@ void *sched_map_get(const sched_map *m, uint64_t key)
     return m->mp_vals[find(m, key)];
 }
 
+void sched_map_prefetch(const sched_map *m, uint64_t key)
+{
+    if (m->mp_cap == 0)
+        return;
+    uint32_t i = (uint32_t)mix(key) & (m->mp_cap - 1);
+    __builtin_prefetch(&m->mp_keys[i]);
+    __builtin_prefetch(&m->mp_vals[i]);
+}
+
 void *sched_map_del(sched_map *m, uint64_t key)
 {
     if (m->mp_cap == 0)

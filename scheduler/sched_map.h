@@ -31,6 +31,10 @@ int sched_map_put(sched_map *m, uint64_t key, void *val);
 /* sched_map_get returns the value of key, or NULL. O(1) expected. */
 void *sched_map_get(const sched_map *m, uint64_t key);
 
+/* sched_map_prefetch asks the processor to start loading the slot where
+ * a lookup of key begins (a hint: it reads m, changes nothing). */
+void sched_map_prefetch(const sched_map *m, uint64_t key);
+
 /* sched_map_del removes key and returns its value, or NULL if absent. */
 void *sched_map_del(sched_map *m, uint64_t key);
 

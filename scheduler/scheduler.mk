@@ -12,6 +12,7 @@ scheduler_libsched_la_SOURCES = \
 	scheduler/sched_map.c \
 	scheduler/sched_map.h \
 	scheduler/sched_nodes.c \
+	scheduler/sched_prefetch.c \
 	scheduler/sched_scratch.c \
 	scheduler/sched_status.c
 scheduler_libsched_la_LIBADD = client/libskylark.la -lm

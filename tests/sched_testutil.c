@@ -96,6 +96,13 @@ void st_clear(sched_core *c)
     sk_outbox_clear(sched_outbox(c));
 }
 
+void st_node_msg(sched_core *c, sk_peer node, const sk_msg *m, sk_time now)
+{
+    for (unsigned stage = 0; stage < SCHED_PREFETCH_STAGES; stage++)
+        sched_prefetch_msg(c, node, m, stage);
+    sched_on_message(c, node, m, now);
+}
+
 const sk_task_reply *st_get_task(sched_core *c, sk_peer node, uint64_t job,
                                  uint64_t resv, sk_time now)
 {
@@ -105,7 +112,7 @@ const sk_task_reply *st_get_task(sched_core *c, sk_peer node, uint64_t job,
     m.m_get_task.gt_resv = resv;
     m.m_get_task.gt_node_id = node;
     m.m_get_task.gt_node = "";
-    sched_on_message(c, node, &m, now);
+    st_node_msg(c, node, &m, now);
     const sk_out *o = st_nth(c, SK_MSG_TASK_REPLY, 0);
     return o != NULL && o->o_peer == node ? &o->o_msg.m_task_reply : NULL;
 }
@@ -119,7 +126,7 @@ void st_started(sched_core *c, sk_peer node, uint64_t job, uint32_t task,
     m.m_task_started.st_attempt = attempt;
     m.m_task_started.st_node = "";
     m.m_task_started.st_launch_us = now;
-    sched_on_message(c, node, &m, now);
+    st_node_msg(c, node, &m, now);
 }
 
 void st_finished(sched_core *c, sk_peer node, uint64_t job, uint32_t task,
@@ -136,5 +143,5 @@ void st_finished(sched_core *c, sk_peer node, uint64_t job, uint32_t task,
     f->tf_output = (sk_bytes){(const uint8_t *)"out", 3};
     f->tf_launch_us = now;
     f->tf_end_us = now;
-    sched_on_message(c, node, &m, now);
+    st_node_msg(c, node, &m, now);
 }

@@ -209,7 +209,7 @@ static void node_ask(sched_core *c, sk_rng *rng, int i, sk_time now)
     m.m_get_task.gt_job = p.mp_job;
     m.m_get_task.gt_resv = p.mp_resv;
     m.m_get_task.gt_node = "";
-    sched_on_message(c, nd->mn_peer, &m, now);
+    st_node_msg(c, nd->mn_peer, &m, now);
     sk_outbox *ob = sched_outbox(c);
     for (size_t k = 0; k < ob->ob_len; k++) {
         const sk_msg *r = &ob->ob_msgs[k].o_msg;

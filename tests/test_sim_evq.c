@@ -2,7 +2,8 @@
  * test_sim_evq.c - the simulator's event queue: events come out in
  * (time, order added) order whichever lane holds them, ties included;
  * records keep their address and contents while pending; freed records
- * are reused; and a large random schedule pops exactly as a sort of it.
+ * are reused; a large random schedule pops exactly as a sort of it; and
+ * the upcoming events it names are the next pops when it sees them all.
  */
 #include "sim_evq.h"
 #include "sk_rng.h"
@@ -75,7 +76,8 @@ static void test_random_schedule(void)
     bool first = true;
     sk_time at;
     uint32_t id;
-    sim_evq_peek(&q, &peeked);
+    if (sim_evq_upcoming(&q, &peeked, 1) == 0)
+        peeked = UINT32_MAX;
     while (sim_evq_pop(&q, &at, &id)) {
         peek_ok &= peeked == id; /* peeked after the last adds */
         if (sim_evq_pending(&q) + 1 > peak)
@@ -105,15 +107,15 @@ static void test_random_schedule(void)
                 order++;
             }
         }
-        if (!sim_evq_peek(&q, &peeked))
+        if (sim_evq_upcoming(&q, &peeked, 1) == 0)
             peeked = UINT32_MAX;
     }
-    peek_ok &= !sim_evq_peek(&q, &id);
+    peek_ok &= sim_evq_upcoming(&q, &id, 1) == 0;
     tap_ok(ok, "%llu interleaved events pop in (time, order added) order",
            (unsigned long long)popped);
     tap_ok(stable, "records keep their contents while pending");
-    tap_ok(peek_ok, "peek names the event the next pop takes, and fails "
-                    "when nothing is pending");
+    tap_ok(peek_ok, "the first upcoming event is the one the next pop "
+                    "takes, and none is upcoming when nothing is pending");
     tap_is_int((int64_t)popped, (int64_t)order, "every event comes out once");
     tap_ok(q.q_nrec <= peak,
            "records are reused: %u made for %llu events, at most %u pending",
@@ -149,12 +151,50 @@ static void test_sorted_reference(void)
     sim_evq_fini(&q);
 }
 
+/* With at most five events on the heap lane, sim_evq_upcoming sees all of
+ * them, so its guess must be exact: the next pops, in order. */
+static void test_upcoming_exact(void)
+{
+    sim_evq q;
+    sim_evq_init(&q);
+    sk_rng rng;
+    sk_rng_seed(&rng, 11);
+    sk_time fifo_last = 0;
+    uint32_t id, checked = 0;
+    bool ok = true;
+    for (int round = 0; round < 2000; round++) {
+        while (sim_evq_pending(&q) < 12) {
+            bool fifo = q.q_hlen >= 5 || sk_rng_below(&rng, 2) == 0;
+            sk_time t = q.q_now + sk_rng_below(&rng, 50);
+            if (fifo && t < fifo_last)
+                t = fifo_last;
+            if (fifo)
+                fifo_last = t;
+            sim_evq_add(&q, t, fifo, &id);
+        }
+        uint32_t want[8], n = sim_evq_upcoming(&q, want, 8);
+        ok &= n == 8;
+        sk_time at;
+        for (uint32_t k = 0; k < n; k++) {
+            ok &= sim_evq_pop(&q, &at, &id) && id == want[k];
+            sim_evq_free(&q, id);
+        }
+        checked += n;
+    }
+    tap_ok(ok,
+           "upcoming names the next %u pops exactly while the heap "
+           "lane holds at most five events",
+           checked);
+    sim_evq_fini(&q);
+}
+
 int main(void)
 {
     tap_timeout(30);
-    tap_plan(8);
+    tap_plan(9);
     test_ties_across_lanes();
     test_random_schedule();
     test_sorted_reference();
+    test_upcoming_exact();
     return tap_exit_status();
 }
