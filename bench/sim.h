@@ -121,7 +121,7 @@ void sim_params_init(sim_params *p);
 typedef struct sim sim;
 
 /* The stages of a strategy's ss_prefetch. */
-#define SIM_PREFETCH_STAGES 5u
+#define SIM_PREFETCH_STAGES 2u
 
 /* A placement strategy. Its events are kinds >= SIM_EV_STRATEGY. */
 typedef struct sim_strategy {

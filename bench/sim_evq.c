@@ -167,31 +167,29 @@ sim_ev *sim_evq_add(sim_evq *q, sk_time at, bool fifo, uint32_t *id)
 
 uint32_t sim_evq_upcoming(const sim_evq *q, uint32_t *ids, uint32_t n)
 {
-    /* The heap's candidates: its root, then the root's children in order
-     * (one of them is the second smallest of the lane). */
-    sim_evq_key heap[5];
-    uint32_t nheap = q->q_hlen < 5 ? q->q_hlen : 5;
-    for (uint32_t i = 0; i < nheap; i++) {
-        sim_evq_key k = q->q_heap[i];
-        uint32_t j = i;
-        for (; j > 1 && key_less(&k, &heap[j - 1]); j--)
-            heap[j] = heap[j - 1];
-        heap[j] = k;
+    /* The heap lane's candidates: its root, then the smallest of the
+     * root's children (the lane's second smallest). */
+    const sim_evq_key *heap[2];
+    uint32_t nheap = 0;
+    if (q->q_hlen > 0)
+        heap[nheap++] = &q->q_heap[0];
+    if (q->q_hlen > 1) {
+        const sim_evq_key *best = &q->q_heap[1];
+        uint32_t end = q->q_hlen < 5 ? q->q_hlen : 5;
+        for (uint32_t i = 2; i < end; i++)
+            if (key_less(&q->q_heap[i], best))
+                best = &q->q_heap[i];
+        heap[nheap++] = best;
     }
     uint32_t out = 0, h = 0, r = 0;
-    if (n > 8)
-        n = 8;
     while (out < n && (h < nheap || r < q->q_rlen)) {
-        const sim_evq_key *ring =
+        const sim_evq_key *k =
             r < q->q_rlen ? &q->q_ring[(q->q_rhead + r) & (q->q_rcap - 1)]
                           : NULL;
-        const sim_evq_key *k;
-        if (ring != NULL && (h == nheap || key_less(ring, &heap[h]))) {
-            k = ring;
+        if (k != NULL && (h == nheap || key_less(k, heap[h])))
             r++;
-        } else {
-            k = &heap[h++];
-        }
+        else
+            k = heap[h++];
         ids[out++] = (uint32_t)((uint64_t)*k & ID_MASK);
     }
     return out;

@@ -627,57 +627,44 @@ static void late_event(sim *s, const sim_ev *ev)
     }
 }
 
-/* Stage 0 loads the message, or the run and the node's entry; stages 1
- * and up are the receiving core's stages 0 and up (sched_prefetch_msg,
- * nm_prefetch_msg), for the message or for the TASK_FINISHED the run will
- * give. */
+/* Stage 0 loads the message or the run, and is the node monitor core's
+ * stage 0 (nm_prefetch_msg); stage 1 is the node monitor core's stage 1,
+ * for the message or for the TASK_FINISHED the run will give, or
+ * sched_prefetch_msg. */
 static void late_prefetch(sim *s, const sim_ev *ev, unsigned stage)
 {
     real_state *rs = s->s_state;
-    const real_run *run = NULL;
-    uint32_t node;
     if (ev->ev_dead)
         return;
-    if (ev->ev_kind == EV_MSG && is_sched(s, ev->ev_b)) {
-        const sim_msg *c = ev->ev_p;
+    if (ev->ev_kind == EV_MSG) {
+        const sk_msg *m = &((const sim_msg *)ev->ev_p)->mg_msg;
         if (stage == 0) {
-            __builtin_prefetch(c);
-            __builtin_prefetch((const char *)c + 64);
-        } else {
-            sched_prefetch_msg(rs->scheds[ev->ev_b - SIM_PEER_SCHED].rs_core,
-                               ev->ev_a, &c->mg_msg, stage - 1);
-        }
-        return;
-    }
-    if (ev->ev_kind == EV_MSG && is_node(s, ev->ev_b)) {
-        node = ev->ev_b;
-    } else if (ev->ev_kind == EV_FINISH) {
-        node = ev->ev_a;
-        run = &rs->runs[(size_t)node * s->s_p->p_slots + ev->ev_b];
-    } else {
-        return;
-    }
-    if (stage == 0) {
-        if (run != NULL) {
-            __builtin_prefetch(run);
-        } else {
             __builtin_prefetch(ev->ev_p);
             __builtin_prefetch((const char *)ev->ev_p + 64);
         }
-        __builtin_prefetch(&rs->nodes[node]);
+        if (is_node(s, ev->ev_b))
+            nm_prefetch_msg(rs->nodes[ev->ev_b].rn_core, ev->ev_a, m, stage);
+        else if (is_sched(s, ev->ev_b) && stage == 1)
+            sched_prefetch_msg(rs->scheds[ev->ev_b - SIM_PEER_SCHED].rs_core,
+                               ev->ev_a, m);
         return;
     }
-    if (run == NULL) {
-        const sim_msg *c = ev->ev_p;
-        nm_prefetch_msg(rs->nodes[node].rn_core, ev->ev_a, &c->mg_msg,
-                        stage - 1);
+    if (ev->ev_kind != EV_FINISH)
+        return;
+    const real_run *run =
+        &rs->runs[(size_t)ev->ev_a * s->s_p->p_slots + ev->ev_b];
+    if (stage == 0) {
+        __builtin_prefetch(run);
+        nm_prefetch_msg(rs->nodes[ev->ev_a].rn_core, NM_PEER_COMMAND, NULL, 0);
         return;
     }
-    sk_msg m = {.m_type = SK_MSG_TASK_FINISHED};
+    /* Only the fields nm_prefetch_msg reads of a TASK_FINISHED. */
+    sk_msg m;
+    m.m_type = SK_MSG_TASK_FINISHED;
     m.m_task_finished.tf_job = run->ru_job;
     m.m_task_finished.tf_task = run->ru_task;
     m.m_task_finished.tf_attempt = run->ru_attempt;
-    nm_prefetch_msg(rs->nodes[node].rn_core, NM_PEER_COMMAND, &m, stage - 1);
+    nm_prefetch_msg(rs->nodes[ev->ev_a].rn_core, NM_PEER_COMMAND, &m, 1);
 }
 
 /* ---- set-up ----------------------------------------------------------- */

@@ -214,18 +214,18 @@ sk_time nm_next_deadline(const nm_core *nm);
 sk_outbox *nm_outbox(nm_core *nm);
 
 /* The stages of nm_prefetch_msg. */
-#define NM_PREFETCH_STAGES 4u
+#define NM_PREFETCH_STAGES 2u
 
 /* nm_prefetch_msg asks the processor to start loading the memory that
- * nm_on_message(nm, from, msg, ...) would read, without waiting for it: a
- * driver of many cores calls it for calls it will make soon, while it
- * works on something else. It goes in stages, each following the pointers
- * that the earlier ones loaded: the driver calls stage 0 (which does not
- * read msg) up to stage NM_PREFETCH_STAGES - 1 for the same message, in
- * order and some work apart (the simulator: one event apart). It changes
- * nothing, reads msg only during the call, and is only a hint: skipping
- * stages or calling them for a message that never comes costs time, never
- * correctness. Larger stages are ignored. */
+ * nm_on_message(nm, from, msg, ...) will read first, without waiting for
+ * it: a driver of many cores calls it for calls it will make soon, while
+ * it works on something else. It goes in stages: stage 0 loads the core's
+ * hot fields (it does not read msg, which may be NULL); stage 1 reads them
+ * and msg, and loads what they point to. The driver calls both for the
+ * same message, in order and some work apart (the simulator: one event
+ * apart). It changes nothing, reads msg only during the call, and is only
+ * a hint: skipping a stage or calling them for a message that never comes
+ * costs time, never correctness. Larger stages are ignored. */
 void nm_prefetch_msg(const nm_core *nm, sk_peer from, const sk_msg *msg,
                      unsigned stage);
 

@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-#define NM_HTAB_MIN 16u
+#define NM_HTAB_MIN 4u
 
 int nm_htab_init(nm_htab *t)
 {

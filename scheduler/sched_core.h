@@ -192,19 +192,13 @@ void sched_on_timer(sched_core *c, sk_time now);
  * or SK_TIME_NEVER. */
 sk_time sched_next_deadline(const sched_core *c);
 
-/* The stages of sched_prefetch_msg. */
-#define SCHED_PREFETCH_STAGES 4u
-
-/* sched_prefetch_msg asks the processor to start loading the memory that
- * sched_on_message(c, from, msg, ...) would read, without waiting for it,
- * in stages that each follow the pointers the earlier ones loaded: the
- * driver calls stage 0 up to SCHED_PREFETCH_STAGES - 1 for the same
- * message, in order and some work apart (the simulator: one event apart).
- * It changes nothing, reads msg only during the call, and is only a hint:
- * skipping stages or calling them for a message that never comes costs
- * time, never correctness. Larger stages are ignored. */
-void sched_prefetch_msg(const sched_core *c, sk_peer from, const sk_msg *msg,
-                        unsigned stage);
+/* sched_prefetch_msg asks the processor to start loading the index slots
+ * that sched_on_message(c, from, msg, ...) will look up first (the node,
+ * the reservation of a GET_TASK, the job of a task report), without
+ * waiting for them: a driver calls it for a message it will deliver soon,
+ * once msg itself is loaded. It changes nothing, reads msg only during
+ * the call, and is only a hint. */
+void sched_prefetch_msg(const sched_core *c, sk_peer from, const sk_msg *msg);
 
 /* sched_outbox returns the messages the core wants sent. The driver
  * sends them and calls sk_outbox_clear before the next call; what they

@@ -98,8 +98,7 @@ void st_clear(sched_core *c)
 
 void st_node_msg(sched_core *c, sk_peer node, const sk_msg *m, sk_time now)
 {
-    for (unsigned stage = 0; stage < SCHED_PREFETCH_STAGES; stage++)
-        sched_prefetch_msg(c, node, m, stage);
+    sched_prefetch_msg(c, node, m);
     sched_on_message(c, node, m, now);
 }
 

@@ -53,10 +53,10 @@ const sk_out *st_nth(sched_core *c, sk_msg_type type, uint32_t n);
 /* st_clear empties the outbox. */
 void st_clear(sched_core *c);
 
-/* st_node_msg gives the core message m from node as a driver of many
- * cores would: every stage of sched_prefetch_msg first, then
- * sched_on_message. The helpers below send through it, so that every test
- * also checks that prefetching changes nothing. */
+/* st_node_msg gives the core message m from node as the simulator does:
+ * sched_prefetch_msg first, then sched_on_message. The helpers below send
+ * through it, so that every test also checks that prefetching changes nothing.
+ */
 void st_node_msg(sched_core *c, sk_peer node, const sk_msg *m, sk_time now);
 
 /* st_get_task sends GET_TASK for the reservation resv of core job id
