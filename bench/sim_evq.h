@@ -93,8 +93,8 @@ bool sim_evq_pop(sim_evq *q, sk_time *at, uint32_t *id);
 /* sim_evq_upcoming writes to ids the indexes of up to n events that
  * sim_evq_pop is likely to take next, nearest first, and returns how many
  * it wrote. It is exact for the FIFO lane; of the heap lane it sees only
- * the two smallest, so past them the guess can be wrong. For prefetching:
- * a wrong guess costs time, never correctness. Cost: O(n). */
+ * the smallest, so past it the guess can be wrong. For prefetching: a
+ * wrong guess costs time, never correctness. Cost: O(n). */
 uint32_t sim_evq_upcoming(const sim_evq *q, uint32_t *ids, uint32_t n);
 
 /* sim_evq_rec returns the record with index id. */

@@ -4,6 +4,7 @@
 #include "nm_arena.h"
 
 #include <stdalign.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,16 +14,32 @@
 
 struct nm_chunk {
     nm_chunk *ch_next;
-    size_t ch_size; /* usable bytes after the header */
-    size_t ch_used;
     alignas(max_align_t) unsigned char ch_data[];
 };
 
 void nm_arena_init(nm_arena *a)
 {
     a->ar_chunks = NULL;
+    a->ar_size = 0;
+    a->ar_top = 0;
     a->ar_peak = 0;
     a->ar_used = 0;
+    a->ar_several = false;
+}
+
+/* add_chunk puts a new block of size usable bytes in front; false when
+ * out of memory. */
+static bool add_chunk(nm_arena *a, size_t size)
+{
+    nm_chunk *c = malloc(sizeof *c + size);
+    if (c == NULL)
+        return false;
+    c->ch_next = a->ar_chunks;
+    a->ar_several = a->ar_chunks != NULL;
+    a->ar_chunks = c;
+    a->ar_size = size;
+    a->ar_top = 0;
+    return true;
 }
 
 static void free_chunks(nm_chunk *c)
@@ -41,41 +58,26 @@ void nm_arena_rewind(nm_arena *a)
     if (a->ar_used > a->ar_peak)
         a->ar_peak = a->ar_used;
     a->ar_used = 0;
-    if (a->ar_chunks == NULL)
-        return;
+    a->ar_top = 0;
     /* One block sized for the largest call replaces several small ones,
      * so that steady state allocates nothing. */
-    if (a->ar_chunks->ch_next != NULL || a->ar_chunks->ch_size < a->ar_peak) {
+    if (a->ar_several || a->ar_size < a->ar_peak) {
         free_chunks(a->ar_chunks);
         a->ar_chunks = NULL;
-        size_t size = a->ar_peak < NM_CHUNK_MIN ? NM_CHUNK_MIN : a->ar_peak;
-        nm_chunk *c = malloc(sizeof *c + size);
-        if (c == NULL)
-            return;
-        c->ch_next = NULL;
-        c->ch_size = size;
-        a->ar_chunks = c;
+        a->ar_size = 0;
+        add_chunk(a, a->ar_peak < NM_CHUNK_MIN ? NM_CHUNK_MIN : a->ar_peak);
     }
-    a->ar_chunks->ch_used = 0;
 }
 
 void *nm_arena_alloc(nm_arena *a, size_t size)
 {
     size_t need =
         (size + alignof(max_align_t) - 1) & ~(size_t)(alignof(max_align_t) - 1);
-    nm_chunk *c = a->ar_chunks;
-    if (c == NULL || c->ch_size - c->ch_used < need) {
-        size_t csize = need < NM_CHUNK_MIN ? NM_CHUNK_MIN : need;
-        c = malloc(sizeof *c + csize);
-        if (c == NULL)
-            return NULL;
-        c->ch_next = a->ar_chunks;
-        c->ch_size = csize;
-        c->ch_used = 0;
-        a->ar_chunks = c;
-    }
-    void *p = c->ch_data + c->ch_used;
-    c->ch_used += need;
+    if ((a->ar_chunks == NULL || a->ar_size - a->ar_top < need) &&
+        !add_chunk(a, need < NM_CHUNK_MIN ? NM_CHUNK_MIN : need))
+        return NULL;
+    void *p = a->ar_chunks->ch_data + a->ar_top;
+    a->ar_top += need;
     a->ar_used += need;
     return p;
 }

@@ -10,14 +10,21 @@
 #ifndef NM_ARENA_H
 #define NM_ARENA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct nm_chunk nm_chunk;
 
+/* What the hot path needs of the newest block is kept here, so that a
+ * rewind touches no block: in a simulator of many cores, that block is
+ * far out of the caches by the next call. */
 typedef struct nm_arena {
     nm_chunk *ar_chunks; /* newest first */
+    size_t ar_size;      /* usable bytes of the newest block */
+    size_t ar_top;       /* bytes used in the newest block */
     size_t ar_peak;      /* bytes used by the largest call so far */
     size_t ar_used;      /* bytes used since the last rewind */
+    bool ar_several;     /* more than one block */
 } nm_arena;
 
 /* nm_arena_init makes an empty arena (no allocation). */

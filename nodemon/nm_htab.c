@@ -84,15 +84,6 @@ nm_hnode *nm_htab_next(const nm_hnode *node)
     return n;
 }
 
-uint64_t nm_hash_mix(uint64_t a, uint64_t b)
-{
-    /* splitmix64's finaliser over a combination of both values. */
-    uint64_t z = a * 0x9e3779b97f4a7c15ull + b;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 uint64_t nm_hash_str(const char *s)
 {
     uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */

@@ -42,8 +42,16 @@ void nm_htab_remove(nm_htab *t, nm_hnode *node);
 nm_hnode *nm_htab_find(const nm_htab *t, uint64_t hash);
 nm_hnode *nm_htab_next(const nm_hnode *node);
 
-/* nm_hash_mix combines two 64-bit values into a well-spread hash. */
-uint64_t nm_hash_mix(uint64_t a, uint64_t b);
+/* nm_hash_mix combines two 64-bit values into a well-spread hash (inline:
+ * every lookup of a short task's calls makes one or two). */
+static inline uint64_t nm_hash_mix(uint64_t a, uint64_t b)
+{
+    /* splitmix64's finaliser over a combination of both values. */
+    uint64_t z = a * 0x9e3779b97f4a7c15ull + b;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
 
 /* nm_hash_str hashes a NUL-terminated string. */
 uint64_t nm_hash_str(const char *s);
