@@ -119,26 +119,27 @@ typedef struct nm_core nm_core;
 
 /* Counters of what the core did and what it dropped. */
 typedef struct nm_stats {
+    /* Those a short task counts come first (one or two cache lines). */
     uint64_t ns_enqueued;          /* reservations queued */
+    uint64_t ns_get_tasks;         /* GET_TASK sent */
+    uint64_t ns_replies_task;      /* TASK_REPLY with a task */
+    uint64_t ns_replies_empty;     /* TASK_REPLY "nothing left" */
+    uint64_t ns_launched;          /* LAUNCH_TASK sent */
+    uint64_t ns_finished;          /* TASK_FINISHED accepted */
+    uint64_t ns_cancels;           /* CANCEL_RESERVATIONS received */
+    uint64_t ns_cancelled;         /* reservations removed by them */
+    uint64_t ns_cancel_unknown;    /* CANCEL for a job with none here */
     uint64_t ns_queue_full;        /* dropped: over max_queued */
     uint64_t ns_unfit;             /* dropped: can never fit */
     uint64_t ns_duplicate;         /* dropped: reservation id already known */
     uint64_t ns_users_full;        /* dropped: over max_users */
-    uint64_t ns_get_tasks;         /* GET_TASK sent */
-    uint64_t ns_replies_task;      /* TASK_REPLY with a task */
-    uint64_t ns_replies_empty;     /* TASK_REPLY "nothing left" */
     uint64_t ns_stale_replies;     /* TASK_REPLY matching no GET_TASK */
     uint64_t ns_get_task_timeouts; /* GET_TASK unanswered in time */
-    uint64_t ns_launched;          /* LAUNCH_TASK sent */
     uint64_t ns_no_executor;       /* failed: no executor for framework */
     uint64_t ns_task_collisions;   /* failed: same task already running */
-    uint64_t ns_finished;          /* TASK_FINISHED accepted */
     uint64_t ns_stale_finished;    /* TASK_FINISHED for no running task */
     uint64_t ns_results_dropped;   /* results for a scheduler that left */
     uint64_t ns_lost;              /* tasks reported LOST */
-    uint64_t ns_cancels;           /* CANCEL_RESERVATIONS received */
-    uint64_t ns_cancelled;         /* reservations removed by them */
-    uint64_t ns_cancel_unknown;    /* CANCEL for a job with none here */
     uint64_t ns_kills;             /* KILL_TASK passed to executors */
     uint64_t ns_kill_unknown;      /* KILL_TASK matching nothing */
     uint64_t ns_reserves;          /* RESERVE accepted */

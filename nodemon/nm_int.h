@@ -107,7 +107,10 @@ struct nm_long {
 };
 
 /* The fields a short task's calls use come first, so that they share
- * few cache lines: in a simulated cluster every call finds its core cold. */
+ * few cache lines: in a simulated cluster every call finds its core cold.
+ * Of the structures after them such a call reads the queue's levels, the
+ * command executor, the first fields of the configuration (up to the
+ * node's name) and the first counters (nm_prefetch_msg loads these). */
 struct nm_core {
     sk_outbox *nm_out; /* nm_own_out, or the driver's (nm_share_outbox) */
     nm_arena nm_scratch;
@@ -132,16 +135,16 @@ struct nm_core {
     nm_pool nm_job_pool;     /* freed nm_job, nm_resv, nm_task */
     nm_pool nm_resv_pool;
     nm_pool nm_task_pool;
+    nm_link nm_pending; /* pending nm_long, in order */
     nm_queue nm_q;
-    nm_config nm_cfg;
     nm_peer nm_command; /* the built-in command executor */
+    nm_config nm_cfg;
     nm_stats nm_st;
 
     nm_htab nm_fw;        /* executor nm_peer by framework */
     nm_htab nm_sched_ids; /* scheduler nm_peer by HELLO id */
     nm_htab nm_longs;     /* nm_long */
     uint32_t nm_npeers;
-    nm_link nm_pending;                      /* pending nm_long, in order */
     uint64_t nm_pend_cpu, nm_pend_mem;       /* pending long */
     uint64_t nm_longrun_cpu, nm_longrun_mem; /* running long */
     uint64_t nm_hb_seq;

@@ -1,7 +1,7 @@
 /*
  * nm_prefetch.c - nm_prefetch_msg (nm_core.h): the memory one message's
  * call into the node monitor core will touch first, loaded ahead in two
- * stages: stage 0 the core's hot fields (nm_int.h puts them first); stage
+ * stages: stage 0 the core's hot fields (nm_int.h says which); stage
  * 1 reads those and the message, and loads the hash buckets of the
  * message's keys, the records the call will take from the pools, the
  * tails of the lists it will append to and the heap of the queue's level.
@@ -23,6 +23,15 @@ static void load2(const void *p)
         __builtin_prefetch(p);
         __builtin_prefetch((const char *)p + 64);
     }
+}
+
+/* Every cache line of the len bytes at p. */
+static void load_range(const void *p, size_t len)
+{
+    const char *c = p;
+    for (size_t off = 0; off < len; off += 64)
+        __builtin_prefetch(c + off);
+    __builtin_prefetch(c + len - 1);
 }
 
 /* The bucket where a lookup of hash in t starts. */
@@ -95,11 +104,11 @@ void nm_prefetch_msg(const nm_core *nm, sk_peer from, const sk_msg *msg,
                      unsigned stage)
 {
     if (stage == 0) {
-        /* The fields before nm_q and the queue's levels. */
-        const char *p = (const char *)nm;
-        size_t end = offsetof(nm_core, nm_q) + offsetof(nm_queue, q_users);
-        for (size_t off = 0; off < end; off += 64)
-            __builtin_prefetch(p + off);
+        /* The hot parts of the core (nm_int.h). */
+        load_range(nm, offsetof(nm_core, nm_q) + offsetof(nm_queue, q_users));
+        load_range(&nm->nm_command, sizeof nm->nm_command);
+        load_range(&nm->nm_cfg, offsetof(nm_config, nc_node) + 16);
+        load_range(&nm->nm_st, offsetof(nm_stats, ns_cancel_unknown) + 8);
         return;
     }
     if (stage >= NM_PREFETCH_STAGES)
