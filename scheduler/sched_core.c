@@ -65,11 +65,6 @@ static void bind(sched_core *c, sched_task *t, sched_node *nd, sk_time now)
     sched_job *j = t->tk_job;
     t->tk_state = SCHED_TASK_LAUNCHED;
     t->tk_node = nd;
-    t->tk_nprev = NULL;
-    t->tk_nnext = nd->nd_tasks;
-    if (nd->nd_tasks != NULL)
-        nd->nd_tasks->tk_nprev = t;
-    nd->nd_tasks = t;
     t->tk_launched = now;
     t->tk_lnext = NULL;
     t->tk_lprev = c->c_ltail;
@@ -100,16 +95,6 @@ void sched_task_unbind(sched_core *c, sched_task *t)
 {
     if (t->tk_state == SCHED_TASK_LAUNCHED)
         unlist_launched(c, t);
-    sched_node *nd = t->tk_node;
-    if (nd == NULL)
-        return;
-    if (t->tk_nprev != NULL)
-        t->tk_nprev->tk_nnext = t->tk_nnext;
-    else
-        nd->nd_tasks = t->tk_nnext;
-    if (t->tk_nnext != NULL)
-        t->tk_nnext->tk_nprev = t->tk_nprev;
-    t->tk_nnext = t->tk_nprev = NULL;
     t->tk_node = NULL;
 }
 
@@ -298,8 +283,17 @@ static void node_down(sched_core *c, sched_node *nd, sk_time now)
      * the new probes nor the retries can land on it. */
     while (nd->nd_resvs != NULL)
         resend(c, nd->nd_resvs, now);
-    while (nd->nd_tasks != NULL)
-        task_lost(c, nd->nd_tasks, text_bytes(WHY_NODE_LOST), now);
+    /* Its tasks are found among all the jobs' (a node keeps no list of
+     * them: linking and unlinking every task cost two cold cache lines,
+     * a lost node costs a walk over the tasks in flight). A job that ends
+     * is freed; the next one is not touched by that. */
+    for (sched_job *j = c->c_all, *next; j != NULL; j = next) {
+        next = j->j_anext;
+        for (uint32_t i = 0; i < j->j_ntasks; i++)
+            if (j->j_tasks[i].tk_node == nd &&
+                task_lost(c, &j->j_tasks[i], text_bytes(WHY_NODE_LOST), now))
+                break;
+    }
     sched_node_destroy(nd);
 }
 

@@ -38,7 +38,6 @@ struct sched_node {
     uint32_t nd_live;     /* index in c_live, or SCHED_NOT_LIVE */
     sched_resv *nd_resvs; /* reservations it holds (rs_nnext) */
     sched_resv *nd_rtail; /* last of them: a job's probes stay adjacent */
-    sched_task *nd_tasks; /* tasks launched on it (tk_nnext) */
     uint64_t nd_mark;     /* c_stamp when last picked or visited */
     uint32_t nd_pick;     /* reservations picked in this sampling */
 };
@@ -49,8 +48,6 @@ struct sched_task {
     uint8_t tk_state; /* sched_task_state */
     uint32_t tk_attempt;
     sched_node *tk_node;  /* launched or running on */
-    sched_task *tk_nnext; /* list of tasks on tk_node */
-    sched_task *tk_nprev;
     sched_task *tk_lnext; /* c_launched list (launched, not started) */
     sched_task *tk_lprev;
     sk_time tk_launched;
