@@ -1119,15 +1119,15 @@ int nm_new(const nm_config *cfg, const nm_weights *weights, uint64_t seed,
     }
     for (uint32_t i = 0; i < nm->nm_slots_total; i++)
         nm_list_push_back(&nm->nm_fetch_free, &nm->nm_fetch_pool[i].fe_link);
-    if (nm_queue_init(&nm->nm_q, (uint32_t)cfg->nc_max_users, nm->nm_weights,
-                      nm->nm_nweights) != 0 ||
-        nm_htab_init(&nm->nm_peers) != 0 || nm_htab_init(&nm->nm_fw) != 0 ||
-        nm_htab_init(&nm->nm_sched_ids) != 0 ||
-        nm_htab_init(&nm->nm_jobs) != 0 || nm_htab_init(&nm->nm_resvs) != 0 ||
-        nm_htab_init(&nm->nm_tasks) != 0 || nm_htab_init(&nm->nm_longs) != 0) {
-        nm_free(nm);
-        return SK_ENOMEM;
-    }
+    nm_queue_init(&nm->nm_q, (uint32_t)cfg->nc_max_users, nm->nm_weights,
+                  nm->nm_nweights);
+    nm_htab_init(&nm->nm_peers);
+    nm_htab_init(&nm->nm_fw);
+    nm_htab_init(&nm->nm_sched_ids);
+    nm_htab_init(&nm->nm_jobs);
+    nm_htab_init(&nm->nm_resvs);
+    nm_htab_init(&nm->nm_tasks);
+    nm_htab_init(&nm->nm_longs);
     *out = nm;
     return 0;
 }

@@ -2,25 +2,22 @@
  * nm_htab.c - the node monitor's intrusive chained hash table.
  */
 #include "nm_htab.h"
-#include "skylark.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-#define NM_HTAB_MIN 4u
-
-int nm_htab_init(nm_htab *t)
+void nm_htab_init(nm_htab *t)
 {
-    t->ht_buckets = calloc(NM_HTAB_MIN, sizeof *t->ht_buckets);
-    if (t->ht_buckets == NULL)
-        return SK_ENOMEM;
-    t->ht_nbuckets = NM_HTAB_MIN;
+    memset(t->ht_small, 0, sizeof t->ht_small);
+    t->ht_buckets = t->ht_small;
+    t->ht_nbuckets = NM_HTAB_SMALL;
     t->ht_count = 0;
-    return 0;
 }
 
 void nm_htab_fini(nm_htab *t)
 {
-    free(t->ht_buckets);
+    if (t->ht_buckets != t->ht_small)
+        free(t->ht_buckets);
     t->ht_buckets = NULL;
     t->ht_nbuckets = 0;
     t->ht_count = 0;
@@ -42,7 +39,8 @@ static void grow(nm_htab *t)
             node = next;
         }
     }
-    free(t->ht_buckets);
+    if (t->ht_buckets != t->ht_small)
+        free(t->ht_buckets);
     t->ht_buckets = b;
     t->ht_nbuckets = n;
 }

@@ -18,14 +18,22 @@ typedef struct nm_hnode {
     uint64_t hn_hash;
 } nm_hnode;
 
+/* Buckets a table holds in itself before it first grows. */
+#define NM_HTAB_SMALL 4u
+
+/* A table starts with its buckets inside itself, so that a small one
+ * (most of a node monitor's: a few peers, jobs, tasks) is read with the
+ * structure that holds it, and takes no allocation. It points to itself
+ * then: it must not be copied or moved. */
 typedef struct nm_htab {
-    nm_hnode **ht_buckets;
-    size_t ht_nbuckets; /* a power of two */
+    nm_hnode **ht_buckets; /* ht_small, or allocated once grown */
+    size_t ht_nbuckets;    /* a power of two */
     size_t ht_count;
+    nm_hnode *ht_small[NM_HTAB_SMALL];
 } nm_htab;
 
-/* nm_htab_init prepares an empty table. Returns 0 or SK_ENOMEM. */
-int nm_htab_init(nm_htab *t);
+/* nm_htab_init prepares an empty table in place. */
+void nm_htab_init(nm_htab *t);
 
 /* nm_htab_fini releases the buckets (not the elements). */
 void nm_htab_fini(nm_htab *t);

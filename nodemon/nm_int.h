@@ -108,9 +108,10 @@ struct nm_long {
 
 /* The fields a short task's calls use come first, so that they share
  * few cache lines: in a simulated cluster every call finds its core cold.
- * Of the structures after them such a call reads the queue's levels, the
- * command executor, the first fields of the configuration (up to the
- * node's name) and the first counters (nm_prefetch_msg loads these). */
+ * Of the structures after them such a call reads the queue's levels and
+ * its users' table, the command executor, the first fields of the configuration
+ * (up to the node's name) and the first counters (nm_prefetch_msg loads these).
+ */
 struct nm_core {
     sk_outbox *nm_out; /* nm_own_out, or the driver's (nm_share_outbox) */
     nm_arena nm_scratch;

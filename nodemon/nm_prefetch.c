@@ -105,7 +105,7 @@ void nm_prefetch_msg(const nm_core *nm, sk_peer from, const sk_msg *msg,
 {
     if (stage == 0) {
         /* The hot parts of the core (nm_int.h). */
-        load_range(nm, offsetof(nm_core, nm_q) + offsetof(nm_queue, q_users));
+        load_range(nm, offsetof(nm_core, nm_q) + offsetof(nm_queue, q_idle));
         load_range(&nm->nm_command, sizeof nm->nm_command);
         load_range(&nm->nm_cfg, offsetof(nm_config, nc_node) + 16);
         load_range(&nm->nm_st, offsetof(nm_stats, ns_cancel_unknown) + 8);

@@ -9,17 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-int nm_queue_init(nm_queue *q, uint32_t max_users, const nm_weight *weights,
-                  uint32_t nweights)
+void nm_queue_init(nm_queue *q, uint32_t max_users, const nm_weight *weights,
+                   uint32_t nweights)
 {
     memset(q, 0, sizeof *q);
     q->q_weights = weights;
     q->q_nweights = nweights;
     q->q_max_users = max_users;
     nm_list_init(&q->q_idle);
-    if (nm_htab_init(&q->q_users) != 0)
-        return SK_ENOMEM;
-    return 0;
+    nm_htab_init(&q->q_users);
 }
 
 /* A level's heap holds at most one FIFO per tracked user: the heaps grow

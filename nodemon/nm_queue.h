@@ -84,11 +84,11 @@ typedef struct nm_queue {
     uint32_t q_nweights;
 } nm_queue;
 
-/* nm_queue_init prepares empty queues for at most max_users users, whose
- * weights are found among the nweights entries of weights (which must
- * outlive q; other users weigh 1). Returns 0 or SK_ENOMEM. */
-int nm_queue_init(nm_queue *q, uint32_t max_users, const nm_weight *weights,
-                  uint32_t nweights);
+/* nm_queue_init prepares empty queues, in place, for at most max_users
+ * users, whose weights are found among the nweights entries of weights
+ * (which must outlive q; other users weigh 1). It allocates nothing. */
+void nm_queue_init(nm_queue *q, uint32_t max_users, const nm_weight *weights,
+                   uint32_t nweights);
 
 /* nm_queue_fini releases every user (queued entries must be gone). */
 void nm_queue_fini(nm_queue *q);
