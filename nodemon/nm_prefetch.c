@@ -44,11 +44,8 @@ static void load_bucket(const nm_htab *t, uint64_t hash)
  * its head. */
 static void load_queue_head(const nm_queue *q)
 {
-    for (unsigned p = 0; p < SK_PRIORITIES; p++)
-        if (q->q_levels[p].lv_heaplen > 0) {
-            load(q->q_levels[p].lv_heap);
-            return;
-        }
+    if (q->q_busy != 0)
+        load(q->q_levels[__builtin_ctz(q->q_busy)].lv_heap);
 }
 
 /* A slot handed out: the fetch record dispatch takes and the tail it

@@ -174,6 +174,8 @@ static void heap_remove(nm_queue *q, unsigned p, nm_uq *uq)
     nm_uq **h = q->q_levels[p].lv_heap;
     uint32_t i = uq->uq_heap;
     uint32_t last = --q->q_levels[p].lv_heaplen;
+    if (last == 0)
+        q->q_busy &= ~(1u << p);
     if (i == last)
         return;
     heap_set(h, i, h[last]);
@@ -204,6 +206,7 @@ void nm_queue_push(nm_queue *q, nm_user *u, uint8_t prio, nm_qent *e)
     /* Every referenced user fits: the heaps have room for every user. */
     SK_ASSERT(lv->lv_heaplen < q->q_heapcap);
     uint32_t i = lv->lv_heaplen++;
+    q->q_busy |= 1u << prio;
     heap_set(lv->lv_heap, i, uq);
     sift_up(lv->lv_heap, i);
 }
@@ -223,14 +226,11 @@ void nm_queue_remove(nm_queue *q, nm_qent *e)
 
 nm_qent *nm_queue_peek(const nm_queue *q)
 {
-    for (unsigned p = 0; p < SK_PRIORITIES; p++) {
-        const nm_level *lv = &q->q_levels[p];
-        if (lv->lv_heaplen == 0)
-            continue;
-        nm_link *l = nm_list_first(&lv->lv_heap[0]->uq_fifo);
-        return NM_CONTAINER(l, nm_qent, qe_link);
-    }
-    return NULL;
+    if (q->q_busy == 0)
+        return NULL;
+    const nm_level *lv = &q->q_levels[__builtin_ctz(q->q_busy)];
+    nm_link *l = nm_list_first(&lv->lv_heap[0]->uq_fifo);
+    return NM_CONTAINER(l, nm_qent, qe_link);
 }
 
 void nm_queue_charge(nm_queue *q, nm_qent *e)

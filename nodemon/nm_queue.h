@@ -38,6 +38,8 @@ typedef struct nm_qent {
     uint8_t qe_prio;
 } nm_qent;
 
+_Static_assert(SK_PRIORITIES <= 32, "a level is a bit of q_busy");
+
 /* One user's FIFO at one level, with its SFQ tags. */
 typedef struct nm_uq {
     nm_user *uq_user;
@@ -73,6 +75,7 @@ typedef struct nm_level {
 /* The fields a call uses first, then those seldom used. */
 typedef struct nm_queue {
     uint32_t q_total;
+    uint32_t q_busy;    /* bit p: level p's heap is not empty */
     uint32_t q_heapcap; /* >= q_nusers, <= q_max_users */
     nm_level q_levels[SK_PRIORITIES];
     nm_htab q_users;
