@@ -192,12 +192,12 @@ void sched_on_timer(sched_core *c, sk_time now);
  * or SK_TIME_NEVER. */
 sk_time sched_next_deadline(const sched_core *c);
 
-/* sched_prefetch_msg asks the processor to start loading the index slots
- * that sched_on_message(c, from, msg, ...) will look up first (the node,
- * the reservation of a GET_TASK, the job of a task report), without
- * waiting for them: a driver calls it for a message it will deliver soon,
- * once msg itself is loaded. It changes nothing, reads msg only during
- * the call, and is only a hint. */
+/* sched_prefetch_msg asks the processor to start loading what
+ * sched_on_message(c, from, msg, ...) will look up first (the index slots
+ * of a GET_TASK's node and reservation, the task of a task report),
+ * without waiting for it: a driver calls it for a message it will
+ * deliver soon, once msg itself is loaded. It changes nothing, reads msg
+ * only during the call, and is only a hint. */
 void sched_prefetch_msg(const sched_core *c, sk_peer from, const sk_msg *msg);
 
 /* sched_outbox returns the messages the core wants sent. The driver
