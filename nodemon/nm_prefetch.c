@@ -3,10 +3,11 @@
  * call into the node monitor core will touch first, loaded ahead in two
  * stages: stage 0 the core's hot fields (nm_int.h says which); stage
  * 1 reads those and the message, and loads the hash buckets of the
- * message's keys, the records the call will take from the pools, the
- * tails of the lists it will append to and the heap of the queue's level.
- * The records the buckets lead to are left to the call: loading them ahead
- * would take a third stage, which costs a driver more than it saves.
+ * message's keys (of the tables grown out of the core), the records the
+ * call will take from the pools, the tails of the lists it will append to
+ * and the heap of the queue's level. The records the buckets lead to are
+ * left to the call: loading them ahead would take a third stage, which
+ * costs a driver more than it saves.
  */
 #include "nm_int.h"
 
@@ -34,10 +35,18 @@ static void load_range(const void *p, size_t len)
     __builtin_prefetch(c + len - 1);
 }
 
-/* The bucket where a lookup of hash in t starts. */
+/* Whether t has grown out of the buckets it holds in itself: a small
+ * table's buckets are in the core, which stage 0 loaded. */
+static bool grown(const nm_htab *t)
+{
+    return t->ht_buckets != t->ht_small;
+}
+
+/* The bucket where a lookup of hash in t starts, if not in the core. */
 static void load_bucket(const nm_htab *t, uint64_t hash)
 {
-    load(&t->ht_buckets[hash & (t->ht_nbuckets - 1)]);
+    if (grown(t))
+        load(&t->ht_buckets[hash & (t->ht_nbuckets - 1)]);
 }
 
 /* The heap of the first level with anything queued: a freed slot goes to
@@ -62,7 +71,7 @@ static void enqueue(const nm_core *nm, sk_peer from, const sk_enqueue *e)
     load_bucket(&nm->nm_peers, nm_peer_hash(from));
     load_bucket(&nm->nm_jobs, nm_job_hash(from, e->er_job));
     load_bucket(&nm->nm_resvs, nm_resv_hash(from, e->er_resv));
-    if (e->er_user != NULL)
+    if (e->er_user != NULL && grown(&nm->nm_q.q_users))
         load_bucket(&nm->nm_q.q_users, nm_hash_str(e->er_user));
     load2(nm->nm_job_pool.pl_free);
     load2(nm->nm_resv_pool.pl_free);

@@ -50,13 +50,11 @@ static void free_user(nm_queue *q, nm_user *u)
 
 void nm_queue_fini(nm_queue *q)
 {
-    if (q->q_users.ht_buckets != NULL) {
-        for (size_t i = 0; i < q->q_users.ht_nbuckets; i++)
-            while (q->q_users.ht_buckets[i] != NULL)
-                free_user(q, NM_CONTAINER(q->q_users.ht_buckets[i], nm_user,
-                                          us_hnode));
-        nm_htab_fini(&q->q_users);
-    }
+    for (size_t i = 0; i < q->q_users.ht_nbuckets; i++)
+        while (q->q_users.ht_buckets[i] != NULL)
+            free_user(
+                q, NM_CONTAINER(q->q_users.ht_buckets[i], nm_user, us_hnode));
+    nm_htab_fini(&q->q_users);
     for (unsigned p = 0; p < SK_PRIORITIES; p++) {
         free(q->q_levels[p].lv_heap);
         q->q_levels[p].lv_heap = NULL;
