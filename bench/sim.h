@@ -100,7 +100,8 @@ typedef struct sim_params {
     nm_config p_nm;
     nm_weights p_weights; /* [weights]; --user adds its own */
     bool p_wire;          /* messages through the codec (sim_msg.h) */
-    bool p_check; /* check the strategy's invariants after every event */
+    bool p_check;       /* check the strategy's invariants after every event */
+    uint32_t p_threads; /* of a split run (sim_par.h); 0: one per CPU */
     /* outputs */
     FILE *p_jobs_out;    /* per-job CSV, or NULL */
     FILE *p_tasks_out;   /* per-task CSV, or NULL */
@@ -144,6 +145,11 @@ typedef struct sim_strategy {
      * (the engine prefetches it one event earlier). A guess may be wrong,
      * or an event skip stages: prefetching is only a hint. */
     void (*ss_prefetch)(sim *s, const sim_ev *ev, unsigned stage);
+    /* ss_split: the strategy's nodes can run in partitions of their own
+     * (sim_par.h): they meet the rest only through sim_at_part, give
+     * delivered messages back with sim_msg_done and report slot changes
+     * with sim_busy. */
+    bool ss_split;
     /* ss_check verifies the strategy's invariants (NULL: none). Returns
      * 0, or SK_ESTATE with what is wrong in err. */
     int (*ss_check)(sim *s, char *err, size_t errlen);
@@ -204,6 +210,11 @@ enum {
     SIM_EV_FLOW = 128, /* and above: the flow plug-in's */
 };
 
+typedef struct sim_par sim_par;
+
+/* A run, or one partition of a split run (sim_par.h): partition 0 is the
+ * run itself; the others use only the event queue, clock, message pool,
+ * network and local message counters, events and error of their own. */
 struct sim {
     const sim_params *s_p;
     sim_names *s_names;
@@ -212,8 +223,10 @@ struct sim {
     const sim_flow *s_flow;
     sim_evq s_q;
     sk_time s_now;
-    sk_rng s_rng;     /* the strategy's stream */
-    sk_rng s_net_rng; /* network delays */
+    sk_rng s_rng;       /* the strategy's stream */
+    sk_rng s_net_rng;   /* network delays towards the nodes */
+    sk_rng *s_node_rng; /* per node: its delays towards the rest (drawn
+                           delays only) */
     sim_src s_src;
     sim_job *s_next; /* the job whose arrival is scheduled */
     sim_stats s_st;
@@ -231,6 +244,10 @@ struct sim {
     uint64_t s_events;
     int s_error; /* a fatal error of the run (SK_E*), message in s_err */
     char s_err[512];
+    sim_par *s_par;       /* NULL: the run is not split */
+    uint32_t s_part;      /* this partition */
+    uint8_t *s_node_part; /* per node, its partition (split runs) */
+    bool s_stop;          /* partition 0: the run is over */
 };
 
 /* What a finished point hands back. */
@@ -316,10 +333,39 @@ static inline const char *sim_node_str(const sim *s, uint32_t node)
     return s->s_node_names[node];
 }
 
-/* sim_busy records a slot starting (+1) or stopping (-1) a task now. */
-static inline void sim_busy(sim *s, int delta)
+/* sim_node_part returns the partition that runs node (0 when the run is
+ * not split). */
+static inline uint32_t sim_node_part(const sim *s, uint32_t node)
 {
-    sim_stats_busy(&s->s_st, s->s_now, delta);
+    return s->s_node_part != NULL ? s->s_node_part[node] : 0;
 }
+
+/* sim_at_part schedules an event of kind at time at in partition part
+ * (sim_node_part), sent from node order (0 from partition 0), and returns
+ * its record to fill: sim_at for s's own partition; for another, at must
+ * be at least the lookahead after now (sim_par.h) and the event joins
+ * part's queue at the window's end. */
+sim_ev *sim_at_part(sim *s, uint32_t part, uint32_t order, sk_time at,
+                    uint8_t kind, bool fifo);
+
+/* sim_msg_done gives back a message record s has delivered, to s's pool
+ * or, at the window's end, to the partition that made it. */
+void sim_msg_done(sim *s, sim_msg *m);
+
+/* sim_busy records that node's slot started (+1) or stopped (-1) a task
+ * now (in a split run, at the window's end). */
+void sim_busy(sim *s, uint32_t node, int delta);
+
+/*
+ * For sim_par.c.
+ */
+
+/* sim_run_until handles s's events before end, at most budget of them,
+ * until the run stops or fails. */
+void sim_run_until(sim *s, sk_time end, uint64_t budget);
+
+/* sim_progress shows the progress line with events handled since wall
+ * time t0 (last: clears it). */
+void sim_progress(const sim *s, double t0, uint64_t events, bool last);
 
 #endif /* SIM_H */

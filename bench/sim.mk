@@ -16,6 +16,7 @@ bench_libsim_la_SOURCES = \
 	bench/sim_models.c \
 	bench/sim_msg.c bench/sim_msg.h \
 	bench/sim_omni.c \
+	bench/sim_par.c bench/sim_par.h \
 	bench/sim_plot.c bench/sim_plot.h \
 	bench/sim_real.c \
 	bench/sim_report.c bench/sim_report.h \
@@ -23,8 +24,9 @@ bench_libsim_la_SOURCES = \
 	bench/sim_theory.c bench/sim_theory.h \
 	bench/sim_work.c bench/sim_work.h
 bench_libsim_la_CPPFLAGS = $(SIM_CPPFLAGS)
+bench_libsim_la_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 bench_libsim_la_LIBADD = scheduler/libsched.la nodemon/libnodemon.la \
-	client/libskylark.la -lm
+	client/libskylark.la -lm $(PTHREAD_LIBS)
 
 bin_PROGRAMS += bench/skylark-sim
 bench_skylark_sim_SOURCES = bench/sim_main.c

@@ -5,6 +5,7 @@
  * decides when the measurement is over, and prints progress.
  */
 #include "sim.h"
+#include "sim_par.h"
 
 #include "sk_log.h"
 #include "skylark.h"
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 void sim_params_init(sim_params *p)
 {
@@ -75,6 +77,32 @@ sim_ev *sim_at(sim *s, sk_time at, uint8_t kind, bool fifo, uint32_t *id)
     return ev;
 }
 
+sim_ev *sim_at_part(sim *s, uint32_t part, uint32_t order, sk_time at,
+                    uint8_t kind, bool fifo)
+{
+    if (part == s->s_part)
+        return sim_at(s, at, kind, fifo, NULL);
+    sim_ev *ev = sim_par_at(s, part, order, at, fifo);
+    ev->ev_kind = kind;
+    return ev;
+}
+
+void sim_msg_done(sim *s, sim_msg *m)
+{
+    if (m->mg_pool == &s->s_msgs)
+        sim_msg_put(&s->s_msgs, m);
+    else
+        sim_par_done(s, m);
+}
+
+void sim_busy(sim *s, uint32_t node, int delta)
+{
+    if (s->s_par != NULL)
+        sim_par_busy(s, node, delta);
+    else
+        sim_stats_busy(&s->s_st, s->s_now, delta);
+}
+
 sk_time sim_net_time(sim *s, uint32_t node, uint32_t sched, bool to_node,
                      bool *fifo)
 {
@@ -84,9 +112,12 @@ sk_time sim_net_time(sim *s, uint32_t node, uint32_t sched, bool to_node,
         return s->s_now + p->p_delay;
     }
     *fifo = false;
+    /* A node draws from a stream of its own, so that a split run draws
+     * the same delays whatever partition the node is in. */
+    sk_rng *rng = to_node ? &s->s_net_rng : &s->s_node_rng[node];
     double d = p->p_delay_kind == SIM_DELAY_UNIFORM
-                   ? (double)p->p_delay * (0.5 + sk_rng_double(&s->s_net_rng))
-                   : sk_rng_exponential(&s->s_net_rng, (double)p->p_delay);
+                   ? (double)p->p_delay * (0.5 + sk_rng_double(rng))
+                   : sk_rng_exponential(rng, (double)p->p_delay);
     sk_time at = s->s_now + (sk_time)(d + 0.5);
     sk_time *last =
         &s->s_links[((size_t)node * p->p_scheds + sched) * 2 + to_node];
@@ -198,6 +229,8 @@ static int check_params(const sim_params *p, char *err, size_t errlen)
         why = "the generator needs a number of jobs";
     else if (p->p_strategy >= SIM_NSTRATEGIES)
         why = "unknown strategy";
+    else if (p->p_threads > SIM_PAR_MAX_THREADS)
+        why = "threads must be in 1..64";
     if (why != NULL) {
         snprintf(err, errlen, "%s", why);
         return SK_EINVAL;
@@ -318,7 +351,7 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void progress(sim *s, double t0, bool last)
+void sim_progress(const sim *s, double t0, uint64_t events, bool last)
 {
     const sim_params *p = s->s_p;
     if (last) {
@@ -332,7 +365,7 @@ static void progress(sim *s, double t0, bool last)
         "\r%s: virtual %.2f s, %llu/%llu measured jobs done, %.2f M events/s  ",
         p->p_label ? p->p_label : "sim", (double)s->s_now / 1e6,
         (unsigned long long)s->s_st.st_measured_done, (unsigned long long)want,
-        el > 0 ? (double)s->s_events / el / 1e6 : 0.0);
+        el > 0 ? (double)events / el / 1e6 : 0.0);
 }
 
 /* The next events' stages of ss_prefetch (sim.h), and the record of the
@@ -348,13 +381,27 @@ static void prefetch(sim *s)
                               SIM_PREFETCH_STAGES - 1 - k);
 }
 
-static void loop(sim *s)
+/* over tells whether partition 0 has reached the end of the run. */
+static bool over(const sim *s)
 {
     const sim_params *p = s->s_p;
-    double t0 = wall_now(), shown = t0;
+    if (s->s_part != 0)
+        return false;
+    if (!p->p_drain)
+        return s->s_measured_all_in && s->s_measured_left == 0;
+    /* Draining ends with the last job, not with the last event: a node
+     * monitor's heartbeat timer never runs out. */
+    return s->s_arrivals_done && s->s_ninflight == 0;
+}
+
+void sim_run_until(sim *s, sk_time end, uint64_t budget)
+{
+    const sim_params *p = s->s_p;
+    uint64_t last = s->s_events + budget;
     sk_time at;
     uint32_t id;
-    while (s->s_error == 0 && sim_evq_pop(&s->s_q, &at, &id)) {
+    while (s->s_error == 0 && !s->s_stop && s->s_events != last &&
+           sim_evq_next_time(&s->s_q) < end && sim_evq_pop(&s->s_q, &at, &id)) {
         sim_ev ev = *sim_evq_rec(&s->s_q, id);
         sim_evq_free(&s->s_q, id);
         if (ev.ev_dead)
@@ -375,22 +422,27 @@ static void loop(sim *s)
                 sim_fail(s, SK_ESTATE, "at t=%llu us: %s",
                          (unsigned long long)s->s_now, err);
         }
-        if (!p->p_drain && s->s_measured_all_in && s->s_measured_left == 0)
-            break;
-        /* Draining ends with the last job, not with the last event: a
-         * node monitor's heartbeat timer never runs out. */
-        if (p->p_drain && s->s_arrivals_done && s->s_ninflight == 0)
-            break;
-        if (p->p_progress && (s->s_events & 0xffff) == 0) {
-            double w = wall_now();
-            if (w - shown >= 0.5) {
-                shown = w;
-                progress(s, t0, false);
-            }
+        if (over(s))
+            s->s_stop = true;
+    }
+}
+
+/* run runs an unsplit run to its end, showing progress in slices of
+ * 65,536 events. */
+static void run(sim *s)
+{
+    double t0 = wall_now(), shown = t0;
+    while (s->s_error == 0 && !s->s_stop &&
+           sim_evq_next_time(&s->s_q) != SK_TIME_NEVER) {
+        sim_run_until(s, SK_TIME_NEVER, 65536);
+        double w = wall_now();
+        if (s->s_p->p_progress && w - shown >= 0.5) {
+            shown = w;
+            sim_progress(s, t0, s->s_events, false);
         }
     }
-    if (p->p_progress)
-        progress(s, t0, true);
+    if (s->s_p->p_progress)
+        sim_progress(s, t0, 0, true);
 }
 
 uint64_t sim_default_warmup(const sim_params *p)
@@ -407,6 +459,40 @@ uint64_t sim_work_seed(uint64_t seed)
     return sk_rng_next(&master);
 }
 
+/* make_node_streams gives each node its own stream of delays (split from
+ * the network's) and each link its last delivery time. */
+static int make_node_streams(sim *s)
+{
+    const sim_params *p = s->s_p;
+    s->s_links =
+        calloc((size_t)p->p_nodes * p->p_scheds * 2, sizeof *s->s_links);
+    s->s_node_rng = malloc(p->p_nodes * sizeof *s->s_node_rng);
+    if (s->s_links == NULL || s->s_node_rng == NULL)
+        return SK_ENOMEM;
+    for (uint32_t i = 0; i < p->p_nodes; i++)
+        sk_rng_split(&s->s_net_rng, &s->s_node_rng[i]);
+    return 0;
+}
+
+/* run_threads returns how many threads run p split (sim_par.h), 0 for
+ * an unsplit run: a strategy that cannot split, a network without
+ * lookahead. Checking invariants after every event needs one thread, as
+ * the check reads every node. */
+static uint32_t run_threads(const sim_params *p)
+{
+    if (!sim_strategy_get(p->p_strategy)->ss_split || sim_par_lookahead(p) == 0)
+        return 0;
+    if (p->p_check)
+        return 1;
+    if (p->p_threads > 0)
+        return p->p_threads;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 1)
+        return 1;
+    return cpus > (long)SIM_PAR_MAX_THREADS ? SIM_PAR_MAX_THREADS
+                                            : (uint32_t)cpus;
+}
+
 int sim_run(const sim_params *p, sim_names *names, const sim_flow *flow,
             sim_result *res, bool *bad_input, char *err, size_t errlen)
 {
@@ -415,9 +501,12 @@ int sim_run(const sim_params *p, sim_names *names, const sim_flow *flow,
     int rc = check_params(p, err, errlen);
     if (rc != 0)
         return rc;
-    sim *s = calloc(1, sizeof *s);
+    /* On cache lines of its own: a split run's partitions are written by
+     * threads of their own. */
+    sim *s = aligned_alloc(64, (sizeof *s + 63) / 64 * 64);
     if (s == NULL)
         return SK_ENOMEM;
+    memset(s, 0, sizeof *s);
     s->s_p = p;
     s->s_names = names;
     s->s_flow = flow;
@@ -436,14 +525,8 @@ int sim_run(const sim_params *p, sim_names *names, const sim_flow *flow,
     bool strategy_up = false;
     if ((rc = sim_evq_init(&s->s_q)) != 0 || (rc = label_nodes(s, &cluster)))
         goto out;
-    if (p->p_delay_kind != SIM_DELAY_FIXED) {
-        s->s_links =
-            calloc((size_t)p->p_nodes * p->p_scheds * 2, sizeof *s->s_links);
-        if (s->s_links == NULL) {
-            rc = SK_ENOMEM;
-            goto out;
-        }
-    }
+    if (p->p_delay_kind != SIM_DELAY_FIXED && (rc = make_node_streams(s)) != 0)
+        goto out;
     if (p->p_jobs_file != NULL)
         rc = sim_src_file(&s->s_src, p->p_jobs_file, names, p->p_nodes,
                           work_seed, err, errlen);
@@ -455,14 +538,21 @@ int sim_run(const sim_params *p, sim_names *names, const sim_flow *flow,
                         p->p_jobs_out, p->p_tasks_out, names);
     if (rc != 0)
         goto out;
+    uint32_t threads = run_threads(p);
+    if (threads > 0 && (rc = sim_par_new(s, threads, sim_par_lookahead(p))))
+        goto out;
     if ((rc = s->s_ops->ss_init(s, err, errlen)) != 0)
         goto out;
     strategy_up = true;
+    if (s->s_par != NULL)
+        sim_par_ready(s);
     if (flow != NULL && flow->fl_start != NULL)
         flow->fl_start(flow->fl_ctx, s);
     next_arrival(s);
-    if (s->s_error == 0)
-        loop(s);
+    if (s->s_error == 0 && s->s_par != NULL)
+        sim_par_run(s);
+    else if (s->s_error == 0)
+        run(s);
     if (s->s_error != 0) {
         /* An error in the job file is bad input; anything else is a
          * failure of the run (a core, an invariant). */
@@ -496,6 +586,7 @@ out:
         sim_job_free(j);
     }
     sim_job_free(s->s_next);
+    sim_par_free(s);
     sim_stats_fini(&s->s_st);
     sim_src_close(&s->s_src);
     sim_evq_fini(&s->s_q);
@@ -503,6 +594,7 @@ out:
     free(s->s_node_labels);
     free(s->s_node_names);
     free(s->s_links);
+    free(s->s_node_rng);
     free(s);
     if (rc == SK_ENOMEM) {
         snprintf(err, errlen, "out of memory");

@@ -107,6 +107,18 @@ static inline sim_ev *sim_evq_rec(const sim_evq *q, uint32_t id)
 /* sim_evq_free returns a popped record to the pool. */
 void sim_evq_free(sim_evq *q, uint32_t id);
 
+/* sim_evq_next_time returns the time of the event sim_evq_pop would take
+ * next, SK_TIME_NEVER when nothing is pending. O(1). */
+static inline sk_time sim_evq_next_time(const sim_evq *q)
+{
+    sk_time t = SK_TIME_NEVER;
+    if (q->q_rlen > 0)
+        t = (sk_time)(q->q_ring[q->q_rhead] >> 64);
+    if (q->q_hlen > 0 && (sk_time)(q->q_heap[0] >> 64) < t)
+        t = (sk_time)(q->q_heap[0] >> 64);
+    return t;
+}
+
 /* sim_evq_pending returns the number of events scheduled and not popped
  * (cancelled ones included until they are popped). */
 static inline uint32_t sim_evq_pending(const sim_evq *q)

@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include "sim.h"
+#include "sim_par.h"
 #include "sim_plot.h"
 #include "sim_report.h"
 
@@ -100,7 +101,11 @@ static void usage(FILE *out)
         "  --set SECTION.KEY=VAL   one setting (ids, names, slots, resources\n"
         "                          and the probe ratio are the simulator's)\n"
         "  --wire                  every message through the protocol codec\n"
-        "  --check                 check invariants after every event (slow)\n"
+        "  --check                 check invariants after every event (slow;\n"
+        "                          one thread)\n"
+        "  --threads N             threads of a late-binding run over a\n"
+        "                          fixed or uniform delay (default: one\n"
+        "                          per CPU); the output is the same for any N\n"
         "Output:\n"
         "  --jobs-out FILE         per-job CSV (one point only)\n"
         "  --tasks-out FILE        per-task CSV (one point only)\n"
@@ -318,6 +323,7 @@ enum {
     O_SET,
     O_WIRE,
     O_CHECK,
+    O_THREADS,
     O_JOBS_OUT,
     O_TASKS_OUT,
     O_WRITE_JOBS,
@@ -358,6 +364,7 @@ static const struct option long_opts[] = {
     {"set", required_argument, NULL, O_SET},
     {"wire", no_argument, NULL, O_WIRE},
     {"check", no_argument, NULL, O_CHECK},
+    {"threads", required_argument, NULL, O_THREADS},
     {"jobs-out", required_argument, NULL, O_JOBS_OUT},
     {"tasks-out", required_argument, NULL, O_TASKS_OUT},
     {"write-jobs", required_argument, NULL, O_WRITE_JOBS},
@@ -536,6 +543,12 @@ static int parse_options(options *o, int argc, char **argv)
             break;
         case O_CHECK:
             p->p_check = true;
+            break;
+        case O_THREADS:
+            if (!parse_u64(a, &v) || v < 1 || v > SIM_PAR_MAX_THREADS)
+                return bad_usage("--threads must be in 1..%u",
+                                 SIM_PAR_MAX_THREADS);
+            p->p_threads = (uint32_t)v;
             break;
         case O_JOBS_OUT:
             o->jobs_out = a;

@@ -3,6 +3,7 @@
  */
 #include "sim_msg.h"
 
+#include "sk_log.h"
 #include "skylark.h"
 
 #include <stdio.h>
@@ -68,6 +69,7 @@ static sim_msg *get_record(sim_msgpool *p)
     sim_msg *m = p->mp_free;
     p->mp_free = m->mg_next;
     m->mg_next = NULL;
+    m->mg_pool = p;
     p->mp_live++;
     return m;
 }
@@ -194,13 +196,40 @@ sim_msg *sim_msg_copy(sim_msgpool *p, const sk_msg *src, bool wire, int *err)
     return m;
 }
 
-void sim_msg_put(sim_msgpool *p, sim_msg *m)
+static void release(sim_msg *m)
 {
     if (m->mg_decoded) {
         sk_msg_free(&m->mg_msg);
         m->mg_decoded = false;
     }
+}
+
+void sim_msg_put(sim_msgpool *p, sim_msg *m)
+{
+    SK_ASSERT(m->mg_pool == p);
+    release(m);
     m->mg_next = p->mp_free;
     p->mp_free = m;
     p->mp_live--;
+}
+
+void sim_msg_give(sim_msglist *l, sim_msg *m)
+{
+    SK_ASSERT(l->ml_head == NULL || l->ml_head->mg_pool == m->mg_pool);
+    release(m);
+    m->mg_next = l->ml_head;
+    if (l->ml_head == NULL)
+        l->ml_tail = m;
+    l->ml_head = m;
+    l->ml_len++;
+}
+
+void sim_msgpool_take(sim_msgpool *p, sim_msglist *l)
+{
+    if (l->ml_head == NULL)
+        return;
+    l->ml_tail->mg_next = p->mp_free;
+    p->mp_free = l->ml_head;
+    p->mp_live -= l->ml_len;
+    *l = (sim_msglist){NULL, NULL, 0};
 }

@@ -43,11 +43,14 @@ typedef struct sim_msg {
     bool mg_decoded;  /* mg_msg came from sk_msg_decode: sk_msg_free it */
     uint32_t mg_cap;  /* bytes at mg_heap */
     uint8_t *mg_heap; /* variable parts too large for mg_inline */
-    struct sim_msg *mg_next; /* free list */
+    struct sim_msg *mg_next;     /* free list, or a sim_msglist */
+    struct sim_msgpool *mg_pool; /* the pool it came from */
     uint8_t mg_inline[SIM_MSG_INLINE];
 } sim_msg;
 
-/* A pool of sim_msg records with stable addresses. */
+/* A pool of sim_msg records with stable addresses. One thread uses a
+ * pool; records another thread is done with go back through a
+ * sim_msglist. */
 typedef struct sim_msgpool {
     sim_msg **mp_chunks;
     uint32_t mp_nchunks;
@@ -69,7 +72,22 @@ void sim_msgpool_fini(sim_msgpool *p);
 sim_msg *sim_msg_copy(sim_msgpool *p, const sk_msg *src, bool wire, int *err);
 
 /* sim_msg_put returns a record to the pool, releasing what the codec
- * allocated for it (its heap buffer is kept for the next copy). */
+ * allocated for it (its heap buffer is kept for the next copy). m must
+ * come from p. */
 void sim_msg_put(sim_msgpool *p, sim_msg *m);
+
+/* Records on their way back to their pool from another thread. */
+typedef struct sim_msglist {
+    sim_msg *ml_head, *ml_tail;
+    uint64_t ml_len;
+} sim_msglist;
+
+/* sim_msg_give releases what the codec allocated for m and adds it to l,
+ * which must hold records of m's pool only. O(1). */
+void sim_msg_give(sim_msglist *l, sim_msg *m);
+
+/* sim_msgpool_take puts every record of l back in p, their pool, and
+ * empties l. O(1). */
+void sim_msgpool_take(sim_msgpool *p, sim_msglist *l);
 
 #endif /* SIM_MSG_H */

@@ -22,6 +22,7 @@
  * sent; anything else stops the run with an error.
  */
 #include "sim.h"
+#include "sim_par.h"
 
 #include "nm_core.h"
 #include "sk_log.h"
@@ -68,10 +69,17 @@ typedef struct job_map {
     uint32_t jm_len;
 } job_map;
 
+/* A partition's node monitors' outbox (drained after each call), in a
+ * cache line of its own: partitions run on threads of their own. */
+typedef struct part_outbox {
+    sk_outbox po_box;
+} __attribute__((aligned(64))) part_outbox;
+
 typedef struct real_state {
     real_node *nodes;
-    sk_outbox node_out; /* every node monitor's (drained after each call) */
-    real_run *runs;     /* nodes x slots */
+    part_outbox *node_out; /* per partition */
+    uint32_t nparts;
+    real_run *runs; /* nodes x slots */
     real_sched *scheds;
     job_map jobs;
     /* SUBMIT_JOB being built */
@@ -247,7 +255,8 @@ static void send(sim *s, sk_peer from, sk_peer to, const sk_msg *m)
     sim_msg *c = copy(s, from, m);
     if (c == NULL)
         return;
-    sim_ev *ev = sim_at(s, at, EV_MSG, fifo, NULL);
+    sim_ev *ev = sim_at_part(s, is_node(s, to) ? sim_node_part(s, to) : 0,
+                             is_node(s, from) ? from : 0, at, EV_MSG, fifo);
     ev->ev_a = from;
     ev->ev_b = to;
     ev->ev_p = c;
@@ -269,8 +278,9 @@ int sim_late_hello(sim *s, uint32_t node, sk_peer peer, const sk_hello *h)
     if (node >= s->s_p->p_nodes)
         return SK_EINVAL;
     real_state *rs = s->s_state;
-    nm_peer_up(rs->nodes[node].rn_core, peer, h, s->s_now);
-    drain_node(s, node);
+    sim *q = sim_par_part(s, sim_node_part(s, node));
+    nm_peer_up(rs->nodes[node].rn_core, peer, h, q->s_now);
+    drain_node(q, node);
     return 0;
 }
 
@@ -309,11 +319,12 @@ static void exec_launch(sim *s, uint32_t node, const sk_launch *lt)
     ev->ev_b = (uint32_t)(free_run - run);
     *free_run =
         (real_run){lt->lt_job, lt->lt_task, lt->lt_attempt, s->s_now, id, true};
-    sim_busy(s, +1);
+    sim_busy(s, node, +1);
 }
 
-/* A run ends (finished or killed): the executor tells the node monitor. */
-static sk_msg run_end(sim *s, real_run *run, uint8_t status)
+/* A run of node ends (finished or killed): the executor tells the node
+ * monitor. */
+static sk_msg run_end(sim *s, uint32_t node, real_run *run, uint8_t status)
 {
     sk_msg m = {.m_type = SK_MSG_TASK_FINISHED};
     sk_task_finished *tf = &m.m_task_finished;
@@ -326,7 +337,7 @@ static sk_msg run_end(sim *s, real_run *run, uint8_t status)
     tf->tf_launch_us = run->ru_start;
     tf->tf_end_us = s->s_now;
     run->ru_used = false;
-    sim_busy(s, -1);
+    sim_busy(s, node, -1);
     s->s_st.st_local[SK_MSG_TASK_FINISHED]++;
     return m;
 }
@@ -346,7 +357,7 @@ static void exec_kill(sim *s, uint32_t node, const sk_kill_task *kt)
         sim_evq_rec(&s->s_q, run[r].ru_ev)->ev_dead = 1;
         /* A killed process is reported at once, as a message that the
          * node monitor gets after this call (never inside its drain). */
-        sk_msg m = run_end(s, &run[r], SK_TASK_KILLED);
+        sk_msg m = run_end(s, node, &run[r], SK_TASK_KILLED);
         sim_msg *c = copy(s, NM_PEER_COMMAND, &m);
         if (c == NULL)
             return;
@@ -361,7 +372,7 @@ static void exec_finish(sim *s, uint32_t node, uint32_t r)
 {
     real_state *rs = s->s_state;
     real_run *run = &rs->runs[(size_t)node * s->s_p->p_slots + r];
-    sk_msg m = run_end(s, run, SK_TASK_OK);
+    sk_msg m = run_end(s, node, run, SK_TASK_OK);
     nm_on_message(rs->nodes[node].rn_core, NM_PEER_COMMAND, &m, s->s_now);
     drain_node(s, node);
 }
@@ -584,7 +595,7 @@ static void deliver(sim *s, sk_peer from, sk_peer to, sim_msg *c)
     } else if (to == SIM_PEER_FLOWD && s->s_flow != NULL) {
         s->s_flow->fl_deliver(s->s_flow->fl_ctx, s, from, m);
     }
-    sim_msg_put(&s->s_msgs, c);
+    sim_msg_done(s, c);
 }
 
 static void timer(sim *s, sk_peer peer, sk_time set_for)
@@ -711,7 +722,8 @@ static int make_cores(sim *s, real_state *rs, char *err, size_t errlen)
             snprintf(err, errlen, "the node monitor settings are invalid");
             return SK_ECONFIG;
         }
-        nm_share_outbox(rs->nodes[i].rn_core, &rs->node_out);
+        nm_share_outbox(rs->nodes[i].rn_core,
+                        &rs->node_out[sim_node_part(s, i)].po_box);
         rs->nodes[i].rn_timer = SK_TIME_NEVER;
         uint32_t nl = 0;
         for (uint32_t l = 0; l < names->n_nlabels; l++)
@@ -767,7 +779,15 @@ static int late_init(sim *s, char *err, size_t errlen)
     rs->nodes = calloc(p->p_nodes, sizeof *rs->nodes);
     rs->runs = calloc((size_t)p->p_nodes * p->p_slots, sizeof *rs->runs);
     rs->scheds = calloc(p->p_scheds, sizeof *rs->scheds);
-    if (rs->nodes == NULL || rs->runs == NULL || rs->scheds == NULL) {
+    rs->nparts = 1;
+    for (uint32_t i = 0; i < p->p_nodes; i++)
+        if (sim_node_part(s, i) >= rs->nparts)
+            rs->nparts = sim_node_part(s, i) + 1;
+    rs->node_out = aligned_alloc(64, rs->nparts * sizeof *rs->node_out);
+    if (rs->node_out != NULL)
+        memset(rs->node_out, 0, rs->nparts * sizeof *rs->node_out);
+    if (rs->nodes == NULL || rs->runs == NULL || rs->scheds == NULL ||
+        rs->node_out == NULL) {
         late_fini(s);
         return SK_ENOMEM;
     }
@@ -796,7 +816,9 @@ static void late_fini(sim *s)
     for (uint32_t k = 0; rs->scheds != NULL && k < p->p_scheds; k++)
         sched_free(rs->scheds[k].rs_core);
     /* Messages still in flight are in the pool, which the engine frees. */
-    sk_outbox_free(&rs->node_out);
+    for (uint32_t k = 0; rs->node_out != NULL && k < rs->nparts; k++)
+        sk_outbox_free(&rs->node_out[k].po_box);
+    free(rs->node_out);
     free(rs->nodes);
     free(rs->runs);
     free(rs->scheds);
@@ -906,6 +928,7 @@ const sim_strategy sim_strategy_late = {
     .ss_submit = late_submit,
     .ss_event = late_event,
     .ss_prefetch = late_prefetch,
+    .ss_split = true,
     .ss_check = late_check,
     .ss_report = late_report,
 };

@@ -4,6 +4,7 @@
  */
 #include "sim_stats.h"
 
+#include "sk_log.h"
 #include "skylark.h"
 
 #include <math.h>
@@ -134,9 +135,27 @@ void sim_stats_fini(sim_stats *st)
     st->st_buf = NULL;
 }
 
+/* integral_at returns the busy slot time up to t, no earlier than the last
+ * change. */
+static uint64_t integral_at(const sim_stats *st, sk_time t)
+{
+    SK_ASSERT(t >= st->st_busy_at);
+    return st->st_busy_integral + st->st_busy * (t - st->st_busy_at);
+}
+
+/* integrate moves the busy slot time to now, taking the window's ends that
+ * fall before it on the way. */
 static void integrate(sim_stats *st, sk_time now)
 {
-    st->st_busy_integral += st->st_busy * (now - st->st_busy_at);
+    if (st->st_start_due && st->st_win_start <= now) {
+        st->st_int_start = integral_at(st, st->st_win_start);
+        st->st_start_due = false;
+    }
+    if (st->st_end_due && st->st_win_end <= now) {
+        st->st_int_end = integral_at(st, st->st_win_end);
+        st->st_end_due = false;
+    }
+    st->st_busy_integral = integral_at(st, now);
     st->st_busy_at = now;
 }
 
@@ -156,14 +175,13 @@ void sim_stats_arrival(sim_stats *st, sim_job *j, sk_time now)
     if (!j->j_measured)
         return;
     st->st_measured_arrived++;
-    integrate(st, now);
     if (!st->st_win_open) {
         st->st_win_open = true;
         st->st_win_start = now;
-        st->st_int_start = st->st_busy_integral;
+        st->st_start_due = true;
     }
     st->st_win_end = now;
-    st->st_int_end = st->st_busy_integral;
+    st->st_end_due = true;
 }
 
 double sim_stats_utilisation(const sim_stats *st)

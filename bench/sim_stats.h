@@ -97,7 +97,8 @@ typedef struct sim_stats {
     uint64_t st_busy_integral; /* slot-microseconds so far */
     bool st_win_open;
     sk_time st_win_start, st_win_end;
-    uint64_t st_int_start, st_int_end;
+    uint64_t st_int_start, st_int_end; /* busy slot time at them */
+    bool st_start_due, st_end_due;     /* not taken yet (integrate) */
     /* messages */
     uint64_t st_net[SIM_MSG_KINDS];   /* over the simulated network */
     uint64_t st_local[SIM_MSG_KINDS]; /* node monitor <-> its executor */
@@ -116,12 +117,15 @@ int sim_stats_init(sim_stats *st, uint64_t slots, FILE *jobs_out,
 void sim_stats_fini(sim_stats *st);
 
 /* sim_stats_busy records that delta slots started (+1) or stopped (-1)
- * running a task at now. */
+ * running a task at now, no earlier than the last change; delta 0 settles
+ * the counts up to now. */
 void sim_stats_busy(sim_stats *st, sk_time now, int delta);
 
 /* sim_stats_arrival counts job j arriving at now, and moves the
  * utilisation window's end (its start at the first measured job). Call it
- * before any task of j is recorded. */
+ * before any task of j is recorded. The busy slot time at the window's
+ * ends is taken when sim_stats_busy passes them, so slot changes before
+ * now may still come, provided none was recorded after now. */
 void sim_stats_arrival(sim_stats *st, sim_job *j, sk_time now);
 
 /* sim_stats_task records the final outcome of one task of j: when it

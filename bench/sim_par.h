@@ -1,0 +1,90 @@
+/*
+ * sim_par.h - a run split into partitions that advance in windows of
+ * virtual time, on one thread or several.
+ *
+ * Partition 0 is the run's own sim: the arrivals, the schedulers with
+ * their frontends, the flow plug-in. Partitions 1..n each run a
+ * contiguous range of the nodes, with a sim of their own (event queue,
+ * clock, message pool, counters); they share the strategy's state, of
+ * which each touches only its nodes' part. Partitions meet only through
+ * events for one another (sim_at_part), and every such event lies at
+ * least the lookahead L after the time it is sent: the least delay a
+ * message between a node and the rest can take. So virtual time
+ * advances in windows [T, T + L). In a window every partition handles
+ * its events before T + L on its own; at the window's end the events
+ * they sent one another join the receivers' queues, the nodes' slot
+ * changes are replayed into partition 0's counters, and the next window
+ * starts at the earliest pending event.
+ *
+ * The output does not depend on the number of threads or on how the
+ * nodes are grouped:
+ *  - events that partition 0 gets from the nodes join its queue in order
+ *    of (time, sending node, the order the node sent them);
+ *  - a node partition gets its events from partition 0 alone, in the
+ *    order they were sent;
+ *  - the nodes' slot changes are replayed in order of (time, node, the
+ *    order of the node's changes);
+ *  - a partition adds the events of a window's end to its queue after
+ *    everything it added during the window, so its order of equal-time
+ *    events depends on its own nodes' history alone, and no node's
+ *    behaviour depends on another's.
+ * The order of equal-time events therefore differs from an unsplit run
+ * (which takes them in the order they were sent): a split run is as
+ * deterministic, but not the same run.
+ *
+ * Records of the message pool go back to the pool they came from at a
+ * window's end; the threads meet at one barrier per window.
+ */
+#ifndef SIM_PAR_H
+#define SIM_PAR_H
+
+#include "sim.h"
+
+/* The most threads a run may use. */
+#define SIM_PAR_MAX_THREADS 64u
+
+/* sim_par_lookahead returns the least time a message between a node and
+ * the rest takes under p, 0 when none is guaranteed (exponential delays,
+ * no delay): such a run is not split. */
+sk_time sim_par_lookahead(const sim_params *p);
+
+/* sim_par_new splits run s (partition 0: parameters, names, strategy,
+ * node labels and names set; its strategy not yet initialised) into 1 +
+ * nthreads partitions, the nodes in nthreads contiguous ranges, and sets
+ * s->s_par. Returns 0 or SK_ENOMEM. */
+int sim_par_new(sim *s, uint32_t nthreads, sk_time lookahead);
+
+/* sim_par_ready gives every partition the strategy's state, once its
+ * init has made it. */
+void sim_par_ready(sim *s);
+
+/* sim_par_run runs s's windows until partition 0 stops, a partition
+ * fails or nothing is pending, on the threads sim_par_new was given
+ * (the caller's being the first), printing progress when asked. Then it
+ * moves the partitions' counters, events and first error into s, and
+ * sets s->s_now to the latest partition's time. */
+void sim_par_run(sim *s);
+
+/* sim_par_free releases the partitions of s (not s itself). */
+void sim_par_free(sim *s);
+
+/* sim_par_part returns partition part of run s (s itself when not
+ * split). */
+sim *sim_par_part(sim *s, uint32_t part);
+
+/* sim_par_busy logs a slot change of node at s->s_now, to be replayed
+ * into partition 0's counters at the window's end. */
+void sim_par_busy(sim *s, uint32_t node, int delta);
+
+/* sim_par_at returns a record for an event of partition part at time at,
+ * sent by s (another partition) from node order (0 from partition 0),
+ * to be added to part's queue at the window's end (fifo: to its FIFO
+ * lane). at must not be before the window's end. */
+sim_ev *sim_par_at(sim *s, uint32_t part, uint32_t order, sk_time at,
+                   bool fifo);
+
+/* sim_par_done gives message record m, which s has delivered, back to
+ * the partition whose pool it came from, at the window's end. */
+void sim_par_done(sim *s, sim_msg *m);
+
+#endif /* SIM_PAR_H */
