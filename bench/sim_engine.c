@@ -87,18 +87,10 @@ sim_ev *sim_at_part(sim *s, uint32_t part, uint32_t order, sk_time at,
     return ev;
 }
 
-void sim_msg_done(sim *s, sim_msg *m)
-{
-    if (m->mg_pool == &s->s_msgs)
-        sim_msg_put(&s->s_msgs, m);
-    else
-        sim_par_done(s, m);
-}
-
-void sim_busy(sim *s, uint32_t node, int delta)
+void sim_busy(sim *s, int delta)
 {
     if (s->s_par != NULL)
-        sim_par_busy(s, node, delta);
+        sim_par_busy(s, delta);
     else
         sim_stats_busy(&s->s_st, s->s_now, delta);
 }

@@ -133,7 +133,7 @@ static void start(sim *s, uint32_t node, mtask *mt)
 {
     mstate *ms = s->s_state;
     ms->ms_nodes[node].mn_busy++;
-    sim_busy(s, node, +1);
+    sim_busy(s, +1);
     sim_task_start(s, mt->mt_job);
     mt->mt_start = s->s_now;
     sim_ev *ev = sim_at(s, s->s_now + mt->mt_job->j_dur[mt->mt_task], EV_END,
@@ -175,7 +175,7 @@ static void node_end(sim *s, uint32_t node, mtask *mt)
     mstate *ms = s->s_state;
     mnode *n = &ms->ms_nodes[node];
     n->mn_busy--;
-    sim_busy(s, node, -1);
+    sim_busy(s, -1);
     mt->mt_end = s->s_now;
     bool fifo;
     sk_time at = sim_net_time(s, node, mt->mt_job->j_sched, false, &fifo);

@@ -3,7 +3,6 @@
  */
 #include "sim_msg.h"
 
-#include "sk_log.h"
 #include "skylark.h"
 
 #include <stdio.h>
@@ -45,13 +44,29 @@ void sim_msgpool_fini(sim_msgpool *p)
         free(p->mp_chunks[c]);
     }
     free(p->mp_chunks);
+    free(p->mp_free);
     sk_buf_free(&p->mp_buf);
     memset(p, 0, sizeof *p);
 }
 
+/* reserve makes room for n more pointers at *v (holding len of cap). */
+static void reserve(sim_msg ***v, uint32_t len, uint32_t *cap, uint32_t n)
+{
+    if (len + n <= *cap)
+        return;
+    uint32_t c = *cap ? *cap : CHUNK;
+    while (c < len + n)
+        c *= 2;
+    sim_msg **nv = realloc(*v, c * sizeof *nv);
+    if (nv == NULL)
+        die("out of memory");
+    *v = nv;
+    *cap = c;
+}
+
 static sim_msg *get_record(sim_msgpool *p)
 {
-    if (p->mp_free == NULL) {
+    if (p->mp_nfree == 0) {
         sim_msg **chunks =
             realloc(p->mp_chunks, (p->mp_nchunks + 1) * sizeof *chunks);
         if (chunks == NULL)
@@ -61,17 +76,12 @@ static sim_msg *get_record(sim_msgpool *p)
         if (c == NULL)
             die("out of memory");
         chunks[p->mp_nchunks++] = c;
-        for (uint32_t i = CHUNK; i-- > 0;) {
-            c[i].mg_next = p->mp_free;
-            p->mp_free = &c[i];
-        }
+        reserve(&p->mp_free, 0, &p->mp_free_cap, CHUNK);
+        for (uint32_t i = 0; i < CHUNK; i++)
+            p->mp_free[i] = &c[CHUNK - 1 - i];
+        p->mp_nfree = CHUNK;
     }
-    sim_msg *m = p->mp_free;
-    p->mp_free = m->mg_next;
-    m->mg_next = NULL;
-    m->mg_pool = p;
-    p->mp_live++;
-    return m;
+    return p->mp_free[--p->mp_nfree];
 }
 
 /* flat_fields finds the variable parts of m; false for a type with lists,
@@ -196,40 +206,37 @@ sim_msg *sim_msg_copy(sim_msgpool *p, const sk_msg *src, bool wire, int *err)
     return m;
 }
 
-static void release(sim_msg *m)
+void sim_msg_put(sim_msgpool *p, sim_msg *m)
 {
     if (m->mg_decoded) {
         sk_msg_free(&m->mg_msg);
         m->mg_decoded = false;
     }
+    reserve(&p->mp_free, p->mp_nfree, &p->mp_free_cap, 1);
+    p->mp_free[p->mp_nfree++] = m;
 }
 
-void sim_msg_put(sim_msgpool *p, sim_msg *m)
+void sim_msgpool_give(sim_msgpool *p, uint32_t keep, sim_msgbatch *b)
 {
-    SK_ASSERT(m->mg_pool == p);
-    release(m);
-    m->mg_next = p->mp_free;
-    p->mp_free = m;
-    p->mp_live--;
-}
-
-void sim_msg_give(sim_msglist *l, sim_msg *m)
-{
-    SK_ASSERT(l->ml_head == NULL || l->ml_head->mg_pool == m->mg_pool);
-    release(m);
-    m->mg_next = l->ml_head;
-    if (l->ml_head == NULL)
-        l->ml_tail = m;
-    l->ml_head = m;
-    l->ml_len++;
-}
-
-void sim_msgpool_take(sim_msgpool *p, sim_msglist *l)
-{
-    if (l->ml_head == NULL)
+    if (p->mp_nfree <= keep)
         return;
-    l->ml_tail->mg_next = p->mp_free;
-    p->mp_free = l->ml_head;
-    p->mp_live -= l->ml_len;
-    *l = (sim_msglist){NULL, NULL, 0};
+    uint32_t n = p->mp_nfree - keep;
+    reserve(&b->mb_v, b->mb_len, &b->mb_cap, n);
+    memcpy(&b->mb_v[b->mb_len], &p->mp_free[keep], n * sizeof *b->mb_v);
+    b->mb_len += n;
+    p->mp_nfree = keep;
+}
+
+void sim_msgpool_take(sim_msgpool *p, sim_msgbatch *b)
+{
+    reserve(&p->mp_free, p->mp_nfree, &p->mp_free_cap, b->mb_len);
+    memcpy(&p->mp_free[p->mp_nfree], b->mb_v, b->mb_len * sizeof *b->mb_v);
+    p->mp_nfree += b->mb_len;
+    b->mb_len = 0;
+}
+
+void sim_msgbatch_free(sim_msgbatch *b)
+{
+    free(b->mb_v);
+    memset(b, 0, sizeof *b);
 }

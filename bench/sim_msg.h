@@ -43,21 +43,26 @@ typedef struct sim_msg {
     bool mg_decoded;  /* mg_msg came from sk_msg_decode: sk_msg_free it */
     uint32_t mg_cap;  /* bytes at mg_heap */
     uint8_t *mg_heap; /* variable parts too large for mg_inline */
-    struct sim_msg *mg_next;     /* free list, or a sim_msglist */
-    struct sim_msgpool *mg_pool; /* the pool it came from */
     uint8_t mg_inline[SIM_MSG_INLINE];
 } sim_msg;
 
-/* A pool of sim_msg records with stable addresses. One thread uses a
- * pool; records another thread is done with go back through a
- * sim_msglist. */
+/* A pool of sim_msg records with stable addresses, for one thread.
+ * Records are interchangeable: a pool may take back a record another
+ * pool made (sim_msgpool_take), and each pool releases the records it
+ * made, so pools that trade records are released together. */
 typedef struct sim_msgpool {
     sim_msg **mp_chunks;
     uint32_t mp_nchunks;
-    sim_msg *mp_free;
-    uint64_t mp_live; /* records handed out and not returned */
-    sk_buf mp_buf;    /* the encode buffer of wire copies */
+    sim_msg **mp_free; /* a stack */
+    uint32_t mp_nfree, mp_free_cap;
+    sk_buf mp_buf; /* the encode buffer of wire copies */
 } sim_msgpool;
+
+/* Free records on their way from one pool to another. */
+typedef struct sim_msgbatch {
+    sim_msg **mb_v;
+    uint32_t mb_len, mb_cap;
+} sim_msgbatch;
 
 /* sim_msgpool_init makes an empty pool. */
 void sim_msgpool_init(sim_msgpool *p);
@@ -71,23 +76,21 @@ void sim_msgpool_fini(sim_msgpool *p);
  * core's bug. Aborts when out of memory. Cost: O(size of the message). */
 sim_msg *sim_msg_copy(sim_msgpool *p, const sk_msg *src, bool wire, int *err);
 
-/* sim_msg_put returns a record to the pool, releasing what the codec
- * allocated for it (its heap buffer is kept for the next copy). m must
- * come from p. */
+/* sim_msg_put puts a record in the pool (any pool of the run), releasing
+ * what the codec allocated for it (its heap buffer is kept for the next
+ * copy). O(1) amortised; it writes nothing in the record unless the codec
+ * made it. */
 void sim_msg_put(sim_msgpool *p, sim_msg *m);
 
-/* Records on their way back to their pool from another thread. */
-typedef struct sim_msglist {
-    sim_msg *ml_head, *ml_tail;
-    uint64_t ml_len;
-} sim_msglist;
+/* sim_msgpool_give moves the free records of p beyond the first keep to
+ * b. Aborts when out of memory. */
+void sim_msgpool_give(sim_msgpool *p, uint32_t keep, sim_msgbatch *b);
 
-/* sim_msg_give releases what the codec allocated for m and adds it to l,
- * which must hold records of m's pool only. O(1). */
-void sim_msg_give(sim_msglist *l, sim_msg *m);
+/* sim_msgpool_take moves every record of b to p. Aborts when out of
+ * memory. */
+void sim_msgpool_take(sim_msgpool *p, sim_msgbatch *b);
 
-/* sim_msgpool_take puts every record of l back in p, their pool, and
- * empties l. O(1). */
-void sim_msgpool_take(sim_msgpool *p, sim_msglist *l);
+/* sim_msgbatch_free releases b's array (not its records). */
+void sim_msgbatch_free(sim_msgbatch *b);
 
 #endif /* SIM_MSG_H */

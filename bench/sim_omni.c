@@ -95,7 +95,7 @@ static void start(sim *s, sim_job *j, uint32_t t, uint32_t node)
     ostate *os = s->s_state;
     ojob *oj = j->j_strat;
     take_slot(os, node);
-    sim_busy(s, node, +1);
+    sim_busy(s, +1);
     sim_task_start(s, j);
     oj->oj_start[t] = s->s_now;
     sim_ev *ev = sim_at(s, s->s_now + j->j_dur[t], EV_END, false, NULL);
@@ -285,7 +285,7 @@ static void omni_event(sim *s, const sim_ev *ev)
     }
     uint32_t node = ev->ev_a;
     give_slot(os, node);
-    sim_busy(s, node, -1);
+    sim_busy(s, -1);
     task_final(s, ev->ev_p, ev->ev_b, (int32_t)node);
     next_for(s, node);
 }

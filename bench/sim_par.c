@@ -33,17 +33,31 @@ typedef struct xbuf {
     uint32_t xb_len, xb_cap;
 } __attribute__((aligned(64))) xbuf;
 
-typedef struct retlist {
-    sim_msglist rl_list;
-} __attribute__((aligned(64))) retlist;
+typedef struct spare {
+    sim_msgbatch sp_batch;
+} __attribute__((aligned(64))) spare;
 
-/* A partition's slot changes in one window: (time after the window's
- * start, node, up) packed so that sorting the numbers sorts the changes;
- * equal numbers are equal changes. */
+/* A partition's slot changes in one window, in order of time: (time after
+ * the window's start) << 1 | up. */
 typedef struct busylog {
     uint64_t *bl_ch;
     uint32_t bl_len, bl_cap;
 } __attribute__((aligned(64))) busylog;
+
+/* Where a partition is, in a cache line of its own. Window w is
+ * [w L, (w + 1) L); a partition runs window w once the partitions that
+ * send to it have finished window w - 1 (partition 0 waits for every
+ * node partition, a node partition for partition 0). So the buffers of
+ * two windows (by parity) are enough: a buffer written in window w is
+ * read at the start of the reader's window w + 1, before the writer can
+ * start window w + 2. */
+typedef struct pstate {
+    _Atomic uint64_t ps_done; /* windows finished */
+    uint64_t ps_win;          /* the window it runs */
+    sk_time ps_next[2];       /* by parity: after the window, its next
+                                 event's time */
+    bool ps_sent[2];          /* by parity: it sent events in the window */
+} __attribute__((aligned(64))) pstate;
 
 struct sim_par {
     uint32_t pa_nparts; /* 1 + node partitions */
@@ -52,20 +66,15 @@ struct sim_par {
     uint8_t *pa_node_part;
     sk_time pa_lookahead;
     uint64_t pa_salt;         /* of shuffle, from the run's seed */
-    sk_time pa_start, pa_end; /* the current window */
-    unsigned pa_parity;       /* of the current window */
+    pstate *pa_ps;            /* per partition */
     xbuf *pa_x;               /* [from][to][parity] */
-    retlist *pa_ret;          /* [from][to][parity]: to's records */
+    spare *pa_spare;          /* [from][to][parity]: free records */
     busylog *pa_busy;         /* [part][parity] */
-    xev *pa_merge;            /* partition 0's import, merged */
-    uint32_t pa_merge_cap;
-    bool pa_done;
-    /* the barrier */
-    _Atomic uint32_t pa_arrived;
-    _Atomic uint32_t pa_generation;
-    /* progress */
-    double pa_t0, pa_shown;
-    uint64_t pa_windows;
+    xev *pa_tmp; /* partition 0's import: room to sort */
+    uint32_t pa_tmp_cap;
+    _Atomic bool pa_failed;   /* a partition failed: all stop */
+    _Atomic uint64_t pa_stop_window; /* partition 0 stopped in it */
+    double pa_t0, pa_shown;   /* progress */
 };
 
 static _Noreturn void die(const char *what)
@@ -143,11 +152,14 @@ int sim_par_new(sim *s, uint32_t nthreads, sk_time lookahead)
     pa->pa_parts = calloc(np, sizeof *pa->pa_parts);
     pa->pa_node_part = malloc(s->s_p->p_nodes);
     pa->pa_x = lines((size_t)np * np * 2 * sizeof *pa->pa_x);
-    pa->pa_ret = lines((size_t)np * np * 2 * sizeof *pa->pa_ret);
+    pa->pa_spare = lines((size_t)np * np * 2 * sizeof *pa->pa_spare);
     pa->pa_busy = lines((size_t)np * 2 * sizeof *pa->pa_busy);
-    if (pa->pa_parts == NULL || pa->pa_node_part == NULL || pa->pa_x == NULL ||
-        pa->pa_ret == NULL || pa->pa_busy == NULL)
+    pa->pa_ps = lines(np * sizeof *pa->pa_ps);
+    if (pa->pa_parts == NULL || pa->pa_node_part == NULL ||
+        pa->pa_x == NULL || pa->pa_spare == NULL || pa->pa_busy == NULL ||
+        pa->pa_ps == NULL)
         return SK_ENOMEM;
+    atomic_init(&pa->pa_stop_window, UINT64_MAX);
     split_nodes(pa, s->s_p->p_nodes);
     s->s_node_part = pa->pa_node_part;
     pa->pa_parts[0] = s;
@@ -196,14 +208,17 @@ void sim_par_free(sim *s)
     }
     for (size_t i = 0; pa->pa_x != NULL && i < (size_t)np * np * 2; i++)
         free(pa->pa_x[i].xb_ev);
+    for (size_t i = 0; pa->pa_spare != NULL && i < (size_t)np * np * 2; i++)
+        sim_msgbatch_free(&pa->pa_spare[i].sp_batch);
     for (size_t i = 0; pa->pa_busy != NULL && i < (size_t)np * 2; i++)
         free(pa->pa_busy[i].bl_ch);
     free(pa->pa_parts);
     free(pa->pa_node_part);
     free(pa->pa_x);
-    free(pa->pa_ret);
+    free(pa->pa_spare);
     free(pa->pa_busy);
-    free(pa->pa_merge);
+    free(pa->pa_ps);
+    free(pa->pa_tmp);
     free(pa);
     s->s_par = NULL;
     s->s_node_part = NULL;
@@ -247,16 +262,25 @@ static uint32_t shuffle(const sim_par *pa, uint32_t node, sk_time at)
     return x;
 }
 
-sim_ev *sim_par_at(sim *s, uint32_t part, uint32_t order, sk_time at, bool fifo)
+static sk_time window_start(const sim_par *pa, uint64_t w)
+{
+    return w * pa->pa_lookahead;
+}
+
+sim_ev *sim_par_at(sim *s, uint32_t part, uint32_t order, sk_time at,
+                   bool fifo)
 {
     sim_par *pa = s->s_par;
-    SK_ASSERT(at >= pa->pa_end && order < (1u << ORDER_BITS));
+    pstate *ps = &pa->pa_ps[s->s_part];
+    sk_time end = window_start(pa, ps->ps_win + 1);
+    SK_ASSERT(at >= end && order < (1u << ORDER_BITS));
     order = shuffle(pa, order, at);
-    xbuf *b = &pa->pa_x[link_index(pa, s->s_part, part, pa->pa_parity)];
+    ps->ps_sent[ps->ps_win & 1] = true;
+    xbuf *b = &pa->pa_x[link_index(pa, s->s_part, part, ps->ps_win & 1)];
     if (b->xb_len == b->xb_cap)
         b->xb_ev = grow(b->xb_ev, &b->xb_cap, sizeof *b->xb_ev);
     xev *x = &b->xb_ev[b->xb_len];
-    *x = (xev){.x_key = (at - pa->pa_end) << ORDER_BITS | order,
+    *x = (xev){.x_key = (at - end) << ORDER_BITS | order,
                .x_seq = b->xb_len,
                .x_fifo = fifo,
                .x_at = at};
@@ -264,25 +288,14 @@ sim_ev *sim_par_at(sim *s, uint32_t part, uint32_t order, sk_time at, bool fifo)
     return &x->x_ev;
 }
 
-void sim_par_done(sim *s, sim_msg *m)
+void sim_par_busy(sim *s, int delta)
 {
     sim_par *pa = s->s_par;
-    uint32_t owner = 0;
-    while (&pa->pa_parts[owner]->s_msgs != m->mg_pool)
-        owner++;
-    sim_msg_give(
-        &pa->pa_ret[link_index(pa, s->s_part, owner, pa->pa_parity)].rl_list,
-        m);
-}
-
-void sim_par_busy(sim *s, uint32_t node, int delta)
-{
-    sim_par *pa = s->s_par;
-    busylog *l = &pa->pa_busy[(size_t)s->s_part * 2 + pa->pa_parity];
+    uint64_t w = pa->pa_ps[s->s_part].ps_win;
+    busylog *l = &pa->pa_busy[(size_t)s->s_part * 2 + (w & 1)];
     if (l->bl_len == l->bl_cap)
         l->bl_ch = grow(l->bl_ch, &l->bl_cap, sizeof *l->bl_ch);
-    l->bl_ch[l->bl_len++] = (s->s_now - pa->pa_start) << (ORDER_BITS + 1) |
-                            (uint64_t)node << 1 | (delta > 0);
+    l->bl_ch[l->bl_len++] = (s->s_now - window_start(pa, w)) << 1 | (delta > 0);
 }
 
 /* ---- a window's end ----------------------------------------------------- */
@@ -295,19 +308,57 @@ static int cmp_xev(const void *a, const void *b)
     return x->x_seq < y->x_seq ? -1 : x->x_seq > y->x_seq;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* sort_instant sorts n events of one instant by their order (the low
+ * ORDER_BITS of the key), keeping the sender's order among equal ones:
+ * by insertion when few, else by a radix sort through tmp (room for n). */
+static void sort_instant(xev *x, uint32_t n, xev *tmp)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    if (n <= 16) {
+        for (uint32_t i = 1; i < n; i++) {
+            xev v = x[i];
+            uint32_t j = i;
+            for (; j > 0 && x[j - 1].x_key > v.x_key; j--)
+                x[j] = x[j - 1];
+            x[j] = v;
+        }
+        return;
+    }
+    for (unsigned shift = 0; shift < ORDER_BITS; shift += 8) {
+        uint32_t at[257] = {0};
+        for (uint32_t i = 0; i < n; i++)
+            at[((x[i].x_key >> shift) & 0xff) + 1]++;
+        for (int d = 1; d <= 256; d++)
+            at[d] += at[d - 1];
+        for (uint32_t i = 0; i < n; i++)
+            tmp[at[(x[i].x_key >> shift) & 0xff]++] = x[i];
+        memcpy(x, tmp, n * sizeof *x);
+    }
 }
 
-static void sort_xbuf(xbuf *b)
+/* sort_xbuf sorts what a node partition sent partition 0 in a window by
+ * key. Over a fixed delay the events come in order of time and only each
+ * instant's need sorting; otherwise all of them. */
+static void sort_xbuf(sim_par *pa, xbuf *b)
 {
+    xev *x = b->xb_ev;
     for (uint32_t i = 1; i < b->xb_len; i++)
-        if (b->xb_ev[i].x_key < b->xb_ev[i - 1].x_key) {
-            qsort(b->xb_ev, b->xb_len, sizeof *b->xb_ev, cmp_xev);
+        if (x[i].x_at < x[i - 1].x_at) {
+            qsort(x, b->xb_len, sizeof *x, cmp_xev);
             return;
         }
+    if (b->xb_len > pa->pa_tmp_cap) {
+        free(pa->pa_tmp);
+        pa->pa_tmp_cap = b->xb_cap;
+        pa->pa_tmp = malloc(pa->pa_tmp_cap * sizeof *pa->pa_tmp);
+        if (pa->pa_tmp == NULL)
+            die("out of memory");
+    }
+    for (uint32_t i = 0, j; i < b->xb_len; i = j) {
+        for (j = i + 1; j < b->xb_len && x[j].x_at == x[i].x_at; j++)
+            ;
+        if (j - i > 1)
+            sort_instant(&x[i], j - i, pa->pa_tmp);
+    }
 }
 
 static void add_event(sim *s, const xev *x)
@@ -326,7 +377,7 @@ static void import(sim_par *pa, uint32_t part, unsigned parity)
     for (uint32_t from = 0; from < np; from++)
         sim_msgpool_take(
             &s->s_msgs,
-            &pa->pa_ret[link_index(pa, from, part, parity)].rl_list);
+            &pa->pa_spare[link_index(pa, from, part, parity)].sp_batch);
     if (part != 0) {
         xbuf *b = &pa->pa_x[link_index(pa, 0, part, parity)];
         for (uint32_t i = 0; i < b->xb_len; i++)
@@ -341,7 +392,7 @@ static void import(sim_par *pa, uint32_t part, unsigned parity)
         xbuf *b = &pa->pa_x[link_index(pa, from, 0, parity)];
         if (b->xb_len == 0)
             continue;
-        sort_xbuf(b);
+        sort_xbuf(pa, b);
         in[nin++] = b;
     }
     for (;;) {
@@ -359,36 +410,37 @@ static void import(sim_par *pa, uint32_t part, unsigned parity)
         in[k]->xb_len = 0;
 }
 
-/* replay_busy gives partition 0's counters the window's slot changes, in
- * order of (time, node). */
-static void replay_busy(sim_par *pa, unsigned parity)
+/* replay_busy gives partition 0's counters the slot changes of window w,
+ * summed per instant: the order of simultaneous changes (which decides a
+ * peak inside an instant) is not something a split run can keep. */
+static void replay_busy(sim_par *pa, uint64_t w)
 {
     sim_stats *st = &pa->pa_parts[0]->s_st;
     busylog *in[SIM_PAR_MAX_THREADS + 1];
     uint32_t at[SIM_PAR_MAX_THREADS + 1] = {0}, nin = 0;
     for (uint32_t k = 0; k < pa->pa_nparts; k++) {
-        busylog *l = &pa->pa_busy[(size_t)k * 2 + parity];
-        if (l->bl_len == 0)
-            continue;
-        for (uint32_t i = 1; i < l->bl_len; i++)
-            if (l->bl_ch[i] < l->bl_ch[i - 1]) {
-                qsort(l->bl_ch, l->bl_len, sizeof *l->bl_ch, cmp_u64);
-                break;
-            }
-        in[nin++] = l;
+        busylog *l = &pa->pa_busy[(size_t)k * 2 + (w & 1)];
+        if (l->bl_len > 0)
+            in[nin++] = l;
     }
+    uint64_t instant = 0;
+    int64_t net = 0;
     for (;;) {
         uint32_t best = nin;
         for (uint32_t k = 0; k < nin; k++)
             if (at[k] < in[k]->bl_len &&
                 (best == nin ||
-                 in[k]->bl_ch[at[k]] < in[best]->bl_ch[at[best]]))
+                 in[k]->bl_ch[at[k]] >> 1 < in[best]->bl_ch[at[best]] >> 1))
                 best = k;
+        uint64_t ch = best < nin ? in[best]->bl_ch[at[best]++] : UINT64_MAX;
+        if (ch >> 1 != instant && net != 0) {
+            sim_stats_busy(st, window_start(pa, w) + instant, (int)net);
+            net = 0;
+        }
         if (best == nin)
             break;
-        uint64_t ch = in[best]->bl_ch[at[best]++];
-        sim_stats_busy(st, pa->pa_start + (ch >> (ORDER_BITS + 1)),
-                       (ch & 1) ? +1 : -1);
+        instant = ch >> 1;
+        net += (ch & 1) ? 1 : -1;
     }
     for (uint32_t k = 0; k < nin; k++)
         in[k]->bl_len = 0;
@@ -401,73 +453,111 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* window_end runs once per window, on the last thread to finish it:
- * replays the slot changes, decides whether the run goes on and where
- * the next window starts. */
-static void window_end(sim_par *pa)
+/* wait_for waits until partition k has finished w windows; false when
+ * the run failed meanwhile. */
+static bool wait_for(sim_par *pa, uint32_t k, uint64_t w)
 {
-    sim *s = pa->pa_parts[0];
-    unsigned parity = pa->pa_parity;
-    replay_busy(pa, parity);
-    pa->pa_windows++;
-    bool failed = false;
-    for (uint32_t k = 0; k < pa->pa_nparts; k++)
-        failed |= pa->pa_parts[k]->s_error != 0;
-    sk_time next = SK_TIME_NEVER;
-    for (uint32_t k = 0; k < pa->pa_nparts; k++) {
-        sk_time t = sim_evq_next_time(&pa->pa_parts[k]->s_q);
-        if (t < next)
-            next = t;
-        for (uint32_t to = 0; to < pa->pa_nparts; to++) {
-            const xbuf *b = &pa->pa_x[link_index(pa, k, to, parity)];
-            for (uint32_t i = 0; i < b->xb_len; i++)
-                if (b->xb_ev[i].x_at < next)
-                    next = b->xb_ev[i].x_at;
-        }
-    }
-    pa->pa_done = failed || s->s_stop || next == SK_TIME_NEVER;
-    pa->pa_start = next;
-    pa->pa_end = next + pa->pa_lookahead;
-    pa->pa_parity = parity ^ 1;
-    if (s->s_p->p_progress && (pa->pa_windows & 0xff) == 0) {
-        double w = wall_now();
-        if (w - pa->pa_shown >= 0.5) {
-            pa->pa_shown = w;
-            uint64_t events = 0;
-            for (uint32_t k = 0; k < pa->pa_nparts; k++)
-                events += pa->pa_parts[k]->s_events;
-            sim_progress(s, pa->pa_t0, events, false);
-        }
-    }
-}
-
-/* barrier waits for every thread to finish the window; the last runs
- * window_end before letting them go. */
-static void barrier(sim_par *pa)
-{
-    uint32_t gen =
-        atomic_load_explicit(&pa->pa_generation, memory_order_acquire);
-    if (atomic_fetch_add_explicit(&pa->pa_arrived, 1, memory_order_acq_rel) +
-            1 ==
-        pa->pa_nthreads) {
-        window_end(pa);
-        atomic_store_explicit(&pa->pa_arrived, 0, memory_order_relaxed);
-        atomic_store_explicit(&pa->pa_generation, gen + 1,
-                              memory_order_release);
-        return;
-    }
     for (uint32_t spins = 0;
-         atomic_load_explicit(&pa->pa_generation, memory_order_acquire) == gen;
+         atomic_load_explicit(&pa->pa_ps[k].ps_done, memory_order_acquire) < w;
          spins++) {
-        if (spins < 64)
+        if (atomic_load_explicit(&pa->pa_failed, memory_order_relaxed))
+            return false;
+        if (spins < (1u << 16))
             __builtin_ia32_pause();
         else
             sched_yield();
     }
+    return true;
 }
 
-/* A thread's share of the run: thread t runs node partition t + 1, and
- * the first thread partition 0 too. */
+/* idle tells partition 0, at the start of window w (after its import),
+ * whether nothing at all is pending: no partition sent anything in window
+ * w - 1, and none has an event left. */
+static bool idle(const sim_par *pa, uint64_t w)
+{
+    if (sim_evq_next_time(&pa->pa_parts[0]->s_q) != SK_TIME_NEVER)
+        return false;
+    for (uint32_t k = 0; k < pa->pa_nparts; k++) {
+        const pstate *ps = &pa->pa_ps[k];
+        if (ps->ps_sent[(w - 1) & 1] ||
+            (k > 0 && ps->ps_next[(w - 1) & 1] != SK_TIME_NEVER))
+            return false;
+    }
+    return true;
+}
+
+static void progress(sim_par *pa)
+{
+    double now = wall_now();
+    if (now - pa->pa_shown < 0.5)
+        return;
+    pa->pa_shown = now;
+    /* The other partitions' counts, read while they run: a glimpse. */
+    uint64_t events = 0;
+    for (uint32_t k = 0; k < pa->pa_nparts; k++)
+        events += pa->pa_parts[k]->s_events;
+    sim_progress(pa->pa_parts[0], pa->pa_t0, events, false);
+}
+
+/* A partition keeps the message records it receives (moving them back
+ * would move their cache lines twice per message); what it holds beyond
+ * SPARE_HIGH it gives, down to half, to the partition that needs them:
+ * the node partitions receive more messages than they send (a task's
+ * probes, reply and cancellation against its GET_TASK and two reports),
+ * so they give to partition 0, which gives its own spare to the node
+ * partitions in turn. */
+#define SPARE_HIGH 8192u
+
+static void give_spare(sim_par *pa, uint32_t k, uint64_t w)
+{
+    sim_msgpool *p = &pa->pa_parts[k]->s_msgs;
+    if (p->mp_nfree <= SPARE_HIGH)
+        return;
+    uint32_t to = k != 0 ? 0 : 1 + (uint32_t)(w % (pa->pa_nparts - 1));
+    sim_msgpool_give(p, SPARE_HIGH / 2,
+                     &pa->pa_spare[link_index(pa, k, to, w & 1)].sp_batch);
+}
+
+/* run_window runs window w of partition k once the partitions that send
+ * to it have finished window w - 1. Returns false when k has no more
+ * windows to run: the run failed, or partition 0 stopped (in this window,
+ * or for a node partition in an earlier one). */
+static bool run_window(sim_par *pa, uint32_t k, uint64_t w)
+{
+    sim *s = pa->pa_parts[k];
+    pstate *ps = &pa->pa_ps[k];
+    if (k == 0) {
+        for (uint32_t j = 1; j < pa->pa_nparts; j++)
+            if (!wait_for(pa, j, w))
+                return false;
+        if (w > 0)
+            replay_busy(pa, w - 1);
+    } else if (!wait_for(pa, 0, w) ||
+               w > atomic_load_explicit(&pa->pa_stop_window,
+                                        memory_order_relaxed)) {
+        return false;
+    }
+    ps->ps_win = w;
+    ps->ps_sent[w & 1] = false;
+    import(pa, k, (w + 1) & 1);
+    if (k == 0 && w > 0 && idle(pa, w))
+        s->s_stop = true;
+    sim_run_until(s, window_start(pa, w + 1), UINT64_MAX);
+    give_spare(pa, k, w);
+    ps->ps_next[w & 1] = sim_evq_next_time(&s->s_q);
+    bool more = s->s_error == 0 && !s->s_stop;
+    if (s->s_error != 0)
+        atomic_store_explicit(&pa->pa_failed, true, memory_order_relaxed);
+    if (k == 0 && s->s_stop)
+        atomic_store_explicit(&pa->pa_stop_window, w, memory_order_relaxed);
+    atomic_store_explicit(&ps->ps_done, w + 1, memory_order_release);
+    if (k == 0 && s->s_p->p_progress && (w & 0xff) == 0)
+        progress(pa);
+    return more;
+}
+
+/* A thread's share of the run: thread t runs node partition t + 1, the
+ * first thread partition 0 before it. */
 typedef struct worker {
     sim_par *w_pa;
     uint32_t w_thread;
@@ -477,17 +567,11 @@ static void *work(void *arg)
 {
     const worker *w = arg;
     sim_par *pa = w->w_pa;
-    while (!pa->pa_done) {
-        unsigned last = pa->pa_parity ^ 1;
-        if (w->w_thread == 0) {
-            import(pa, 0, last);
-            sim_run_until(pa->pa_parts[0], pa->pa_end, UINT64_MAX);
-        }
-        import(pa, w->w_thread + 1, last);
-        sim_run_until(pa->pa_parts[w->w_thread + 1], pa->pa_end, UINT64_MAX);
-        barrier(pa);
+    for (uint64_t win = 0;; win++) {
+        bool more = w->w_thread != 0 || run_window(pa, 0, win);
+        if (!run_window(pa, w->w_thread + 1, win) || !more)
+            return NULL;
     }
-    return NULL;
 }
 
 /* gather moves the partitions' counters, events and first error into
@@ -515,28 +599,22 @@ void sim_par_run(sim *s)
 {
     sim_par *pa = s->s_par;
     pa->pa_t0 = pa->pa_shown = wall_now();
-    /* What the set-up sent (sim_late_hello). */
-    for (uint32_t k = 0; k < pa->pa_nparts; k++)
-        import(pa, k, pa->pa_parity);
-    pa->pa_start = SK_TIME_NEVER;
-    for (uint32_t k = 0; k < pa->pa_nparts; k++) {
-        sk_time t = sim_evq_next_time(&pa->pa_parts[k]->s_q);
-        if (t < pa->pa_start)
-            pa->pa_start = t;
-    }
-    pa->pa_done = pa->pa_start == SK_TIME_NEVER || s->s_error != 0;
-    pa->pa_end = pa->pa_start + pa->pa_lookahead;
     pthread_t tid[SIM_PAR_MAX_THREADS];
     worker w[SIM_PAR_MAX_THREADS];
     uint32_t started = 1;
     for (uint32_t t = 0; t < pa->pa_nthreads; t++)
         w[t] = (worker){pa, t};
+    if (s->s_error != 0)
+        atomic_store(&pa->pa_failed, true);
     for (; started < pa->pa_nthreads; started++)
         if (pthread_create(&tid[started], NULL, work, &w[started]) != 0)
             die("cannot start a thread");
     work(&w[0]);
     for (uint32_t t = 1; t < started; t++)
         pthread_join(tid[t], NULL);
+    /* The last window's slot changes: every node partition has run it. */
+    if (!atomic_load(&pa->pa_failed))
+        replay_busy(pa, pa->pa_ps[0].ps_win);
     gather(pa);
     if (s->s_p->p_progress)
         sim_progress(s, pa->pa_t0, 0, true);

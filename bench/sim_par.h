@@ -19,11 +19,12 @@
  * The output does not depend on the number of threads or on how the
  * nodes are grouped:
  *  - events that partition 0 gets from the nodes join its queue in order
- *    of (time, sending node, the order the node sent them);
+ *    of time, then of the sending node in an order drawn afresh for every
+ *    instant (a fixed one would favour some nodes), then of sending;
  *  - a node partition gets its events from partition 0 alone, in the
  *    order they were sent;
- *  - the nodes' slot changes are replayed in order of (time, node, the
- *    order of the node's changes);
+ *  - the nodes' slot changes are replayed summed per instant (so a peak
+ *    of busy slots is taken between instants, never inside one);
  *  - a partition adds the events of a window's end to its queue after
  *    everything it added during the window, so its order of equal-time
  *    events depends on its own nodes' history alone, and no node's
@@ -32,8 +33,8 @@
  * (which takes them in the order they were sent): a split run is as
  * deterministic, but not the same run.
  *
- * Records of the message pool go back to the pool they came from at a
- * window's end; the threads meet at one barrier per window.
+ * A partition keeps the message records it receives and gives its spare
+ * ones to the others at a window's end.
  */
 #ifndef SIM_PAR_H
 #define SIM_PAR_H
@@ -72,9 +73,9 @@ void sim_par_free(sim *s);
  * split). */
 sim *sim_par_part(sim *s, uint32_t part);
 
-/* sim_par_busy logs a slot change of node at s->s_now, to be replayed
- * into partition 0's counters at the window's end. */
-void sim_par_busy(sim *s, uint32_t node, int delta);
+/* sim_par_busy logs a slot change at s->s_now, to be replayed into
+ * partition 0's counters at the window's end. */
+void sim_par_busy(sim *s, int delta);
 
 /* sim_par_at returns a record for an event of partition part at time at,
  * sent by s (another partition) from node order (0 from partition 0),
@@ -82,9 +83,5 @@ void sim_par_busy(sim *s, uint32_t node, int delta);
  * lane). at must not be before the window's end. */
 sim_ev *sim_par_at(sim *s, uint32_t part, uint32_t order, sk_time at,
                    bool fifo);
-
-/* sim_par_done gives message record m, which s has delivered, back to
- * the partition whose pool it came from, at the window's end. */
-void sim_par_done(sim *s, sim_msg *m);
 
 #endif /* SIM_PAR_H */

@@ -319,7 +319,7 @@ static void exec_launch(sim *s, uint32_t node, const sk_launch *lt)
     ev->ev_b = (uint32_t)(free_run - run);
     *free_run =
         (real_run){lt->lt_job, lt->lt_task, lt->lt_attempt, s->s_now, id, true};
-    sim_busy(s, node, +1);
+    sim_busy(s, +1);
 }
 
 /* A run of node ends (finished or killed): the executor tells the node
@@ -337,7 +337,7 @@ static sk_msg run_end(sim *s, uint32_t node, real_run *run, uint8_t status)
     tf->tf_launch_us = run->ru_start;
     tf->tf_end_us = s->s_now;
     run->ru_used = false;
-    sim_busy(s, node, -1);
+    sim_busy(s, -1);
     s->s_st.st_local[SK_MSG_TASK_FINISHED]++;
     return m;
 }
@@ -595,7 +595,7 @@ static void deliver(sim *s, sk_peer from, sk_peer to, sim_msg *c)
     } else if (to == SIM_PEER_FLOWD && s->s_flow != NULL) {
         s->s_flow->fl_deliver(s->s_flow->fl_ctx, s, from, m);
     }
-    sim_msg_done(s, c);
+    sim_msg_put(&s->s_msgs, c);
 }
 
 static void timer(sim *s, sk_peer peer, sk_time set_for)

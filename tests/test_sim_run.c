@@ -5,7 +5,8 @@
  *    (the real cores included: three network legs before a task starts,
  *    late binding, the cancellation of leftover probes);
  *  - the same seed gives byte-identical records and summary, another
- *    seed does not;
+ *    seed does not; a late-binding run split over threads (sim_par.h)
+ *    gives the same on any number of them;
  *  - the real cores give the same results whether messages are copied
  *    flat or go through the protocol's encoder and decoder;
  *  - conservation: every task of every job that arrives ends exactly
@@ -277,6 +278,40 @@ static void test_determinism(void)
         run_free(&a);
         run_free(&b);
         run_free(&c);
+    }
+}
+
+static void test_threads(void)
+{
+    static const uint32_t threads[] = {1, 2, 3, 5};
+    for (int uniform = 0; uniform < 2; uniform++) {
+        static sim_names names;
+        sim_params p;
+        run_out base;
+        rich_params(&p, &names, SIM_LATE);
+        p.p_threads = threads[0];
+        if (uniform)
+            p.p_delay_kind = SIM_DELAY_UNIFORM;
+        run(&p, &names, &base);
+        bool same = base.rc == 0 && base.tasks_len > 1000;
+        for (size_t k = 1; k < sizeof threads / sizeof threads[0]; k++) {
+            run_out o;
+            rich_params(&p, &names, SIM_LATE);
+            p.p_threads = threads[k];
+            if (uniform)
+                p.p_delay_kind = SIM_DELAY_UNIFORM;
+            run(&p, &names, &o);
+            if (!same_output(&base, &o)) {
+                tap_diag("%u threads differ from one", threads[k]);
+                same = false;
+            }
+            run_free(&o);
+        }
+        tap_ok(same,
+               "late-binding, %s delay: 1, 2, 3 and 5 threads give the same "
+               "records and summary, byte for byte",
+               uniform ? "uniform" : "fixed");
+        run_free(&base);
     }
 }
 
@@ -609,13 +644,14 @@ static void test_flow_plugin(void)
 int main(void)
 {
     tap_timeout(120);
-    tap_plan(5 + 2 * SIM_NSTRATEGIES + 1 + SIM_NSTRATEGIES + 1 + 2 + 1 +
+    tap_plan(5 + 2 * SIM_NSTRATEGIES + 2 + 1 + SIM_NSTRATEGIES + 1 + 2 + 1 +
              SIM_NSTRATEGIES + 1 + 1);
     sk_log_set_level(SK_LOG_ERROR);
     if (mkdtemp(tmpdir) == NULL)
         tap_bail_out("mkdtemp failed");
     test_hand_schedule();
     test_determinism();
+    test_threads();
     test_wire();
     test_conservation();
     test_omniscient_busy();
