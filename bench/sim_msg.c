@@ -229,6 +229,8 @@ void sim_msgpool_give(sim_msgpool *p, uint32_t keep, sim_msgbatch *b)
 
 void sim_msgpool_take(sim_msgpool *p, sim_msgbatch *b)
 {
+    if (b->mb_len == 0)
+        return;
     reserve(&p->mp_free, p->mp_nfree, &p->mp_free_cap, b->mb_len);
     memcpy(&p->mp_free[p->mp_nfree], b->mb_v, b->mb_len * sizeof *b->mb_v);
     p->mp_nfree += b->mb_len;

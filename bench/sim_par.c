@@ -6,12 +6,15 @@
 #include "sk_log.h"
 #include "skylark.h"
 
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Bits of a sort key below the time: the node (SIM_MAX_NODES is 2^16). */
 #define ORDER_BITS 16u
@@ -44,19 +47,28 @@ typedef struct busylog {
     uint32_t bl_len, bl_cap;
 } __attribute__((aligned(64))) busylog;
 
-/* Where a partition is, in a cache line of its own. Window w is
- * [w L, (w + 1) L); a partition runs window w once the partitions that
- * send to it have finished window w - 1 (partition 0 waits for every
- * node partition, a node partition for partition 0). So the buffers of
- * two windows (by parity) are enough: a buffer written in window w is
- * read at the start of the reader's window w + 1, before the writer can
- * start window w + 2. */
+/* Windows are a SUBWINDOWS-th of the lookahead L (m of them, fewer when L
+ * is tiny): window w is [w L/m, (w + 1) L/m). What a partition sends in
+ * window w arrives no earlier than window w + m, so a partition runs
+ * window w once the partitions that send to it have finished window
+ * w - m (partition 0 waits for every node partition, a node partition for
+ * partition 0), and imports then what they sent in window w - m. A
+ * partition may thus run up to m windows ahead of its senders, which
+ * smooths the load's swings. A buffer written in window w is read at the
+ * start of the reader's window w + m, and the writer cannot start window
+ * w + 2m before that: SLOTS >= 2m buffers, by window modulo SLOTS, are
+ * enough. */
+#define SUBWINDOWS 4u
+#define SLOTS      8u
+
+/* Where a partition is, in a cache line of its own. */
 typedef struct pstate {
-    _Atomic uint64_t ps_done; /* windows finished */
-    uint64_t ps_win;          /* the window it runs */
-    sk_time ps_next[2];       /* by parity: after the window, its next
-                                 event's time */
-    bool ps_sent[2];          /* by parity: it sent events in the window */
+    _Atomic uint64_t ps_done;     /* windows finished */
+    _Atomic uint32_t ps_wake;     /* its low bits, to sleep on (futex) */
+    _Atomic uint32_t ps_sleepers; /* threads asleep on ps_wake */
+    uint64_t ps_win;              /* the window it runs */
+    sk_time ps_next[SLOTS]; /* by window: its next event's time after it */
+    bool ps_sent[SLOTS];    /* by window: it sent events in it */
 } __attribute__((aligned(64))) pstate;
 
 struct sim_par {
@@ -65,16 +77,19 @@ struct sim_par {
     sim **pa_parts; /* [0] is the run's sim */
     uint8_t *pa_node_part;
     sk_time pa_lookahead;
-    uint64_t pa_salt;         /* of shuffle, from the run's seed */
-    pstate *pa_ps;            /* per partition */
-    xbuf *pa_x;               /* [from][to][parity] */
-    spare *pa_spare;          /* [from][to][parity]: free records */
-    busylog *pa_busy;         /* [part][parity] */
-    xev *pa_tmp; /* partition 0's import: room to sort */
+    uint32_t pa_m;     /* windows per lookahead */
+    sk_time pa_window; /* a window's length: pa_lookahead / pa_m */
+    uint64_t pa_salt;  /* of shuffle, from the run's seed */
+    pstate *pa_ps;     /* per partition */
+    xbuf *pa_x;        /* [from][to][slot] */
+    spare *pa_spare;   /* [from][to][slot]: free records */
+    busylog *pa_busy;  /* [part][slot] */
+    xev *pa_tmp;       /* partition 0's import: room to sort */
     uint32_t pa_tmp_cap;
-    _Atomic bool pa_failed;   /* a partition failed: all stop */
+    uint32_t pa_spins;               /* before sleeping */
+    _Atomic bool pa_failed;          /* a partition failed: all stop */
     _Atomic uint64_t pa_stop_window; /* partition 0 stopped in it */
-    double pa_t0, pa_shown;   /* progress */
+    double pa_t0, pa_shown;          /* progress */
 };
 
 static _Noreturn void die(const char *what)
@@ -96,12 +111,18 @@ sk_time sim_par_lookahead(const sim_params *p)
 }
 
 static size_t link_index(const sim_par *pa, uint32_t from, uint32_t to,
-                         unsigned parity)
+                         uint64_t w)
 {
-    return ((size_t)from * pa->pa_nparts + to) * 2 + parity;
+    return ((size_t)from * pa->pa_nparts + to) * SLOTS + w % SLOTS;
 }
 
 /* ---- set-up ----------------------------------------------------------- */
+
+/* Waiting: a while spinning (the other thread is usually about to
+ * finish), then asleep until the partition publishes its next window.
+ * With more threads than CPUs a spinning thread would hold the CPU the
+ * one it waits for needs: they sleep at once. */
+#define SPINS 16384u
 
 /* The share of the work partition 0 does in a run of the real cores
  * (measured: bench/README.md, skylark-sim): the thread that runs it gets
@@ -147,17 +168,20 @@ int sim_par_new(sim *s, uint32_t nthreads, sk_time lookahead)
     pa->pa_nthreads = nthreads;
     pa->pa_nparts = nthreads + 1;
     pa->pa_lookahead = lookahead;
+    pa->pa_m = lookahead < SUBWINDOWS ? (uint32_t)lookahead : SUBWINDOWS;
+    pa->pa_window = lookahead / pa->pa_m;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    pa->pa_spins = cpus >= (long)nthreads ? SPINS : 0;
     pa->pa_salt = sk_rng_next(&s->s_net_rng);
     uint32_t np = pa->pa_nparts;
     pa->pa_parts = calloc(np, sizeof *pa->pa_parts);
     pa->pa_node_part = malloc(s->s_p->p_nodes);
-    pa->pa_x = lines((size_t)np * np * 2 * sizeof *pa->pa_x);
-    pa->pa_spare = lines((size_t)np * np * 2 * sizeof *pa->pa_spare);
-    pa->pa_busy = lines((size_t)np * 2 * sizeof *pa->pa_busy);
+    pa->pa_x = lines((size_t)np * np * SLOTS * sizeof *pa->pa_x);
+    pa->pa_spare = lines((size_t)np * np * SLOTS * sizeof *pa->pa_spare);
+    pa->pa_busy = lines((size_t)np * SLOTS * sizeof *pa->pa_busy);
     pa->pa_ps = lines(np * sizeof *pa->pa_ps);
-    if (pa->pa_parts == NULL || pa->pa_node_part == NULL ||
-        pa->pa_x == NULL || pa->pa_spare == NULL || pa->pa_busy == NULL ||
-        pa->pa_ps == NULL)
+    if (pa->pa_parts == NULL || pa->pa_node_part == NULL || pa->pa_x == NULL ||
+        pa->pa_spare == NULL || pa->pa_busy == NULL || pa->pa_ps == NULL)
         return SK_ENOMEM;
     atomic_init(&pa->pa_stop_window, UINT64_MAX);
     split_nodes(pa, s->s_p->p_nodes);
@@ -206,11 +230,11 @@ void sim_par_free(sim *s)
         sim_msgpool_fini(&q->s_msgs);
         free(q);
     }
-    for (size_t i = 0; pa->pa_x != NULL && i < (size_t)np * np * 2; i++)
+    for (size_t i = 0; pa->pa_x != NULL && i < (size_t)np * np * SLOTS; i++)
         free(pa->pa_x[i].xb_ev);
-    for (size_t i = 0; pa->pa_spare != NULL && i < (size_t)np * np * 2; i++)
+    for (size_t i = 0; pa->pa_spare != NULL && i < (size_t)np * np * SLOTS; i++)
         sim_msgbatch_free(&pa->pa_spare[i].sp_batch);
-    for (size_t i = 0; pa->pa_busy != NULL && i < (size_t)np * 2; i++)
+    for (size_t i = 0; pa->pa_busy != NULL && i < (size_t)np * SLOTS; i++)
         free(pa->pa_busy[i].bl_ch);
     free(pa->pa_parts);
     free(pa->pa_node_part);
@@ -264,19 +288,18 @@ static uint32_t shuffle(const sim_par *pa, uint32_t node, sk_time at)
 
 static sk_time window_start(const sim_par *pa, uint64_t w)
 {
-    return w * pa->pa_lookahead;
+    return w * pa->pa_window;
 }
 
-sim_ev *sim_par_at(sim *s, uint32_t part, uint32_t order, sk_time at,
-                   bool fifo)
+sim_ev *sim_par_at(sim *s, uint32_t part, uint32_t order, sk_time at, bool fifo)
 {
     sim_par *pa = s->s_par;
     pstate *ps = &pa->pa_ps[s->s_part];
-    sk_time end = window_start(pa, ps->ps_win + 1);
+    sk_time end = window_start(pa, ps->ps_win + pa->pa_m);
     SK_ASSERT(at >= end && order < (1u << ORDER_BITS));
     order = shuffle(pa, order, at);
-    ps->ps_sent[ps->ps_win & 1] = true;
-    xbuf *b = &pa->pa_x[link_index(pa, s->s_part, part, ps->ps_win & 1)];
+    ps->ps_sent[ps->ps_win % SLOTS] = true;
+    xbuf *b = &pa->pa_x[link_index(pa, s->s_part, part, ps->ps_win)];
     if (b->xb_len == b->xb_cap)
         b->xb_ev = grow(b->xb_ev, &b->xb_cap, sizeof *b->xb_ev);
     xev *x = &b->xb_ev[b->xb_len];
@@ -292,7 +315,7 @@ void sim_par_busy(sim *s, int delta)
 {
     sim_par *pa = s->s_par;
     uint64_t w = pa->pa_ps[s->s_part].ps_win;
-    busylog *l = &pa->pa_busy[(size_t)s->s_part * 2 + (w & 1)];
+    busylog *l = &pa->pa_busy[(size_t)s->s_part * SLOTS + w % SLOTS];
     if (l->bl_len == l->bl_cap)
         l->bl_ch = grow(l->bl_ch, &l->bl_cap, sizeof *l->bl_ch);
     l->bl_ch[l->bl_len++] = (s->s_now - window_start(pa, w)) << 1 | (delta > 0);
@@ -368,18 +391,17 @@ static void add_event(sim *s, const xev *x)
     *ev = x->x_ev;
 }
 
-/* import adds to partition part's queue what the others sent it in the
- * window that just ended (parity), and takes back its records. */
-static void import(sim_par *pa, uint32_t part, unsigned parity)
+/* import adds to partition part's queue what the others sent it in
+ * window w, and the spare records they gave it. */
+static void import(sim_par *pa, uint32_t part, uint64_t w)
 {
     sim *s = pa->pa_parts[part];
     uint32_t np = pa->pa_nparts;
     for (uint32_t from = 0; from < np; from++)
-        sim_msgpool_take(
-            &s->s_msgs,
-            &pa->pa_spare[link_index(pa, from, part, parity)].sp_batch);
+        sim_msgpool_take(&s->s_msgs,
+                         &pa->pa_spare[link_index(pa, from, part, w)].sp_batch);
     if (part != 0) {
-        xbuf *b = &pa->pa_x[link_index(pa, 0, part, parity)];
+        xbuf *b = &pa->pa_x[link_index(pa, 0, part, w)];
         for (uint32_t i = 0; i < b->xb_len; i++)
             add_event(s, &b->xb_ev[i]);
         b->xb_len = 0;
@@ -389,7 +411,7 @@ static void import(sim_par *pa, uint32_t part, unsigned parity)
     xbuf *in[SIM_PAR_MAX_THREADS];
     uint32_t at[SIM_PAR_MAX_THREADS] = {0}, nin = 0;
     for (uint32_t from = 1; from < np; from++) {
-        xbuf *b = &pa->pa_x[link_index(pa, from, 0, parity)];
+        xbuf *b = &pa->pa_x[link_index(pa, from, 0, w)];
         if (b->xb_len == 0)
             continue;
         sort_xbuf(pa, b);
@@ -419,7 +441,7 @@ static void replay_busy(sim_par *pa, uint64_t w)
     busylog *in[SIM_PAR_MAX_THREADS + 1];
     uint32_t at[SIM_PAR_MAX_THREADS + 1] = {0}, nin = 0;
     for (uint32_t k = 0; k < pa->pa_nparts; k++) {
-        busylog *l = &pa->pa_busy[(size_t)k * 2 + (w & 1)];
+        busylog *l = &pa->pa_busy[(size_t)k * SLOTS + w % SLOTS];
         if (l->bl_len > 0)
             in[nin++] = l;
     }
@@ -453,34 +475,71 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static void futex(_Atomic uint32_t *word, int op, uint32_t val)
+{
+    syscall(SYS_futex, (uint32_t *)word, op, val, NULL, NULL, 0);
+}
+
 /* wait_for waits until partition k has finished w windows; false when
  * the run failed meanwhile. */
 static bool wait_for(sim_par *pa, uint32_t k, uint64_t w)
 {
-    for (uint32_t spins = 0;
-         atomic_load_explicit(&pa->pa_ps[k].ps_done, memory_order_acquire) < w;
-         spins++) {
+    pstate *ps = &pa->pa_ps[k];
+    for (uint32_t spins = 0;; spins++) {
+        uint32_t seen = atomic_load(&ps->ps_wake);
+        if (atomic_load_explicit(&ps->ps_done, memory_order_acquire) >= w)
+            return true;
         if (atomic_load_explicit(&pa->pa_failed, memory_order_relaxed))
             return false;
-        if (spins < (1u << 16))
+        if (spins < pa->pa_spins) {
             __builtin_ia32_pause();
-        else
-            sched_yield();
+            continue;
+        }
+        atomic_fetch_add(&ps->ps_sleepers, 1);
+        if (atomic_load(&ps->ps_done) < w && !atomic_load(&pa->pa_failed))
+            futex(&ps->ps_wake, FUTEX_WAIT_PRIVATE, seen);
+        atomic_fetch_sub(&ps->ps_sleepers, 1);
     }
-    return true;
 }
 
-/* idle tells partition 0, at the start of window w (after its import),
- * whether nothing at all is pending: no partition sent anything in window
- * w - 1, and none has an event left. */
+/* publish tells the waiters that partition k has finished w windows. */
+static void publish(sim_par *pa, uint32_t k, uint64_t w)
+{
+    pstate *ps = &pa->pa_ps[k];
+    atomic_store_explicit(&ps->ps_done, w, memory_order_release);
+    atomic_store(&ps->ps_wake, (uint32_t)w);
+    if (atomic_load(&ps->ps_sleepers) > 0)
+        futex(&ps->ps_wake, FUTEX_WAKE_PRIVATE, INT_MAX);
+}
+
+/* fail stops every partition: the waiters wake and see it. */
+static void fail(sim_par *pa)
+{
+    atomic_store(&pa->pa_failed, true);
+    for (uint32_t k = 0; k < pa->pa_nparts; k++) {
+        atomic_fetch_add(&pa->pa_ps[k].ps_wake, 1);
+        futex(&pa->pa_ps[k].ps_wake, FUTEX_WAKE_PRIVATE, INT_MAX);
+    }
+}
+
+/* idle tells partition 0, at the start of window w >= 2m (after its
+ * import), whether nothing at all is pending: it has no event and sent
+ * nothing since window w - 2m (what it sent before, the node partitions
+ * have imported), and every node partition ended window w - m with no
+ * event and sent nothing in it (what they sent before, partition 0 has
+ * imported). */
 static bool idle(const sim_par *pa, uint64_t w)
 {
+    uint64_t m = pa->pa_m;
     if (sim_evq_next_time(&pa->pa_parts[0]->s_q) != SK_TIME_NEVER)
         return false;
-    for (uint32_t k = 0; k < pa->pa_nparts; k++) {
+    for (uint64_t v = w - 2 * m + 1; v < w; v++)
+        if (pa->pa_ps[0].ps_sent[v % SLOTS])
+            return false;
+    for (uint32_t k = 1; k < pa->pa_nparts; k++) {
         const pstate *ps = &pa->pa_ps[k];
-        if (ps->ps_sent[(w - 1) & 1] ||
-            (k > 0 && ps->ps_next[(w - 1) & 1] != SK_TIME_NEVER))
+        if (ps->ps_sent[(w - m) % SLOTS] ||
+            ps->ps_next[(w - m) % SLOTS] != SK_TIME_NEVER)
             return false;
     }
     return true;
@@ -515,43 +574,53 @@ static void give_spare(sim_par *pa, uint32_t k, uint64_t w)
         return;
     uint32_t to = k != 0 ? 0 : 1 + (uint32_t)(w % (pa->pa_nparts - 1));
     sim_msgpool_give(p, SPARE_HIGH / 2,
-                     &pa->pa_spare[link_index(pa, k, to, w & 1)].sp_batch);
+                     &pa->pa_spare[link_index(pa, k, to, w)].sp_batch);
+}
+
+/* past_stop tells a node partition that partition 0 stopped m windows
+ * or more before window w. */
+static bool past_stop(sim_par *pa, uint64_t w)
+{
+    uint64_t stop =
+        atomic_load_explicit(&pa->pa_stop_window, memory_order_relaxed);
+    return stop != UINT64_MAX && w >= stop + pa->pa_m;
 }
 
 /* run_window runs window w of partition k once the partitions that send
- * to it have finished window w - 1. Returns false when k has no more
- * windows to run: the run failed, or partition 0 stopped (in this window,
- * or for a node partition in an earlier one). */
+ * to it have finished window w - m. Returns false when k has no more
+ * windows to run: the run failed, or partition 0 stopped (in this window;
+ * a node partition runs m - 1 windows more, the most it may have run
+ * before it could know: so how far it runs does not depend on timing). */
 static bool run_window(sim_par *pa, uint32_t k, uint64_t w)
 {
     sim *s = pa->pa_parts[k];
     pstate *ps = &pa->pa_ps[k];
+    uint64_t m = pa->pa_m, need = w + 1 > m ? w + 1 - m : 0;
     if (k == 0) {
         for (uint32_t j = 1; j < pa->pa_nparts; j++)
-            if (!wait_for(pa, j, w))
+            if (!wait_for(pa, j, need))
                 return false;
-        if (w > 0)
-            replay_busy(pa, w - 1);
-    } else if (!wait_for(pa, 0, w) ||
-               w > atomic_load_explicit(&pa->pa_stop_window,
-                                        memory_order_relaxed)) {
+        if (w >= m)
+            replay_busy(pa, w - m);
+    } else if (!wait_for(pa, 0, need) || past_stop(pa, w)) {
         return false;
     }
     ps->ps_win = w;
-    ps->ps_sent[w & 1] = false;
-    import(pa, k, (w + 1) & 1);
-    if (k == 0 && w > 0 && idle(pa, w))
+    ps->ps_sent[w % SLOTS] = false;
+    if (w >= m)
+        import(pa, k, w - m);
+    if (k == 0 && w >= 2 * m && idle(pa, w))
         s->s_stop = true;
     sim_run_until(s, window_start(pa, w + 1), UINT64_MAX);
     give_spare(pa, k, w);
-    ps->ps_next[w & 1] = sim_evq_next_time(&s->s_q);
+    ps->ps_next[w % SLOTS] = sim_evq_next_time(&s->s_q);
     bool more = s->s_error == 0 && !s->s_stop;
-    if (s->s_error != 0)
-        atomic_store_explicit(&pa->pa_failed, true, memory_order_relaxed);
     if (k == 0 && s->s_stop)
         atomic_store_explicit(&pa->pa_stop_window, w, memory_order_relaxed);
-    atomic_store_explicit(&ps->ps_done, w + 1, memory_order_release);
-    if (k == 0 && s->s_p->p_progress && (w & 0xff) == 0)
+    publish(pa, k, w + 1);
+    if (s->s_error != 0)
+        fail(pa);
+    if (k == 0 && s->s_p->p_progress && (w & 0x3ff) == 0)
         progress(pa);
     return more;
 }
@@ -567,9 +636,11 @@ static void *work(void *arg)
 {
     const worker *w = arg;
     sim_par *pa = w->w_pa;
+    bool main = w->w_thread == 0;
     for (uint64_t win = 0;; win++) {
-        bool more = w->w_thread != 0 || run_window(pa, 0, win);
-        if (!run_window(pa, w->w_thread + 1, win) || !more)
+        if (main)
+            main = run_window(pa, 0, win);
+        if (!run_window(pa, w->w_thread + 1, win))
             return NULL;
     }
 }
@@ -605,16 +676,21 @@ void sim_par_run(sim *s)
     for (uint32_t t = 0; t < pa->pa_nthreads; t++)
         w[t] = (worker){pa, t};
     if (s->s_error != 0)
-        atomic_store(&pa->pa_failed, true);
+        fail(pa);
     for (; started < pa->pa_nthreads; started++)
         if (pthread_create(&tid[started], NULL, work, &w[started]) != 0)
             die("cannot start a thread");
     work(&w[0]);
     for (uint32_t t = 1; t < started; t++)
         pthread_join(tid[t], NULL);
-    /* The last window's slot changes: every node partition has run it. */
+    /* The slot changes of the windows partition 0 has not replayed:
+     * the node partitions ran up to m - 1 windows past its last. */
     if (!atomic_load(&pa->pa_failed))
-        replay_busy(pa, pa->pa_ps[0].ps_win);
+        for (uint64_t v = pa->pa_ps[0].ps_win + 1 > pa->pa_m
+                              ? pa->pa_ps[0].ps_win + 1 - pa->pa_m
+                              : 0;
+             v < pa->pa_ps[0].ps_win + pa->pa_m; v++)
+            replay_busy(pa, v);
     gather(pa);
     if (s->s_p->p_progress)
         sim_progress(s, pa->pa_t0, 0, true);
