@@ -146,8 +146,9 @@ typedef struct sim_strategy {
      * or an event skip stages: prefetching is only a hint. */
     void (*ss_prefetch)(sim *s, const sim_ev *ev, unsigned stage);
     /* ss_split: the strategy's nodes can run in partitions of their own
-     * (sim_par.h): they meet the rest only through sim_at_part and
-     * report slot changes with sim_busy. */
+     * (sim_par.h): they meet the rest only through sim_at_part, give
+     * delivered messages back with sim_msg_done and report slot changes
+     * with sim_busy. */
     bool ss_split;
     /* ss_check verifies the strategy's invariants (NULL: none). Returns
      * 0, or SK_ESTATE with what is wrong in err. */
@@ -346,6 +347,11 @@ static inline uint32_t sim_node_part(const sim *s, uint32_t node)
  * part's queue at the window's end. */
 sim_ev *sim_at_part(sim *s, uint32_t part, uint32_t order, sk_time at,
                     uint8_t kind, bool fifo);
+
+/* sim_msg_done gives back a message record s has delivered, to its pool
+ * (in a split run, at the start of the next window when another
+ * partition's). */
+void sim_msg_done(sim *s, sim_msg *m);
 
 /* sim_busy records that a slot started (+1) or stopped (-1) a task now
  * (in a split run, at the window's end). */

@@ -87,6 +87,14 @@ sim_ev *sim_at_part(sim *s, uint32_t part, uint32_t order, sk_time at,
     return ev;
 }
 
+void sim_msg_done(sim *s, sim_msg *m)
+{
+    if (s->s_par != NULL)
+        sim_par_done(s, m);
+    else
+        sim_msg_put(&s->s_msgs, m);
+}
+
 void sim_busy(sim *s, int delta)
 {
     if (s->s_par != NULL)
@@ -503,7 +511,7 @@ int sim_run(const sim_params *p, sim_names *names, const sim_flow *flow,
     s->s_names = names;
     s->s_flow = flow;
     s->s_ops = sim_strategy_get(p->p_strategy);
-    sim_msgpool_init(&s->s_msgs);
+    sim_msgpool_init(&s->s_msgs, 0);
     /* One stream each, split in a fixed order from the seed, so that the
      * workload is the same whatever the strategy and the network. */
     sk_rng master, cluster;

@@ -26,9 +26,10 @@ static _Noreturn void die(const char *what)
     abort();
 }
 
-void sim_msgpool_init(sim_msgpool *p)
+void sim_msgpool_init(sim_msgpool *p, uint32_t owner)
 {
     memset(p, 0, sizeof *p);
+    p->mp_owner = owner;
     sk_buf_init(&p->mp_buf);
 }
 
@@ -77,11 +78,21 @@ static sim_msg *get_record(sim_msgpool *p)
             die("out of memory");
         chunks[p->mp_nchunks++] = c;
         reserve(&p->mp_free, 0, &p->mp_free_cap, CHUNK);
-        for (uint32_t i = 0; i < CHUNK; i++)
+        for (uint32_t i = 0; i < CHUNK; i++) {
+            c[i].mg_owner = p->mp_owner;
             p->mp_free[i] = &c[CHUNK - 1 - i];
+        }
         p->mp_nfree = CHUNK;
     }
-    return p->mp_free[--p->mp_nfree];
+    sim_msg *m = p->mp_free[--p->mp_nfree];
+    /* The next copy's record: records come back from other threads, and
+     * the copy writes most of one. */
+    if (p->mp_nfree > 0) {
+        const char *next = (const char *)p->mp_free[p->mp_nfree - 1];
+        for (size_t off = 0; off < sizeof *m; off += 64)
+            __builtin_prefetch(next + off, 1);
+    }
+    return m;
 }
 
 /* flat_fields finds the variable parts of m; false for a type with lists,
@@ -206,25 +217,26 @@ sim_msg *sim_msg_copy(sim_msgpool *p, const sk_msg *src, bool wire, int *err)
     return m;
 }
 
-void sim_msg_put(sim_msgpool *p, sim_msg *m)
+static void release(sim_msg *m)
 {
     if (m->mg_decoded) {
         sk_msg_free(&m->mg_msg);
         m->mg_decoded = false;
     }
+}
+
+void sim_msg_put(sim_msgpool *p, sim_msg *m)
+{
+    release(m);
     reserve(&p->mp_free, p->mp_nfree, &p->mp_free_cap, 1);
     p->mp_free[p->mp_nfree++] = m;
 }
 
-void sim_msgpool_give(sim_msgpool *p, uint32_t keep, sim_msgbatch *b)
+void sim_msg_give(sim_msgbatch *b, sim_msg *m)
 {
-    if (p->mp_nfree <= keep)
-        return;
-    uint32_t n = p->mp_nfree - keep;
-    reserve(&b->mb_v, b->mb_len, &b->mb_cap, n);
-    memcpy(&b->mb_v[b->mb_len], &p->mp_free[keep], n * sizeof *b->mb_v);
-    b->mb_len += n;
-    p->mp_nfree = keep;
+    release(m);
+    reserve(&b->mb_v, b->mb_len, &b->mb_cap, 1);
+    b->mb_v[b->mb_len++] = m;
 }
 
 void sim_msgpool_take(sim_msgpool *p, sim_msgbatch *b)

@@ -38,34 +38,35 @@
 #define SIM_MSG_INLINE 64
 
 typedef struct sim_msg {
-    sk_msg mg_msg;    /* the message; its pointers point into this record
-                         (flat) or into memory the codec allocated */
-    bool mg_decoded;  /* mg_msg came from sk_msg_decode: sk_msg_free it */
-    uint32_t mg_cap;  /* bytes at mg_heap */
-    uint8_t *mg_heap; /* variable parts too large for mg_inline */
+    sk_msg mg_msg;     /* the message; its pointers point into this record
+                          (flat) or into memory the codec allocated */
+    bool mg_decoded;   /* mg_msg came from sk_msg_decode: sk_msg_free it */
+    uint32_t mg_cap;   /* bytes at mg_heap */
+    uint8_t *mg_heap;  /* variable parts too large for mg_inline */
+    uint32_t mg_owner; /* the owner of the pool that made it */
     uint8_t mg_inline[SIM_MSG_INLINE];
 } sim_msg;
 
-/* A pool of sim_msg records with stable addresses, for one thread.
- * Records are interchangeable: a pool may take back a record another
- * pool made (sim_msgpool_take), and each pool releases the records it
- * made, so pools that trade records are released together. */
+/* A pool of sim_msg records with stable addresses, for one thread. A
+ * record another thread is done with comes back through a sim_msgbatch:
+ * pointers, so that nothing is written in the record on its way. */
 typedef struct sim_msgpool {
     sim_msg **mp_chunks;
     uint32_t mp_nchunks;
     sim_msg **mp_free; /* a stack */
     uint32_t mp_nfree, mp_free_cap;
-    sk_buf mp_buf; /* the encode buffer of wire copies */
+    sk_buf mp_buf;     /* the encode buffer of wire copies */
+    uint32_t mp_owner; /* marks its records (mg_owner) */
 } sim_msgpool;
 
-/* Free records on their way from one pool to another. */
+/* Records on their way back to their pool. */
 typedef struct sim_msgbatch {
     sim_msg **mb_v;
     uint32_t mb_len, mb_cap;
 } sim_msgbatch;
 
-/* sim_msgpool_init makes an empty pool. */
-void sim_msgpool_init(sim_msgpool *p);
+/* sim_msgpool_init makes an empty pool whose records carry owner. */
+void sim_msgpool_init(sim_msgpool *p, uint32_t owner);
 
 /* sim_msgpool_fini releases every record (handed out or not). */
 void sim_msgpool_fini(sim_msgpool *p);
@@ -76,18 +77,17 @@ void sim_msgpool_fini(sim_msgpool *p);
  * core's bug. Aborts when out of memory. Cost: O(size of the message). */
 sim_msg *sim_msg_copy(sim_msgpool *p, const sk_msg *src, bool wire, int *err);
 
-/* sim_msg_put puts a record in the pool (any pool of the run), releasing
- * what the codec allocated for it (its heap buffer is kept for the next
- * copy). O(1) amortised; it writes nothing in the record unless the codec
- * made it. */
+/* sim_msg_put returns a record of p to it, releasing what the codec
+ * allocated for it (its heap buffer is kept for the next copy). */
 void sim_msg_put(sim_msgpool *p, sim_msg *m);
 
-/* sim_msgpool_give moves the free records of p beyond the first keep to
- * b. Aborts when out of memory. */
-void sim_msgpool_give(sim_msgpool *p, uint32_t keep, sim_msgbatch *b);
+/* sim_msg_give releases what the codec allocated for m and adds it to b,
+ * for its pool to take. Writes nothing in m unless the codec made it.
+ * Aborts when out of memory. */
+void sim_msg_give(sim_msgbatch *b, sim_msg *m);
 
-/* sim_msgpool_take moves every record of b to p. Aborts when out of
- * memory. */
+/* sim_msgpool_take puts every record of b back in p, their pool, and
+ * empties b. Aborts when out of memory. */
 void sim_msgpool_take(sim_msgpool *p, sim_msgbatch *b);
 
 /* sim_msgbatch_free releases b's array (not its records). */

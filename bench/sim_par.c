@@ -36,9 +36,9 @@ typedef struct xbuf {
     uint32_t xb_len, xb_cap;
 } __attribute__((aligned(64))) xbuf;
 
-typedef struct spare {
-    sim_msgbatch sp_batch;
-} __attribute__((aligned(64))) spare;
+typedef struct homing {
+    sim_msgbatch hm_batch;
+} __attribute__((aligned(64))) homing;
 
 /* A partition's slot changes in one window, in order of time: (time after
  * the window's start) << 1 | up. */
@@ -82,7 +82,7 @@ struct sim_par {
     uint64_t pa_salt;  /* of shuffle, from the run's seed */
     pstate *pa_ps;     /* per partition */
     xbuf *pa_x;        /* [from][to][slot] */
-    spare *pa_spare;   /* [from][to][slot]: free records */
+    homing *pa_home;   /* [from][to][slot]: to's records */
     busylog *pa_busy;  /* [part][slot] */
     xev *pa_tmp;       /* partition 0's import: room to sort */
     uint32_t pa_tmp_cap;
@@ -177,11 +177,11 @@ int sim_par_new(sim *s, uint32_t nthreads, sk_time lookahead)
     pa->pa_parts = calloc(np, sizeof *pa->pa_parts);
     pa->pa_node_part = malloc(s->s_p->p_nodes);
     pa->pa_x = lines((size_t)np * np * SLOTS * sizeof *pa->pa_x);
-    pa->pa_spare = lines((size_t)np * np * SLOTS * sizeof *pa->pa_spare);
+    pa->pa_home = lines((size_t)np * np * SLOTS * sizeof *pa->pa_home);
     pa->pa_busy = lines((size_t)np * SLOTS * sizeof *pa->pa_busy);
     pa->pa_ps = lines(np * sizeof *pa->pa_ps);
     if (pa->pa_parts == NULL || pa->pa_node_part == NULL || pa->pa_x == NULL ||
-        pa->pa_spare == NULL || pa->pa_busy == NULL || pa->pa_ps == NULL)
+        pa->pa_home == NULL || pa->pa_busy == NULL || pa->pa_ps == NULL)
         return SK_ENOMEM;
     atomic_init(&pa->pa_stop_window, UINT64_MAX);
     split_nodes(pa, s->s_p->p_nodes);
@@ -203,7 +203,7 @@ int sim_par_new(sim *s, uint32_t nthreads, sk_time lookahead)
         q->s_node_part = s->s_node_part;
         q->s_par = pa;
         q->s_part = k;
-        sim_msgpool_init(&q->s_msgs);
+        sim_msgpool_init(&q->s_msgs, k);
         if (sim_evq_init(&q->s_q) != 0)
             return SK_ENOMEM;
     }
@@ -232,14 +232,14 @@ void sim_par_free(sim *s)
     }
     for (size_t i = 0; pa->pa_x != NULL && i < (size_t)np * np * SLOTS; i++)
         free(pa->pa_x[i].xb_ev);
-    for (size_t i = 0; pa->pa_spare != NULL && i < (size_t)np * np * SLOTS; i++)
-        sim_msgbatch_free(&pa->pa_spare[i].sp_batch);
+    for (size_t i = 0; pa->pa_home != NULL && i < (size_t)np * np * SLOTS; i++)
+        sim_msgbatch_free(&pa->pa_home[i].hm_batch);
     for (size_t i = 0; pa->pa_busy != NULL && i < (size_t)np * SLOTS; i++)
         free(pa->pa_busy[i].bl_ch);
     free(pa->pa_parts);
     free(pa->pa_node_part);
     free(pa->pa_x);
-    free(pa->pa_spare);
+    free(pa->pa_home);
     free(pa->pa_busy);
     free(pa->pa_ps);
     free(pa->pa_tmp);
@@ -309,6 +309,18 @@ sim_ev *sim_par_at(sim *s, uint32_t part, uint32_t order, sk_time at, bool fifo)
                .x_at = at};
     b->xb_len++;
     return &x->x_ev;
+}
+
+void sim_par_done(sim *s, sim_msg *m)
+{
+    sim_par *pa = s->s_par;
+    uint64_t w = pa->pa_ps[s->s_part].ps_win;
+    if (m->mg_owner == s->s_part)
+        sim_msg_put(&s->s_msgs, m);
+    else
+        sim_msg_give(
+            &pa->pa_home[link_index(pa, s->s_part, m->mg_owner, w)].hm_batch,
+            m);
 }
 
 void sim_par_busy(sim *s, int delta)
@@ -392,14 +404,14 @@ static void add_event(sim *s, const xev *x)
 }
 
 /* import adds to partition part's queue what the others sent it in
- * window w, and the spare records they gave it. */
+ * window w, and the records of its pool they are done with. */
 static void import(sim_par *pa, uint32_t part, uint64_t w)
 {
     sim *s = pa->pa_parts[part];
     uint32_t np = pa->pa_nparts;
     for (uint32_t from = 0; from < np; from++)
         sim_msgpool_take(&s->s_msgs,
-                         &pa->pa_spare[link_index(pa, from, part, w)].sp_batch);
+                         &pa->pa_home[link_index(pa, from, part, w)].hm_batch);
     if (part != 0) {
         xbuf *b = &pa->pa_x[link_index(pa, 0, part, w)];
         for (uint32_t i = 0; i < b->xb_len; i++)
@@ -558,25 +570,6 @@ static void progress(sim_par *pa)
     sim_progress(pa->pa_parts[0], pa->pa_t0, events, false);
 }
 
-/* A partition keeps the message records it receives (moving them back
- * would move their cache lines twice per message); what it holds beyond
- * SPARE_HIGH it gives, down to half, to the partition that needs them:
- * the node partitions receive more messages than they send (a task's
- * probes, reply and cancellation against its GET_TASK and two reports),
- * so they give to partition 0, which gives its own spare to the node
- * partitions in turn. */
-#define SPARE_HIGH 8192u
-
-static void give_spare(sim_par *pa, uint32_t k, uint64_t w)
-{
-    sim_msgpool *p = &pa->pa_parts[k]->s_msgs;
-    if (p->mp_nfree <= SPARE_HIGH)
-        return;
-    uint32_t to = k != 0 ? 0 : 1 + (uint32_t)(w % (pa->pa_nparts - 1));
-    sim_msgpool_give(p, SPARE_HIGH / 2,
-                     &pa->pa_spare[link_index(pa, k, to, w)].sp_batch);
-}
-
 /* past_stop tells a node partition that partition 0 stopped m windows
  * or more before window w. */
 static bool past_stop(sim_par *pa, uint64_t w)
@@ -612,7 +605,6 @@ static bool run_window(sim_par *pa, uint32_t k, uint64_t w)
     if (k == 0 && w >= 2 * m && idle(pa, w))
         s->s_stop = true;
     sim_run_until(s, window_start(pa, w + 1), UINT64_MAX);
-    give_spare(pa, k, w);
     ps->ps_next[w % SLOTS] = sim_evq_next_time(&s->s_q);
     bool more = s->s_error == 0 && !s->s_stop;
     if (k == 0 && s->s_stop)

@@ -9,12 +9,14 @@
  * which each touches only its nodes' part. Partitions meet only through
  * events for one another (sim_at_part), and every such event lies at
  * least the lookahead L after the time it is sent: the least delay a
- * message between a node and the rest can take. So virtual time
- * advances in windows [T, T + L). In a window every partition handles
- * its events before T + L on its own; at the window's end the events
- * they sent one another join the receivers' queues, the nodes' slot
- * changes are replayed into partition 0's counters, and the next window
- * starts at the earliest pending event.
+ * message between a node and the rest can take. Virtual time is cut into
+ * windows of L/m (m = 4), from time 0: what a partition sends in window w
+ * arrives no earlier than window w + m, so a partition runs window w once
+ * the partitions that send to it have finished window w - m, and adds
+ * what they sent it then to its queue. The nodes' slot changes are
+ * replayed into partition 0's counters m windows late. Empty windows
+ * cost a few atomic operations each; a run whose events start late or
+ * pause for long steps through them.
  *
  * The output does not depend on the number of threads or on how the
  * nodes are grouped:
@@ -25,16 +27,18 @@
  *    order they were sent;
  *  - the nodes' slot changes are replayed summed per instant (so a peak
  *    of busy slots is taken between instants, never inside one);
- *  - a partition adds the events of a window's end to its queue after
- *    everything it added during the window, so its order of equal-time
- *    events depends on its own nodes' history alone, and no node's
- *    behaviour depends on another's.
+ *  - a partition adds what the others sent it at the start of a window,
+ *    so where those events fall among its own equal-time events depends
+ *    on its own nodes' history alone, and no node's behaviour depends on
+ *    another's;
+ *  - when partition 0 stops, the node partitions run m - 1 windows past
+ *    its last (the most they may have run before they could know).
  * The order of equal-time events therefore differs from an unsplit run
  * (which takes them in the order they were sent): a split run is as
  * deterministic, but not the same run.
  *
- * A partition keeps the message records it receives and gives its spare
- * ones to the others at a window's end.
+ * A message record goes back to the partition that made it at the start
+ * of its next window, as a pointer: the receiver writes nothing in it.
  */
 #ifndef SIM_PAR_H
 #define SIM_PAR_H
@@ -72,6 +76,10 @@ void sim_par_free(sim *s);
 /* sim_par_part returns partition part of run s (s itself when not
  * split). */
 sim *sim_par_part(sim *s, uint32_t part);
+
+/* sim_par_done gives back message record m, which s has delivered: to
+ * s's pool, or to the partition that made it. */
+void sim_par_done(sim *s, sim_msg *m);
 
 /* sim_par_busy logs a slot change at s->s_now, to be replayed into
  * partition 0's counters at the window's end. */

@@ -595,7 +595,7 @@ static void deliver(sim *s, sk_peer from, sk_peer to, sim_msg *c)
     } else if (to == SIM_PEER_FLOWD && s->s_flow != NULL) {
         s->s_flow->fl_deliver(s->s_flow->fl_ctx, s, from, m);
     }
-    sim_msg_put(&s->s_msgs, c);
+    sim_msg_done(s, c);
 }
 
 static void timer(sim *s, sk_peer peer, sk_time set_for)
