@@ -66,6 +66,7 @@ typedef struct pstate {
     _Atomic uint64_t ps_done;     /* windows finished */
     _Atomic uint32_t ps_wake;     /* its low bits, to sleep on (futex) */
     _Atomic uint32_t ps_sleepers; /* threads asleep on ps_wake */
+    _Atomic uint64_t ps_events;   /* events handled, for the progress line */
     uint64_t ps_win;              /* the window it runs */
     sk_time ps_next[SLOTS]; /* by window: its next event's time after it */
     bool ps_sent[SLOTS];    /* by window: it sent events in it */
@@ -563,10 +564,10 @@ static void progress(sim_par *pa)
     if (now - pa->pa_shown < 0.5)
         return;
     pa->pa_shown = now;
-    /* The other partitions' counts, read while they run: a glimpse. */
     uint64_t events = 0;
     for (uint32_t k = 0; k < pa->pa_nparts; k++)
-        events += pa->pa_parts[k]->s_events;
+        events +=
+            atomic_load_explicit(&pa->pa_ps[k].ps_events, memory_order_relaxed);
     sim_progress(pa->pa_parts[0], pa->pa_t0, events, false);
 }
 
@@ -606,6 +607,7 @@ static bool run_window(sim_par *pa, uint32_t k, uint64_t w)
         s->s_stop = true;
     sim_run_until(s, window_start(pa, w + 1), UINT64_MAX);
     ps->ps_next[w % SLOTS] = sim_evq_next_time(&s->s_q);
+    atomic_store_explicit(&ps->ps_events, s->s_events, memory_order_relaxed);
     bool more = s->s_error == 0 && !s->s_stop;
     if (k == 0 && s->s_stop)
         atomic_store_explicit(&pa->pa_stop_window, w, memory_order_relaxed);
