@@ -322,9 +322,8 @@ static void exec_launch(sim *s, uint32_t node, const sk_launch *lt)
     sim_busy(s, +1);
 }
 
-/* A run of node ends (finished or killed): the executor tells the node
- * monitor. */
-static sk_msg run_end(sim *s, uint32_t node, real_run *run, uint8_t status)
+/* A run ends (finished or killed): the executor tells the node monitor. */
+static sk_msg run_end(sim *s, real_run *run, uint8_t status)
 {
     sk_msg m = {.m_type = SK_MSG_TASK_FINISHED};
     sk_task_finished *tf = &m.m_task_finished;
@@ -357,7 +356,7 @@ static void exec_kill(sim *s, uint32_t node, const sk_kill_task *kt)
         sim_evq_rec(&s->s_q, run[r].ru_ev)->ev_dead = 1;
         /* A killed process is reported at once, as a message that the
          * node monitor gets after this call (never inside its drain). */
-        sk_msg m = run_end(s, node, &run[r], SK_TASK_KILLED);
+        sk_msg m = run_end(s, &run[r], SK_TASK_KILLED);
         sim_msg *c = copy(s, NM_PEER_COMMAND, &m);
         if (c == NULL)
             return;
@@ -372,7 +371,7 @@ static void exec_finish(sim *s, uint32_t node, uint32_t r)
 {
     real_state *rs = s->s_state;
     real_run *run = &rs->runs[(size_t)node * s->s_p->p_slots + r];
-    sk_msg m = run_end(s, node, run, SK_TASK_OK);
+    sk_msg m = run_end(s, run, SK_TASK_OK);
     nm_on_message(rs->nodes[node].rn_core, NM_PEER_COMMAND, &m, s->s_now);
     drain_node(s, node);
 }
