@@ -101,7 +101,8 @@ typedef struct sim_params {
     nm_weights p_weights; /* [weights]; --user adds its own */
     bool p_wire;          /* messages through the codec (sim_msg.h) */
     bool p_check;       /* check the strategy's invariants after every event */
-    uint32_t p_threads; /* of a split run (sim_par.h); 0: one per CPU */
+    uint32_t p_threads; /* of a split run (sim_par.h); 0: one per CPU
+                           from 2,000 nodes, one below */
     /* outputs */
     FILE *p_jobs_out;    /* per-job CSV, or NULL */
     FILE *p_tasks_out;   /* per-task CSV, or NULL */
