@@ -7,8 +7,8 @@
 #   PART: table2 fig5 fig6 fig7 headline trace scale (default: all but
 #   scale). Results go to docs/results/sparrow/ (summary CSVs, figures,
 #   the summaries as text). Everything is seeded: the same build gives the
-#   same numbers. Heavy: about 30 minutes of CPU for all but scale, which
-#   alone takes 15 minutes or more (100,000 jobs through the real cores).
+#   same numbers. About 7 minutes of CPU for all but scale, which alone
+#   takes 5 (100,000 jobs through the real cores) on a 2-core machine.
 set -euo pipefail
 
 build=${1:?usage: $0 BUILD_DIR [PART...]}
