@@ -288,6 +288,11 @@ uint64_t sim_work_seed(uint64_t seed);
  * For the strategies.
  */
 
+/* sim_lines returns size zeroed bytes on cache lines of their own (the
+ * size rounded up to whole lines), or NULL; free() releases them. For
+ * what the threads of a split run write side by side. */
+void *sim_lines(size_t size);
+
 /* sim_at schedules an event of kind at time at (>= now) and returns its
  * record to fill. fifo: the FIFO lane (times in order, see sim_evq.h). */
 sim_ev *sim_at(sim *s, sk_time at, uint8_t kind, bool fifo, uint32_t *id);

@@ -69,6 +69,15 @@ int sim_strategy_parse(const char *name, sim_strategy_id *out)
     return SK_EINVAL;
 }
 
+void *sim_lines(size_t size)
+{
+    size = (size + 63) / 64 * 64;
+    void *p = aligned_alloc(64, size);
+    if (p != NULL)
+        memset(p, 0, size);
+    return p;
+}
+
 sim_ev *sim_at(sim *s, sk_time at, uint8_t kind, bool fifo, uint32_t *id)
 {
     uint32_t tmp;
@@ -514,10 +523,9 @@ int sim_run(const sim_params *p, sim_names *names, const sim_flow *flow,
         return rc;
     /* On cache lines of its own: a split run's partitions are written by
      * threads of their own. */
-    sim *s = aligned_alloc(64, (sizeof *s + 63) / 64 * 64);
+    sim *s = sim_lines(sizeof *s);
     if (s == NULL)
         return SK_ENOMEM;
-    memset(s, 0, sizeof *s);
     s->s_p = p;
     s->s_names = names;
     s->s_flow = flow;

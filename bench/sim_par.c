@@ -150,16 +150,6 @@ static void split_nodes(sim_par *pa, uint32_t nodes)
     }
 }
 
-/* lines returns size zeroed bytes (a multiple of 64) on cache lines of
- * their own, or NULL. */
-static void *lines(size_t size)
-{
-    void *p = aligned_alloc(64, size);
-    if (p != NULL)
-        memset(p, 0, size);
-    return p;
-}
-
 int sim_par_new(sim *s, uint32_t nthreads, sk_time lookahead)
 {
     SK_ASSERT(nthreads >= 1 && nthreads <= SIM_PAR_MAX_THREADS &&
@@ -179,10 +169,10 @@ int sim_par_new(sim *s, uint32_t nthreads, sk_time lookahead)
     uint32_t np = pa->pa_nparts;
     pa->pa_parts = calloc(np, sizeof *pa->pa_parts);
     pa->pa_node_part = malloc(s->s_p->p_nodes);
-    pa->pa_x = lines((size_t)np * np * SLOTS * sizeof *pa->pa_x);
-    pa->pa_home = lines((size_t)np * np * SLOTS * sizeof *pa->pa_home);
-    pa->pa_busy = lines((size_t)np * SLOTS * sizeof *pa->pa_busy);
-    pa->pa_ps = lines(np * sizeof *pa->pa_ps);
+    pa->pa_x = sim_lines((size_t)np * np * SLOTS * sizeof *pa->pa_x);
+    pa->pa_home = sim_lines((size_t)np * np * SLOTS * sizeof *pa->pa_home);
+    pa->pa_busy = sim_lines((size_t)np * SLOTS * sizeof *pa->pa_busy);
+    pa->pa_ps = sim_lines(np * sizeof *pa->pa_ps);
     if (pa->pa_parts == NULL || pa->pa_node_part == NULL || pa->pa_x == NULL ||
         pa->pa_home == NULL || pa->pa_busy == NULL || pa->pa_ps == NULL)
         return SK_ENOMEM;
@@ -191,7 +181,7 @@ int sim_par_new(sim *s, uint32_t nthreads, sk_time lookahead)
     s->s_node_part = pa->pa_node_part;
     pa->pa_parts[0] = s;
     for (uint32_t k = 1; k < np; k++) {
-        sim *q = lines((sizeof *q + 63) / 64 * 64);
+        sim *q = sim_lines(sizeof *q);
         if (q == NULL)
             return SK_ENOMEM;
         pa->pa_parts[k] = q;

@@ -782,9 +782,7 @@ static int late_init(sim *s, char *err, size_t errlen)
     for (uint32_t i = 0; i < p->p_nodes; i++)
         if (sim_node_part(s, i) >= rs->nparts)
             rs->nparts = sim_node_part(s, i) + 1;
-    rs->node_out = aligned_alloc(64, rs->nparts * sizeof *rs->node_out);
-    if (rs->node_out != NULL)
-        memset(rs->node_out, 0, rs->nparts * sizeof *rs->node_out);
+    rs->node_out = sim_lines(rs->nparts * sizeof *rs->node_out);
     if (rs->nodes == NULL || rs->runs == NULL || rs->scheds == NULL ||
         rs->node_out == NULL) {
         late_fini(s);
