@@ -63,6 +63,18 @@ typedef struct busylog {
 #define SUBWINDOWS 4u
 #define SLOTS      8u
 
+/* A skip over a quiet stretch (see skip_quiet): from window sk_from on,
+ * windows start sk_shift later than w L/m. Partition 0 writes skips,
+ * every partition reads them; they lie 2m windows apart at least, so
+ * that the latest SKIPS cover every window a partition may still ask
+ * about (skip_quiet says why). */
+typedef struct skip {
+    _Atomic uint64_t sk_from;
+    _Atomic sk_time sk_shift;
+} skip;
+
+#define SKIPS 4u
+
 /* Where a partition is, in a cache line of its own. */
 typedef struct pstate {
     _Atomic uint64_t ps_done;     /* windows finished */
@@ -93,6 +105,8 @@ struct sim_par {
     _Atomic bool pa_failed;          /* a partition failed: all stop */
     _Atomic uint64_t pa_stop_window; /* partition 0 stopped in it */
     double pa_t0, pa_shown;          /* progress */
+    skip pa_skips[SKIPS];            /* skip i at i % SKIPS */
+    _Atomic uint64_t pa_nskips;      /* skips made */
 };
 
 static _Noreturn void die(const char *what)
@@ -279,8 +293,19 @@ static uint32_t shuffle(const sim_par *pa, uint32_t node, sk_time at)
     return x;
 }
 
+/* window_start returns when window w starts: w L/m, plus the shift of
+ * the latest skip in force from w or earlier. */
 static sk_time window_start(const sim_par *pa, uint64_t w)
 {
+    uint64_t n = atomic_load_explicit(&pa->pa_nskips, memory_order_acquire);
+    for (uint64_t i = n; i > 0 && i + SKIPS > n; i--) {
+        const skip *k = &pa->pa_skips[(i - 1) % SKIPS];
+        if (atomic_load_explicit(&k->sk_from, memory_order_relaxed) <= w)
+            return w * pa->pa_window +
+                   atomic_load_explicit(&k->sk_shift, memory_order_relaxed);
+    }
+    if (n >= SKIPS)
+        die("a window older than the skips kept");
     return w * pa->pa_window;
 }
 
@@ -535,27 +560,66 @@ static void fail(sim_par *pa)
     }
 }
 
-/* idle tells partition 0, at the start of window w >= 2m (after its
- * import), whether nothing at all is pending: it has no event and sent
- * nothing since window w - 2m (what it sent before, the node partitions
- * have imported), and every node partition ended window w - m with no
- * event and sent nothing in it (what they sent before, partition 0 has
- * imported). */
-static bool idle(const sim_par *pa, uint64_t w)
+/* next_pending tells partition 0, at the start of window w >= 2m (after
+ * its import), the time of the earliest event pending anywhere, when it
+ * lies past window w + 2m (SK_TIME_NEVER: nothing pending at all);
+ * otherwise, or when something may be on its way, 0. Nothing is on its
+ * way when partition 0 sent nothing since window w - 2m (what it sent
+ * before, the node partitions have imported) and no node partition sent
+ * anything in window w - m (what they sent before, partition 0 has
+ * imported). Then a node partition's next event is the one it had at the
+ * end of window w - m, or one that partition 0's next event causes, and
+ * nothing happens anywhere before the earliest of those. */
+static sk_time next_pending(const sim_par *pa, uint64_t w)
 {
     uint64_t m = pa->pa_m;
-    if (sim_evq_next_time(&pa->pa_parts[0]->s_q) != SK_TIME_NEVER)
-        return false;
     for (uint64_t v = w - 2 * m + 1; v < w; v++)
         if (pa->pa_ps[0].ps_sent[v % SLOTS])
-            return false;
-    for (uint32_t k = 1; k < pa->pa_nparts; k++) {
+            return 0;
+    sk_time next = sim_evq_next_time(&pa->pa_parts[0]->s_q);
+    sk_time past = window_start(pa, w + 2 * m + 1);
+    for (uint32_t k = 1; k < pa->pa_nparts && next >= past; k++) {
         const pstate *ps = &pa->pa_ps[k];
-        if (ps->ps_sent[(w - m) % SLOTS] ||
-            ps->ps_next[(w - m) % SLOTS] != SK_TIME_NEVER)
-            return false;
+        if (ps->ps_sent[(w - m) % SLOTS])
+            return 0;
+        if (ps->ps_next[(w - m) % SLOTS] < next)
+            next = ps->ps_next[(w - m) % SLOTS];
     }
-    return true;
+    return next >= past ? next : 0;
+}
+
+/* skip_quiet makes the windows from w + 2m on start at the window (of
+ * the grid of the latest skip) in which next lies, the earliest event
+ * pending anywhere (next_pending, past window w + 2m): the stretch
+ * between is quiet, so its windows are empty, whatever their length,
+ * and a run crosses it in 2m windows. Nothing is sent in it, so no
+ * message has to arrive m windows after it was sent across the skip.
+ * No partition asks about window w + 2m or later before partition 0 has
+ * finished window w + 1 (a node partition runs at most m - 1 windows
+ * ahead of it, and asks about windows up to m ahead of its own), so all
+ * see the same start for every window.
+ *
+ * A skip is made only once the previous one is in force (w at or past
+ * its first window), so skips lie 2m windows apart at least. While skip
+ * n is made at window w, partitions ask about windows w - m or later
+ * (partition 0 replays window w - m, node partitions run m - 1 windows
+ * behind it at most), and skips n - 1 (in force at w) and n - 2 (in force
+ * 2m windows earlier) answer for all of them: SKIPS = 4 keeps both, and
+ * the slot skip n overwrites is no one's. */
+static void skip_quiet(sim_par *pa, uint64_t w, sk_time next)
+{
+    uint64_t n = atomic_load_explicit(&pa->pa_nskips, memory_order_relaxed);
+    if (n > 0 && atomic_load_explicit(&pa->pa_skips[(n - 1) % SKIPS].sk_from,
+                                      memory_order_relaxed) > w)
+        return;
+    uint64_t from = w + 2 * pa->pa_m;
+    sk_time start = window_start(pa, from);
+    sk_time shift = start + (next - start) / pa->pa_window * pa->pa_window -
+                    from * pa->pa_window;
+    skip *k = &pa->pa_skips[n % SKIPS];
+    atomic_store_explicit(&k->sk_from, from, memory_order_relaxed);
+    atomic_store_explicit(&k->sk_shift, shift, memory_order_relaxed);
+    atomic_store_explicit(&pa->pa_nskips, n + 1, memory_order_release);
 }
 
 static void progress(sim_par *pa)
@@ -603,8 +667,13 @@ static bool run_window(sim_par *pa, uint32_t k, uint64_t w)
     ps->ps_sent[w % SLOTS] = false;
     if (w >= m)
         import(pa, k, w - m);
-    if (k == 0 && w >= 2 * m && idle(pa, w))
-        s->s_stop = true;
+    if (k == 0 && w >= 2 * m) {
+        sk_time next = next_pending(pa, w);
+        if (next == SK_TIME_NEVER)
+            s->s_stop = true;
+        else if (next != 0)
+            skip_quiet(pa, w, next);
+    }
     sim_run_until(s, window_start(pa, w + 1), UINT64_MAX);
     ps->ps_next[w % SLOTS] = sim_evq_next_time(&s->s_q);
     atomic_store_explicit(&ps->ps_events, s->s_events, memory_order_relaxed);

@@ -14,9 +14,10 @@
  * arrives no earlier than window w + m, so a partition runs window w once
  * the partitions that send to it have finished window w - m, and adds
  * what they sent it then to its queue. The nodes' slot changes are
- * replayed into partition 0's counters m windows late. Empty windows
- * cost a few atomic operations each; a run whose events start late or
- * pause for long steps through them.
+ * replayed into partition 0's counters m windows late. A quiet stretch
+ * (nothing pending anywhere, nothing on its way, before some time t) is
+ * crossed in 2m windows: partition 0 sees it at the start of a window and
+ * has every partition start the windows from 2m later at t's window.
  *
  * The output does not depend on the number of threads or on how the
  * nodes are grouped:

@@ -6,7 +6,8 @@
  *    late binding, the cancellation of leftover probes);
  *  - the same seed gives byte-identical records and summary, another
  *    seed does not; a late-binding run split over threads (sim_par.h)
- *    gives the same on any number of them;
+ *    gives the same on any number of them, and crosses a long quiet
+ *    stretch at once;
  *  - the real cores give the same results whether messages are copied
  *    flat or go through the protocol's encoder and decoder;
  *  - conservation: every task of every job that arrives ends exactly
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static char tmpdir[] = "/tmp/test_sim_run.XXXXXX";
@@ -156,6 +158,20 @@ static const char *write_file(const char *name, const char *text)
     return path;
 }
 
+/* replay_params sets p to replay the job file at path on nodes nodes
+ * with strategy s, every job measured, until the cluster is empty. */
+static void replay_params(sim_params *p, const char *path, uint32_t nodes,
+                          sim_strategy_id s)
+{
+    sim_params_init(p);
+    p->p_nodes = nodes;
+    p->p_strategy = s;
+    p->p_jobs_file = path;
+    p->p_jobs = 0;
+    p->p_warmup = 0;
+    p->p_drain = true;
+}
+
 /* ---- a hand-computed schedule ------------------------------------------ */
 
 static void test_hand_schedule(void)
@@ -182,14 +198,8 @@ static void test_hand_schedule(void)
         static sim_names names;
         memset(&names, 0, sizeof names);
         sim_params p;
-        sim_params_init(&p);
-        p.p_nodes = 1;
+        replay_params(&p, path, 1, want[k].s);
         p.p_slots = 2;
-        p.p_strategy = want[k].s;
-        p.p_jobs_file = path;
-        p.p_jobs = 0;
-        p.p_warmup = 0;
-        p.p_drain = true;
         p.p_check = true;
         run_out o;
         run(&p, &names, &o);
@@ -313,6 +323,39 @@ static void test_threads(void)
                uniform ? "uniform" : "fixed");
         run_free(&base);
     }
+}
+
+/* Two equal jobs 60,000 s apart: a split run crosses the quiet stretch
+ * between them in a few windows (stepping through its 480 million
+ * windows of 0.125 ms would take minutes), and the second job fares as
+ * the first did. */
+static void test_quiet_stretch(void)
+{
+    const char *path =
+        write_file("quiet.csv", "0,1,u,0,short,4,10000;10000;10000;10000,,\n"
+                                "60000000000,2,u,0,short,4,10000;10000;"
+                                "10000;10000,,\n");
+    run_out o[2];
+    clock_t cpu = clock();
+    for (uint32_t t = 0; t < 2; t++) {
+        static sim_names names;
+        memset(&names, 0, sizeof names);
+        sim_params p;
+        replay_params(&p, path, 8, SIM_LATE);
+        p.p_threads = t + 1;
+        run(&p, &names, &o[t]);
+    }
+    double secs = (double)(clock() - cpu) / CLOCKS_PER_SEC;
+    int64_t first = response_of(o[0].jobs ? o[0].jobs : "", 0);
+    int64_t second = response_of(o[0].jobs ? o[0].jobs : "", 1);
+    tap_ok(o[0].rc == 0 && o[0].st.st_done == 2 && first > 0 &&
+               first == second && same_output(&o[0], &o[1]) && secs < 10,
+           "a split run crosses 60,000 quiet seconds in %.2f s of CPU, on 1 "
+           "and 2 threads alike; the job after them takes as long as the one "
+           "before (%lld and %lld us)",
+           secs, (long long)first, (long long)second);
+    run_free(&o[0]);
+    run_free(&o[1]);
 }
 
 static void test_wire(void)
@@ -515,13 +558,7 @@ static void test_outcomes(void)
         static sim_names names;
         memset(&names, 0, sizeof names);
         sim_params p;
-        sim_params_init(&p);
-        p.p_nodes = 4;
-        p.p_strategy = (sim_strategy_id)s;
-        p.p_jobs_file = path;
-        p.p_jobs = 0;
-        p.p_warmup = 0;
-        p.p_drain = true;
+        replay_params(&p, path, 4, (sim_strategy_id)s);
         run_out o;
         run(&p, &names, &o);
         const sim_stats *st = &o.st;
@@ -614,13 +651,8 @@ static void test_flow_plugin(void)
     static sim_names names;
     memset(&names, 0, sizeof names);
     sim_params p;
-    sim_params_init(&p);
-    p.p_nodes = 4;
+    replay_params(&p, path, 4, SIM_LATE);
     p.p_slots = 2;
-    p.p_jobs_file = path;
-    p.p_jobs = 0;
-    p.p_warmup = 0;
-    p.p_drain = true;
     p.p_check = true;
     dummy_flow df = {0};
     sim_flow flow = {&df, df_start, df_submit, df_deliver, NULL};
@@ -644,7 +676,7 @@ static void test_flow_plugin(void)
 int main(void)
 {
     tap_timeout(120);
-    tap_plan(5 + 2 * SIM_NSTRATEGIES + 2 + 1 + SIM_NSTRATEGIES + 1 + 2 + 1 +
+    tap_plan(5 + 2 * SIM_NSTRATEGIES + 2 + 1 + 1 + SIM_NSTRATEGIES + 1 + 2 + 1 +
              SIM_NSTRATEGIES + 1 + 1);
     sk_log_set_level(SK_LOG_ERROR);
     if (mkdtemp(tmpdir) == NULL)
@@ -652,6 +684,7 @@ int main(void)
     test_hand_schedule();
     test_determinism();
     test_threads();
+    test_quiet_stretch();
     test_wire();
     test_conservation();
     test_omniscient_busy();
