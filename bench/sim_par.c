@@ -82,6 +82,8 @@ typedef struct pstate {
     _Atomic uint32_t ps_sleepers; /* threads asleep on ps_wake */
     _Atomic uint64_t ps_events;   /* events handled, for the progress line */
     uint64_t ps_win;              /* the window it runs */
+    sk_time ps_start;             /* when window ps_win starts */
+    sk_time ps_arrive;            /* when window ps_win + m starts */
     sk_time ps_next[SLOTS]; /* by window: its next event's time after it */
     bool ps_sent[SLOTS];    /* by window: it sent events in it */
 } __attribute__((aligned(64))) pstate;
@@ -164,6 +166,31 @@ static void split_nodes(sim_par *pa, uint32_t nodes)
     }
 }
 
+/* window_start returns when window w starts: w L/m, plus the shift of
+ * the latest skip in force from w or earlier. */
+static sk_time window_start(const sim_par *pa, uint64_t w)
+{
+    uint64_t n = atomic_load_explicit(&pa->pa_nskips, memory_order_acquire);
+    for (uint64_t i = n; i > 0 && i + SKIPS > n; i--) {
+        const skip *k = &pa->pa_skips[(i - 1) % SKIPS];
+        if (atomic_load_explicit(&k->sk_from, memory_order_relaxed) <= w)
+            return w * pa->pa_window +
+                   atomic_load_explicit(&k->sk_shift, memory_order_relaxed);
+    }
+    if (n >= SKIPS)
+        die("a window older than the skips kept");
+    return w * pa->pa_window;
+}
+
+/* enter_window makes w the window partition ps runs, with its start and
+ * the earliest arrival of what it sends in it (the start of w + m). */
+static void enter_window(const sim_par *pa, pstate *ps, uint64_t w)
+{
+    ps->ps_win = w;
+    ps->ps_start = window_start(pa, w);
+    ps->ps_arrive = window_start(pa, w + pa->pa_m);
+}
+
 int sim_par_new(sim *s, uint32_t nthreads, sk_time lookahead)
 {
     SK_ASSERT(nthreads >= 1 && nthreads <= SIM_PAR_MAX_THREADS &&
@@ -191,6 +218,8 @@ int sim_par_new(sim *s, uint32_t nthreads, sk_time lookahead)
         pa->pa_home == NULL || pa->pa_busy == NULL || pa->pa_ps == NULL)
         return SK_ENOMEM;
     atomic_init(&pa->pa_stop_window, UINT64_MAX);
+    for (uint32_t k = 0; k < np; k++)
+        enter_window(pa, &pa->pa_ps[k], 0);
     split_nodes(pa, s->s_p->p_nodes);
     s->s_node_part = pa->pa_node_part;
     pa->pa_parts[0] = s;
@@ -293,27 +322,11 @@ static uint32_t shuffle(const sim_par *pa, uint32_t node, sk_time at)
     return x;
 }
 
-/* window_start returns when window w starts: w L/m, plus the shift of
- * the latest skip in force from w or earlier. */
-static sk_time window_start(const sim_par *pa, uint64_t w)
-{
-    uint64_t n = atomic_load_explicit(&pa->pa_nskips, memory_order_acquire);
-    for (uint64_t i = n; i > 0 && i + SKIPS > n; i--) {
-        const skip *k = &pa->pa_skips[(i - 1) % SKIPS];
-        if (atomic_load_explicit(&k->sk_from, memory_order_relaxed) <= w)
-            return w * pa->pa_window +
-                   atomic_load_explicit(&k->sk_shift, memory_order_relaxed);
-    }
-    if (n >= SKIPS)
-        die("a window older than the skips kept");
-    return w * pa->pa_window;
-}
-
 sim_ev *sim_par_at(sim *s, uint32_t part, uint32_t order, sk_time at, bool fifo)
 {
     sim_par *pa = s->s_par;
     pstate *ps = &pa->pa_ps[s->s_part];
-    sk_time end = window_start(pa, ps->ps_win + pa->pa_m);
+    sk_time end = ps->ps_arrive;
     SK_ASSERT(at >= end && order < (1u << ORDER_BITS));
     order = shuffle(pa, order, at);
     ps->ps_sent[ps->ps_win % SLOTS] = true;
@@ -352,11 +365,11 @@ void sim_par_done(sim *s, sim_msg *m)
 void sim_par_busy(sim *s, int delta)
 {
     sim_par *pa = s->s_par;
-    uint64_t w = pa->pa_ps[s->s_part].ps_win;
-    busylog *l = &pa->pa_busy[(size_t)s->s_part * SLOTS + w % SLOTS];
+    const pstate *ps = &pa->pa_ps[s->s_part];
+    busylog *l = &pa->pa_busy[(size_t)s->s_part * SLOTS + ps->ps_win % SLOTS];
     if (l->bl_len == l->bl_cap)
         l->bl_ch = grow(l->bl_ch, &l->bl_cap, sizeof *l->bl_ch);
-    l->bl_ch[l->bl_len++] = (s->s_now - window_start(pa, w)) << 1 | (delta > 0);
+    l->bl_ch[l->bl_len++] = (s->s_now - ps->ps_start) << 1 | (delta > 0);
 }
 
 /* ---- between windows --------------------------------------------------- */
@@ -663,7 +676,7 @@ static bool run_window(sim_par *pa, uint32_t k, uint64_t w)
     } else if (!wait_for(pa, 0, need) || past_stop(pa, w)) {
         return false;
     }
-    ps->ps_win = w;
+    enter_window(pa, ps, w);
     ps->ps_sent[w % SLOTS] = false;
     if (w >= m)
         import(pa, k, w - m);
