@@ -3,5 +3,6 @@
 # rate and messages per task). Built by make, run by hand.
 noinst_PROGRAMS += bench/short-path
 bench_short_path_SOURCES = bench/short_path.c
-bench_short_path_LDADD = client/libskcluster.a tests/libtransport_util.a \
+bench_short_path_CPPFLAGS = $(CLI_CPPFLAGS)
+bench_short_path_LDADD = cli/libskcluster.a tests/libtransport_util.a \
 	client/libskylark.la $(EV_LIBS) -lm

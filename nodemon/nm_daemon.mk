@@ -1,12 +1,12 @@
-# skylark-nodemon, the node monitor daemon: the core (libnodemon), its
-# built-in command executor and the daemon shell of libskylark
-# (scheduler/sched_daemon.mk adds the shell to the library).
+# skylark-nodemon, the node monitor daemon: the core (libnodemon) and its
+# built-in command executor in the daemon shell (daemon/daemon.mk).
 
 # Linked with libskylark statically, like skylark-sched (no wrapper).
 bin_PROGRAMS += nodemon/skylark-nodemon
 nodemon_skylark_nodemon_SOURCES = \
 	nodemon/nm_main.c \
 	nodemon/nm_cmdexec.c nodemon/nm_cmdexec.h
-nodemon_skylark_nodemon_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
+nodemon_skylark_nodemon_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/nodemon
 nodemon_skylark_nodemon_LDFLAGS = $(AM_LDFLAGS) -static
-nodemon_skylark_nodemon_LDADD = nodemon/libnodemon.la client/libskylark.la $(EV_LIBS)
+nodemon_skylark_nodemon_LDADD = nodemon/libnodemon.la daemon/libskdaemon.la \
+	client/libskylark.la $(EV_LIBS)

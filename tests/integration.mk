@@ -44,7 +44,8 @@ EXTRA_tests_test_daemon_cli_DEPENDENCIES = $(DH_TEST_DEPS)
 check_PROGRAMS += tests/test_daemon_util
 TESTS += tests/test_daemon_util
 tests_test_daemon_util_SOURCES = tests/test_daemon_util.c
-tests_test_daemon_util_LDADD = $(SK_TEST_LDADD)
+tests_test_daemon_util_CPPFLAGS = $(DAEMON_CPPFLAGS)
+tests_test_daemon_util_LDADD = daemon/libskdaemon.la $(SK_TEST_LDADD)
 
 check_PROGRAMS += tests/test_integration_multi
 TESTS += tests/test_integration_multi

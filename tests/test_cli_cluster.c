@@ -198,7 +198,7 @@ int main(void)
     tap_timeout(150);
     tap_plan(18);
     const char *b = getenv("top_builddir");
-    snprintf(skylark, sizeof skylark, "%s/client/skylark", b ? b : ".");
+    snprintf(skylark, sizeof skylark, "%s/cli/skylark", b ? b : ".");
     snprintf(upper, sizeof upper, "%s/client/examples/upper", b ? b : ".");
     if (access(skylark, X_OK) != 0)
         tap_skip_all("no %s", skylark);

@@ -211,7 +211,7 @@ int main(void)
 {
     tap_timeout(60);
     const char *top = getenv("top_builddir");
-    snprintf(skylark, sizeof skylark, "%s/client/skylark",
+    snprintf(skylark, sizeof skylark, "%s/cli/skylark",
              top != NULL ? top : ".");
     if (access(skylark, X_OK) != 0)
         tap_bail_out("%s is not built", skylark);

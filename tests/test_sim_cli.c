@@ -168,8 +168,8 @@ int main(void)
     char cwd[512];
     if (top == NULL && getcwd(cwd, sizeof cwd) != NULL)
         top = cwd;
-    snprintf(sim, sizeof sim, "%s/bench/skylark-sim", top);
-    snprintf(t2j, sizeof t2j, "%s/bench/skylark-trace2jobs", top);
+    snprintf(sim, sizeof sim, "%s/sim/skylark-sim", top);
+    snprintf(t2j, sizeof t2j, "%s/sim/skylark-trace2jobs", top);
     if (mkdtemp(tmpdir) == NULL)
         tap_bail_out("mkdtemp failed");
     test_usage();

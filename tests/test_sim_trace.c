@@ -1,5 +1,5 @@
 /*
- * test_sim_trace.c - the Google trace converter (bench/sim_trace.h) on a
+ * test_sim_trace.c - the Google trace converter (sim/sim_trace.h) on a
  * small hand-written trace whose every job exercises one rule: arrival
  * and speed-up, the last run as a task's duration, runs cut short by
  * KILL or by the end of the window or begun before it, tasks never

@@ -15,8 +15,8 @@ build=${1:?usage: $0 BUILD_DIR [PART...]}
 shift
 parts=${*:-table2 fig5 fig6 fig7 headline trace}
 top=$(cd "$(dirname "$0")/../.." && pwd)
-sim="$build/bench/skylark-sim"
-t2j="$build/bench/skylark-trace2jobs"
+sim="$build/sim/skylark-sim"
+t2j="$build/sim/skylark-trace2jobs"
 out="$top/docs/results/sparrow"
 mkdir -p "$out"
 data=${SHARED_DATA_DIR:-$top/../shared/data}

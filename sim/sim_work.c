@@ -634,7 +634,7 @@ int sim_src_next(sim_src *s, sim_job **out, char *err, size_t errlen)
 
 int sim_jobs_header(FILE *fp, const char *comment)
 {
-    fprintf(fp, "# skylark-sim job file, format 1 (bench/sim_work.h)\n");
+    fprintf(fp, "# skylark-sim job file, format 1 (sim/sim_work.h)\n");
     if (comment != NULL && comment[0] != '\0')
         fprintf(fp, "# %s\n", comment);
     fprintf(fp, "arrival_us,job,user,priority,class,tasks,durations,labels,"

@@ -1,55 +1,55 @@
 # skylark-sim: the discrete-event simulator that drives the real scheduler
 # and node monitor cores (and models of other strategies) at 10,000-node
 # scale, its job-file converter for the Google trace, and its tests
-# (docs/results/sparrow.md). The simulator is built by `make`; make check
+# (docs/results/sparrow.md). The simulator is built and installed by `make`; make check
 # runs only its tests, which are small.
 
 SIM_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/scheduler \
-	-I$(top_srcdir)/nodemon -I$(top_srcdir)/bench
+	-I$(top_srcdir)/nodemon -I$(top_srcdir)/sim
 
 # Everything but main(), for the binary and the tests.
-noinst_LTLIBRARIES += bench/libsim.la
-bench_libsim_la_SOURCES = \
-	bench/sim.h \
-	bench/sim_engine.c \
-	bench/sim_evq.c bench/sim_evq.h \
-	bench/sim_models.c \
-	bench/sim_msg.c bench/sim_msg.h \
-	bench/sim_omni.c \
-	bench/sim_par.c bench/sim_par.h \
-	bench/sim_plot.c bench/sim_plot.h \
-	bench/sim_real.c \
-	bench/sim_report.c bench/sim_report.h \
-	bench/sim_stats.c bench/sim_stats.h \
-	bench/sim_theory.c bench/sim_theory.h \
-	bench/sim_work.c bench/sim_work.h
-bench_libsim_la_CPPFLAGS = $(SIM_CPPFLAGS)
-bench_libsim_la_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
-bench_libsim_la_LIBADD = scheduler/libsched.la nodemon/libnodemon.la \
+noinst_LTLIBRARIES += sim/libsim.la
+sim_libsim_la_SOURCES = \
+	sim/sim.h \
+	sim/sim_engine.c \
+	sim/sim_evq.c sim/sim_evq.h \
+	sim/sim_models.c \
+	sim/sim_msg.c sim/sim_msg.h \
+	sim/sim_omni.c \
+	sim/sim_par.c sim/sim_par.h \
+	sim/sim_plot.c sim/sim_plot.h \
+	sim/sim_real.c \
+	sim/sim_report.c sim/sim_report.h \
+	sim/sim_stats.c sim/sim_stats.h \
+	sim/sim_theory.c sim/sim_theory.h \
+	sim/sim_work.c sim/sim_work.h
+sim_libsim_la_CPPFLAGS = $(SIM_CPPFLAGS)
+sim_libsim_la_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
+sim_libsim_la_LIBADD = scheduler/libsched.la nodemon/libnodemon.la \
 	client/libskylark.la -lm $(PTHREAD_LIBS)
 
-bin_PROGRAMS += bench/skylark-sim
-bench_skylark_sim_SOURCES = bench/sim_main.c
-bench_skylark_sim_CPPFLAGS = $(SIM_CPPFLAGS)
-bench_skylark_sim_LDADD = bench/libsim.la
+bin_PROGRAMS += sim/skylark-sim
+sim_skylark_sim_SOURCES = sim/sim_main.c
+sim_skylark_sim_CPPFLAGS = $(SIM_CPPFLAGS)
+sim_skylark_sim_LDADD = sim/libsim.la
 
 # skylark-trace2jobs: the Google cluster trace as a job file (needs zlib).
 if HAVE_ZLIB
-bin_PROGRAMS += bench/skylark-trace2jobs
-bench_skylark_trace2jobs_SOURCES = bench/trace2jobs.c bench/sim_trace.c \
-	bench/sim_trace.h
-bench_skylark_trace2jobs_CPPFLAGS = $(SIM_CPPFLAGS) $(ZLIB_CFLAGS)
-bench_skylark_trace2jobs_LDADD = $(ZLIB_LIBS)
+bin_PROGRAMS += sim/skylark-trace2jobs
+sim_skylark_trace2jobs_SOURCES = sim/trace2jobs.c sim/sim_trace.c \
+	sim/sim_trace.h
+sim_skylark_trace2jobs_CPPFLAGS = $(SIM_CPPFLAGS) $(ZLIB_CFLAGS)
+sim_skylark_trace2jobs_LDADD = $(ZLIB_LIBS)
 
 check_PROGRAMS += tests/test_sim_trace
 TESTS += tests/test_sim_trace
-tests_test_sim_trace_SOURCES = tests/test_sim_trace.c bench/sim_trace.c
+tests_test_sim_trace_SOURCES = tests/test_sim_trace.c sim/sim_trace.c
 tests_test_sim_trace_CPPFLAGS = $(SIM_CPPFLAGS) $(ZLIB_CFLAGS)
-tests_test_sim_trace_LDADD = bench/libsim.la tests/libtap.a $(ZLIB_LIBS)
+tests_test_sim_trace_LDADD = sim/libsim.la tests/libtap.a $(ZLIB_LIBS)
 endif
 
 # Tests: each links the simulator's library.
-SIM_TEST_LDADD = bench/libsim.la tests/libtap.a
+SIM_TEST_LDADD = sim/libsim.la tests/libtap.a
 
 check_PROGRAMS += tests/test_sim_evq tests/test_sim_work tests/test_sim_run
 TESTS += tests/test_sim_evq tests/test_sim_work tests/test_sim_run

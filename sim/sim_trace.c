@@ -518,7 +518,7 @@ static int write_jobs(conv *c, FILE *out)
             (outjob){arr > o->tc_start ? scaled(o, arr - o->tc_start) : 0, k};
     }
     qsort(order, n, sizeof *order, cmp_out);
-    fprintf(out, "# skylark-sim job file, format 1 (bench/sim_work.h)\n");
+    fprintf(out, "# skylark-sim job file, format 1 (sim/sim_work.h)\n");
     fprintf(out,
             "# from the Google cluster trace 2011 in %s: speed-up %g, time 0 "
             "= trace %" PRIu64 " us; long: present at the start %s, "

@@ -1,6 +1,6 @@
 /*
  * sim_trace.h - the Google cluster trace (2011) as a skylark-sim job file
- * (sim_work.h): what bench/trace2jobs does.
+ * (sim_work.h): what sim/trace2jobs does.
  *
  * Input: a folder with job_events/ and task_events/, each a series of
  * gzip-compressed CSV shards (part-NNNNN-of-NNNNN.csv.gz, read in name

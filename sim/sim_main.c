@@ -84,7 +84,7 @@ static void usage(FILE *out)
         "  --job-label NAME:SHARE  SHARE of the jobs need label NAME\n"
         "  --preferred K:SHARE     SHARE of the jobs have tasks preferring K\n"
         "                          random nodes each\n"
-        "  --jobs-file FILE        replay a job file (bench/sim_work.h) "
+        "  --jobs-file FILE        replay a job file (sim/sim_work.h) "
         "instead\n"
         "  --jobs N                measured jobs (default 1000; with a file:\n"
         "                          0, all of them)\n"
