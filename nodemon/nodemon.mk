@@ -36,6 +36,12 @@ tests_test_nm_arena_SOURCES = tests/test_nm_arena.c
 tests_test_nm_arena_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
 tests_test_nm_arena_LDADD = $(NM_TEST_LDADD)
 
+check_PROGRAMS += tests/test_nm_htab
+TESTS += tests/test_nm_htab
+tests_test_nm_htab_SOURCES = tests/test_nm_htab.c
+tests_test_nm_htab_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
+tests_test_nm_htab_LDADD = $(NM_TEST_LDADD)
+
 # bench/nm_core: the core's cost per short task against the protocol's
 # encode and decode of the same inputs (built by make, run by hand).
 noinst_PROGRAMS += bench/nm_core
