@@ -237,7 +237,7 @@ static bool is_blank(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/* Trims blanks at both ends of s[0..*len) in place; returns the new start
+/* Trims blanks at both ends of s[0..len) in place; returns the new start
  * and ends it with a NUL. */
 static char *trim(char *s, size_t len)
 {

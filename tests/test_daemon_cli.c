@@ -104,16 +104,25 @@ static const char *write_bytes(const char *name, const char *data, size_t len)
 }
 
 /* A NUL byte or an over-long line in a daemon's file: exit 2 naming the
- * line, where a NUL first used to leave the file empty and the daemon ran
- * on its defaults. */
+ * line. libinih stopped each line at its first NUL: a zero-filled file (as
+ * a crash can leave one) loaded as empty and the daemon ran on its
+ * defaults; "\0[nodemon]\nslots = 0" was a syntax error on line 2. */
 static void test_binary_config(void)
 {
-    static const char nul_first[] = "\0[nodemon]\nslots = 0\n";
-    const char *conf = write_bytes("nul.conf", nul_first, sizeof nul_first - 1);
+    static const char zeros[4096];
+    const char *conf = write_bytes("zeros.conf", zeros, sizeof zeros);
     char want[700];
     snprintf(want, sizeof want, "%s:1: NUL byte at column 1 (byte offset 0)",
              conf);
     dh_proc p;
+    char *a0[] = {(char *)dh_nodemon_path(), "--config", (char *)conf, NULL};
+    tap_ok(run(&p, "zeroconf", a0) == 2 && dh_log_has(&p, want),
+           "skylark-nodemon refuses a zero-filled file: exit 2, %s", want);
+
+    static const char nul_first[] = "\0[nodemon]\nslots = 0\n";
+    conf = write_bytes("nul.conf", nul_first, sizeof nul_first - 1);
+    snprintf(want, sizeof want, "%s:1: NUL byte at column 1 (byte offset 0)",
+             conf);
     char *a1[] = {(char *)dh_nodemon_path(), "--config", (char *)conf, NULL};
     tap_ok(run(&p, "nulconf", a1) == 2 && dh_log_has(&p, want),
            "skylark-nodemon refuses a file starting with NUL: exit 2, %s",
@@ -287,7 +296,7 @@ static void test_sigterm(void)
 
 int main(void)
 {
-    tap_plan(27);
+    tap_plan(28);
     tap_timeout(60);
     dh_init();
     test_help_version();
