@@ -1,17 +1,27 @@
 /*
- * sk_config.c - configuration tables filled from INI files (parsed by
- * inih) and from command-line assignments.
+ * sk_config.c - configuration tables filled from INI files and from
+ * command-line assignments.
+ *
+ * The file is read whole (at most SK_CONFIG_MAX_FILE bytes) and split into
+ * lines here rather than by libinih, which it used to be: inih reads lines
+ * with fgets into a 200-byte buffer and measures them with strlen, so a
+ * NUL byte silently ended a line (a file starting with one loaded as
+ * empty), a longer line was cut into pieces that were parsed as lines of
+ * their own, and both shifted the line numbers of later errors. What
+ * inih still did (sections, `key = value`, comments) is a few lines of
+ * the same loop, so it is no longer a dependency.
  */
 #include "sk_config.h"
 #include "skylark.h"
 
 #include <errno.h>
-#include <ini.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static const sk_config_key *find_key(const sk_config_key *keys, size_t nkeys,
                                      const char *section, const char *name,
@@ -173,67 +183,170 @@ int sk_config_apply_assignment(const sk_config_key *keys, size_t nkeys,
                            err, errlen);
 }
 
-/* State of one sk_config_load, handed to inih's reader and callback. */
-typedef struct load_state {
-    const sk_config_key *ls_keys;
-    size_t ls_nkeys;
-    FILE *ls_file;
-    int ls_line;       /* lines read so far: the line being handled */
-    int ls_error_line; /* line of the first key error, 0 if none */
-    char ls_msg[512];  /* that error, without the file and line */
-} load_state;
-
-/* An fgets for inih that counts lines, so errors can name theirs. */
-static char *read_line(char *buf, int size, void *user)
+/* Reads the file at path into a new buffer of *len bytes plus a NUL (the
+ * caller frees it). Returns 0, SK_ESYS, SK_ENOMEM, or SK_ECONFIG for a file
+ * over SK_CONFIG_MAX_FILE bytes, with a message in err. */
+static int read_file(const char *path, char **out, size_t *len, char *err,
+                     size_t errlen)
 {
-    load_state *st = user;
-    char *line = fgets(buf, size, st->ls_file);
-    if (line != NULL && (strchr(line, '\n') != NULL || feof(st->ls_file)))
-        st->ls_line++;
-    return line;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return SK_ESYS;
+    }
+    /* One byte more than the bound, to tell "at the bound" from "over". */
+    char *buf = malloc(SK_CONFIG_MAX_FILE + 2);
+    if (buf == NULL) {
+        close(fd);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return SK_ENOMEM;
+    }
+    size_t n = 0;
+    int rc = 0;
+    while (n < SK_CONFIG_MAX_FILE + 1) {
+        ssize_t got = read(fd, buf + n, SK_CONFIG_MAX_FILE + 1 - n);
+        if (got == 0)
+            break;
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+            rc = SK_ESYS;
+            break;
+        }
+        n += (size_t)got;
+    }
+    close(fd);
+    if (rc == 0 && n > SK_CONFIG_MAX_FILE) {
+        snprintf(err, errlen, "%s: file too large: more than %d bytes", path,
+                 SK_CONFIG_MAX_FILE);
+        rc = SK_ECONFIG;
+    }
+    if (rc != 0) {
+        free(buf);
+        return rc;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return 0;
 }
 
-static int on_ini_entry(void *user, const char *section, const char *name,
-                        const char *value)
+static bool is_blank(char c)
 {
-    load_state *st = user;
-    char msg[512];
-    if (sk_config_apply(st->ls_keys, st->ls_nkeys, "", section, name, value,
-                        msg, sizeof msg) == 0)
-        return 1;
-    if (st->ls_error_line == 0) {
-        st->ls_error_line = st->ls_line;
-        /* Drop the empty `where` and its ": ": the caller adds file:line. */
-        snprintf(st->ls_msg, sizeof st->ls_msg, "%s", msg + 2);
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Trims blanks at both ends of s[0..len) in place; returns the new start
+ * and ends it with a NUL. */
+static char *trim(char *s, size_t len)
+{
+    while (len > 0 && is_blank(*s)) {
+        s++;
+        len--;
     }
-    return 0;
+    while (len > 0 && is_blank(s[len - 1]))
+        len--;
+    s[len] = '\0';
+    return s;
+}
+
+/* Parses one line (NUL-terminated, without its '\n', no NUL inside) into
+ * its effect: a section header sets section, `key = value` is applied.
+ * Returns 0 or SK_ECONFIG with a message (without the file and line) in
+ * msg. */
+static int parse_line(const sk_config_key *keys, size_t nkeys, char *line,
+                      char section[SK_CONFIG_MAX_LINE + 1], char *msg,
+                      size_t msglen)
+{
+    char *s = trim(line, strlen(line));
+    if (*s == '\0' || *s == ';' || *s == '#')
+        return 0;
+    /* An inline comment is a ';' after a blank, as in inih, so that values
+     * may hold a ';' of their own ("a;b") and a '#' anywhere. */
+    for (char *c = s + 1; *c != '\0'; c++)
+        if (*c == ';' && is_blank(c[-1])) {
+            *c = '\0';
+            s = trim(s, strlen(s));
+            break;
+        }
+    if (*s == '[') {
+        char *close = strchr(s, ']');
+        if (close == NULL || close[1] != '\0') {
+            snprintf(msg, msglen,
+                     close == NULL ? "syntax error (a '[section]' without ']')"
+                                   : "syntax error (text after '[section]')");
+            return SK_ECONFIG;
+        }
+        /* section holds a whole line, so no name is ever cut. */
+        char *name = trim(s + 1, (size_t)(close - s - 1));
+        size_t len = strlen(name);
+        memcpy(section, name, len + 1);
+        return 0;
+    }
+    char *eq = strchr(s, '=');
+    if (eq == NULL) {
+        snprintf(msg, msglen,
+                 "syntax error (expected '[section]' or 'key = value')");
+        return SK_ECONFIG;
+    }
+    char *name = trim(s, (size_t)(eq - s));
+    char *value = trim(eq + 1, strlen(eq + 1));
+    if (*name == '\0') {
+        snprintf(msg, msglen, "syntax error (a 'key = value' without a key)");
+        return SK_ECONFIG;
+    }
+    char where_err[SK_CONFIG_MAX_LINE + 512];
+    if (sk_config_apply(keys, nkeys, "", section, name, value, where_err,
+                        sizeof where_err) == 0)
+        return 0;
+    /* Drop the empty `where` and its ": ": the caller adds file:line. */
+    snprintf(msg, msglen, "%s", where_err + 2);
+    return SK_ECONFIG;
 }
 
 int sk_config_load(const sk_config_key *keys, size_t nkeys, const char *path,
                    char *err, size_t errlen)
 {
-    load_state st = {.ls_keys = keys, .ls_nkeys = nkeys};
-    st.ls_file = fopen(path, "r");
-    if (st.ls_file == NULL) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return SK_ESYS;
+    char *buf;
+    size_t len;
+    int rc = read_file(path, &buf, &len, err, errlen);
+    if (rc != 0)
+        return rc;
+
+    char section[SK_CONFIG_MAX_LINE + 1] = "";
+    char msg[SK_CONFIG_MAX_LINE + 512];
+    char *p = buf, *end = buf + len;
+    /* A UTF-8 byte order mark, which some editors write, is not text. */
+    if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+        p += 3;
+    for (int lineno = 1; p < end; lineno++) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = (size_t)((nl != NULL ? nl : end) - p);
+        char *nul = memchr(p, '\0', n);
+        if (nul != NULL) {
+            snprintf(err, errlen,
+                     "%s:%d: NUL byte at column %zu (byte offset %zu)", path,
+                     lineno, (size_t)(nul - p) + 1, (size_t)(nul - buf));
+            rc = SK_ECONFIG;
+            break;
+        }
+        /* A CRLF file's '\r' is a line end, not a byte of the line. */
+        size_t bytes = n > 0 && p[n - 1] == '\r' ? n - 1 : n;
+        if (bytes > SK_CONFIG_MAX_LINE) {
+            snprintf(err, errlen, "%s:%d: line too long: %zu bytes, at most %d",
+                     path, lineno, bytes, SK_CONFIG_MAX_LINE);
+            rc = SK_ECONFIG;
+            break;
+        }
+        p[n] = '\0';
+        if (parse_line(keys, nkeys, p, section, msg, sizeof msg) != 0) {
+            snprintf(err, errlen, "%s:%d: %s", path, lineno, msg);
+            rc = SK_ECONFIG;
+            break;
+        }
+        p += n + 1;
     }
-    int line = ini_parse_stream(read_line, &st, on_ini_entry, &st);
-    fclose(st.ls_file);
-    if (line == 0)
-        return 0;
-    if (line < 0) {
-        snprintf(err, errlen, "%s: out of memory while parsing", path);
-        return SK_ENOMEM;
-    }
-    /* inih returns the first failing line: ours if a key was bad, or an
-     * earlier one that was not even `key = value`. */
-    if (st.ls_error_line == line)
-        snprintf(err, errlen, "%s:%d: %s", path, line, st.ls_msg);
-    else
-        snprintf(err, errlen,
-                 "%s:%d: syntax error (expected '[section]' or "
-                 "'key = value')",
-                 path, line);
-    return SK_ECONFIG;
+    free(buf);
+    return rc;
 }

@@ -3,15 +3,26 @@
  * overrides.
  *
  * A daemon describes its settings once, as a table of sk_config_key, each
- * pointing at the field it fills. The same table serves the file
- * (`[section]`, `key = value`, `;` or `#` comments) and the command line
- * (`--set section.key=value`, or a daemon's own long options), so a value
- * means the same wherever it comes from. Unknown sections and keys and bad
- * values are errors that name the file, the line and the key, such as
+ * pointing at the field it fills. The same table serves the file and the
+ * command line (`--set section.key=value`, or a daemon's own long
+ * options), so a value means the same wherever it comes from.
+ *
+ * The file is text of at most SK_CONFIG_MAX_FILE bytes, in lines of at most
+ * SK_CONFIG_MAX_LINE bytes ended by LF or CRLF (a UTF-8 byte order mark
+ * first is skipped). Blanks around a line and around its parts are
+ * ignored. A line is blank, a comment (starting with `;` or `#`), a
+ * `[section]` header, or `key = value` (split at the first `=`); a `;`
+ * after a blank starts a comment that ends the line. Keys before any
+ * header belong to the section "". Nothing is ever cut short: a NUL byte,
+ * an over-long line or file, a line of any other form, an unknown section
+ * or key and a bad value are errors that name the file and the line (and
+ * the column of a NUL, the key of a bad value), such as
  *   sched.conf:12: [sched] probe_ratio: must be >= 1, got 0.5
- * Loading stops at nothing: every line is checked, the first error is
- * reported. Fields keep the values they had for keys the file omits, so the
- * caller sets defaults before loading.
+ *   sched.conf:3: NUL byte at column 9 (byte offset 25)
+ *   sched.conf:7: line too long: 5000 bytes, at most 4096
+ * Loading stops at the first error in file order; the lines before it
+ * have been applied. Fields keep the values they had for keys the file
+ * omits, so the caller sets defaults before loading.
  */
 #ifndef SK_CONFIG_H
 #define SK_CONFIG_H
@@ -19,6 +30,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* The bounds of a configuration file: its size in bytes, and the bytes of
+ * one line without its line end. A file or a line over them is an error. */
+#define SK_CONFIG_MAX_FILE (1 << 20)
+#define SK_CONFIG_MAX_LINE 4096
 
 typedef enum sk_config_type {
     SK_CONFIG_INT,    /* int64_t, within [ck_min, ck_max] */
@@ -47,9 +63,12 @@ typedef struct sk_config_key {
 } sk_config_key;
 
 /* sk_config_load reads the file at path and applies every key in it to
- * the table keys[0..nkeys). Returns 0, or SK_ECONFIG with a message in err
- * that names the file, the line and the key (the first error if several),
- * or SK_ESYS if the file cannot be opened. */
+ * the table keys[0..nkeys), in file order. Returns 0, or SK_ECONFIG with a
+ * message in err that names the file and the line of the first error, or
+ * SK_ESYS if the file cannot be opened or read, or SK_ENOMEM; every error
+ * message starts with the path. Costs one read of the file into a buffer
+ * of SK_CONFIG_MAX_FILE bytes, freed before it returns, and about 13 KiB
+ * of stack. */
 int sk_config_load(const sk_config_key *keys, size_t nkeys, const char *path,
                    char *err, size_t errlen);
 

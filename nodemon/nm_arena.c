@@ -5,6 +5,7 @@
 
 #include <stdalign.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,10 @@ void nm_arena_rewind(nm_arena *a)
 
 void *nm_arena_alloc(nm_arena *a, size_t size)
 {
+    /* No block can be this large, and rounding it up or adding a block's
+     * header would wrap around to a small size (SIZE_MAX gave 0 bytes). */
+    if (size > SIZE_MAX / 2)
+        return NULL;
     size_t need =
         (size + alignof(max_align_t) - 1) & ~(size_t)(alignof(max_align_t) - 1);
     if ((a->ar_chunks == NULL || a->ar_size - a->ar_top < need) &&

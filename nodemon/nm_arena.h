@@ -35,7 +35,8 @@ void nm_arena_init(nm_arena *a);
 void nm_arena_rewind(nm_arena *a);
 
 /* nm_arena_alloc returns size bytes aligned for any type, or NULL when
- * out of memory. Valid until the next rewind. */
+ * out of memory (always for a size over SIZE_MAX / 2). Valid until the
+ * next rewind. */
 void *nm_arena_alloc(nm_arena *a, size_t size);
 
 /* nm_arena_strdup copies s (NULL as ""); NULL when out of memory. */

@@ -1,6 +1,6 @@
 # The node monitor: its sans-I/O core (reservation queues, slots, task
-# launch, long-task reservations) as a convenience library, and the core's
-# unit tests.
+# launch, long-task reservations) as a convenience library, and the unit
+# tests of the core and of its containers.
 
 noinst_LTLIBRARIES += nodemon/libnodemon.la
 nodemon_libnodemon_la_SOURCES = \
@@ -23,6 +23,24 @@ TESTS += tests/test_nm_core
 tests_test_nm_core_SOURCES = tests/test_nm_core.c
 tests_test_nm_core_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
 tests_test_nm_core_LDADD = $(NM_TEST_LDADD)
+
+check_PROGRAMS += tests/test_nm_queue
+TESTS += tests/test_nm_queue
+tests_test_nm_queue_SOURCES = tests/test_nm_queue.c
+tests_test_nm_queue_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
+tests_test_nm_queue_LDADD = $(NM_TEST_LDADD)
+
+check_PROGRAMS += tests/test_nm_arena
+TESTS += tests/test_nm_arena
+tests_test_nm_arena_SOURCES = tests/test_nm_arena.c
+tests_test_nm_arena_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
+tests_test_nm_arena_LDADD = $(NM_TEST_LDADD)
+
+check_PROGRAMS += tests/test_nm_htab
+TESTS += tests/test_nm_htab
+tests_test_nm_htab_SOURCES = tests/test_nm_htab.c
+tests_test_nm_htab_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
+tests_test_nm_htab_LDADD = $(NM_TEST_LDADD)
 
 # bench/nm_core: the core's cost per short task against the protocol's
 # encode and decode of the same inputs (built by make, run by hand).

@@ -106,11 +106,14 @@ static const sk_config_key cfg_keys[] = {
 };
 #define NKEYS (sizeof cfg_keys / sizeof cfg_keys[0])
 
-static int load_text(const char *text, char *err, size_t errlen)
+/* Loads the len bytes of text (NULs and all) from a temporary file; the
+ * message in err has the file's name taken out. */
+static int load_bytes(const char *text, size_t len, char *err, size_t errlen)
 {
     char path[] = "/tmp/sk_test_cfg_XXXXXX";
+    err[0] = '\0';
     int fd = mkstemp(path);
-    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+    if (fd < 0 || write(fd, text, len) != (ssize_t)len)
         tap_bail_out("cannot write a temporary file");
     close(fd);
     int rc = sk_config_load(cfg_keys, NKEYS, path, err, errlen);
@@ -120,6 +123,11 @@ static int load_text(const char *text, char *err, size_t errlen)
         memmove(err, colon + strlen(path), strlen(colon + strlen(path)) + 1);
     unlink(path);
     return rc;
+}
+
+static int load_text(const char *text, char *err, size_t errlen)
+{
+    return load_bytes(text, strlen(text), err, errlen);
 }
 
 static void test_config(void)
@@ -187,6 +195,116 @@ static void test_config(void)
     rc = sk_config_apply_assignment(cfg_keys, NKEYS, "node.slots", err,
                                     sizeof err);
     tap_is_int(rc, SK_ECONFIG, "an assignment without '=' is refused");
+}
+
+/* The file as bytes: NULs, line lengths and endings, the size bound. */
+static void test_config_bytes(void)
+{
+    char err[512] = "";
+    memset(&cfg, 0, sizeof cfg);
+
+    /* A NUL first used to end the text there: the daemon ran on defaults. */
+    static const char nul_first[] = "\0verbose = yes\n";
+    int rc = load_bytes(nul_first, sizeof nul_first - 1, err, sizeof err);
+    tap_is_int(rc, SK_ECONFIG, "a file starting with a NUL byte is refused");
+    tap_is_str(err, ":1: NUL byte at column 1 (byte offset 0)",
+               "the message names the NUL's line, column and offset");
+    tap_ok(!cfg.verbose, "nothing after the NUL was applied");
+
+    static const char nul_mid[] = "[node]\nslots = 4\nname = a\0b\nslots = x\n";
+    rc = load_bytes(nul_mid, sizeof nul_mid - 1, err, sizeof err);
+    tap_is_str(err, ":3: NUL byte at column 9 (byte offset 25)",
+               "an embedded NUL is named on its own line");
+
+    static const char nul_comment[] =
+        "[node]\n; a \0 in a comment\nslots = 2\n";
+    rc = load_bytes(nul_comment, sizeof nul_comment - 1, err, sizeof err);
+    tap_is_str(err, ":2: NUL byte at column 5 (byte offset 11)",
+               "a NUL in a comment is refused as well");
+
+    static const char nul_last[] = "[node]\nslots = 2\n\0";
+    rc = load_bytes(nul_last, sizeof nul_last - 1, err, sizeof err);
+    tap_is_str(err, ":3: NUL byte at column 1 (byte offset 17)",
+               "a NUL as the file's last byte is refused");
+
+    /* Lines of every length up to the limit count as one line each. */
+    size_t big = 2 * SK_CONFIG_MAX_LINE + 64;
+    char *text = malloc(big);
+    if (text == NULL)
+        tap_bail_out("out of memory");
+    size_t n = 0;
+    text[n++] = ';';
+    memset(text + n, 'c', 299);
+    n += 299;
+    text[n++] = '\n';
+    n += (size_t)sprintf(text + n, "[node]\nslotz = 1\n");
+    rc = load_bytes(text, n, err, sizeof err);
+    tap_is_str(err, ":3: [node] slotz: unknown key",
+               "a 300-byte comment is one line: the next error's line is "
+               "right");
+
+    n = (size_t)sprintf(text, "[node]\n;");
+    memset(text + n, 'c', SK_CONFIG_MAX_LINE - 1);
+    n += SK_CONFIG_MAX_LINE - 1;
+    n += (size_t)sprintf(text + n, "\nslots = x\n");
+    rc = load_bytes(text, n, err, sizeof err);
+    tap_is_str(err, ":3: [node] slots: must be an integer, got 'x'",
+               "a line of exactly SK_CONFIG_MAX_LINE bytes is read whole");
+
+    n = (size_t)sprintf(text, "[node]\nname = ");
+    memset(text + n, 'n', 293);
+    n += 293;
+    text[n++] = '\n';
+    rc = load_bytes(text, n, err, sizeof err);
+    tap_is_str(err, ":2: [node] name: must be at most 7 bytes, got 293",
+               "a 300-byte 'name =' line is judged by the key's own bound");
+
+    n = (size_t)sprintf(text, "[node]\n\nname = ");
+    memset(text + n, 'n', SK_CONFIG_MAX_LINE);
+    n += SK_CONFIG_MAX_LINE;
+    n += (size_t)sprintf(text + n, "\nslots = 2\n");
+    rc = load_bytes(text, n, err, sizeof err);
+    char want[128];
+    snprintf(want, sizeof want, ":3: line too long: %d bytes, at most %d",
+             SK_CONFIG_MAX_LINE + 7, SK_CONFIG_MAX_LINE);
+    tap_is_int(rc, SK_ECONFIG, "an over-long line is an error");
+    tap_is_str(err, want, "it is named too long, with its line and the limit");
+    free(text);
+
+    rc = load_text("[node]\r\nslots = 3\r\n\r\nslots = x\r\n", err, sizeof err);
+    tap_is_str(err, ":4: [node] slots: must be an integer, got 'x'",
+               "CRLF line ends: values and line numbers as with LF");
+    rc = load_text("\xEF\xBB\xBF[node]\nslots = 5", err, sizeof err);
+    tap_ok(rc == 0 && cfg.slots == 5,
+           "a UTF-8 byte order mark and a last line without a newline (%s)",
+           err);
+    rc = load_text("[node\nslots = 2\n", err, sizeof err);
+    tap_is_str(err, ":1: syntax error (a '[section]' without ']')",
+               "an unclosed section header is named");
+    rc = load_text("[node]\n= 4\n", err, sizeof err);
+    tap_is_str(err, ":2: syntax error (a 'key = value' without a key)",
+               "a value without a key is named");
+    rc = load_text("[node]\n  slots = 6\n", err, sizeof err);
+    tap_ok(rc == 0 && cfg.slots == 6, "an indented line is an ordinary line");
+
+    /* The file's size is bounded before anything is parsed. */
+    size_t huge = SK_CONFIG_MAX_FILE + 1;
+    text = malloc(huge);
+    if (text == NULL)
+        tap_bail_out("out of memory");
+    memset(text, '\n', huge);
+    rc = load_bytes(text, huge, err, sizeof err);
+    snprintf(want, sizeof want, ": file too large: more than %d bytes",
+             SK_CONFIG_MAX_FILE);
+    tap_is_str(err, want, "a file over SK_CONFIG_MAX_FILE bytes is refused");
+    rc = load_bytes(text, huge - 1, err, sizeof err);
+    tap_is_int(rc, 0, "a file of SK_CONFIG_MAX_FILE blank lines loads (%s)",
+               err);
+    free(text);
+
+    rc = sk_config_load(cfg_keys, NKEYS, "/", err, sizeof err);
+    tap_ok(rc == SK_ESYS && strstr(err, "/: cannot read: ") == err,
+           "a directory is a system error (%s)", err);
 }
 
 static void test_rng(void)
@@ -270,6 +388,7 @@ int main(void)
     test_errors();
     test_log();
     test_config();
+    test_config_bytes();
     test_rng();
     return tap_exit_status();
 }

@@ -8,6 +8,7 @@
  * for the scheduler).
  */
 #include "daemon_harness.h"
+#include "sk_config.h"
 #include "tap.h"
 #include "transport_util.h"
 
@@ -89,6 +90,61 @@ static void test_help_version(void)
         tap_ok(run(&p, "version", version) == 0 && dh_log_has(&p, "(skylark) "),
                "--version, exit 0");
     }
+}
+
+/* Writes the len bytes of data (NULs and all) to dh_dir()/name; returns the
+ * path (dh_write_file's buffer). */
+static const char *write_bytes(const char *name, const char *data, size_t len)
+{
+    const char *path = dh_write_file(name, "");
+    FILE *f = fopen(path, "w");
+    if (f == NULL || fwrite(data, 1, len, f) != len || fclose(f) != 0)
+        tap_bail_out("cannot write %s", path);
+    return path;
+}
+
+/* A NUL byte or an over-long line in a daemon's file: exit 2 naming the
+ * line. libinih stopped each line at its first NUL: a zero-filled file (as
+ * a crash can leave one) loaded as empty and the daemon ran on its
+ * defaults; "\0[nodemon]\nslots = 0" was a syntax error on line 2. */
+static void test_binary_config(void)
+{
+    static const char zeros[4096];
+    const char *conf = write_bytes("zeros.conf", zeros, sizeof zeros);
+    char want[700];
+    snprintf(want, sizeof want, "%s:1: NUL byte at column 1 (byte offset 0)",
+             conf);
+    dh_proc p;
+    char *a0[] = {(char *)dh_nodemon_path(), "--config", (char *)conf, NULL};
+    tap_ok(run(&p, "zeroconf", a0) == 2 && dh_log_has(&p, want),
+           "skylark-nodemon refuses a zero-filled file: exit 2, %s", want);
+
+    static const char nul_first[] = "\0[nodemon]\nslots = 0\n";
+    conf = write_bytes("nul.conf", nul_first, sizeof nul_first - 1);
+    snprintf(want, sizeof want, "%s:1: NUL byte at column 1 (byte offset 0)",
+             conf);
+    char *a1[] = {(char *)dh_nodemon_path(), "--config", (char *)conf, NULL};
+    tap_ok(run(&p, "nulconf", a1) == 2 && dh_log_has(&p, want),
+           "skylark-nodemon refuses a file starting with NUL: exit 2, %s",
+           want);
+
+    static const char nul_mid[] = "[sched]\nid = 2\n\nname = s\0x\n";
+    conf = write_bytes("nul2.conf", nul_mid, sizeof nul_mid - 1);
+    snprintf(want, sizeof want, "%s:4: NUL byte at column 9 (byte offset 24)",
+             conf);
+    char *a2[] = {(char *)dh_sched_path(), "--config", (char *)conf, NULL};
+    tap_ok(run(&p, "nulconf2", a2) == 2 && dh_log_has(&p, want),
+           "skylark-sched refuses an embedded NUL: exit 2, %s", want);
+
+    char text[SK_CONFIG_MAX_LINE + 64];
+    int n = snprintf(text, sizeof text, "[nodemon]\nnode = ");
+    memset(text + n, 'n', SK_CONFIG_MAX_LINE);
+    conf = write_bytes("long.conf", text, (size_t)n + SK_CONFIG_MAX_LINE);
+    snprintf(want, sizeof want, "%s:2: line too long: %d bytes, at most %d",
+             conf, SK_CONFIG_MAX_LINE + 7, SK_CONFIG_MAX_LINE);
+    char *a3[] = {(char *)dh_nodemon_path(), "--config", (char *)conf, NULL};
+    tap_ok(run(&p, "longconf", a3) == 2 && dh_log_has(&p, want),
+           "an over-long line: exit 2, %s", want);
 }
 
 static void test_bad_usage(void)
@@ -240,11 +296,12 @@ static void test_sigterm(void)
 
 int main(void)
 {
-    tap_plan(24);
+    tap_plan(28);
     tap_timeout(60);
     dh_init();
     test_help_version();
     test_bad_usage();
+    test_binary_config();
     test_port_taken();
     test_examples();
     test_sigterm();

@@ -510,6 +510,30 @@ static void test_queue_bound(void)
     nm_free(nm);
 }
 
+/* Over max_users users referenced, a reservation of one more user is
+ * dropped and counted; a user nothing holds any more makes room. */
+static void test_user_bound(void)
+{
+    nm_config cfg = base_cfg(1);
+    cfg.nc_max_users = 2;
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    enq(nm, 1, 1, "a", 0, 1, 0); /* served at once: a holds the slot */
+    enq(nm, 2, 2, "b", 0, 1, 0);
+    enq(nm, 3, 3, "c", 0, 1, 0);
+    tap_ok(nm_get_stats(nm)->ns_users_full == 1 && slots(nm).si_queued == 1 &&
+               user_queued(nm, "b") == 1 && user_queued(nm, "c") == 0,
+           "a third user over max_users 2: its reservation is dropped and "
+           "counted");
+    reply(nm, SCHED, 1, 1, true, 0, "", 1);
+    finish(nm, NM_PEER_COMMAND, 1, 0, SK_TASK_OK, 2);
+    tap_is_int((int64_t)only_get_task(nm), 2, "b's reservation is served");
+    enq(nm, 3, 3, "c", 0, 1, 3);
+    tap_ok(nm_get_stats(nm)->ns_users_full == 1 && user_queued(nm, "c") == 1,
+           "with a's task done, c takes a's place");
+    nm_free(nm);
+}
+
 /* ---- executors -------------------------------------------------------- */
 
 static void test_get_task_timeout(void)
@@ -1141,6 +1165,7 @@ int main(void)
     test_nothing_left();
     test_count_k();
     test_queue_bound();
+    test_user_bound();
     test_get_task_timeout();
     test_executors();
     test_executor_turnover();
