@@ -146,7 +146,7 @@ static int run_peer(const char *ep)
     sk_transport_config_default(&cfg);
     strcpy(cfg.tc_role, "sched");
     strcpy(cfg.tc_name, "echo");
-    sk_transport_callbacks cb = {NULL, NULL, peer_recv, NULL};
+    sk_transport_callbacks cb = {.tc_recv = peer_recv};
     if (sk_transport_create(loop, &cfg, &cb, &peer_t) != 0 ||
         sk_transport_listen(peer_t, ep) != 0)
         die("peer cannot listen");
@@ -171,7 +171,7 @@ static int run_dealer(const char *ep, const char *name)
     sk_transport_config_default(&cfg);
     strcpy(cfg.tc_role, "nodemon");
     snprintf(cfg.tc_name, sizeof cfg.tc_name, "%s", name);
-    sk_transport_callbacks cb = {NULL, NULL, dealer_recv, NULL};
+    sk_transport_callbacks cb = {.tc_recv = dealer_recv};
     sk_peer_id id;
     if (sk_transport_create(loop, &cfg, &cb, &dealer_t) != 0 ||
         sk_transport_connect(dealer_t, ep, &id) != 0)
@@ -264,7 +264,7 @@ static void measure_floor(double *rtt50, double *r2d, double *d2r)
     sk_transport_config_default(&cfg);
     strcpy(cfg.tc_role, "nodemon");
     strcpy(cfg.tc_name, "bench");
-    sk_transport_callbacks cb = {me_up, NULL, me_recv, NULL};
+    sk_transport_callbacks cb = {.tc_up = me_up, .tc_recv = me_recv};
     if (sk_transport_create(loop, &cfg, &cb, &me.t) != 0 ||
         sk_transport_connect(me.t, ep, &me.peer) != 0 ||
         sk_run_until(loop, me_is, &me.up, 10) != 0)
@@ -354,7 +354,7 @@ static void measure_fanout(double *round50, double *rate)
     sk_transport_config_default(&cfg);
     strcpy(cfg.tc_role, "sched");
     strcpy(cfg.tc_name, "fan");
-    sk_transport_callbacks cb = {fan_up, NULL, fan_recv, NULL};
+    sk_transport_callbacks cb = {.tc_up = fan_up, .tc_recv = fan_recv};
     if (fan.peer == NULL || pids == NULL ||
         sk_transport_create(loop, &cfg, &cb, &fan.t) != 0 ||
         sk_transport_listen(fan.t, ep) != 0)

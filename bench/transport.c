@@ -106,8 +106,9 @@ static sk_transport *make_transport(const char *role, int blast)
     sk_transport_config_default(&cfg);
     strcpy(cfg.tc_role, role);
     strcpy(cfg.tc_name, role[0] == 's' ? "s1" : "n1");
-    sk_transport_callbacks cb = {peer_up, NULL, blast ? NULL : peer_echo,
-                                 blast ? (void *)1 : NULL};
+    sk_transport_callbacks cb = {.tc_up = peer_up,
+                                 .tc_recv = blast ? NULL : peer_echo,
+                                 .tc_arg = blast ? (void *)1 : NULL};
     sk_transport *t;
     if (sk_transport_create(loop, &cfg, &cb, &t) < 0)
         die("cannot create a transport");
@@ -324,7 +325,7 @@ static sk_transport *me_transport(const char *role)
     sk_transport_config_default(&cfg);
     strcpy(cfg.tc_role, role);
     strcpy(cfg.tc_name, "me");
-    sk_transport_callbacks cb = {me_up, NULL, me_recv, NULL};
+    sk_transport_callbacks cb = {.tc_up = me_up, .tc_recv = me_recv};
     sk_transport *t;
     if (sk_transport_create(loop, &cfg, &cb, &t) < 0)
         die("cannot create a transport");

@@ -78,7 +78,8 @@ int sk_link_create(struct ev_loop *loop, const sk_transport_config *cfg,
     if (cb != NULL)
         l->lk_cb = *cb;
     sk_buf_init(&l->lk_buf);
-    sk_transport_callbacks tcb = {on_up, on_down, on_recv, l};
+    sk_transport_callbacks tcb = {
+        .tc_up = on_up, .tc_down = on_down, .tc_recv = on_recv, .tc_arg = l};
     int rc = sk_transport_create(loop, cfg, &tcb, &l->lk_t);
     if (rc != 0) {
         free(l);
