@@ -589,11 +589,13 @@ static void measure_load(double load, double *p50, double *p99)
                 X.nover, F.rate_jobs);
 }
 
+static const skc_cluster *cpu_cluster;
+
 /* A counter of the scheduler's status. */
 static double sched_counter(const char *ep, const char *key)
 {
     sk_status *s;
-    if (sk_status_fetch(ep, 5, 0, &s) != 0)
+    if (sk_status_fetch_keyed(ep, skc_key(cpu_cluster), 5, 0, &s) != 0)
         die("the scheduler does not answer");
     const char *v = sk_status_get(s, key);
     double x = v != NULL ? atof(v) : -1;
@@ -604,7 +606,6 @@ static double sched_counter(const char *ep, const char *key)
 }
 
 /* CPU seconds used so far by this process and the cluster's daemons. */
-static const skc_cluster *cpu_cluster;
 
 static double cpu_seconds(int sched_only)
 {
@@ -885,6 +886,7 @@ int main(int argc, char **argv)
         sk_executor_opts_init(&eo);
         eo.eo_nodemon = cl.cc_daemons[i].cd_endpoint;
         eo.eo_framework = "noop";
+        eo.eo_key_file = skc_key(&cl);
         sk_executor **ex = &X.ex[X.nex++];
         sk_executor_callbacks cb = {ex_launch, NULL, NULL, ex};
         if (sk_executor_create(loop, &eo, &cb, ex) != 0 ||
@@ -895,6 +897,7 @@ int main(int argc, char **argv)
     sk_frontend_opts_init(&fo);
     fo.fo_schedulers = &sched_ep;
     fo.fo_nschedulers = 1;
+    fo.fo_key_file = skc_key(&cl);
     if (sk_frontend_create(loop, &fo, &F.fe) != 0 ||
         sk_frontend_wait_connected(F.fe, 10) != 0)
         die("no scheduler");

@@ -2,11 +2,13 @@
 # nanomsg in a libev loop (see docs/TRANSPORT.md), its tests and helper.
 
 client_libskylark_la_SOURCES += \
+	client/sk_keyfile.c \
 	client/sk_tauth.c \
 	client/sk_tframe.c \
 	client/sk_transport.c \
 	client/sk_transport_rx.c
 noinst_HEADERS += \
+	client/sk_keyfile.h \
 	client/sk_tauth.h \
 	client/sk_tframe.h \
 	client/sk_transport.h \
