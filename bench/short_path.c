@@ -146,7 +146,7 @@ static int run_peer(const char *ep)
     sk_transport_config_default(&cfg);
     strcpy(cfg.tc_role, "sched");
     strcpy(cfg.tc_name, "echo");
-    sk_transport_callbacks cb = {NULL, NULL, peer_recv, NULL};
+    sk_transport_callbacks cb = {.tc_recv = peer_recv};
     if (sk_transport_create(loop, &cfg, &cb, &peer_t) != 0 ||
         sk_transport_listen(peer_t, ep) != 0)
         die("peer cannot listen");
@@ -171,7 +171,7 @@ static int run_dealer(const char *ep, const char *name)
     sk_transport_config_default(&cfg);
     strcpy(cfg.tc_role, "nodemon");
     snprintf(cfg.tc_name, sizeof cfg.tc_name, "%s", name);
-    sk_transport_callbacks cb = {NULL, NULL, dealer_recv, NULL};
+    sk_transport_callbacks cb = {.tc_recv = dealer_recv};
     sk_peer_id id;
     if (sk_transport_create(loop, &cfg, &cb, &dealer_t) != 0 ||
         sk_transport_connect(dealer_t, ep, &id) != 0)
@@ -264,7 +264,7 @@ static void measure_floor(double *rtt50, double *r2d, double *d2r)
     sk_transport_config_default(&cfg);
     strcpy(cfg.tc_role, "nodemon");
     strcpy(cfg.tc_name, "bench");
-    sk_transport_callbacks cb = {me_up, NULL, me_recv, NULL};
+    sk_transport_callbacks cb = {.tc_up = me_up, .tc_recv = me_recv};
     if (sk_transport_create(loop, &cfg, &cb, &me.t) != 0 ||
         sk_transport_connect(me.t, ep, &me.peer) != 0 ||
         sk_run_until(loop, me_is, &me.up, 10) != 0)
@@ -354,7 +354,7 @@ static void measure_fanout(double *round50, double *rate)
     sk_transport_config_default(&cfg);
     strcpy(cfg.tc_role, "sched");
     strcpy(cfg.tc_name, "fan");
-    sk_transport_callbacks cb = {fan_up, NULL, fan_recv, NULL};
+    sk_transport_callbacks cb = {.tc_up = fan_up, .tc_recv = fan_recv};
     if (fan.peer == NULL || pids == NULL ||
         sk_transport_create(loop, &cfg, &cb, &fan.t) != 0 ||
         sk_transport_listen(fan.t, ep) != 0)
@@ -589,11 +589,13 @@ static void measure_load(double load, double *p50, double *p99)
                 X.nover, F.rate_jobs);
 }
 
+static const skc_cluster *cpu_cluster;
+
 /* A counter of the scheduler's status. */
 static double sched_counter(const char *ep, const char *key)
 {
     sk_status *s;
-    if (sk_status_fetch(ep, 5, 0, &s) != 0)
+    if (sk_status_fetch_keyed(ep, skc_key(cpu_cluster), 5, 0, &s) != 0)
         die("the scheduler does not answer");
     const char *v = sk_status_get(s, key);
     double x = v != NULL ? atof(v) : -1;
@@ -604,7 +606,6 @@ static double sched_counter(const char *ep, const char *key)
 }
 
 /* CPU seconds used so far by this process and the cluster's daemons. */
-static const skc_cluster *cpu_cluster;
 
 static double cpu_seconds(int sched_only)
 {
@@ -885,6 +886,7 @@ int main(int argc, char **argv)
         sk_executor_opts_init(&eo);
         eo.eo_nodemon = cl.cc_daemons[i].cd_endpoint;
         eo.eo_framework = "noop";
+        eo.eo_key_file = skc_key(&cl);
         sk_executor **ex = &X.ex[X.nex++];
         sk_executor_callbacks cb = {ex_launch, NULL, NULL, ex};
         if (sk_executor_create(loop, &eo, &cb, ex) != 0 ||
@@ -895,6 +897,7 @@ int main(int argc, char **argv)
     sk_frontend_opts_init(&fo);
     fo.fo_schedulers = &sched_ep;
     fo.fo_nschedulers = 1;
+    fo.fo_key_file = skc_key(&cl);
     if (sk_frontend_create(loop, &fo, &F.fe) != 0 ||
         sk_frontend_wait_connected(F.fe, 10) != 0)
         die("no scheduler");

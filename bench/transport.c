@@ -7,8 +7,11 @@
  * pair for latency, an NN_PUSH/NN_PULL pair for throughput. The transport
  * is measured as dealer -> router -> dealer round trips, and as one-way
  * streams in both directions (router to dealer is the flow-controlled
- * one). Each repetition measures everything once, in turn; the table
- * gives medians with min-max over repetitions, and ratios per repetition.
+ * one). The transport is measured twice, in clear sessions and in sealed
+ * ones (a cluster key: authenticated and encrypted frames), so that the
+ * cost of authentication is a ratio within the same repetition. Each
+ * repetition measures everything once, in turn; the table gives medians
+ * with min-max over repetitions, and ratios per repetition.
  */
 #include "config.h"
 #include "sk_log.h"
@@ -35,6 +38,18 @@ static long opt_count = 200000; /* messages per throughput run */
 static long opt_pings = 20000;  /* round trips per latency run */
 static long opt_size = 100;     /* message bytes */
 static int opt_reps = 5;
+static int sealed; /* this measurement (and its peer) under a cluster key */
+static const uint8_t bench_key[SK_TRANSPORT_KEY_BYTES] = {42, 7, 1};
+
+/* Default settings, sealed under the bench key when `sealed` is set. */
+static void bench_config(sk_transport_config *cfg)
+{
+    sk_transport_config_default(cfg);
+    if (sealed) {
+        cfg->tc_keyed = 1;
+        memcpy(cfg->tc_key, bench_key, sizeof bench_key);
+    }
+}
 
 static double now_s(void)
 {
@@ -103,11 +118,12 @@ static void peer_echo(void *arg, sk_peer_id peer, const void *data, size_t len)
 static sk_transport *make_transport(const char *role, int blast)
 {
     sk_transport_config cfg;
-    sk_transport_config_default(&cfg);
+    bench_config(&cfg);
     strcpy(cfg.tc_role, role);
     strcpy(cfg.tc_name, role[0] == 's' ? "s1" : "n1");
-    sk_transport_callbacks cb = {peer_up, NULL, blast ? NULL : peer_echo,
-                                 blast ? (void *)1 : NULL};
+    sk_transport_callbacks cb = {.tc_up = peer_up,
+                                 .tc_recv = blast ? NULL : peer_echo,
+                                 .tc_arg = blast ? (void *)1 : NULL};
     sk_transport *t;
     if (sk_transport_create(loop, &cfg, &cb, &t) < 0)
         die("cannot create a transport");
@@ -179,8 +195,17 @@ static pid_t spawn(const char *mode, const char *ep)
     char count[32], size[32];
     snprintf(count, sizeof count, "--count=%ld", opt_count);
     snprintf(size, sizeof size, "--size=%ld", opt_size);
-    char *argv[] = {"bench-transport", count,      size, "--peer",
-                    (char *)mode,      (char *)ep, NULL};
+    char *argv[8];
+    int a = 0;
+    argv[a++] = "bench-transport";
+    argv[a++] = count;
+    argv[a++] = size;
+    if (sealed)
+        argv[a++] = "--sealed";
+    argv[a++] = "--peer";
+    argv[a++] = (char *)mode;
+    argv[a++] = (char *)ep;
+    argv[a] = NULL;
     pid_t pid = fork();
     if (pid == 0) {
         execv(self_path, argv);
@@ -321,10 +346,10 @@ static int me_done(void *arg)
 static sk_transport *me_transport(const char *role)
 {
     sk_transport_config cfg;
-    sk_transport_config_default(&cfg);
+    bench_config(&cfg);
     strcpy(cfg.tc_role, role);
     strcpy(cfg.tc_name, "me");
-    sk_transport_callbacks cb = {me_up, NULL, me_recv, NULL};
+    sk_transport_callbacks cb = {.tc_up = me_up, .tc_recv = me_recv};
     sk_transport *t;
     if (sk_transport_create(loop, &cfg, &cb, &t) < 0)
         die("cannot create a transport");
@@ -393,9 +418,16 @@ enum {
     NN_TPUT,
     SK_TPUT_RD,
     SK_TPUT_DR,
+    SEAL_P50,
+    SEAL_P99,
+    SEAL_TPUT_RD,
+    SEAL_TPUT_DR,
     R_P50,
     R_TPUT_RD,
     R_TPUT_DR,
+    R_SEAL_P50,
+    R_SEAL_RD,
+    R_SEAL_DR,
     NMETRICS
 };
 
@@ -407,9 +439,16 @@ static const char *const metric_names[NMETRICS] = {
     "nanomsg PUSH/PULL (msg/s)",
     "skylark router->dealer (msg/s)",
     "skylark dealer->router (msg/s)",
+    "sealed round trip p50 (us)",
+    "sealed round trip p99 (us)",
+    "sealed router->dealer (msg/s)",
+    "sealed dealer->router (msg/s)",
     "ratio p50 skylark/nanomsg (<= 1.2)",
     "ratio router->dealer/push-pull (>= 0.8)",
     "ratio dealer->router/push-pull (>= 0.8)",
+    "ratio p50 sealed/clear (<= 1.1)",
+    "ratio router->dealer sealed/clear (>= 0.8)",
+    "ratio dealer->router sealed/clear (>= 0.8)",
 };
 
 static void usage(FILE *f)
@@ -422,6 +461,7 @@ static void usage(FILE *f)
                "  --pings N   round trips per latency run (default 20000)\n"
                "  --size B    message size in bytes (default 100)\n"
                "  --reps R    repetitions (default 5)\n"
+               "  --sealed    (with --peer) the child's sessions are sealed\n"
                "  --help      this text\n");
 }
 
@@ -433,6 +473,7 @@ int main(int argc, char **argv)
         {"size", required_argument, NULL, 's'},
         {"reps", required_argument, NULL, 'r'},
         {"peer", no_argument, NULL, 'P'},
+        {"sealed", no_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -453,6 +494,9 @@ int main(int argc, char **argv)
             break;
         case 'P':
             peer = 1;
+            break;
+        case 'S':
+            sealed = 1;
             break;
         case 'h':
             usage(stdout);
@@ -492,9 +536,17 @@ int main(int argc, char **argv)
         v[NN_TPUT][r] = nn_throughput();
         v[SK_TPUT_RD][r] = sk_throughput(0);
         v[SK_TPUT_DR][r] = sk_throughput(1);
+        sealed = 1;
+        sk_latency(&v[SEAL_P50][r], &v[SEAL_P99][r]);
+        v[SEAL_TPUT_RD][r] = sk_throughput(0);
+        v[SEAL_TPUT_DR][r] = sk_throughput(1);
+        sealed = 0;
         v[R_P50][r] = v[SK_P50][r] / v[NN_P50][r];
         v[R_TPUT_RD][r] = v[SK_TPUT_RD][r] / v[NN_TPUT][r];
         v[R_TPUT_DR][r] = v[SK_TPUT_DR][r] / v[NN_TPUT][r];
+        v[R_SEAL_P50][r] = v[SEAL_P50][r] / v[SK_P50][r];
+        v[R_SEAL_RD][r] = v[SEAL_TPUT_RD][r] / v[SK_TPUT_RD][r];
+        v[R_SEAL_DR][r] = v[SEAL_TPUT_DR][r] / v[SK_TPUT_DR][r];
         if (isatty(STDERR_FILENO))
             fprintf(stderr, "repetition %d/%d done\n", r + 1, opt_reps);
     }

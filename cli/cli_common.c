@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cli_parse_ulong(const char *s, unsigned long min, unsigned long max,
                     unsigned long *out)
@@ -44,6 +45,22 @@ void cli_dir(const char *dir, char *out, size_t len)
         snprintf(out, len, "%s", dir);
     else if (skc_default_dir(out, len) != 0)
         snprintf(out, len, "/tmp/skylark");
+}
+
+const char *cli_key_file(const char *given, const char *dir, char *buf,
+                         size_t len)
+{
+    if (given != NULL)
+        return given;
+    const char *env = getenv("SKYLARK_KEY_FILE");
+    if (env != NULL && env[0] != '\0')
+        return env;
+    char d[4096];
+    cli_dir(dir, d, sizeof d);
+    if (snprintf(buf, len, "%s/cluster.key", d) >= (int)len ||
+        access(buf, F_OK) != 0)
+        return NULL;
+    return buf;
 }
 
 skc_cluster *cli_load_cluster(const char *who, const char *dir)
@@ -114,7 +131,8 @@ unsigned cli_print_cluster(const skc_cluster *c, FILE *out)
         sk_status *s = NULL;
         if (!skc_alive(d)) {
             state = "dead";
-        } else if (sk_status_fetch(d->cd_endpoint, 1.0, 0, &s) != 0) {
+        } else if (sk_status_fetch_keyed(d->cd_endpoint, skc_key(c), 1.0, 0,
+                                         &s) != 0) {
             state = "mute";
         } else if (d->cd_kind == SKC_SCHED) {
             snprintf(detail, sizeof detail,

@@ -29,6 +29,13 @@ void cli_dir(const char *dir, char *out, size_t len);
  * the prefix who. The caller frees it. */
 skc_cluster *cli_load_cluster(const char *who, const char *dir);
 
+/* cli_key_file says which cluster key a command uses: given (its
+ * --key-file), else $SKYLARK_KEY_FILE, else the key of the local cluster
+ * in dir (NULL: the default directory) if it has one; NULL for none. The
+ * result points at given, the environment or buf. */
+const char *cli_key_file(const char *given, const char *dir, char *buf,
+                         size_t len);
+
 /* cli_quantile returns the q-quantile (0..1) of v[0..n), sorting v; 0
  * when n is 0. */
 double cli_quantile(double *v, size_t n, double q);

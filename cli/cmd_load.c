@@ -53,6 +53,8 @@ static void load_usage(FILE *out)
         "  -s, --scheduler ADDR  a scheduler (repeatable); default: the\n"
         "                        local cluster's\n"
         "  -d, --dir DIR         the local cluster's directory\n"
+        "  -K, --key-file F      the cluster key (default: $SKYLARK_KEY_FILE,\n"
+        "                        else the local cluster's key)\n"
         "  -h, --help            this text\n"
         "\n"
         "Ctrl-C cancels the jobs in flight and prints what was done.\n"
@@ -287,7 +289,8 @@ static void read_nodemons(const skc_cluster *cl)
         if (cl->cc_daemons[i].cd_kind != SKC_NODEMON)
             continue;
         sk_status *s;
-        if (sk_status_fetch(cl->cc_daemons[i].cd_endpoint, 2, 1, &s) != 0)
+        if (sk_status_fetch_keyed(cl->cc_daemons[i].cd_endpoint, skc_key(cl), 2,
+                                  1, &s) != 0)
             continue;
         int cu = -1, cw = -1, cs = -1;
         for (unsigned c = 0; c < sk_status_ncolumns(s); c++) {
@@ -447,11 +450,12 @@ int cmd_load(int argc, char **argv)
         {"seed", required_argument, NULL, 'S'},
         {"scheduler", required_argument, NULL, 's'},
         {"dir", required_argument, NULL, 'd'},
+        {"key-file", required_argument, NULL, 'K'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     memset(&L, 0, sizeof L);
-    const char *users = "alice,bob,carol", *dir = NULL;
+    const char *users = "alice,bob,carol", *dir = NULL, *key = NULL;
     const char *scheds[MAX_SCHEDS];
     unsigned nscheds = 0;
     unsigned long v, seed = 1;
@@ -470,7 +474,7 @@ int cmd_load(int argc, char **argv)
         fprintf(stderr, "\n(see skylark load --help)\n");                      \
         return 2;                                                              \
     } while (0)
-    while ((c = getopt_long(argc, argv, "u:j:T:D:k:s:d:h", longopts, NULL)) !=
+    while ((c = getopt_long(argc, argv, "u:j:T:D:k:s:d:K:h", longopts, NULL)) !=
            -1) {
         switch (c) {
         case 'u':
@@ -502,6 +506,9 @@ int cmd_load(int argc, char **argv)
             if (nscheds == MAX_SCHEDS)
                 USAGE_ERR("at most %d schedulers", MAX_SCHEDS);
             scheds[nscheds++] = optarg;
+            break;
+        case 'K':
+            key = optarg;
             break;
         case 'd':
             dir = optarg;
@@ -541,6 +548,8 @@ int cmd_load(int argc, char **argv)
             return 1;
         }
     }
+    char keybuf[4200];
+    const char *key_file = cli_key_file(key, dir, keybuf, sizeof keybuf);
     sk_rng_seed(&L.l_rng, seed);
     L.l_loop = ev_default_loop(0);
     L.l_tty = isatty(STDERR_FILENO);
@@ -555,6 +564,7 @@ int cmd_load(int argc, char **argv)
         fo.fo_schedulers = mine;
         fo.fo_nschedulers = nscheds;
         fo.fo_queue_timeout = 10;
+        fo.fo_key_file = key_file;
         if (sk_frontend_create(L.l_loop, &fo, &u->u_fe) != 0) {
             fprintf(stderr, "skylark load: cannot create a frontend\n");
             return 1;

@@ -55,6 +55,8 @@ static void run_usage(FILE *out)
         "  -t, --timeout S       cancel the job after S seconds\n"
         "  -o, --output          print every task's output (its tail)\n"
         "  -d, --dir DIR         the local cluster's directory\n"
+        "  -K, --key-file F      the cluster key (default: $SKYLARK_KEY_FILE,\n"
+        "                        else the local cluster's key)\n"
         "  -h, --help            this text\n"
         "\n"
         "Ctrl-C cancels the job (twice: leave at once).\n"
@@ -248,6 +250,7 @@ int cmd_run(int argc, char **argv)
         {"timeout", required_argument, NULL, 't'},
         {"output", no_argument, NULL, 'o'},
         {"dir", required_argument, NULL, 'd'},
+        {"key-file", required_argument, NULL, 'K'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -255,7 +258,7 @@ int cmd_run(int argc, char **argv)
     unsigned nscheds = 0, nlabels = 0;
     unsigned long ntasks = 1, prio = 4, mem = 0, attempts = 0;
     double cpus = 0, probe = 0, timeout = 0;
-    const char *user = NULL, *dir = NULL;
+    const char *user = NULL, *dir = NULL, *key = NULL;
     int c;
     memset(&rs, 0, sizeof rs);
     optind = 0;
@@ -266,7 +269,7 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "\n(see skylark run --help)\n");                       \
         return 2;                                                              \
     } while (0)
-    while ((c = getopt_long(argc, argv, "+s:n:u:p:l:c:m:t:od:h", longopts,
+    while ((c = getopt_long(argc, argv, "+s:n:u:p:l:c:m:t:od:K:h", longopts,
                             NULL)) != -1) {
         switch (c) {
         case 's':
@@ -313,6 +316,9 @@ int cmd_run(int argc, char **argv)
         case 'o':
             rs.rs_output = 1;
             break;
+        case 'K':
+            key = optarg;
+            break;
         case 'd':
             dir = optarg;
             break;
@@ -356,6 +362,8 @@ int cmd_run(int argc, char **argv)
     fo.fo_nschedulers = nscheds;
     fo.fo_connect_timeout = 1;
     fo.fo_queue_timeout = 5;
+    char keybuf[4200];
+    fo.fo_key_file = cli_key_file(key, dir, keybuf, sizeof keybuf);
     int rc = sk_frontend_create(loop, &fo, &rs.rs_fe);
     if (rc != 0) {
         fprintf(stderr, "skylark run: %s\n", sk_strerror(rc));

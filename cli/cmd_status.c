@@ -34,6 +34,8 @@ static void status_usage(FILE *out)
             "  -r, --rows N      table rows to print (default 40; 0: all)\n"
             "  -t, --timeout S   how long to wait for the answer (default 2)\n"
             "  -d, --dir DIR     the local cluster's directory\n"
+            "  -K, --key-file F  the cluster key (default: $SKYLARK_KEY_FILE,\n"
+            "                    else the local cluster's key)\n"
             "  -h, --help        this text\n"
             "\n"
             "Exit status: 0 the daemon (every daemon) answered, 1 it did "
@@ -107,11 +109,11 @@ static void print_table(const sk_status *s, unsigned max_rows)
         printf("(no rows)\n");
 }
 
-static int status_of(const char *addr, double timeout, int verbose,
-                     unsigned rows)
+static int status_of(const char *addr, const char *key, double timeout,
+                     int verbose, unsigned rows)
 {
     sk_status *s;
-    int rc = sk_status_fetch(addr, timeout, 1, &s);
+    int rc = sk_status_fetch_keyed(addr, key, timeout, 1, &s);
     if (rc != 0) {
         fprintf(stderr, "skylark status: no answer from %s: %s\n", addr,
                 sk_strerror(rc));
@@ -145,16 +147,17 @@ int cmd_status(int argc, char **argv)
         {"rows", required_argument, NULL, 'r'},
         {"timeout", required_argument, NULL, 't'},
         {"dir", required_argument, NULL, 'd'},
+        {"key-file", required_argument, NULL, 'K'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int verbose = 0, c;
     unsigned long rows = 40;
     double timeout = 2;
-    const char *dir = NULL;
+    const char *dir = NULL, *key = NULL;
     optind = 0;
     argv[0] = (char *)"skylark status"; /* for getopt's messages */
-    while ((c = getopt_long(argc, argv, "vr:t:d:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "vr:t:d:K:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'v':
             verbose = 1;
@@ -174,6 +177,9 @@ int cmd_status(int argc, char **argv)
         case 'd':
             dir = optarg;
             break;
+        case 'K':
+            key = optarg;
+            break;
         case 'h':
             status_usage(stdout);
             return 0;
@@ -186,8 +192,11 @@ int cmd_status(int argc, char **argv)
         fprintf(stderr, "skylark status: one address at most\n");
         return 2;
     }
+    char keybuf[4200];
     if (optind < argc)
-        return status_of(argv[optind], timeout, verbose, (unsigned)rows);
+        return status_of(argv[optind],
+                         cli_key_file(key, dir, keybuf, sizeof keybuf), timeout,
+                         verbose, (unsigned)rows);
     skc_cluster *cl = cli_load_cluster("skylark status", dir);
     if (cl == NULL)
         return 1;

@@ -40,4 +40,8 @@ int cmd_status(int argc, char **argv);
  * task succeeded, 1 not, 2 bad usage. */
 int cmd_load(int argc, char **argv);
 
+/* cmd_key: `skylark key new FILE` makes a cluster key (mode 0600).
+ * Exit status: 0 made, 1 failed, 2 bad usage or FILE exists. */
+int cmd_key(int argc, char **argv);
+
 #endif /* SK_CLI_H */

@@ -2,6 +2,7 @@
  * sk_cluster.c - a local cluster of daemons on loopback (see sk_cluster.h).
  */
 #include "sk_cluster.h"
+#include "sk_keyfile.h"
 
 #include "skylark.h"
 
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #define CLUSTER_FILE "cluster"
+#define KEY_FILE     "cluster.key"
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -155,10 +157,26 @@ static int ensure_dir(const char *dir, char *err, size_t errlen)
 
 /* ---- the cluster file -------------------------------------------------- */
 
+const char *skc_key(const skc_cluster *c)
+{
+    return c->cc_key[0] != '\0' ? c->cc_key : NULL;
+}
+
+/* Sets c's key file if its directory holds one. */
+static void find_key(skc_cluster *c)
+{
+    char path[sizeof c->cc_key];
+    snprintf(path, sizeof path, "%s/%s", c->cc_dir, KEY_FILE);
+    c->cc_key[0] = '\0';
+    if (access(path, F_OK) == 0)
+        snprintf(c->cc_key, sizeof c->cc_key, "%s", path);
+}
+
 int skc_load(const char *dir, skc_cluster *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->cc_dir, sizeof c->cc_dir, "%s", dir);
+    find_key(c);
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, CLUSTER_FILE);
     FILE *f = fopen(path, "r");
@@ -324,13 +342,15 @@ static void log_tail(const char *log, char *out, size_t len)
 /* Wait until d, our child, answers a status request. 1: it does; 0: it
  * exited; -1: the deadline passed. (Its command line is not yet the
  * daemon's until it has called exec: ask waitpid, not skc_alive.) */
-static int wait_answer(const skc_daemon *d, double deadline)
+static int wait_answer(const skc_cluster *c, const skc_daemon *d,
+                       double deadline)
 {
     while (mono_s() < deadline) {
         if (waitpid(d->cd_pid, NULL, WNOHANG) != 0)
             return 0;
         sk_status *s;
-        if (sk_status_fetch(d->cd_endpoint, 0.25, 0, &s) == 0) {
+        if (sk_status_fetch_keyed(d->cd_endpoint, skc_key(c), 0.25, 0, &s) ==
+            0) {
             sk_status_free(s);
             return 1;
         }
@@ -377,6 +397,8 @@ static int start_one(start_ctx *x, skc_daemon *d, unsigned index)
         argv[a++] = id;
         argv[a++] = "--log-level";
         argv[a++] = (char *)(sp->cs_log_level ? sp->cs_log_level : "info");
+        argv[a++] = "--key-file";
+        argv[a++] = c->cc_key;
         if (d->cd_kind == SKC_NODEMON) {
             argv[a++] = "--slots";
             argv[a++] = slots;
@@ -396,7 +418,7 @@ static int start_one(start_ctx *x, skc_daemon *d, unsigned index)
             set_err(x->sx_err, x->sx_errlen, "fork: %s", strerror(errno));
             return SK_ESYS;
         }
-        int ok = wait_answer(d, x->sx_deadline);
+        int ok = wait_answer(c, d, x->sx_deadline);
         if (ok == 1)
             return 0;
         if (ok < 0) {
@@ -426,8 +448,8 @@ static int wait_membership(start_ctx *x)
             if (c->cc_daemons[i].cd_kind != SKC_SCHED)
                 continue;
             sk_status *s;
-            if (sk_status_fetch(c->cc_daemons[i].cd_endpoint, 0.25, 0, &s) !=
-                0) {
+            if (sk_status_fetch_keyed(c->cc_daemons[i].cd_endpoint, skc_key(c),
+                                      0.25, 0, &s) != 0) {
                 all = 0;
                 break;
             }
@@ -486,6 +508,12 @@ int skc_start(const skc_spec *sp, skc_cluster *c, char *err, size_t errlen)
     }
     memset(c, 0, sizeof *c);
     snprintf(c->cc_dir, sizeof c->cc_dir, "%s", dir);
+    find_key(c);
+    if (c->cc_key[0] == '\0') {
+        snprintf(c->cc_key, sizeof c->cc_key, "%s/%s", dir, KEY_FILE);
+        if ((rc = sk_keyfile_create(c->cc_key, err, errlen)) != 0)
+            return rc;
+    }
     x.sx_deadline = mono_s() + (sp->cs_timeout > 0 ? sp->cs_timeout : 30);
     unsigned total = sp->cs_schedulers + sp->cs_nodes;
     for (unsigned i = 0; i < total && rc == 0; i++) {

@@ -7,7 +7,9 @@
  * A cluster lives in a directory (default: $SKYLARK_DIR, else
  * $XDG_RUNTIME_DIR/skylark, else /tmp/skylark-UID), which holds the
  * cluster file `cluster` (one line per daemon: kind, name, endpoint,
- * pid) and the daemons' logs under logs/. Daemons listen on
+ * pid), the cluster key `cluster.key` (mode 0600: every daemon and every
+ * command of the local cluster authenticates with it) and the daemons'
+ * logs under logs/. Daemons listen on
  * tcp://127.0.0.1 ports that were free a moment before; a daemon that
  * cannot bind its port is started again on another.
  *
@@ -38,6 +40,7 @@ typedef struct skc_daemon {
 
 typedef struct skc_cluster {
     char cc_dir[4096];
+    char cc_key[4200]; /* the cluster key's file, or "" if it has none */
     skc_daemon cc_daemons[SKC_MAX_DAEMONS];
     unsigned cc_n;
 } skc_cluster;
@@ -68,15 +71,20 @@ int skc_default_dir(char *out, size_t len);
  * the path in out, or SK_ENOTFOUND. */
 int skc_find_binary(const char *name, char *out, size_t len);
 
-/* skc_load reads the cluster file of dir into c. Returns 0, SK_ENOTFOUND
- * if there is none, SK_EPROTO (with a message in err) if it is damaged. */
+/* skc_key returns c's key file, or NULL if the cluster has none. */
+const char *skc_key(const skc_cluster *c);
+
+/* skc_load reads the cluster file of dir into c (and finds its key). Returns 0,
+ * SK_ENOTFOUND if there is none, SK_EPROTO (with a message in err) if it is
+ * damaged. */
 int skc_load(const char *dir, skc_cluster *c, char *err, size_t errlen);
 
 /* skc_alive tells whether d's process still runs (and is that daemon). */
 int skc_alive(const skc_daemon *d);
 
 /* skc_start starts the cluster described by spec into c (creating the
- * directory, mode 0700), writes the cluster file, and waits until every
+ * directory, mode 0700, and the cluster key in it unless one is there),
+ * writes the cluster file, and waits until every
  * daemon answers a status request and every scheduler sees every node
  * monitor. Returns 0; SK_EEXIST if a cluster already runs in the
  * directory; SK_ETIMEDOUT, SK_ESYS or SK_ENOTFOUND (a binary) with a

@@ -14,6 +14,6 @@ client_libskylark_la_SOURCES = \
 	client/sk_config.c \
 	client/sk_rng.c \
 	client/sk_core.c
-client_libskylark_la_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS) $(MSGPACK_CFLAGS)
-client_libskylark_la_LIBADD = $(NANOMSG_LIBS) $(MSGPACK_LIBS) $(EV_LIBS) -lm
+client_libskylark_la_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS) $(MSGPACK_CFLAGS) $(SODIUM_CFLAGS)
+client_libskylark_la_LIBADD = $(NANOMSG_LIBS) $(MSGPACK_LIBS) $(SODIUM_LIBS) $(EV_LIBS) -lm
 client_libskylark_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(SK_LT_VERSION)

@@ -6,6 +6,7 @@
  */
 #include "sk_apiutil.h"
 #include "sk_idmap.h"
+#include "sk_keyfile.h"
 #include "sk_link.h"
 #include "sk_log.h"
 #include "sk_proto.h"
@@ -439,7 +440,17 @@ int sk_executor_create(struct ev_loop *loop, const sk_executor_opts *o,
     snprintf(cfg.tc_role, sizeof cfg.tc_role, "executor");
     snprintf(cfg.tc_name, sizeof cfg.tc_name, "%s", ex->ex_name);
     cfg.tc_heartbeat = o->eo_heartbeat;
-    sk_link_callbacks lcb = {on_up, on_down, on_msg, ex};
+    if (o->eo_key_file != NULL) {
+        char err[1200];
+        if (sk_keyfile_read(o->eo_key_file, cfg.tc_key, err, sizeof err) < 0) {
+            sk_error("executor %s: %s", ex->ex_name, err);
+            rc = SK_ECONFIG;
+            goto fail;
+        }
+        cfg.tc_keyed = 1;
+    }
+    sk_link_callbacks lcb = {
+        .lk_up = on_up, .lk_down = on_down, .lk_msg = on_msg, .lk_arg = ex};
     if ((rc = sk_link_create(ex->ex_loop, &cfg, &lcb, &ex->ex_link)) != 0)
         goto fail;
     if (sk_transport_connect(sk_link_transport(ex->ex_link), o->eo_nodemon,

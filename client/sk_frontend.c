@@ -6,6 +6,7 @@
  */
 #include "sk_apiutil.h"
 #include "sk_frontend_int.h"
+#include "sk_keyfile.h"
 #include "sk_log.h"
 
 #include <stdarg.h>
@@ -89,6 +90,7 @@ static void on_up(void *arg, sk_peer_id peer, const char *role,
     if (peer != fe->fe_peer)
         return;
     fe->fe_up = 1;
+    fe->fe_refused = 0;
     fe->fe_stats.fs_sessions++;
     ev_timer_stop(fe->fe_loop, &fe->fe_connect_w);
     ev_timer_stop(fe->fe_loop, &fe->fe_queue_w);
@@ -112,6 +114,28 @@ static void on_down(void *arg, sk_peer_id peer, sk_peer_down_reason why)
     ev_timer_set(&fe->fe_switch_w, 0, 0);
     ev_timer_start(fe->fe_loop, &fe->fe_switch_w);
     arm_queue_timer(fe);
+}
+
+/* A scheduler that fails authentication (another key, or none) will not
+ * do better by waiting: move on, and once every endpoint in a row has
+ * refused, fail the waiting jobs with the reason. */
+static void on_refused(void *arg, sk_peer_id peer, const char *why)
+{
+    sk_frontend *fe = arg;
+    if (peer != fe->fe_peer || fe->fe_up)
+        return;
+    char reason[SK_MAX_REASON_LEN];
+    snprintf(reason, sizeof reason, "%s %s", fe->fe_endpoints[fe->fe_cur], why);
+    fe_set_error(fe, "%s", reason);
+    sk_warn("frontend %s: %s", fe->fe_name, reason);
+    if (++fe->fe_refused >= fe->fe_nendpoints) {
+        fe->fe_refused = 0;
+        while (fe->fe_wait_head != NULL)
+            fe_end_job(fe, fe->fe_wait_head, SK_OUTCOME_FAILED, SK_EREJECTED,
+                       reason);
+    }
+    ev_timer_set(&fe->fe_switch_w, 0, 0);
+    ev_timer_start(fe->fe_loop, &fe->fe_switch_w);
 }
 
 static void on_msg(void *arg, sk_peer_id peer, const sk_msg *msg)
@@ -293,7 +317,20 @@ int sk_frontend_create(struct ev_loop *loop, const sk_frontend_opts *o,
     snprintf(cfg.tc_name, sizeof cfg.tc_name, "%s", fe->fe_name);
     cfg.tc_heartbeat = o->fo_heartbeat;
     fe->fe_max_msg = cfg.tc_max_msg;
-    sk_link_callbacks cb = {on_up, on_down, on_msg, fe};
+    if (o->fo_key_file != NULL) {
+        char err[1200];
+        if (sk_keyfile_read(o->fo_key_file, cfg.tc_key, err, sizeof err) < 0) {
+            sk_error("frontend %s: %s", fe->fe_name, err);
+            rc = SK_ECONFIG;
+            goto fail;
+        }
+        cfg.tc_keyed = 1;
+    }
+    sk_link_callbacks cb = {.lk_up = on_up,
+                            .lk_down = on_down,
+                            .lk_msg = on_msg,
+                            .lk_refused = on_refused,
+                            .lk_arg = fe};
     if ((rc = sk_link_create(fe->fe_loop, &cfg, &cb, &fe->fe_link)) != 0)
         goto fail;
     ev_timer_init(&fe->fe_connect_w, connect_timeout_cb, 0, 0);

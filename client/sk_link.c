@@ -69,6 +69,13 @@ static void on_down(void *arg, sk_peer_id peer, sk_peer_down_reason why)
         l->lk_cb.lk_down(l->lk_cb.lk_arg, peer, why);
 }
 
+static void on_refused(void *arg, sk_peer_id peer, const char *why)
+{
+    sk_link *l = arg;
+    if (l->lk_cb.lk_refused != NULL)
+        l->lk_cb.lk_refused(l->lk_cb.lk_arg, peer, why);
+}
+
 int sk_link_create(struct ev_loop *loop, const sk_transport_config *cfg,
                    const sk_link_callbacks *cb, sk_link **out)
 {
@@ -78,7 +85,11 @@ int sk_link_create(struct ev_loop *loop, const sk_transport_config *cfg,
     if (cb != NULL)
         l->lk_cb = *cb;
     sk_buf_init(&l->lk_buf);
-    sk_transport_callbacks tcb = {on_up, on_down, on_recv, l};
+    sk_transport_callbacks tcb = {.tc_up = on_up,
+                                  .tc_down = on_down,
+                                  .tc_recv = on_recv,
+                                  .tc_refused = on_refused,
+                                  .tc_arg = l};
     int rc = sk_transport_create(loop, cfg, &tcb, &l->lk_t);
     if (rc != 0) {
         free(l);

@@ -33,6 +33,8 @@ typedef struct sk_link_callbacks {
                   const char *name);
     void (*lk_down)(void *arg, sk_peer_id peer, sk_peer_down_reason why);
     void (*lk_msg)(void *arg, sk_peer_id peer, const sk_msg *msg);
+    /* the transport's tc_refused: a handshake of ours failed */
+    void (*lk_refused)(void *arg, sk_peer_id peer, const char *why);
     void *lk_arg;
 } sk_link_callbacks;
 

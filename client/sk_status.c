@@ -4,6 +4,7 @@
  * loop, and read access to the STATUS_REPLY.
  */
 #include "sk_apiutil.h"
+#include "sk_keyfile.h"
 #include "sk_link.h"
 #include "sk_log.h"
 #include "sk_proto.h"
@@ -67,6 +68,15 @@ static void on_msg(void *arg, sk_peer_id peer, const sk_msg *msg)
     f->f_done = 1;
 }
 
+/* The daemon holds another key, or none: no answer will come. */
+static void on_refused(void *arg, sk_peer_id peer, const char *why)
+{
+    fetch *f = arg;
+    sk_warn("status: %s", why);
+    f->f_rc = SK_EREJECTED;
+    f->f_done = 1;
+}
+
 static int is_done(void *arg)
 {
     return ((fetch *)arg)->f_done;
@@ -75,8 +85,24 @@ static int is_done(void *arg)
 int sk_status_fetch(const char *endpoint, double timeout, int table,
                     sk_status **out)
 {
+    return sk_status_fetch_keyed(endpoint, NULL, timeout, table, out);
+}
+
+int sk_status_fetch_keyed(const char *endpoint, const char *key_file,
+                          double timeout, int table, sk_status **out)
+{
     if (endpoint == NULL || endpoint[0] == '\0' || timeout <= 0 || out == NULL)
         return SK_EINVAL;
+    sk_transport_config cfg;
+    sk_transport_config_default(&cfg);
+    if (key_file != NULL) {
+        char err[1200];
+        if (sk_keyfile_read(key_file, cfg.tc_key, err, sizeof err) < 0) {
+            sk_error("status: %s", err);
+            return SK_ECONFIG;
+        }
+        cfg.tc_keyed = 1;
+    }
     struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
     if (loop == NULL)
         return SK_ENOMEM;
@@ -85,8 +111,6 @@ int sk_status_fetch(const char *endpoint, double timeout, int table,
     f.f_request = sk_new_incarnation();
     f.f_table = table;
     sk_buf_init(&f.f_buf);
-    sk_transport_config cfg;
-    sk_transport_config_default(&cfg);
     strcpy(cfg.tc_role, "tool");
     sk_make_name(cfg.tc_name, sizeof cfg.tc_name, "status");
     /* Heartbeats drive the handshake retries: keep them short. */
@@ -94,7 +118,10 @@ int sk_status_fetch(const char *endpoint, double timeout, int table,
     if (cfg.tc_heartbeat < 0.01)
         cfg.tc_heartbeat = 0.01;
     cfg.tc_misses = 1000;
-    sk_link_callbacks cb = {on_up, NULL, on_msg, &f};
+    sk_link_callbacks cb = {.lk_up = on_up,
+                            .lk_msg = on_msg,
+                            .lk_refused = on_refused,
+                            .lk_arg = &f};
     int rc = sk_link_create(loop, &cfg, &cb, &f.f_link);
     if (rc == 0 && sk_transport_connect(sk_link_transport(f.f_link), endpoint,
                                         &f.f_peer) != 0)

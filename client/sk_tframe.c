@@ -87,10 +87,12 @@ int sk_tframe_parse(const uint8_t *buf, size_t len, uint32_t max_msg,
         *why = "shorter than a header";
         return SK_EPROTO;
     }
-    if (buf[0] != SK_TFRAME_VERSION) {
+    if (buf[0] != SK_TFRAME_VERSION && buf[0] != SK_TFRAME_SEALED) {
         *why = "unknown version";
         return SK_EPROTO;
     }
+    out->tf_version = buf[0];
+    out->tf_nonce = out->tf_echo = out->tf_proof = NULL;
     if (buf[2] != 0 || buf[3] != 0) {
         *why = "reserved bits set";
         return SK_EPROTO;
@@ -138,12 +140,26 @@ int sk_tframe_parse(const uint8_t *buf, size_t len, uint32_t max_msg,
                 0 ||
             take_ident(body, blen, &at, out->tf_name, SK_TRANSPORT_MAX_NAME) <
                 0 ||
-            blen - at != 8) {
+            blen - at < 8) {
             *why = "bad hello";
             return SK_EPROTO;
         }
         out->tf_incarnation = (uint64_t)sk_tframe_get32(body + at) << 32 |
                               sk_tframe_get32(body + at + 4);
+        at += 8;
+        size_t extra = blen - at;
+        if (out->tf_version == SK_TFRAME_VERSION
+                ? extra != 0
+                : extra != SK_TFRAME_AUTH && extra != 3 * SK_TFRAME_AUTH) {
+            *why = "bad hello";
+            return SK_EPROTO;
+        }
+        if (extra > 0)
+            out->tf_nonce = body + at;
+        if (extra > SK_TFRAME_AUTH) {
+            out->tf_echo = body + at + SK_TFRAME_AUTH;
+            out->tf_proof = body + at + 2 * SK_TFRAME_AUTH;
+        }
         return 0;
     }
     case SK_TF_HEARTBEAT:

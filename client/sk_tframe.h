@@ -13,6 +13,13 @@
  * the frame exactly. A HELLO body is u8 role length, role, u8 name length,
  * name, u64 incarnation. Other kinds have no body. Parsing treats the bytes
  * as hostile: every length is checked before it is used.
+ *
+ * Sealed sessions (a transport with a cluster key, sk_tauth.h) use version
+ * SK_TFRAME_SEALED. Their HELLO bodies go on: the dealer's with its 32-byte
+ * nonce; the router's with its own nonce, the dealer's nonce echoed and a
+ * 32-byte proof. Every other frame but RESET carries its body encrypted
+ * and a 16-byte tag after it; sk_tframe_parse is given such a frame once
+ * it is opened, without the tag.
  */
 #ifndef SK_TFRAME_H
 #define SK_TFRAME_H
@@ -22,11 +29,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SK_TFRAME_VERSION 1
+#define SK_TFRAME_VERSION 1  /* the clear frames of an unkeyed transport */
+#define SK_TFRAME_SEALED  2  /* the frames of a keyed transport */
 #define SK_TFRAME_HDR     16 /* header bytes */
 #define SK_TFRAME_REC     4  /* length prefix of each DATA record */
 #define SK_TFRAME_HELLO_MAX                                                    \
     (1 + SK_TRANSPORT_MAX_ROLE + 1 + SK_TRANSPORT_MAX_NAME + 8)
+#define SK_TFRAME_AUTH             32 /* a nonce, an echoed nonce or a proof */
+#define SK_TFRAME_HELLO_SEALED_MAX (SK_TFRAME_HELLO_MAX + 3 * SK_TFRAME_AUTH)
 
 typedef enum sk_tframe_kind {
     SK_TF_HELLO = 1,     /* identity; starts a session */
@@ -39,6 +49,7 @@ typedef enum sk_tframe_kind {
 
 /* A parsed frame; pointers refer into the parsed buffer. */
 typedef struct sk_tframe {
+    uint8_t tf_version; /* SK_TFRAME_VERSION or SK_TFRAME_SEALED */
     uint8_t tf_kind;
     uint32_t tf_seq;
     uint32_t tf_ack;
@@ -49,9 +60,16 @@ typedef struct sk_tframe {
     char tf_role[SK_TRANSPORT_MAX_ROLE + 1];
     char tf_name[SK_TRANSPORT_MAX_NAME + 1];
     uint64_t tf_incarnation;
+    /* A sealed HELLO: the sender's nonce; a router's also the dealer's
+     * nonce echoed and its proof (NULL otherwise). */
+    const uint8_t *tf_nonce;
+    const uint8_t *tf_echo;
+    const uint8_t *tf_proof;
 } sk_tframe;
 
-/* sk_tframe_header writes a header into buf (SK_TFRAME_HDR bytes). */
+/* sk_tframe_header writes a header into buf (SK_TFRAME_HDR bytes) of
+ * version SK_TFRAME_VERSION; a sealed session then sets buf[0] to
+ * SK_TFRAME_SEALED. */
 void sk_tframe_header(uint8_t *buf, sk_tframe_kind kind, uint32_t seq,
                       uint32_t ack, uint32_t count);
 
@@ -61,9 +79,10 @@ void sk_tframe_header(uint8_t *buf, sk_tframe_kind kind, uint32_t seq,
 size_t sk_tframe_hello_body(uint8_t *buf, const char *role, const char *name,
                             uint64_t incarnation);
 
-/* sk_tframe_parse validates len bytes at buf as one frame whose messages
- * are at most max_msg bytes each, filling out. Returns 0, or SK_EPROTO and
- * a static reason in *why. */
+/* sk_tframe_parse validates len bytes at buf as one frame (of either
+ * version; a sealed one already opened and without its tag) whose
+ * messages are at most max_msg bytes each, filling out. Returns 0, or
+ * SK_EPROTO and a static reason in *why. */
 int sk_tframe_parse(const uint8_t *buf, size_t len, uint32_t max_msg,
                     sk_tframe *out, const char **why);
 

@@ -31,6 +31,7 @@ void sk_transport_config_default(sk_transport_config *cfg)
     cfg->tc_queue_bytes = 16u << 20;
     cfg->tc_max_batch = 64u << 10;
     cfg->tc_reconnect_ms = 100;
+    cfg->tc_max_pending = 256;
 }
 
 /* --- peer slots ---------------------------------------------------------- */
@@ -109,6 +110,7 @@ static void peer_free(sk_transport *t, sk_tpeer *p)
     free(p->pe_q);
     p->pe_q = NULL;
     p->pe_used = 0;
+    sk_tauth_wipe(&p->pe_keys, sizeof p->pe_keys);
     p->pe_gen++;
     if (p->pe_gen == 0)
         p->pe_gen = 1;
@@ -201,6 +203,37 @@ void sk_tmap_name_add(sk_transport *t, sk_tpeer *p)
 /* --- sending ---------------------------------------------------------------
  */
 
+size_t sk_tframe_body_max(const sk_transport_config *cfg)
+{
+    size_t one = (size_t)cfg->tc_max_msg + SK_TFRAME_REC;
+    return cfg->tc_max_batch > one ? cfg->tc_max_batch : one;
+}
+
+/* Encrypts the body of p's next frame into t->t_seal, followed by its tag,
+ * under the session's key with the frame's seq as nonce. */
+static int seal(sk_transport *t, sk_tpeer *p, const uint8_t *hdr,
+                const void *body, size_t len, const void *body2, size_t len2)
+{
+    size_t need = len + len2 + SK_TAUTH_TAG;
+    if (need > t->t_seal_cap) {
+        size_t cap = sk_tframe_body_max(&t->t_cfg) + SK_TAUTH_TAG;
+        uint8_t *b = need <= cap ? realloc(t->t_seal, cap) : NULL;
+        if (b == NULL)
+            return SK_ENOMEM;
+        t->t_seal = b;
+        t->t_seal_cap = cap;
+    }
+    const uint8_t *in = body;
+    if (len2 > 0) {
+        memcpy(t->t_seal, body, len);
+        memcpy(t->t_seal + len, body2, len2);
+        in = t->t_seal;
+    }
+    sk_tauth_seal(p->pe_keys.ak_tx, p->pe_tx_seq, hdr, SK_TFRAME_HDR, in,
+                  len + len2, t->t_seal, t->t_seal + len + len2);
+    return 0;
+}
+
 int sk_tpeer_send_frame(sk_transport *t, sk_tpeer *p, sk_tframe_kind kind,
                         uint32_t count, const void *body, size_t len,
                         const void *body2, size_t len2)
@@ -210,6 +243,19 @@ int sk_tpeer_send_frame(sk_transport *t, sk_tpeer *p, sk_tframe_kind kind,
     struct nn_iovec iov[3] = {
         {hdr, sizeof hdr}, {(void *)body, len}, {(void *)body2, len2}};
     int niov = len2 > 0 ? 3 : len > 0 ? 2 : 1;
+    if (t->t_cfg.tc_keyed) {
+        hdr[0] = SK_TFRAME_SEALED;
+        /* HELLO is the handshake itself; RESET answers a pipe that has no
+         * session, hence no key. Everything else is sealed. */
+        if (kind != SK_TF_HELLO && kind != SK_TF_RESET) {
+            int rc = seal(t, p, hdr, body, len, body2, len2);
+            if (rc < 0)
+                return rc;
+            iov[1].iov_base = t->t_seal;
+            iov[1].iov_len = len + len2 + SK_TAUTH_TAG;
+            niov = 2;
+        }
+    }
 
     /* SP_HDR control data: a size_t length, then the header bytes. */
     union {
@@ -244,6 +290,13 @@ int sk_tpeer_send_frame(sk_transport *t, sk_tpeer *p, sk_tframe_kind kind,
         p->pe_inflight_seq = p->pe_tx_seq;
     }
     p->pe_tx_seq++;
+    /* A frame key must never see a nonce twice: long before the sequence
+     * number wraps, the session is redone with fresh keys. */
+    if (t->t_cfg.tc_keyed && p->pe_tx_seq >= SK_TAUTH_SEQ_LIMIT &&
+        !p->pe_reset) {
+        p->pe_reset = 1;
+        sk_tpeer_mark(t, p);
+    }
     p->pe_ack_owed = 0;
     p->pe_last_tx = ev_now(t->t_loop);
     t->t_stats.ts_frames_sent++;
@@ -277,7 +330,7 @@ void sk_tpeer_block(sk_transport *t, sk_tpeer *p)
 
 void sk_tpeer_send_hello(sk_transport *t, sk_tpeer *p)
 {
-    uint8_t buf[SK_TFRAME_HELLO_MAX];
+    uint8_t buf[SK_TFRAME_HELLO_SEALED_MAX];
     if (p->pe_conn != NULL) {
         if (p->pe_blocked)
             return;
@@ -286,6 +339,13 @@ void sk_tpeer_send_hello(sk_transport *t, sk_tpeer *p)
     }
     size_t n = sk_tframe_hello_body(buf, t->t_cfg.tc_role, t->t_cfg.tc_name,
                                     t->t_incarnation);
+    if (t->t_cfg.tc_keyed && p->pe_conn != NULL) {
+        /* A fresh nonce for every try: the router's answer to an older
+         * one no longer matches and is ignored. */
+        sk_tauth_random(p->pe_nonce, sizeof p->pe_nonce);
+        memcpy(buf + n, p->pe_nonce, sizeof p->pe_nonce);
+        n += sizeof p->pe_nonce;
+    }
     int rc = sk_tpeer_send_frame(t, p, SK_TF_HELLO, 0, buf, n, NULL, 0);
     if (rc == SK_EAGAIN)
         sk_tpeer_block(t, p);
@@ -450,6 +510,10 @@ void sk_tpeer_down(sk_transport *t, sk_tpeer *p, sk_peer_down_reason why)
     sk_peer_id id = sk_tpeer_id(t, p);
     int was_up = p->pe_up;
     p->pe_reset = 0;
+    if (p->pe_pending) {
+        p->pe_pending = 0;
+        t->t_pending--;
+    }
     if (p->pe_named) {
         unlink_chain(t, &t->t_name_map[name_bucket(t, p->pe_role, p->pe_name)],
                      p, 0);
@@ -511,7 +575,8 @@ static int config_ok(const sk_transport_config *c)
            c->tc_max_msg <= (256u << 20) && c->tc_max_peers >= 1 &&
            c->tc_max_peers <= (1u << 24) && c->tc_queue_msgs >= 1 &&
            c->tc_queue_bytes >= SK_TFRAME_REC && c->tc_max_batch >= 64 &&
-           c->tc_max_batch <= (256u << 20) && c->tc_reconnect_ms >= 1;
+           c->tc_max_batch <= (256u << 20) && c->tc_reconnect_ms >= 1 &&
+           c->tc_max_pending >= 1;
 }
 
 int sk_transport_create(struct ev_loop *loop, const sk_transport_config *cfg,
@@ -519,6 +584,8 @@ int sk_transport_create(struct ev_loop *loop, const sk_transport_config *cfg,
 {
     if (loop == NULL || cfg == NULL || out == NULL || !config_ok(cfg))
         return SK_EINVAL;
+    if (cfg->tc_keyed && sk_tauth_init() < 0)
+        return SK_ESYS;
     sk_transport *t = calloc(1, sizeof *t);
     if (t == NULL)
         return SK_ENOMEM;
@@ -563,11 +630,8 @@ int sk_transport_create(struct ev_loop *loop, const sk_transport_config *cfg,
 /* Options shared by the router and the dealers. */
 static void set_options(sk_transport *t, int sock, const char *endpoint)
 {
-    int maxsz =
-        (int)(SK_TFRAME_HDR +
-              (t->t_cfg.tc_max_batch > t->t_cfg.tc_max_msg + SK_TFRAME_REC
-                   ? t->t_cfg.tc_max_batch
-                   : t->t_cfg.tc_max_msg + SK_TFRAME_REC));
+    int maxsz = (int)(SK_TFRAME_HDR + sk_tframe_body_max(&t->t_cfg) +
+                      (t->t_cfg.tc_keyed ? SK_TAUTH_TAG : 0));
     nn_setsockopt(sock, NN_SOL_SOCKET, NN_RCVMAXSIZE, &maxsz, sizeof maxsz);
     nn_setsockopt(sock, NN_SOL_SOCKET, NN_RECONNECT_IVL,
                   &t->t_cfg.tc_reconnect_ms, sizeof t->t_cfg.tc_reconnect_ms);
@@ -720,11 +784,15 @@ void sk_transport_destroy(sk_transport *t)
     }
     ev_timer_stop(t->t_loop, &t->t_tick);
     ev_prepare_stop(t->t_loop, &t->t_flush);
-    for (uint32_t c = 0; c * SK_TPEER_CHUNK < t->t_nslots; c++)
+    for (uint32_t c = 0; c * SK_TPEER_CHUNK < t->t_nslots; c++) {
+        sk_tauth_wipe(t->t_chunks[c], SK_TPEER_CHUNK * sizeof(sk_tpeer));
         free(t->t_chunks[c]);
+    }
     free(t->t_chunks);
     free(t->t_route_map);
     free(t->t_name_map);
+    free(t->t_seal);
+    sk_tauth_wipe(&t->t_cfg.tc_key, sizeof t->t_cfg.tc_key);
     free(t);
 }
 

@@ -25,6 +25,18 @@
  * peer-down callback tells the daemon. Nothing is lost without a counter
  * and a callback. See docs/TRANSPORT.md for the frame format and limits.
  *
+ * Authentication. A transport given the cluster key (tc_keyed) speaks only
+ * sealed sessions (sk_tauth.h, docs/TRANSPORT.md): both sides prove the key
+ * over fresh nonces in the handshake, and every later frame is encrypted
+ * and authenticated with its sequence number, so that frames cannot be
+ * read, forged, replayed, reordered or injected. A peer without the key,
+ * or with another one, never comes up: the failure is logged, counted
+ * (ts_auth_failed, ts_auth_timeouts) and, for a connection of ours,
+ * reported through tc_refused. A handshake left unfinished costs a peer
+ * slot of a few hundred bytes for at most tc_heartbeat * tc_misses, and at
+ * most tc_max_pending of them exist at once. An unkeyed transport speaks
+ * only clear sessions, and refuses sealed ones.
+ *
  * Threading: an sk_transport belongs to the thread that runs its loop; all
  * functions must be called from that thread. Callbacks run on the loop.
  * Inside a callback the daemon may send, look up peers and read stats; it
@@ -42,6 +54,9 @@ struct ev_loop;
  * name, in bytes. Both are made of [A-Za-z0-9._:-]. */
 #define SK_TRANSPORT_MAX_ROLE 15
 #define SK_TRANSPORT_MAX_NAME 63
+
+/* Bytes of a cluster key. */
+#define SK_TRANSPORT_KEY_BYTES 32
 
 /* A peer: nonzero, never reused for another peer. A peer we connected to
  * keeps its id across its sessions (until sk_transport_disconnect); a peer
@@ -76,6 +91,10 @@ typedef struct sk_transport_callbacks {
                   const char *name);
     void (*tc_down)(void *arg, sk_peer_id peer, sk_peer_down_reason why);
     void (*tc_recv)(void *arg, sk_peer_id peer, const void *data, size_t len);
+    /* A handshake on a connection of ours failed: the other side does not
+     * hold our key, has none, or wants one we lack. why is a static
+     * sentence for people. The connection keeps retrying. */
+    void (*tc_refused)(void *arg, sk_peer_id peer, const char *why);
     void *tc_arg; /* passed to every callback */
 } sk_transport_callbacks;
 
@@ -91,6 +110,9 @@ typedef struct sk_transport_config {
     uint32_t tc_queue_bytes; /* per-peer send queue, bytes (16 MiB) */
     uint32_t tc_max_batch;   /* most bytes packed in one frame (64 KiB) */
     int tc_reconnect_ms;     /* dealer reconnect interval (default 100) */
+    int tc_keyed;            /* 1: sealed sessions under tc_key only */
+    uint8_t tc_key[SK_TRANSPORT_KEY_BYTES]; /* the cluster key */
+    uint32_t tc_max_pending; /* handshakes under way at once (256) */
 } sk_transport_config;
 
 /* Counters, monotonic since creation except ts_peers. */
@@ -99,16 +121,20 @@ typedef struct sk_transport_stats {
     uint64_t ts_received;    /* messages delivered to tc_recv */
     uint64_t ts_frames_sent; /* frames (a frame may batch messages) */
     uint64_t ts_frames_received;
-    uint64_t ts_queue_full; /* sends refused with SK_EAGAIN */
-    uint64_t ts_dropped;    /* queued messages discarded at peer-down */
-    uint64_t ts_malformed;  /* frames dropped as malformed */
-    uint64_t ts_seq_gaps;   /* sessions reset for a missing frame */
-    uint64_t ts_resets;     /* sessions reset by sk_transport_reset */
-    uint64_t ts_unknown;    /* frames from no session (answered RESET) */
-    uint64_t ts_peer_limit; /* handshakes refused by tc_max_peers */
-    uint64_t ts_ups;        /* peer-up events */
-    uint64_t ts_downs;      /* peer-down events */
-    uint32_t ts_peers;      /* peers up now */
+    uint64_t ts_queue_full;    /* sends refused with SK_EAGAIN */
+    uint64_t ts_dropped;       /* queued messages discarded at peer-down */
+    uint64_t ts_malformed;     /* frames dropped as malformed */
+    uint64_t ts_seq_gaps;      /* sessions reset for a missing frame */
+    uint64_t ts_resets;        /* sessions reset by sk_transport_reset */
+    uint64_t ts_unknown;       /* frames from no session (answered RESET) */
+    uint64_t ts_peer_limit;    /* handshakes refused by tc_max_peers or
+                                  tc_max_pending */
+    uint64_t ts_auth_failed;   /* handshakes and frames that failed
+                                  authentication, or spoke the other mode */
+    uint64_t ts_auth_timeouts; /* handshakes never finished */
+    uint64_t ts_ups;           /* peer-up events */
+    uint64_t ts_downs;         /* peer-down events */
+    uint32_t ts_peers;         /* peers up now */
 } sk_transport_stats;
 
 /* What sk_transport_peer_info tells about a peer. */
@@ -127,8 +153,10 @@ typedef struct sk_transport sk_transport;
 void sk_transport_config_default(sk_transport_config *cfg);
 
 /* sk_transport_create makes a transport on loop (which the caller runs and
- * outlives the transport). cfg and cb are copied. Returns 0, SK_EINVAL for
- * a bad identity or setting, SK_ENOMEM. Starts the heartbeat timer. */
+ * outlives the transport). cfg and cb are copied (the key too: the caller
+ * may wipe its copy). Returns 0, SK_EINVAL for a bad identity or setting,
+ * SK_ENOMEM, SK_ESYS if a keyed transport finds no entropy source. Starts
+ * the heartbeat timer. */
 int sk_transport_create(struct ev_loop *loop, const sk_transport_config *cfg,
                         const sk_transport_callbacks *cb, sk_transport **out);
 

@@ -28,6 +28,7 @@
 #ifndef SK_TRANSPORT_IMPL_H
 #define SK_TRANSPORT_IMPL_H
 
+#include "sk_tauth.h"
 #include "sk_tframe.h"
 #include "sk_transport.h"
 
@@ -57,6 +58,8 @@ typedef struct sk_tpeer {
     uint8_t pe_class;    /* most urgent class of what is queued */
     uint8_t pe_reset;    /* sk_transport_reset asked: end the session at
                             the next flush */
+    uint8_t pe_pending;  /* router, sealed: our HELLO answered theirs; the
+                            session is up once their first frame opens */
     char pe_role[SK_TRANSPORT_MAX_ROLE + 1];
     char pe_name[SK_TRANSPORT_MAX_NAME + 1];
     uint64_t pe_incarnation;  /* the peer process's random session stamp */
@@ -75,6 +78,9 @@ typedef struct sk_tpeer {
     int32_t pe_name_next;     /* name map chain */
     int32_t pe_flush_next[SK_TCLASSES]; /* flush list links, per class */
     sk_tconn *pe_conn;                  /* our connection, or NULL */
+    uint8_t pe_nonce[SK_TAUTH_NONCE];   /* dealer, sealed: the nonce of our
+                                           latest HELLO */
+    sk_tauth_keys pe_keys;              /* sealed: this session's keys */
 } sk_tpeer;
 
 /* A connection of ours: its own raw NN_REQ socket and two watchers. */
@@ -104,6 +110,9 @@ struct sk_transport {
     int32_t *t_name_map;  /* (role, name) hash -> slot chain head */
     uint32_t t_map_mask;  /* buckets - 1 */
     int t_in_cb;          /* depth of callbacks running */
+    uint32_t t_pending;   /* router peers with pe_pending */
+    uint8_t *t_seal;      /* sealed: where an outgoing frame is encrypted */
+    size_t t_seal_cap;    /* its bytes */
     sk_transport_stats t_stats;
 };
 
@@ -146,6 +155,9 @@ void sk_tpeer_mark(sk_transport *t, sk_tpeer *p);
 
 /* Marks a dealer blocked and watches its SNDFD. */
 void sk_tpeer_block(sk_transport *t, sk_tpeer *p);
+
+/* Largest frame body (DATA records) the settings allow. */
+size_t sk_tframe_body_max(const sk_transport_config *cfg);
 
 /* Answers a frame from an unknown route with RESET. */
 void sk_tpeer_send_reset(sk_transport *t, const uint8_t route[8]);

@@ -30,6 +30,64 @@ static void malformed(sk_transport *t, const char *what)
                 (unsigned long long)n);
 }
 
+/* Counts a failed authentication, logged like a malformed frame. */
+static void auth_failed(sk_transport *t, const char *role, const char *name,
+                        const char *what)
+{
+    uint64_t n = ++t->t_stats.ts_auth_failed;
+    if (n > 10 && (n & (n - 1)) != 0)
+        return;
+    if (role[0] != '\0')
+        sk_warn("transport: %s %s: %s; %llu authentication failures so far",
+                role, name, what, (unsigned long long)n);
+    else
+        sk_warn("transport: %s; %llu authentication failures so far", what,
+                (unsigned long long)n);
+}
+
+/* Checks that a frame speaks our mode (sealed under a key, or clear).
+ * Returns 1 if it does; otherwise counts and logs it. */
+static int mode_ok(sk_transport *t, const uint8_t *buf, size_t len)
+{
+    if (len == 0)
+        return 1; /* the parser calls it malformed */
+    if (t->t_cfg.tc_keyed && buf[0] == SK_TFRAME_VERSION) {
+        auth_failed(t, "", "",
+                    "unauthenticated frame refused (this daemon requires the "
+                    "cluster key)");
+        return 0;
+    }
+    if (!t->t_cfg.tc_keyed && buf[0] == SK_TFRAME_SEALED) {
+        auth_failed(t, "", "",
+                    "authenticated frame refused (the peer holds a cluster "
+                    "key, this daemon has none)");
+        return 0;
+    }
+    return 1;
+}
+
+/* Opens a sealed frame in place with p's receive key and the seq it must
+ * carry, and shortens *len by the tag. Frames that travel in the clear
+ * (HELLO; RESET, which only a router sends) and unkeyed transports pass
+ * untouched. Returns 0, or SK_EPROTO if it does not open (forged, altered,
+ * replayed, reordered). */
+static int open_frame(sk_transport *t, const sk_tpeer *p, uint8_t *buf,
+                      size_t *len)
+{
+    if (!t->t_cfg.tc_keyed || *len < SK_TFRAME_HDR || buf[1] == SK_TF_HELLO ||
+        (buf[1] == SK_TF_RESET && p->pe_conn != NULL))
+        return 0;
+    if (*len < SK_TFRAME_HDR + SK_TAUTH_TAG)
+        return SK_EPROTO;
+    size_t body = *len - SK_TFRAME_HDR - SK_TAUTH_TAG;
+    if (sk_tauth_open(p->pe_keys.ak_rx, p->pe_rx_seq, buf, SK_TFRAME_HDR,
+                      buf + SK_TFRAME_HDR, body,
+                      buf + SK_TFRAME_HDR + body) < 0)
+        return SK_EPROTO;
+    *len -= SK_TAUTH_TAG;
+    return 0;
+}
+
 /* Hands every message of a validated DATA frame to the daemon. */
 static void deliver(sk_transport *t, sk_tpeer *p, const sk_tframe *f)
 {
@@ -89,9 +147,71 @@ static void seq_gap(sk_transport *t, sk_tpeer *p, uint32_t got)
 /* --- router side -----------------------------------------------------------
  */
 
+/* A sealed handshake from a dealer: a pending session whose keys are
+ * derived now; it comes up when the dealer's first frame opens. An
+ * existing session of this pipe ends (the dealer started over). */
+static void router_hello_sealed(sk_transport *t, sk_tpeer *p,
+                                const uint8_t route[8], const sk_tframe *f)
+{
+    if (f->tf_nonce == NULL || f->tf_proof != NULL) {
+        malformed(t, "a router's hello sent to a router");
+        return;
+    }
+    if (p != NULL)
+        sk_tpeer_down(t, p, SK_PEER_RESET);
+    p = t->t_pending < t->t_cfg.tc_max_pending ? sk_tpeer_alloc(t) : NULL;
+    if (p == NULL) {
+        uint64_t n = ++t->t_stats.ts_peer_limit;
+        if (n <= 10 || (n & (n - 1)) == 0)
+            sk_warn("transport: %s %s refused: %u peers or %u handshakes "
+                    "under way is the limit",
+                    f->tf_role, f->tf_name, t->t_cfg.tc_max_peers,
+                    t->t_cfg.tc_max_pending);
+        return;
+    }
+    memcpy(p->pe_route, route, 8);
+    memcpy(p->pe_role, f->tf_role, sizeof p->pe_role);
+    memcpy(p->pe_name, f->tf_name, sizeof p->pe_name);
+    p->pe_incarnation = f->tf_incarnation;
+    p->pe_rx_seq = f->tf_seq + 1;
+    p->pe_last_rx = ev_now(t->t_loop);
+    p->pe_pending = 1;
+    t->t_pending++;
+    sk_tmap_route_add(t, p);
+
+    uint8_t body[SK_TFRAME_HELLO_SEALED_MAX];
+    size_t n = sk_tframe_hello_body(body, t->t_cfg.tc_role, t->t_cfg.tc_name,
+                                    t->t_incarnation);
+    sk_tauth_random(body + n, SK_TFRAME_AUTH);
+    memcpy(body + n + SK_TFRAME_AUTH, f->tf_nonce, SK_TFRAME_AUTH);
+    n += 2 * SK_TFRAME_AUTH;
+    sk_tauth_derive(t->t_cfg.tc_key, f->tf_body, f->tf_body_len, body, n, 1,
+                    &p->pe_keys);
+    memcpy(body + n, p->pe_keys.ak_proof, SK_TFRAME_AUTH);
+    n += SK_TFRAME_AUTH;
+    sk_tpeer_send_frame(t, p, SK_TF_HELLO, 0, body, n, NULL, 0);
+}
+
+/* A pending session's first frame opened: the dealer holds the key. Only
+ * now may it take over a name from an older session. */
+static void router_authenticated(sk_transport *t, sk_tpeer *p)
+{
+    p->pe_pending = 0;
+    t->t_pending--;
+    sk_tpeer *old = sk_tmap_name_find(t, p->pe_role, p->pe_name);
+    if (old != NULL && old->pe_conn == NULL)
+        sk_tpeer_down(t, old, SK_PEER_REPLACED);
+    p->pe_up = 1;
+    report_up(t, p);
+}
+
 static void router_hello(sk_transport *t, sk_tpeer *p, const uint8_t route[8],
                          const sk_tframe *f)
 {
+    if (t->t_cfg.tc_keyed) {
+        router_hello_sealed(t, p, route, f);
+        return;
+    }
     ev_tstamp now = ev_now(t->t_loop);
     if (p != NULL) {
         if (p->pe_incarnation == f->tf_incarnation && p->pe_rx_seq == 1 &&
@@ -131,17 +251,37 @@ static void router_hello(sk_transport *t, sk_tpeer *p, const uint8_t route[8],
     report_up(t, p);
 }
 
-static void router_frame(sk_transport *t, const uint8_t route[8],
-                         const uint8_t *buf, size_t len)
+static void router_frame(sk_transport *t, const uint8_t route[8], uint8_t *buf,
+                         size_t len)
 {
     sk_tframe f;
     const char *why;
     t->t_stats.ts_frames_received++;
+    if (!mode_ok(t, buf, len)) {
+        /* A RESET in our own mode tells the dealer why it gets nowhere. */
+        if (len >= SK_TFRAME_HDR && buf[1] == SK_TF_HELLO)
+            sk_tpeer_send_reset(t, route);
+        return;
+    }
+    sk_tpeer *p = sk_tmap_route_find(t, route);
+    if (p != NULL && open_frame(t, p, buf, &len) < 0) {
+        /* Not from the holder of this session's keys. A session still in
+         * its handshake ends; one that is up is redone, as after a gap. */
+        auth_failed(t, p->pe_role, p->pe_name,
+                    p->pe_pending ? "its first frame does not authenticate "
+                                    "(it does not hold the cluster key)"
+                                  : "a frame does not authenticate "
+                                    "(forged, replayed or altered)");
+        if (p->pe_pending)
+            sk_tpeer_down(t, p, SK_PEER_RESET);
+        else
+            reset_session(t, p);
+        return;
+    }
     if (sk_tframe_parse(buf, len, t->t_cfg.tc_max_msg, &f, &why) < 0) {
         malformed(t, why);
         return;
     }
-    sk_tpeer *p = sk_tmap_route_find(t, route);
     if (f.tf_kind == SK_TF_HELLO) {
         router_hello(t, p, route, &f);
         return;
@@ -159,6 +299,8 @@ static void router_frame(sk_transport *t, const uint8_t route[8],
         seq_gap(t, p, f.tf_seq);
         return;
     }
+    if (p->pe_pending)
+        router_authenticated(t, p);
     p->pe_rx_seq++;
     p->pe_last_rx = ev_now(t->t_loop);
     if (p->pe_inflight && (int32_t)(f.tf_ack - p->pe_inflight_seq) > 0) {
@@ -244,12 +386,72 @@ void sk_trx_router_drain(sk_transport *t)
 /* --- dealer side -----------------------------------------------------------
  */
 
-static void dealer_frame(sk_transport *t, sk_tpeer *p, const uint8_t *buf,
-                         size_t len)
+/* Tells the daemon that a handshake on a connection of ours failed. */
+static void notify_refused(sk_transport *t, sk_tpeer *p, const char *why)
+{
+    if (t->t_cb.tc_refused != NULL) {
+        t->t_in_cb++;
+        t->t_cb.tc_refused(t->t_cb.tc_arg, sk_tpeer_id(t, p), why);
+        t->t_in_cb--;
+    }
+}
+
+/* Counts, logs and reports a failed handshake on a connection of ours. */
+static void refused(sk_transport *t, sk_tpeer *p, const char *role,
+                    const char *name, const char *why)
+{
+    auth_failed(t, role, name, why);
+    notify_refused(t, p, why);
+}
+
+/* Checks a router's sealed answer to our HELLO and derives the session's
+ * keys. Returns 1 if the session may come up. */
+static int dealer_check_hello(sk_transport *t, sk_tpeer *p, const sk_tframe *f)
+{
+    if (f->tf_proof == NULL) {
+        malformed(t, "a dealer's hello sent to a dealer");
+        return 0;
+    }
+    if (memcmp(f->tf_echo, p->pe_nonce, SK_TFRAME_AUTH) != 0)
+        return 0; /* the answer to an older try of ours: one follows */
+    uint8_t mine[SK_TFRAME_HELLO_SEALED_MAX];
+    size_t n = sk_tframe_hello_body(mine, t->t_cfg.tc_role, t->t_cfg.tc_name,
+                                    t->t_incarnation);
+    memcpy(mine + n, p->pe_nonce, SK_TFRAME_AUTH);
+    n += SK_TFRAME_AUTH;
+    sk_tauth_derive(t->t_cfg.tc_key, mine, n, f->tf_body,
+                    f->tf_body_len - SK_TFRAME_AUTH, 0, &p->pe_keys);
+    if (!sk_tauth_proof_ok(f->tf_proof, p->pe_keys.ak_proof)) {
+        sk_tauth_wipe(&p->pe_keys, sizeof p->pe_keys);
+        refused(t, p, f->tf_role, f->tf_name,
+                "failed authentication: it does not hold our cluster key");
+        return 0;
+    }
+    return 1;
+}
+
+static void dealer_frame(sk_transport *t, sk_tpeer *p, uint8_t *buf, size_t len)
 {
     sk_tframe f;
     const char *why;
     t->t_stats.ts_frames_received++;
+    if (!mode_ok(t, buf, len)) {
+        if (!p->pe_up)
+            notify_refused(t, p,
+                           t->t_cfg.tc_keyed
+                               ? "answered without authentication: it has "
+                                 "no cluster key"
+                               : "wants authentication: it holds a cluster "
+                                 "key and we have none");
+        return;
+    }
+    if (p->pe_up && open_frame(t, p, buf, &len) < 0) {
+        auth_failed(t, p->pe_role, p->pe_name,
+                    "a frame does not authenticate (forged, replayed or "
+                    "altered)");
+        reset_session(t, p);
+        return;
+    }
     if (sk_tframe_parse(buf, len, t->t_cfg.tc_max_msg, &f, &why) < 0) {
         malformed(t, why);
         return;
@@ -269,12 +471,16 @@ static void dealer_frame(sk_transport *t, sk_tpeer *p, const uint8_t *buf,
             sk_tpeer_send_hello(t, p);
             return;
         }
+        if (t->t_cfg.tc_keyed && !dealer_check_hello(t, p, &f))
+            return;
         memcpy(p->pe_role, f.tf_role, sizeof p->pe_role);
         memcpy(p->pe_name, f.tf_name, sizeof p->pe_name);
         p->pe_incarnation = f.tf_incarnation;
         p->pe_rx_seq = f.tf_seq + 1;
         p->pe_last_rx = now;
         p->pe_up = 1;
+        /* Owed at once: sealed, it proves our key to the router, whose
+         * session comes up only then. */
         p->pe_ack_owed = 1;
         report_up(t, p);
         return;
@@ -417,6 +623,20 @@ void sk_trx_tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
         sk_tpeer *p = sk_tpeer_at(t, i);
         if (!p->pe_used)
             continue;
+        if (p->pe_pending) {
+            /* A handshake the dealer never finished. */
+            if (now - p->pe_last_rx > dead) {
+                uint64_t n = ++t->t_stats.ts_auth_timeouts;
+                if (n <= 10 || (n & (n - 1)) == 0)
+                    sk_warn("transport: %s %s: handshake not finished in "
+                            "%.1f s (does it hold the cluster key?); %llu so "
+                            "far",
+                            p->pe_role, p->pe_name, dead,
+                            (unsigned long long)n);
+                sk_tpeer_down(t, p, SK_PEER_TIMEOUT);
+            }
+            continue;
+        }
         if (!p->pe_up) {
             /* A connection of ours still (or again) without a session. */
             if (p->pe_conn != NULL)

@@ -180,6 +180,13 @@ typedef struct sk_frontend_opts {
                                   intervals */
     unsigned fo_max_jobs;      /* jobs in flight at once (default 100,000):
                                   sk_frontend_submit says SK_ELIMIT above */
+    const char *fo_key_file;   /* the cluster's key file (mode 0600), or
+                                  NULL for an unauthenticated cluster. With
+                                  a key every session is authenticated and
+                                  encrypted; a scheduler that does not hold
+                                  the same key is refused (the next one is
+                                  tried; when all refuse, waiting jobs fail
+                                  with SK_EREJECTED and the reason) */
 } sk_frontend_opts;
 
 /* sk_frontend_opts_init fills o with the defaults above and no scheduler. */
@@ -189,7 +196,8 @@ void sk_frontend_opts_init(sk_frontend_opts *o);
  * scheduler. loop is the caller's libev loop, which must outlive the
  * frontend; NULL makes the frontend own a private loop (blocking mode).
  * Returns 0 with the frontend in *out; SK_EINVAL for a bad option (no
- * endpoint, a bad name, a timeout below 0.01 s); SK_EIO if an endpoint is
+ * endpoint, a bad name, a timeout below 0.01 s); SK_ECONFIG if the key
+ * file cannot be used (the reason is logged); SK_EIO if an endpoint is
  * refused by nanomsg; SK_ENOMEM. Returns at once: the session comes up as
  * the loop runs (sk_frontend_wait_connected waits for it). */
 int sk_frontend_create(struct ev_loop *loop, const sk_frontend_opts *o,
@@ -418,6 +426,8 @@ typedef struct sk_executor_opts {
     const char *eo_name;      /* 1..63 of [A-Za-z0-9._:-]; NULL: made up
                                  from the host name and process id */
     double eo_heartbeat;      /* transport heartbeat, seconds (default 1) */
+    const char *eo_key_file;  /* the cluster's key file, or NULL (as
+                                 fo_key_file) */
 } sk_executor_opts;
 
 /* sk_executor_opts_init fills o with the defaults and no endpoint or
@@ -524,6 +534,13 @@ typedef struct sk_status sk_status;
  * answer: the daemon is down or busy); SK_ENOMEM. Any thread. */
 int sk_status_fetch(const char *endpoint, double timeout, int table,
                     sk_status **out);
+
+/* sk_status_fetch_keyed is sk_status_fetch over a session authenticated
+ * with the cluster key in key_file (NULL: as sk_status_fetch). Also
+ * returns SK_ECONFIG when the key file cannot be used, and SK_EREJECTED
+ * when the daemon does not hold the same key (or has none). */
+int sk_status_fetch_keyed(const char *endpoint, const char *key_file,
+                          double timeout, int table, sk_status **out);
 
 /* sk_status_free releases s. NULL is a no-op. */
 void sk_status_free(sk_status *s);

@@ -2,10 +2,14 @@
 # nanomsg in a libev loop (see docs/TRANSPORT.md), its tests and helper.
 
 client_libskylark_la_SOURCES += \
+	client/sk_keyfile.c \
+	client/sk_tauth.c \
 	client/sk_tframe.c \
 	client/sk_transport.c \
 	client/sk_transport_rx.c
 noinst_HEADERS += \
+	client/sk_keyfile.h \
+	client/sk_tauth.h \
 	client/sk_tframe.h \
 	client/sk_transport.h \
 	client/sk_transport_impl.h
@@ -21,6 +25,12 @@ TESTS += tests/test_transport
 tests_test_transport_SOURCES = tests/test_transport.c
 tests_test_transport_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS)
 tests_test_transport_LDADD = $(SK_TRANSPORT_TEST_LDADD)
+
+check_PROGRAMS += tests/test_transport_auth
+TESTS += tests/test_transport_auth
+tests_test_transport_auth_SOURCES = tests/test_transport_auth.c
+tests_test_transport_auth_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS)
+tests_test_transport_auth_LDADD = $(SK_TRANSPORT_TEST_LDADD)
 
 check_PROGRAMS += tests/test_transport_flush
 TESTS += tests/test_transport_flush

@@ -172,6 +172,8 @@ static const sk_msg *status_extend(sk_daemon *d, const sk_msg *m)
     add_u64(d, "transport.seq_gaps", ts.ts_seq_gaps);
     add_u64(d, "transport.unknown", ts.ts_unknown);
     add_u64(d, "transport.peer_limit", ts.ts_peer_limit);
+    add_u64(d, "transport.auth_failed", ts.ts_auth_failed);
+    add_u64(d, "transport.auth_timeouts", ts.ts_auth_timeouts);
     add_u64(d, "transport.ups", ts.ts_ups);
     add_u64(d, "transport.downs", ts.ts_downs);
 
@@ -466,7 +468,8 @@ int sk_daemon_create(struct ev_loop *loop, const sk_daemon_config *cfg,
     ev_timer_init(&d->d_timer, on_timer, 0, 0);
     d->d_timer.data = d;
 
-    sk_link_callbacks cb = {on_up, on_down, on_msg, d};
+    sk_link_callbacks cb = {
+        .lk_up = on_up, .lk_down = on_down, .lk_msg = on_msg, .lk_arg = d};
     int rc = sk_link_create(loop, &cfg->dc_transport, &cb, &d->d_link);
     if (rc != 0) {
         sk_error("cannot create the transport: %s", sk_strerror(rc));
@@ -484,6 +487,13 @@ int sk_daemon_create(struct ev_loop *loop, const sk_daemon_config *cfg,
             return SK_EIO;
         }
     }
+    if (!cfg->dc_transport.tc_keyed)
+        sk_warn("no cluster key: sessions are neither authenticated nor "
+                "encrypted, and whoever reaches %s may use this daemon "
+                "(key_file, --key-file)",
+                cfg->dc_listen != NULL && cfg->dc_listen[0] != '\0'
+                    ? cfg->dc_listen
+                    : "it");
     for (uint32_t i = 0; i < cfg->dc_nconnect; i++) {
         sk_peer_id id;
         rc = sk_transport_connect(d->d_t, cfg->dc_connect[i], &id);

@@ -5,6 +5,7 @@
  * order).
  */
 #include "sk_daemon_opts.h"
+#include "sk_keyfile.h"
 #include "sk_tframe.h"
 #include "skylark.h"
 
@@ -134,6 +135,26 @@ size_t sk_daemon_settings_keys(sk_daemon_settings *s, const char *section,
                         UINT32_MAX, "send queue of one peer, bytes");
     keys[n++] = KEY_INT("transport", "reconnect_ms", ds_reconnect_ms, 1,
                         3600000, "reconnect interval of our connections");
+    keys[n++] = (sk_config_key){"transport",
+                                "key_file",
+                                SK_CONFIG_STRING,
+                                s->ds_key_file,
+                                sizeof s->ds_key_file,
+                                0,
+                                0,
+                                NULL,
+                                "the cluster key (mode 0600): every session "
+                                "is authenticated and encrypted"};
+    keys[n++] = (sk_config_key){"transport",
+                                "insecure",
+                                SK_CONFIG_BOOL,
+                                &s->ds_insecure,
+                                0,
+                                0,
+                                0,
+                                NULL,
+                                "run without a key even when listening "
+                                "beyond loopback"};
     return n;
 }
 
@@ -157,7 +178,46 @@ int sk_daemon_transport_config(const sk_daemon_settings *s, const char *role,
     out->tc_queue_msgs = (uint32_t)s->ds_queue_msgs;
     out->tc_queue_bytes = (uint32_t)s->ds_queue_bytes;
     out->tc_reconnect_ms = (int)s->ds_reconnect_ms;
+    if (s->ds_key_file[0] != '\0') {
+        if (sk_keyfile_read(s->ds_key_file, out->tc_key, err, errlen) < 0)
+            return SK_ECONFIG;
+        out->tc_keyed = 1;
+    } else if (!s->ds_insecure && s->ds_listen[0] != '\0' &&
+               !sk_endpoint_is_local(s->ds_listen)) {
+        snprintf(err, errlen,
+                 "refusing to listen on %s without a cluster key: give "
+                 "key_file (--key-file FILE; `skylark key new FILE` makes "
+                 "one), or --insecure to run unauthenticated",
+                 s->ds_listen);
+        return SK_ECONFIG;
+    }
     return 0;
+}
+
+int sk_endpoint_is_local(const char *endpoint)
+{
+    if (strncmp(endpoint, "ipc://", 6) == 0)
+        return 1;
+    if (strncmp(endpoint, "tcp://", 6) != 0)
+        return 0;
+    const char *host = endpoint + 6, *end = strrchr(host, ':');
+    if (end == NULL)
+        return 0;
+    size_t len = (size_t)(end - host);
+    if ((len == 9 && strncmp(host, "localhost", 9) == 0) ||
+        (len == 2 && strncmp(host, "lo", 2) == 0) ||
+        (len == 5 && strncmp(host, "[::1]", 5) == 0))
+        return 1;
+    /* 127.0.0.0/8: four dotted numbers, the first 127. */
+    unsigned a, b, c, d;
+    char tail;
+    char buf[16];
+    if (len >= sizeof buf)
+        return 0;
+    memcpy(buf, host, len);
+    buf[len] = '\0';
+    return sscanf(buf, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) == 4 &&
+           a == 127 && b < 256 && c < 256 && d < 256;
 }
 
 uint64_t sk_daemon_seed(const sk_daemon_settings *s)
@@ -233,12 +293,14 @@ void sk_strlist_free(sk_strlist *l)
 
 /* ---- the command line --------------------------------------------------- */
 
-#define MAX_OPTS    48
-#define OPT_CONFIG  1000
-#define OPT_SET     1001
-#define OPT_HELP    1002
-#define OPT_VERSION 1003
-#define OPT_OWN     2000 /* + index in cl_opts */
+#define MAX_OPTS     48
+#define OPT_CONFIG   1000
+#define OPT_SET      1001
+#define OPT_HELP     1002
+#define OPT_VERSION  1003
+#define OPT_KEY      1004
+#define OPT_INSECURE 1005
+#define OPT_OWN      2000 /* + index in cl_opts */
 
 static void print_help(const sk_daemon_cli *cli)
 {
@@ -248,6 +310,10 @@ static void print_help(const sk_daemon_cli *cli)
            "read settings from FILE (INI; see the keys below)");
     printf("  %-28s %s\n", "--set SECTION.KEY=VALUE",
            "set one key, over the file (repeatable)");
+    printf("  %-28s %s\n", "--key-file FILE",
+           "the cluster key: authenticate and encrypt every session");
+    printf("  %-28s %s\n", "--insecure",
+           "without a key, listen beyond loopback all the same");
     for (size_t i = 0; i < cli->cl_nopts; i++) {
         const sk_daemon_option *o = &cli->cl_opts[i];
         char left[64];
@@ -353,12 +419,14 @@ static int apply_option(const sk_daemon_cli *cli, const sk_daemon_option *o,
 
 int sk_daemon_parse_args(const sk_daemon_cli *cli, int argc, char **argv)
 {
-    struct option opts[MAX_OPTS + 5];
+    struct option opts[MAX_OPTS + 7];
     size_t n = 0;
     opts[n++] = (struct option){"config", required_argument, NULL, OPT_CONFIG};
     opts[n++] = (struct option){"set", required_argument, NULL, OPT_SET};
     opts[n++] = (struct option){"help", no_argument, NULL, OPT_HELP};
     opts[n++] = (struct option){"version", no_argument, NULL, OPT_VERSION};
+    opts[n++] = (struct option){"key-file", required_argument, NULL, OPT_KEY};
+    opts[n++] = (struct option){"insecure", no_argument, NULL, OPT_INSECURE};
     for (size_t i = 0; i < cli->cl_nopts && i < MAX_OPTS; i++)
         opts[n++] = (struct option){cli->cl_opts[i].do_name, required_argument,
                                     NULL, OPT_OWN + (int)i};
@@ -411,6 +479,16 @@ int sk_daemon_parse_args(const sk_daemon_cli *cli, int argc, char **argv)
             clear_assigned_list(cli, &done, optarg);
             if (sk_config_apply_assignment(cli->cl_keys, cli->cl_nkeys, optarg,
                                            err, sizeof err) != 0) {
+                fprintf(stderr, "%s: %s\n", cli->cl_prog, err);
+                return SK_ECONFIG;
+            }
+        } else if (c == OPT_KEY || c == OPT_INSECURE) {
+            const char *name = c == OPT_KEY ? "key_file" : "insecure";
+            const char *value = c == OPT_KEY ? optarg : "yes";
+            if (sk_config_apply(cli->cl_keys, cli->cl_nkeys,
+                                c == OPT_KEY ? "--key-file" : "--insecure",
+                                "transport", name, value, err,
+                                sizeof err) != 0) {
                 fprintf(stderr, "%s: %s\n", cli->cl_prog, err);
                 return SK_ECONFIG;
             }

@@ -4,9 +4,10 @@
  *
  * Shared settings: in the daemon's own section, `listen` (the endpoint it
  * binds), `log_level` and `seed`; in [transport], the transport's timing
- * and limits. String lists (a node monitor's schedulers and labels) are
- * keys whose every value adds items; values given on the command line
- * replace the file's list.
+ * and limits, the cluster key (`key_file`) and `insecure`, the explicit
+ * way to run without one beyond loopback. String lists (a node monitor's
+ * schedulers and labels) are keys whose every value adds items; values given on
+ * the command line replace the file's list.
  *
  * The command line is: --config FILE (read first, wherever it stands),
  * then --set SECTION.KEY=VALUE and the daemon's own options, applied in
@@ -22,6 +23,7 @@
 #include "sk_proto.h"
 #include "sk_transport.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,10 +39,12 @@ typedef struct sk_daemon_settings {
     int64_t ds_queue_msgs;   /* per-peer send queue, messages */
     int64_t ds_queue_bytes;  /* per-peer send queue, bytes */
     int64_t ds_reconnect_ms; /* reconnect interval of our connections */
+    char ds_key_file[1024];  /* the cluster key, or "" */
+    bool ds_insecure;        /* without a key, listen beyond loopback */
 } sk_daemon_settings;
 
 /* Keys sk_daemon_settings_keys fills. */
-#define SK_DAEMON_NKEYS 10
+#define SK_DAEMON_NKEYS 12
 
 /* sk_daemon_settings_init sets the defaults: listen on `listen`, level
  * INFO, seed 0, the transport's defaults except its largest message,
@@ -56,11 +60,19 @@ size_t sk_daemon_settings_keys(sk_daemon_settings *s, const char *section,
                                sk_config_key *keys);
 
 /* sk_daemon_transport_config makes the transport settings for identity
- * (role, name). Returns 0, or SK_ECONFIG with a message in err when name
- * is not 1 to SK_TRANSPORT_MAX_NAME bytes of [A-Za-z0-9._:-]. */
+ * (role, name), with the cluster key read from ds_key_file. Returns 0, or
+ * SK_ECONFIG with a message in err when name is not 1 to
+ * SK_TRANSPORT_MAX_NAME bytes of [A-Za-z0-9._:-], when the key file
+ * cannot be used (sk_keyfile_read), or when there is no key, ds_listen is
+ * not on this machine only (sk_endpoint_is_local) and ds_insecure is not
+ * set. */
 int sk_daemon_transport_config(const sk_daemon_settings *s, const char *role,
                                const char *name, sk_transport_config *out,
                                char *err, size_t errlen);
+
+/* sk_endpoint_is_local tells whether an endpoint can be reached from this
+ * machine only: ipc://, and tcp:// on 127.0.0.0/8, ::1, localhost or lo. */
+int sk_endpoint_is_local(const char *endpoint);
 
 /* sk_daemon_seed returns ds_seed, or a seed from the clock and the pid
  * when it is 0. */

@@ -23,6 +23,12 @@ fuzz_gen_corpus_SOURCES = fuzz/gen_corpus.c
 fuzz_gen_corpus_LDADD = tests/libprotogen.a client/libskylark.la
 
 if ENABLE_FUZZING
+# The sealed transport's handshake: a stranger's HELLO and first frame.
+noinst_PROGRAMS += fuzz/fuzz_handshake
+fuzz_fuzz_handshake_SOURCES = fuzz/fuzz_handshake.c
+fuzz_fuzz_handshake_LDADD = client/libskylark.la
+fuzz_fuzz_handshake_LDFLAGS = $(FUZZER_LINK)
+
 # The wire protocol: the generic decoder, then one target per message type.
 noinst_PROGRAMS += fuzz/fuzz_proto
 fuzz_fuzz_proto_SOURCES = fuzz/fuzz_proto.c

@@ -457,7 +457,8 @@ dh_client *dh_client_new(const char *role, const char *name)
     tc.tc_max_msg = SK_MAX_MSG_BYTES;
     tc.tc_queue_msgs = 1u << 20;
     tc.tc_queue_bytes = 256u << 20;
-    sk_link_callbacks cb = {on_up, on_down, on_msg, c};
+    sk_link_callbacks cb = {
+        .lk_up = on_up, .lk_down = on_down, .lk_msg = on_msg, .lk_arg = c};
     if (c->c_loop == NULL || sk_link_create(c->c_loop, &tc, &cb, &c->c_link))
         tap_bail_out("cannot create the test client");
     c->c_next_req = 1;

@@ -58,3 +58,9 @@ TESTS += tests/test_integration_slow
 tests_test_integration_slow_SOURCES = tests/test_integration_slow.c
 tests_test_integration_slow_LDADD = $(DH_TEST_LDADD)
 EXTRA_tests_test_integration_slow_DEPENDENCIES = $(DH_TEST_DEPS)
+
+# An authenticated cluster from outside: keys, refusals, the real tool.
+check_PROGRAMS += tests/test_auth_cluster
+TESTS += tests/test_auth_cluster
+tests_test_auth_cluster_SOURCES = tests/test_auth_cluster.c
+tests_test_auth_cluster_LDADD = $(DH_TEST_LDADD)

@@ -225,10 +225,10 @@ int main(void)
         ups++;
     tap_ok(rc == 0 && ups == 5 && has("3 node monitors"),
            "status lists every daemon as up, each scheduler seeing 3 nodes");
-    rc = run(10, "status", endpoint_of("n1"), NULL);
+    rc = run(10, "status", "--dir", dir, endpoint_of("n1"), NULL);
     tap_ok(rc == 0 && has("nodemon n1") && has("slots") && has("user"),
            "status of a node monitor: its slots and users");
-    rc = run(10, "status", endpoint_of("sched1"), NULL);
+    rc = run(10, "status", "--dir", dir, endpoint_of("sched1"), NULL);
     tap_ok(rc == 0 && has("scheduler sched1") && has("node monitors"),
            "status of a scheduler");
 
@@ -263,7 +263,11 @@ int main(void)
     if (rc != 0)
         tap_diag("%s", out);
 
-    /* The example framework: its executors on every node monitor. */
+    /* The example framework: its executors on every node monitor, with
+     * the cluster's key. */
+    char key[4200];
+    snprintf(key, sizeof key, "%s/cluster.key", dir);
+    setenv("SKYLARK_KEY_FILE", key, 1);
     char ep[3][128];
     snprintf(ep[0], sizeof ep[0], "%s", endpoint_of("n0"));
     snprintf(ep[1], sizeof ep[1], "%s", endpoint_of("n1"));
@@ -275,6 +279,7 @@ int main(void)
            "the example framework's tasks run on its executors");
     if (rc != 0)
         tap_diag("%s", out);
+    unsetenv("SKYLARK_KEY_FILE");
 
     rc = run(20, "cluster", "down", "--dir", dir, NULL);
     tap_ok(rc == 0 && has("5 daemons stopped"), "cluster down stops 5 daemons");

@@ -60,7 +60,8 @@ void fake_start(fake *f, struct ev_loop *loop, const char *endpoint,
     snprintf(cfg.tc_name, sizeof cfg.tc_name, "%s", name);
     cfg.tc_heartbeat = 0.1;
     cfg.tc_misses = 5;
-    sk_link_callbacks cb = {on_up, on_down, on_msg, f};
+    sk_link_callbacks cb = {
+        .lk_up = on_up, .lk_down = on_down, .lk_msg = on_msg, .lk_arg = f};
     if (sk_link_create(loop, &cfg, &cb, &f->fk_link) != 0 ||
         sk_transport_listen(sk_link_transport(f->fk_link), f->fk_endpoint) != 0)
         tap_bail_out("fake %s cannot listen on %s", name, f->fk_endpoint);

@@ -57,7 +57,7 @@ static sk_link *make(side *s, const char *role, const char *name)
     snprintf(cfg.tc_name, sizeof cfg.tc_name, "%s", name);
     cfg.tc_heartbeat = 0.2;
     cfg.tc_misses = 10;
-    sk_link_callbacks cb = {on_up, NULL, on_msg, s};
+    sk_link_callbacks cb = {.lk_up = on_up, .lk_msg = on_msg, .lk_arg = s};
     if (sk_link_create(loop, &cfg, &cb, &s->sd_link) != 0)
         tap_bail_out("cannot create link %s", name);
     return s->sd_link;

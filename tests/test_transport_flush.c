@@ -199,7 +199,7 @@ static void setup(const char *ep)
     snprintf(cfg.tc_role, sizeof cfg.tc_role, "sched");
     snprintf(cfg.tc_name, sizeof cfg.tc_name, "s1");
     cfg.tc_heartbeat = 5; /* no heartbeat frame in the middle of a test */
-    sk_transport_callbacks cb = {on_up, NULL, on_recv, NULL};
+    sk_transport_callbacks cb = {.tc_up = on_up, .tc_recv = on_recv};
     if (sk_transport_create(loop, &cfg, &cb, &router) != 0 ||
         sk_transport_listen(router, ep) != 0)
         tap_bail_out("no router on %s", ep);

@@ -329,7 +329,7 @@ static void test_many(const char *ep)
     strcpy(cfg.tc_name, "s1");
     cfg.tc_heartbeat = 0.5;
     cfg.tc_max_peers = 2048;
-    sk_transport_callbacks cb = {NULL, NULL, many_recv, NULL};
+    sk_transport_callbacks cb = {.tc_recv = many_recv};
     if (sk_transport_create(loop, &cfg, &cb, &many_router) < 0 ||
         sk_transport_listen(many_router, ep) < 0)
         tap_bail_out("cannot start the router");

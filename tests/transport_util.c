@@ -119,6 +119,7 @@ static void on_recv(void *arg, sk_peer_id peer, const void *data, size_t len)
 
 sk_transport_callbacks tu_callbacks(tu_rec *rec)
 {
-    sk_transport_callbacks cb = {on_up, on_down, on_recv, rec};
+    sk_transport_callbacks cb = {
+        .tc_up = on_up, .tc_down = on_down, .tc_recv = on_recv, .tc_arg = rec};
     return cb;
 }

@@ -8,8 +8,11 @@
  *   upper SCHEDULER NODEMON... -- WORD...
  *
  * With a local cluster (skylark cluster up) in DIR:
+ *   SKYLARK_KEY_FILE=DIR/cluster.key \
  *   upper $(awk '$1=="scheduler"{print $3; exit}' DIR/cluster) \
  *         $(awk '$1=="nodemon"{print $3}' DIR/cluster) -- hello sky lark
+ *
+ * $SKYLARK_KEY_FILE names the cluster key of an authenticated cluster.
  *
  * Only the public header skylark.h is used.
  */
@@ -80,6 +83,10 @@ int main(int argc, char **argv)
         return 2;
     }
     struct ev_loop *loop = ev_default_loop(0);
+    /* An authenticated cluster's key, as the skylark tool finds it. */
+    const char *key = getenv("SKYLARK_KEY_FILE");
+    if (key != NULL && key[0] == '\0')
+        key = NULL;
 
     /* One executor per node monitor, as if one ran on every machine. */
     static worker workers[MAX_NODES];
@@ -89,6 +96,7 @@ int main(int argc, char **argv)
         sk_executor_opts_init(&eo);
         eo.eo_nodemon = workers[i].w_nodemon = argv[2 + i];
         eo.eo_framework = "upper";
+        eo.eo_key_file = key;
         ecb.ec_arg = &workers[i];
         if (sk_executor_create(loop, &eo, &ecb, &workers[i].w_ex) != 0 ||
             sk_executor_wait_registered(workers[i].w_ex, 5) != 0) {
@@ -102,6 +110,7 @@ int main(int argc, char **argv)
     const char *sched = argv[1];
     fo.fo_schedulers = &sched;
     fo.fo_nschedulers = 1;
+    fo.fo_key_file = key;
     sk_frontend *fe;
     if (sk_frontend_create(loop, &fo, &fe) != 0) {
         fprintf(stderr, "upper: bad scheduler address %s\n", sched);
