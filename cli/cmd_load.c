@@ -379,13 +379,16 @@ static void summary(const skc_cluster *cl, unsigned nscheds)
             f = bad;
         }
         char resp[64], over[64];
+        cli_dist dj, dov;
+        cli_dist_of(vj, cj, &dj);
+        cli_dist_of(vo, co, &dov);
         snprintf(resp, sizeof resp, "%s / %s / %s",
-                 cli_duration(cli_quantile(vj, cj, 0.5), b[0], 32),
-                 cli_duration(cli_quantile(vj, cj, 0.95), b[1], 32),
-                 cli_duration(cli_quantile(vj, cj, 0.99), b[2], 32));
+                 cli_duration(dj.cd_p50, b[0], 32),
+                 cli_duration(dj.cd_p95, b[1], 32),
+                 cli_duration(dj.cd_p99, b[2], 32));
         snprintf(over, sizeof over, "%s / %s",
-                 cli_duration(cli_quantile(vo, co, 0.5), b[3], 32),
-                 cli_duration(cli_quantile(vo, co, 0.99), b[4], 32));
+                 cli_duration(dov.cd_p50, b[3], 32),
+                 cli_duration(dov.cd_p99, b[4], 32));
         printf("%-10s %5zu %7llu %7llu %6llu | %-27s | %s\n", name, cj,
                (unsigned long long)t, (unsigned long long)o,
                (unsigned long long)f, resp, over);

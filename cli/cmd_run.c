@@ -429,12 +429,13 @@ int cmd_run(int argc, char **argv)
            cli_duration((double)(jr.jr_end_us - jr.jr_submit_us) / 1e6, b1,
                         sizeof b1));
     if (rs.rs_nstarted > 0) {
-        uint32_t n = rs.rs_nstarted;
+        cli_dist d;
+        cli_dist_of(rs.rs_overhead, rs.rs_nstarted, &d);
         printf("scheduling overhead (launch - submit, %u tasks): p50 %s, p99 "
                "%s, max %s\n",
-               n, cli_duration(cli_quantile(rs.rs_overhead, n, 0.5), b1, 32),
-               cli_duration(cli_quantile(rs.rs_overhead, n, 0.99), b2, 32),
-               cli_duration(rs.rs_overhead[n - 1], b3, 32));
+               rs.rs_nstarted, cli_duration(d.cd_p50, b1, sizeof b1),
+               cli_duration(d.cd_p99, b2, sizeof b2),
+               cli_duration(d.cd_max, b3, sizeof b3));
     }
     sk_frontend_destroy(rs.rs_fe);
     free(rs.rs_overhead);
