@@ -35,8 +35,8 @@ static void cluster_usage(FILE *out)
             "          scheduler sees every node monitor\n"
             "  status  one line per daemon: alive, answering, busy\n"
             "  down    SIGTERM every daemon, SIGKILL those still alive after\n"
-            "          the grace period (default 5 s), remove the cluster "
-            "file\n"
+            "          the grace period (default 5 s), wait until each has\n"
+            "          exited, remove the cluster file\n"
             "\n"
             "  -n, --nodes N         node monitors (default 4)\n"
             "  -s, --slots S         slots per node monitor (default 4)\n"
@@ -223,17 +223,23 @@ static int cluster_other(int argc, char **argv, const char *dir, int down)
         return 1;
     }
     if (down) {
-        unsigned live = 0;
-        for (unsigned i = 0; i < cl->cc_n; i++)
-            live += (unsigned)skc_alive(&cl->cc_daemons[i]);
-        int killed = skc_stop(cl, grace);
-        printf("cluster down in %s: %u daemon%s stopped", d, live,
-               live == 1 ? "" : "s");
-        if (killed > 0)
-            printf(" (%d with SIGKILL after %.1f s)", killed, grace);
+        skc_stop_result r;
+        rc = skc_stop(cl, grace, &r);
+        printf("cluster down in %s: %u daemon%s stopped", d, r.sr_stopped,
+               r.sr_stopped == 1 ? "" : "s");
+        if (r.sr_killed > 0)
+            printf(", %u killed after %g s", r.sr_killed, grace);
+        if (r.sr_unreaped > 0)
+            printf(" (%u exited but not yet reaped by %s parent)",
+                   r.sr_unreaped, r.sr_unreaped == 1 ? "its" : "their");
         printf("\n");
+        for (unsigned i = 0; i < r.sr_nleft && i < SKC_MAX_LEFT; i++)
+            fprintf(stderr,
+                    "skylark cluster down: pid %ld still runs 5 s after "
+                    "SIGKILL; the cluster file stays\n",
+                    (long)r.sr_left[i]);
         free(cl);
-        return 0;
+        return rc == 0 ? 0 : 1;
     }
     printf("cluster in %s\n", d);
     unsigned bad = cli_print_cluster(cl, stdout);

@@ -83,11 +83,26 @@ int skc_alive(const skc_daemon *d);
  * message in err, after stopping whatever it started. */
 int skc_start(const skc_spec *spec, skc_cluster *c, char *err, size_t errlen);
 
-/* skc_stop sends SIGTERM to every live daemon of c, waits up to grace
- * seconds, sends SIGKILL to those still alive and waits for them, then
- * removes the cluster file. Returns the number of daemons that needed
- * SIGKILL. */
-int skc_stop(skc_cluster *c, double grace);
+#define SKC_MAX_LEFT 16
+
+/* What skc_stop did to the daemons that were running when it began. */
+typedef struct skc_stop_result {
+    unsigned sr_stopped;  /* exited after SIGTERM, within the grace period */
+    unsigned sr_killed;   /* still running after it: SIGKILL, then exited */
+    unsigned sr_unreaped; /* of those, exited but not yet reaped by their
+                             parent (init) when skc_stop returned */
+    unsigned sr_nleft;    /* still running 5 s after SIGKILL */
+    pid_t sr_left[SKC_MAX_LEFT]; /* the first of them */
+} skc_stop_result;
+
+/* skc_stop sends SIGTERM to every running daemon of c and waits until
+ * each has exited, for at most grace seconds; sends SIGKILL to those
+ * still running and waits for them, at most 5 s more. An exited daemon is
+ * also waited for until its parent has reaped it (at most 2 s), so that
+ * on return its pid is gone. Then it removes the cluster file, unless a
+ * daemon still runs. Fills *out (if not NULL); returns 0, or
+ * SK_ETIMEDOUT if a daemon still runs. Blocks, polling every 10 ms. */
+int skc_stop(skc_cluster *c, double grace, skc_stop_result *out);
 
 /* skc_scheduler_endpoints fills eps (up to max) with the schedulers'
  * endpoints and returns how many. */

@@ -4,7 +4,8 @@
  * monitors) in a temporary directory, a second `up` refused, `skylark
  * status` of the cluster and of single daemons, `skylark run` of jobs
  * that succeed and fail (exit codes 0, 1, 2), `skylark load`, and
- * `skylark cluster down`, after which no daemon is left; then
+ * `skylark cluster down` (one daemon frozen, to be killed), after which
+ * no daemon pid is left; then
  * scripts/demo on this build with a small workload. Whatever happens, the
  * daemons are stopped at exit.
  */
@@ -141,6 +142,25 @@ static const char *endpoint_of(const char *name)
     return ep;
 }
 
+/* The pid of the daemon called name, from the cluster file; 0 if none. */
+static pid_t pid_of(const char *name)
+{
+    char path[300], kind[16], nm[64], ep[128], line[512];
+    long pid = 0;
+    snprintf(path, sizeof path, "%s/cluster", dir);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "%15s %63s %127s %ld", kind, nm, ep, &pid) == 4 &&
+            strcmp(nm, name) == 0)
+            break;
+        else
+            pid = 0;
+    fclose(f);
+    return (pid_t)pid;
+}
+
 /* The pids of the cluster file, for the last-resort cleanup. */
 static pid_t pids[64];
 static int npids;
@@ -196,7 +216,7 @@ static void cleanup(void)
 int main(void)
 {
     tap_timeout(150);
-    tap_plan(18);
+    tap_plan(19);
     const char *b = getenv("top_builddir");
     snprintf(skylark, sizeof skylark, "%s/cli/skylark", b ? b : ".");
     snprintf(upper, sizeof upper, "%s/client/examples/upper", b ? b : ".");
@@ -276,9 +296,25 @@ int main(void)
     if (rc != 0)
         tap_diag("%s", out);
 
-    rc = run(20, "cluster", "down", "--dir", dir, NULL);
-    tap_ok(rc == 0 && has("5 daemons stopped"), "cluster down stops 5 daemons");
-    tap_ok(any_alive() == 0, "no daemon is left");
+    /* A stopped node monitor cannot act on SIGTERM: `down` must kill it
+     * after the grace period, say so, and return only when every daemon
+     * is gone (not a zombie either: kill(pid, 0) says ESRCH). */
+    pid_t frozen = pid_of("n2");
+    tap_ok(frozen > 0 && kill(frozen, SIGSTOP) == 0,
+           "node monitor n2 (pid %ld) stopped with SIGSTOP", (long)frozen);
+    rc = run(20, "cluster", "down", "--dir", dir, "--grace", "1", NULL);
+    tap_ok(rc == 0 && has("4 daemons stopped, 1 killed after 1 s\n"),
+           "cluster down: 4 daemons stopped, 1 killed after the grace period");
+    if (rc != 0 || !has("4 daemons stopped, 1 killed after 1 s\n"))
+        tap_diag("%s", out);
+    int left = 0;
+    for (int i = 0; i < npids; i++)
+        if (kill(pids[i], 0) == 0 || errno != ESRCH) {
+            tap_diag("pid %ld still exists", (long)pids[i]);
+            left++;
+        }
+    tap_ok(npids == 5 && left == 0 && any_alive() == 0,
+           "when cluster down returns, no daemon pid exists (ESRCH)");
     char path[300];
     snprintf(path, sizeof path, "%s/cluster", dir);
     struct stat st;
