@@ -100,6 +100,20 @@ void cli_dist_of(double *v, size_t n, cli_dist *out)
     out->cd_max = v[n - 1];
 }
 
+const char *cli_outcome(const sk_task_result *r, char *buf, size_t len)
+{
+    const char *name = sk_outcome_name(r->tr_outcome);
+    /* tr_exit: the exit code; -n killed by signal n; -1 no exit at all
+     * (and 0 from a scheduler that decided the outcome itself). */
+    if (r->tr_outcome == SK_OUTCOME_FAILED && r->tr_exit > 0)
+        snprintf(buf, len, "%s (exit %d)", name, r->tr_exit);
+    else if (r->tr_outcome == SK_OUTCOME_FAILED && r->tr_exit < -1)
+        snprintf(buf, len, "%s (signal %d)", name, -r->tr_exit);
+    else
+        snprintf(buf, len, "%s", name);
+    return buf;
+}
+
 const char *cli_duration(double s, char *buf, size_t len)
 {
     if (s < 1e-3)

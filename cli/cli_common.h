@@ -8,6 +8,7 @@
 #define CLI_COMMON_H
 
 #include "sk_cluster.h"
+#include "skylark.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -45,6 +46,13 @@ typedef struct cli_dist {
  * when n is 0. Every figure is read after the sort, so p50 <= p95 <= p99
  * <= max. */
 void cli_dist_of(double *v, size_t n, cli_dist *out);
+
+/* cli_outcome writes how task r ended, for a person, into buf and
+ * returns buf: the outcome's name and, for a failed task that ran to an
+ * exit code or a signal, that ("failed (exit 3)", "failed (signal 9)").
+ * A lost, killed or cancelled task has no exit code worth saying: its
+ * reason is in its output ("lost", then "node lost"). */
+const char *cli_outcome(const sk_task_result *r, char *buf, size_t len);
 
 /* cli_duration formats seconds as "812 us", "3.41 ms" or "1.234 s". */
 const char *cli_duration(double s, char *buf, size_t len);

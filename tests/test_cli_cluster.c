@@ -27,6 +27,7 @@
 static char skylark[4096], upper[4096];
 static char dir[256];
 static char out[65536];
+static double sig_at; /* > 0: SIGINT to the program after that many s */
 
 /* Run prog with the arguments (NULL-terminated), its stdout and stderr
  * together in out, for at most timeout seconds. Returns its exit status,
@@ -56,12 +57,19 @@ static int run_prog(char *prog, double timeout, va_list ap)
     size_t len = 0;
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int killed = 0;
+    int killed = 0, signalled = 0;
     for (;;) {
         struct pollfd pf = {p[0], POLLIN, 0};
         clock_gettime(CLOCK_MONOTONIC, &t);
-        double left = timeout - (double)(t.tv_sec - t0.tv_sec) -
-                      (double)(t.tv_nsec - t0.tv_nsec) * 1e-9;
+        double since = (double)(t.tv_sec - t0.tv_sec) +
+                       (double)(t.tv_nsec - t0.tv_nsec) * 1e-9;
+        double left = timeout - since, wait = left;
+        if (sig_at > 0 && !signalled && since >= sig_at) {
+            kill(pid, SIGINT); /* as Ctrl-C would */
+            signalled = 1;
+        }
+        if (sig_at > 0 && !signalled && sig_at - since < wait)
+            wait = sig_at - since;
         if (left <= 0) {
             /* A script gets the chance to stop what it started. */
             kill(pid, SIGTERM);
@@ -71,7 +79,7 @@ static int run_prog(char *prog, double timeout, va_list ap)
             killed = 1;
             break;
         }
-        if (poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
+        if (poll(&pf, 1, (int)(wait * 1000) + 1) <= 0)
             continue;
         ssize_t r = read(p[0], out + len, sizeof out - 1 - len);
         if (r <= 0)
@@ -216,7 +224,7 @@ static void cleanup(void)
 int main(void)
 {
     tap_timeout(150);
-    tap_plan(19);
+    tap_plan(22);
     const char *b = getenv("top_builddir");
     snprintf(skylark, sizeof skylark, "%s/cli/skylark", b ? b : ".");
     snprintf(upper, sizeof upper, "%s/client/examples/upper", b ? b : ".");
@@ -282,6 +290,68 @@ int main(void)
            "summary");
     if (rc != 0)
         tap_diag("%s", out);
+
+    /* A job over the scheduler's task limit is rejected, said once, and
+     * its tasks are not counted as failed. */
+    rc = run(30, "run", "--dir", dir, "-n", "20000", "--", "true", NULL);
+    int said = 0;
+    for (const char *p = out; (p = strstr(p, "job rejected:")) != NULL; p++)
+        said++;
+    tap_ok(rc == 1 && said == 1 && has("none run (job rejected)") &&
+               has("limit of 10000 ([sched] max_tasks)") && !has("failed"),
+           "run -n 20000: rejected once, naming max_tasks; none run, none "
+           "failed; exit 1");
+    if (said != 1 || !has("none run"))
+        tap_diag("%s", out);
+
+    /* Ctrl-C in the middle of a workload: the cancelled tasks are counted
+     * as cancelled, not failed. */
+    sig_at = 2;
+    rc = run(40, "load", "--dir", dir, "--jobs", "12", "--tasks", "4-6",
+             "--duration", "1500-2000", "--users", "alice,bob", NULL);
+    sig_at = 0;
+    unsigned lj = 0;
+    unsigned long long lt = 0, lok = 0, lbad = 1, lcan = 0;
+    const char *all = strstr(out, "\nall ");
+    int got = all != NULL ? sscanf(all, "\nall %u %llu %llu %llu %llu", &lj,
+                                   &lt, &lok, &lbad, &lcan)
+                          : 0;
+    tap_ok(rc != 0 && rc != -1 && got == 5 && has("cancelled |") && lbad == 0 &&
+               lcan > 0 && lt == lok + lbad + lcan,
+           "load interrupted: %llu tasks, %llu ok, %llu failed, %llu "
+           "cancelled",
+           lt, lok, lbad, lcan);
+    if (got != 5 || lbad != 0 || lcan == 0)
+        tap_diag("%s", out);
+
+    /* After all that, including the cancels and the load's frontends
+     * gone, each scheduler's totals add up. */
+    int adds_up = 1;
+    for (int k = 0; k < 2; k++) {
+        rc = run(10, "status", "--verbose",
+                 endpoint_of(k ? "sched1" : "sched0"), NULL);
+        static const char *const keys[] = {
+            "tasks_submitted", "tasks_ok",        "tasks_failed",
+            "tasks_killed",    "tasks_lost",      "tasks_cancelled",
+            "tasks_abandoned", "tasks_in_flight",
+        };
+        long long v[8];
+        for (int i = 0; i < 8; i++) {
+            char key[64];
+            snprintf(key, sizeof key, "  %s ", keys[i]);
+            const char *at = strstr(out, key);
+            v[i] = at != NULL ? strtoll(at + strlen(key), NULL, 10) : -1;
+            if (v[i] < 0)
+                adds_up = 0;
+        }
+        if (rc != 0 || v[0] <= 0 ||
+            v[0] != v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]) {
+            adds_up = 0;
+            tap_diag("%s", out);
+        }
+    }
+    tap_ok(adds_up, "each scheduler's status: tasks submitted = ok + failed "
+                    "+ killed + lost + cancelled + abandoned + in flight");
 
     /* The example framework: its executors on every node monitor. */
     char ep[3][128];

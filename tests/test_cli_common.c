@@ -2,7 +2,7 @@
  * test_cli_common.c - the `skylark` command line's summary figures
  * (cli/cli_common.c): percentiles by nearest rank and the maximum of a
  * sample handed over unsorted, as `skylark run` and `skylark load` print
- * them, and the strict number parsers.
+ * them, a task's outcome in words, and the strict number parsers.
  */
 #include "cli_common.h"
 #include "tap.h"
@@ -105,6 +105,35 @@ static void test_property(void)
                  "nearest rank");
 }
 
+static const char *outcome(sk_outcome o, int exit_code)
+{
+    static char buf[64];
+    sk_task_result r;
+    memset(&r, 0, sizeof r);
+    r.tr_outcome = o;
+    r.tr_exit = exit_code;
+    return cli_outcome(&r, buf, sizeof buf);
+}
+
+static void test_outcome(void)
+{
+    tap_is_str(outcome(SK_OUTCOME_LOST, 0), "lost",
+               "a lost task is \"lost\", not \"lost (exit 0)\"");
+    tap_is_str(outcome(SK_OUTCOME_FAILED, 3), "failed (exit 3)",
+               "a failed task gives its exit code");
+    tap_is_str(outcome(SK_OUTCOME_FAILED, -9), "failed (signal 9)",
+               "a task killed by a signal on its own says which");
+    tap_is_str(outcome(SK_OUTCOME_FAILED, -1), "failed",
+               "a task that never ran to an exit has no code");
+    tap_is_str(outcome(SK_OUTCOME_FAILED, 0), "failed",
+               "nor one failed by the scheduler (exit 0, reason in output)");
+    tap_is_str(outcome(SK_OUTCOME_KILLED, -15), "killed",
+               "a killed task is \"killed\"");
+    tap_is_str(outcome(SK_OUTCOME_CANCELLED, 0), "cancelled",
+               "a cancelled task is \"cancelled\"");
+    tap_is_str(outcome(SK_OUTCOME_OK, 0), "ok", "an ok task is \"ok\"");
+}
+
 static void test_parse(void)
 {
     unsigned long u = 0;
@@ -130,6 +159,7 @@ int main(void)
     test_max_not_last();
     test_nearest_rank();
     test_property();
+    test_outcome();
     test_parse();
     tap_done();
     return tap_exit_status();
