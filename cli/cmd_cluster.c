@@ -8,6 +8,7 @@
 #include "skylark.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,14 @@ static int bad_usage(const char *fmt, ...)
     fprintf(stderr, "\n(see skylark cluster --help)\n");
     va_end(ap);
     return 2;
+}
+
+/* A signal during `up`: skc_start stops what it started. */
+static volatile sig_atomic_t up_signal;
+
+static void on_up_signal(int sig)
+{
+    up_signal = sig;
 }
 
 static int cluster_up(int argc, char **argv, const char *dir)
@@ -153,7 +162,33 @@ static int cluster_up(int argc, char **argv, const char *dir)
     if (cl == NULL)
         return 1;
     char err[1024];
+    /* Ctrl-C or SIGTERM while the daemons start: stop those already
+     * started (a daemon runs in its own session, and one not yet in the
+     * cluster file would be left behind), then die of that signal, as
+     * the shell that sent it expects. */
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_up_signal;
+    sigemptyset(&sa.sa_mask);
+    up_signal = 0;
+    sp.cs_cancel = &up_signal;
+    sigaction(SIGINT, NULL, &old_int);
+    sigaction(SIGTERM, NULL, &old_term);
+    if (old_int.sa_handler != SIG_IGN) /* a background job's stays so */
+        sigaction(SIGINT, &sa, NULL);
+    if (old_term.sa_handler != SIG_IGN)
+        sigaction(SIGTERM, &sa, NULL);
     int rc = skc_start(&sp, cl, err, sizeof err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (rc == SK_ECANCELED) {
+        fprintf(stderr, "skylark cluster up: interrupted; the daemons it "
+                        "had started are stopped\n");
+        free(cl);
+        signal((int)up_signal, SIG_DFL);
+        raise((int)up_signal);
+        return 1;
+    }
     if (rc != 0) {
         fprintf(stderr, "skylark cluster up: %s\n", err);
         free(cl);

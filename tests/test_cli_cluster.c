@@ -5,20 +5,22 @@
  * status` of the cluster and of single daemons, `skylark run` of jobs
  * that succeed and fail (exit codes 0, 1, 2), `skylark load`, and
  * `skylark cluster down` (one daemon frozen, to be killed), after which
- * no daemon pid is left; then
- * scripts/demo on this build with a small workload. Whatever happens, the
- * daemons are stopped at exit.
+ * no daemon pid is left; then scripts/demo on this build: bad arguments
+ * refused before anything starts, Ctrl-C, a small workload. The test is
+ * the daemons' subreaper; whatever happens, they are stopped at exit.
  */
 #include "tap.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,6 +30,30 @@ static char skylark[4096], upper[4096];
 static char dir[256];
 static char out[65536];
 static double sig_at; /* > 0: SIGINT to the program after that many s */
+
+/* The test is a subreaper: the daemons, which outlive the `skylark
+ * cluster up` that started them, become its children, and it reaps them
+ * as an init would, at once, whatever the machine's init does. */
+static void reap_orphans(pid_t keep)
+{
+    for (;;) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+            si.si_pid == 0 || si.si_pid == keep)
+            return;
+        waitpid(si.si_pid, NULL, 0);
+    }
+}
+
+/* Whether any child of the test still runs (a daemon left behind). */
+static int children_left(void)
+{
+    reap_orphans(0);
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0;
+}
 
 /* Run prog with the arguments (NULL-terminated), its stdout and stderr
  * together in out, for at most timeout seconds. Returns its exit status,
@@ -46,6 +72,10 @@ static int run_prog(char *prog, double timeout, va_list ap)
         tap_bail_out("pipe: %s", strerror(errno));
     pid_t pid = fork();
     if (pid == 0) {
+        /* Its own process group with SIGINT at its default, so that a
+         * SIGINT to the group is what Ctrl-C at a terminal would be. */
+        setpgid(0, 0);
+        signal(SIGINT, SIG_DFL);
         dup2(p[1], 1);
         dup2(p[1], 2);
         close(p[0]);
@@ -53,6 +83,7 @@ static int run_prog(char *prog, double timeout, va_list ap)
         execv(prog, argv);
         _exit(127);
     }
+    setpgid(pid, pid);
     close(p[1]);
     size_t len = 0;
     struct timespec t0, t;
@@ -65,11 +96,14 @@ static int run_prog(char *prog, double timeout, va_list ap)
                        (double)(t.tv_nsec - t0.tv_nsec) * 1e-9;
         double left = timeout - since, wait = left;
         if (sig_at > 0 && !signalled && since >= sig_at) {
-            kill(pid, SIGINT); /* as Ctrl-C would */
+            kill(-pid, SIGINT); /* as Ctrl-C would */
             signalled = 1;
         }
         if (sig_at > 0 && !signalled && sig_at - since < wait)
             wait = sig_at - since;
+        if (wait > 0.02)
+            wait = 0.02; /* to reap the orphans in good time */
+        reap_orphans(pid);
         if (left <= 0) {
             /* A script gets the chance to stop what it started. */
             kill(pid, SIGTERM);
@@ -90,6 +124,7 @@ static int run_prog(char *prog, double timeout, va_list ap)
     close(p[0]);
     int st;
     waitpid(pid, &st, 0);
+    reap_orphans(0);
     if (killed || !WIFEXITED(st))
         return -1;
     return WEXITSTATUS(st);
@@ -189,6 +224,18 @@ static void read_pids(void)
     fclose(f);
 }
 
+/* The demo's cluster directories in dir (its TMPDIR). */
+static int demo_dirs(void)
+{
+    char pattern[400];
+    snprintf(pattern, sizeof pattern, "%s/skylark-demo.*", dir);
+    glob_t g;
+    int n = glob(pattern, 0, NULL, &g) == 0 ? (int)g.gl_pathc : 0;
+    if (n > 0)
+        globfree(&g);
+    return n;
+}
+
 static int any_alive(void)
 {
     int alive = 0;
@@ -214,6 +261,7 @@ static void cleanup(void)
     run(15, "cluster", "down", "--dir", dir, "--grace", "2", NULL);
     for (int i = 0; i < npids; i++)
         kill(pids[i], SIGKILL);
+    reap_orphans(0);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
@@ -224,7 +272,7 @@ static void cleanup(void)
 int main(void)
 {
     tap_timeout(150);
-    tap_plan(22);
+    tap_plan(25);
     const char *b = getenv("top_builddir");
     snprintf(skylark, sizeof skylark, "%s/cli/skylark", b ? b : ".");
     snprintf(upper, sizeof upper, "%s/client/examples/upper", b ? b : ".");
@@ -236,6 +284,8 @@ int main(void)
         tap_bail_out("mkdtemp: %s", strerror(errno));
     atexit(cleanup);
     signal(SIGPIPE, SIG_IGN);
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+        tap_bail_out("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
 
     int rc = run(30, "cluster", "up", "--dir", dir, "--schedulers", "2",
                  "--nodes", "3", "--slots", "2", "--weight", "alice=3", NULL);
@@ -402,6 +452,35 @@ int main(void)
     snprintf(env, sizeof env, "%s", b ? b : ".");
     setenv("BUILD_DIR", env, 1);
     setenv("TMPDIR", dir, 1);
+    /* Its arguments are checked before anything starts: no set-up, no
+     * cluster (its directory would be in TMPDIR), exit 2. */
+    rc = run_demo(demo, 20, "--jobs", "abc", NULL);
+    tap_ok(rc == 2 &&
+               has("--jobs takes a number of jobs (1..1000000), got "
+                   "'abc'") &&
+               !has("== ") && demo_dirs() == 0 && !children_left(),
+           "scripts/demo --jobs abc: exit 2 before the set-up or a cluster");
+    if (rc != 2)
+        tap_diag("%s", out);
+    rc = run_demo(demo, 20, "--no-setup", "--jobs", NULL);
+    tap_ok(rc == 2 && has("--jobs takes a number") && !has("parameter") &&
+               !has("unbound") && demo_dirs() == 0,
+           "scripts/demo --jobs without a value: a clear message, exit 2");
+    if (rc != 2)
+        tap_diag("%s", out);
+
+    /* Ctrl-C in the middle of the workload: the cluster is stopped and
+     * the demo exits 130. */
+    sig_at = 4;
+    rc = run_demo(demo, 60, "--no-setup", "--jobs", "1000", NULL);
+    sig_at = 0;
+    tap_ok(rc == 130 && has("== skylark cluster down") && demo_dirs() == 0 &&
+               !children_left(),
+           "scripts/demo interrupted: cluster stopped, directory gone, no "
+           "daemon left, exit 130");
+    if (rc != 130)
+        tap_diag("%s", out);
+
     rc = run_demo(demo, 60, "--no-setup", "--jobs", "9", NULL);
     tap_ok(rc == 0 && has("== skylark cluster up") && has("64 tasks: 64 ok") &&
                has("9 jobs of 10-50 tasks") && has("alice            4") &&
