@@ -46,8 +46,11 @@ static void cluster_usage(FILE *out)
             "                        (repeatable; others weigh 1)\n"
             "  -d, --dir DIR         state and logs (default %s;\n"
             "                        $SKYLARK_DIR overrides the default)\n"
-            "      --log-level L     the daemons' log level (default info)\n"
+            "      --log-level L     the daemons' log level: debug, info\n"
+            "                        (default), warn, error or off\n"
             "      --timeout S       how long `up` waits (default 30)\n"
+            "      --grace S         how long `down` waits after SIGTERM\n"
+            "                        before SIGKILL (default 5)\n"
             "  -h, --help            this text\n"
             "\n"
             "The cluster file DIR/cluster lists each daemon's name, endpoint\n"
@@ -139,9 +142,10 @@ static int cluster_up(int argc, char **argv, const char *dir)
             break;
         case 'L':
             if (strcmp(optarg, "debug") != 0 && strcmp(optarg, "info") != 0 &&
-                strcmp(optarg, "warn") != 0 && strcmp(optarg, "error") != 0)
-                return bad_usage("--log-level takes debug, info, warn or "
-                                 "error, got '%s'",
+                strcmp(optarg, "warn") != 0 && strcmp(optarg, "error") != 0 &&
+                strcmp(optarg, "off") != 0)
+                return bad_usage("--log-level takes debug, info, warn, error "
+                                 "or off, got '%s'",
                                  optarg);
             sp.cs_log_level = optarg;
             break;
