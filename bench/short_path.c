@@ -962,7 +962,7 @@ int main(int argc, char **argv)
     sk_frontend_destroy(F.fe);
     for (unsigned i = 0; i < X.nex; i++)
         sk_executor_destroy(X.ex[i]);
-    skc_stop(&cl, 5);
+    skc_stop(&cl, 5, NULL);
     if (X.failed == 0)
         nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
     else

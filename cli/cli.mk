@@ -22,6 +22,20 @@ TESTS += tests/test_fc_cli
 tests_test_fc_cli_SOURCES = tests/test_fc_cli.c
 tests_test_fc_cli_LDADD = $(FC_TEST_LDADD)
 
+# The summary figures and number parsing of the command line.
+check_PROGRAMS += tests/test_cli_common
+TESTS += tests/test_cli_common
+tests_test_cli_common_SOURCES = tests/test_cli_common.c cli/cli_common.c
+tests_test_cli_common_CPPFLAGS = $(CLI_CPPFLAGS)
+tests_test_cli_common_LDADD = cli/libskcluster.a client/libskylark.la \
+	tests/libtap.a $(EV_LIBS) -lm
+
+# docs/CLIENT.md's synopses against every --help.
+check_PROGRAMS += tests/test_cli_docs
+TESTS += tests/test_cli_docs
+tests_test_cli_docs_SOURCES = tests/test_cli_docs.c
+tests_test_cli_docs_LDADD = tests/libtap.a
+
 # The demo's path with the real tool and daemons, scaled down.
 check_PROGRAMS += tests/test_cli_cluster
 TESTS += tests/test_cli_cluster

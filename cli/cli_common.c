@@ -93,13 +93,42 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-double cli_quantile(double *v, size_t n, double q)
+double cli_rank(const double *sorted, size_t n, double q)
 {
     if (n == 0)
         return 0;
+    /* Rank ceil(q * n), 1-based; the slack keeps a product such as
+     * 0.95 * 20 that lands a hair above 19 from taking the 20th. */
+    double r = ceil(q * (double)n - 1e-9);
+    size_t i = r < 1 ? 0 : (size_t)r - 1;
+    return sorted[i < n ? i : n - 1];
+}
+
+void cli_dist_of(double *v, size_t n, cli_dist *out)
+{
+    memset(out, 0, sizeof *out);
+    out->cd_n = n;
+    if (n == 0)
+        return;
     qsort(v, n, sizeof *v, cmp_double);
-    size_t i = (size_t)(q * (double)(n - 1) + 0.5);
-    return v[i < n ? i : n - 1];
+    out->cd_p50 = cli_rank(v, n, 0.5);
+    out->cd_p95 = cli_rank(v, n, 0.95);
+    out->cd_p99 = cli_rank(v, n, 0.99);
+    out->cd_max = v[n - 1];
+}
+
+const char *cli_outcome(const sk_task_result *r, char *buf, size_t len)
+{
+    const char *name = sk_outcome_name(r->tr_outcome);
+    /* tr_exit: the exit code; -n killed by signal n; -1 no exit at all
+     * (and 0 from a scheduler that decided the outcome itself). */
+    if (r->tr_outcome == SK_OUTCOME_FAILED && r->tr_exit > 0)
+        snprintf(buf, len, "%s (exit %d)", name, r->tr_exit);
+    else if (r->tr_outcome == SK_OUTCOME_FAILED && r->tr_exit < -1)
+        snprintf(buf, len, "%s (signal %d)", name, -r->tr_exit);
+    else
+        snprintf(buf, len, "%s", name);
+    return buf;
 }
 
 const char *cli_duration(double s, char *buf, size_t len)

@@ -8,6 +8,7 @@
 #define CLI_COMMON_H
 
 #include "sk_cluster.h"
+#include "skylark.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -36,9 +37,29 @@ skc_cluster *cli_load_cluster(const char *who, const char *dir);
 const char *cli_key_file(const char *given, const char *dir, char *buf,
                          size_t len);
 
-/* cli_quantile returns the q-quantile (0..1) of v[0..n), sorting v; 0
- * when n is 0. */
-double cli_quantile(double *v, size_t n, double q);
+/* cli_rank returns the q-quantile (0 < q <= 1) of sorted[0..n), ascending,
+ * by the nearest-rank method: the smallest value such that at least q * n
+ * of the values are at or below it. It is always one of the values, and
+ * never above the last; 0 when n is 0. */
+double cli_rank(const double *sorted, size_t n, double q);
+
+/* The distribution of a sample, for a summary line. */
+typedef struct cli_dist {
+    size_t cd_n;                           /* values */
+    double cd_p50, cd_p95, cd_p99, cd_max; /* nearest rank (cli_rank) */
+} cli_dist;
+
+/* cli_dist_of sorts v[0..n) in place (O(n log n)) and fills *out; all 0
+ * when n is 0. Every figure is read after the sort, so p50 <= p95 <= p99
+ * <= max. */
+void cli_dist_of(double *v, size_t n, cli_dist *out);
+
+/* cli_outcome writes how task r ended, for a person, into buf and
+ * returns buf: the outcome's name and, for a failed task that ran to an
+ * exit code or a signal, that ("failed (exit 3)", "failed (signal 9)").
+ * A lost, killed or cancelled task has no exit code worth saying: its
+ * reason is in its output ("lost", then "node lost"). */
+const char *cli_outcome(const sk_task_result *r, char *buf, size_t len);
 
 /* cli_duration formats seconds as "812 us", "3.41 ms" or "1.234 s". */
 const char *cli_duration(double s, char *buf, size_t len);

@@ -8,6 +8,7 @@
 #include "skylark.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +36,8 @@ static void cluster_usage(FILE *out)
             "          scheduler sees every node monitor\n"
             "  status  one line per daemon: alive, answering, busy\n"
             "  down    SIGTERM every daemon, SIGKILL those still alive after\n"
-            "          the grace period (default 5 s), remove the cluster "
-            "file\n"
+            "          the grace period (default 5 s), wait until each has\n"
+            "          exited, remove the cluster file\n"
             "\n"
             "  -n, --nodes N         node monitors (default 4)\n"
             "  -s, --slots S         slots per node monitor (default 4)\n"
@@ -45,8 +46,11 @@ static void cluster_usage(FILE *out)
             "                        (repeatable; others weigh 1)\n"
             "  -d, --dir DIR         state and logs (default %s;\n"
             "                        $SKYLARK_DIR overrides the default)\n"
-            "      --log-level L     the daemons' log level (default info)\n"
+            "      --log-level L     the daemons' log level: debug, info\n"
+            "                        (default), warn, error or off\n"
             "      --timeout S       how long `up` waits (default 30)\n"
+            "      --grace S         how long `down` waits after SIGTERM\n"
+            "                        before SIGKILL (default 5)\n"
             "  -h, --help            this text\n"
             "\n"
             "The cluster file DIR/cluster lists each daemon's name, endpoint\n"
@@ -69,6 +73,14 @@ static int bad_usage(const char *fmt, ...)
     fprintf(stderr, "\n(see skylark cluster --help)\n");
     va_end(ap);
     return 2;
+}
+
+/* A signal during `up`: skc_start stops what it started. */
+static volatile sig_atomic_t up_signal;
+
+static void on_up_signal(int sig)
+{
+    up_signal = sig;
 }
 
 static int cluster_up(int argc, char **argv, const char *dir)
@@ -130,9 +142,10 @@ static int cluster_up(int argc, char **argv, const char *dir)
             break;
         case 'L':
             if (strcmp(optarg, "debug") != 0 && strcmp(optarg, "info") != 0 &&
-                strcmp(optarg, "warn") != 0 && strcmp(optarg, "error") != 0)
-                return bad_usage("--log-level takes debug, info, warn or "
-                                 "error, got '%s'",
+                strcmp(optarg, "warn") != 0 && strcmp(optarg, "error") != 0 &&
+                strcmp(optarg, "off") != 0)
+                return bad_usage("--log-level takes debug, info, warn, error "
+                                 "or off, got '%s'",
                                  optarg);
             sp.cs_log_level = optarg;
             break;
@@ -153,7 +166,33 @@ static int cluster_up(int argc, char **argv, const char *dir)
     if (cl == NULL)
         return 1;
     char err[1024];
+    /* Ctrl-C or SIGTERM while the daemons start: stop those already
+     * started (a daemon runs in its own session, and one not yet in the
+     * cluster file would be left behind), then die of that signal, as
+     * the shell that sent it expects. */
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_up_signal;
+    sigemptyset(&sa.sa_mask);
+    up_signal = 0;
+    sp.cs_cancel = &up_signal;
+    sigaction(SIGINT, NULL, &old_int);
+    sigaction(SIGTERM, NULL, &old_term);
+    if (old_int.sa_handler != SIG_IGN) /* a background job's stays so */
+        sigaction(SIGINT, &sa, NULL);
+    if (old_term.sa_handler != SIG_IGN)
+        sigaction(SIGTERM, &sa, NULL);
     int rc = skc_start(&sp, cl, err, sizeof err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (rc == SK_ECANCELED) {
+        fprintf(stderr, "skylark cluster up: interrupted; the daemons it "
+                        "had started are stopped\n");
+        free(cl);
+        signal((int)up_signal, SIG_DFL);
+        raise((int)up_signal);
+        return 1;
+    }
     if (rc != 0) {
         fprintf(stderr, "skylark cluster up: %s\n", err);
         free(cl);
@@ -223,17 +262,23 @@ static int cluster_other(int argc, char **argv, const char *dir, int down)
         return 1;
     }
     if (down) {
-        unsigned live = 0;
-        for (unsigned i = 0; i < cl->cc_n; i++)
-            live += (unsigned)skc_alive(&cl->cc_daemons[i]);
-        int killed = skc_stop(cl, grace);
-        printf("cluster down in %s: %u daemon%s stopped", d, live,
-               live == 1 ? "" : "s");
-        if (killed > 0)
-            printf(" (%d with SIGKILL after %.1f s)", killed, grace);
+        skc_stop_result r;
+        rc = skc_stop(cl, grace, &r);
+        printf("cluster down in %s: %u daemon%s stopped", d, r.sr_stopped,
+               r.sr_stopped == 1 ? "" : "s");
+        if (r.sr_killed > 0)
+            printf(", %u killed after %g s", r.sr_killed, grace);
+        if (r.sr_unreaped > 0)
+            printf(" (%u exited but not yet reaped by %s parent)",
+                   r.sr_unreaped, r.sr_unreaped == 1 ? "its" : "their");
         printf("\n");
+        for (unsigned i = 0; i < r.sr_nleft && i < SKC_MAX_LEFT; i++)
+            fprintf(stderr,
+                    "skylark cluster down: pid %ld still runs 5 s after "
+                    "SIGKILL; the cluster file stays\n",
+                    (long)r.sr_left[i]);
         free(cl);
-        return 0;
+        return rc == 0 ? 0 : 1;
     }
     printf("cluster in %s\n", d);
     unsigned bad = cli_print_cluster(cl, stdout);

@@ -46,7 +46,9 @@ static void load_usage(FILE *out)
         "\n"
         "  -u, --users LIST      users (default alice,bob,carol)\n"
         "  -j, --jobs N          jobs in all (default 240)\n"
-        "  -T, --tasks MIN-MAX   tasks per job (default 10-50)\n"
+        "  -T, --tasks MIN-MAX   tasks per job (default 10-50; at most\n"
+        "                        100000, and the scheduler's [sched]\n"
+        "                        max_tasks, 10000 by default, applies)\n"
         "  -D, --duration MIN-MAX  task duration, ms (default 10-200)\n"
         "  -k, --inflight K      jobs in flight per user (default 4)\n"
         "      --seed S          random seed (default 1)\n"
@@ -73,7 +75,10 @@ typedef struct user {
     unsigned u_submitted;
     unsigned u_inflight;
     unsigned u_jobs_done;
-    uint64_t u_tasks, u_ok, u_bad;
+    unsigned u_nresp;       /* jobs that ran: their response times */
+    unsigned u_jobs_notrun; /* rejected, or no scheduler reachable */
+    uint64_t u_tasks, u_ok, u_bad, u_cancelled; /* of the jobs that ran */
+    uint64_t u_tasks_notrun;
     uint64_t u_last_end_us; /* when its last job ended */
     double *u_resp;         /* job response times, s */
     double *u_over;         /* per task overhead, s */
@@ -94,6 +99,7 @@ static struct {
     uint64_t l_tasks_done, l_tasks_submitted;
     uint64_t l_start_us;
     int l_stopping, l_tty, l_failed_shown;
+    unsigned l_rejected, l_unreached; /* jobs not run, by reason */
     ev_timer l_draw;
     ev_signal l_int, l_term;
     struct ev_loop *l_loop;
@@ -129,14 +135,23 @@ static void on_started(void *arg, const sk_task_start *s)
 static void on_task_done(void *arg, const sk_task_result *r)
 {
     user *u = arg;
-    u->u_tasks++;
     L.l_tasks_done++;
+    /* A FAILED outcome the frontend decided is a job rejected or with no
+     * scheduler (skylark.h): not run, said once by on_job_done. */
+    if (r->tr_outcome == SK_OUTCOME_FAILED && r->tr_reason[0] != '\0') {
+        u->u_tasks_notrun++;
+        return;
+    }
+    u->u_tasks++;
     if (r->tr_outcome == SK_OUTCOME_OK) {
         u->u_ok++;
+    } else if (r->tr_outcome == SK_OUTCOME_CANCELLED) {
+        u->u_cancelled++;
     } else {
         u->u_bad++;
-        if (r->tr_outcome != SK_OUTCOME_CANCELLED && L.l_failed_shown++ < 5) {
-            /* The reason: the frontend's, else the output's last line. */
+        /* A job-level reason ("scheduler lost") is said by on_job_done. */
+        if (r->tr_reason[0] == '\0' && L.l_failed_shown++ < 5) {
+            /* The reason: the output's last line. */
             const char *o = r->tr_output;
             int n = (int)r->tr_output_len;
             while (n > 0 && o[n - 1] == '\n')
@@ -144,13 +159,12 @@ static void on_task_done(void *arg, const sk_task_result *r)
             int from = n;
             while (from > 0 && o[from - 1] != '\n' && n - from < 160)
                 from--;
-            fprintf(stderr,
-                    "%s%s: job %llu task %u %s (exit %d) on %s: %s%.*s\n",
+            char how[64];
+            fprintf(stderr, "%s%s: job %llu task %u %s on %s: %.*s\n",
                     L.l_tty ? "\r\033[K" : "", u->u_name,
                     (unsigned long long)r->tr_job, r->tr_task,
-                    sk_outcome_name(r->tr_outcome), r->tr_exit,
-                    r->tr_node[0] ? r->tr_node : "-", r->tr_reason,
-                    r->tr_reason[0] ? 0 : n - from, o + from);
+                    cli_outcome(r, how, sizeof how),
+                    r->tr_node[0] ? r->tr_node : "-", n - from, o + from);
         }
     }
     if (r->tr_launch_us != 0 && r->tr_end_us > r->tr_launch_us &&
@@ -162,13 +176,25 @@ static void on_task_done(void *arg, const sk_task_result *r)
 static void on_job_done(void *arg, const sk_job_result *r)
 {
     user *u = arg;
-    u->u_resp[u->u_jobs_done++] =
-        (double)(r->jr_end_us - r->jr_submit_us) / 1e6;
+    u->u_jobs_done++;
+    int notrun = r->jr_error == SK_EREJECTED || r->jr_error == SK_ETIMEDOUT;
+    if (notrun) {
+        u->u_jobs_notrun++;
+        if (r->jr_error == SK_EREJECTED)
+            L.l_rejected++;
+        else
+            L.l_unreached++;
+    } else {
+        u->u_resp[u->u_nresp++] =
+            (double)(r->jr_end_us - r->jr_submit_us) / 1e6;
+    }
     u->u_inflight--;
     L.l_done++;
     if (r->jr_end_us > u->u_last_end_us)
         u->u_last_end_us = r->jr_end_us;
-    if (r->jr_error != 0 && L.l_failed_shown++ < 5)
+    /* The reason of jobs not run is said once: the others' is the same. */
+    if (r->jr_error != 0 && (!notrun || L.l_rejected + L.l_unreached == 1) &&
+        L.l_failed_shown++ < 5)
         fprintf(stderr, "%s%s: job %llu: %s\n", L.l_tty ? "\r\033[K" : "",
                 u->u_name, (unsigned long long)r->jr_job, r->jr_reason);
     submit_next(u);
@@ -334,32 +360,37 @@ static void summary(const skc_cluster *cl, unsigned nscheds)
            "flight each, %u scheduler%s\n\n",
            L.l_done, L.l_tmin, L.l_tmax, L.l_dmin, L.l_dmax, L.l_nusers,
            L.l_inflight, nscheds, nscheds > 1 ? "s" : "");
-    printf("%-10s %5s %7s %7s %6s | %-27s | %s\n", "user", "jobs", "tasks",
-           "ok", "failed", "job response p50/p95/p99", "overhead p50/p99");
+    printf("%-10s %5s %7s %7s %6s %9s | %-27s | %s\n", "user", "jobs", "tasks",
+           "ok", "failed", "cancelled", "job response p50/p95/p99",
+           "overhead p50/p99");
     size_t allj = 0, allo = 0;
+    uint64_t notrun_jobs = 0, notrun_tasks = 0;
     for (unsigned i = 0; i < L.l_nusers; i++) {
-        allj += L.l_users[i].u_jobs_done;
+        allj += L.l_users[i].u_nresp;
+        notrun_jobs += L.l_users[i].u_jobs_notrun;
+        notrun_tasks += L.l_users[i].u_tasks_notrun;
         allo += L.l_users[i].u_nover;
     }
     double *rj = malloc((allj + 1) * sizeof *rj);
     double *ro = malloc((allo + 1) * sizeof *ro);
     size_t nj = 0, no = 0;
-    uint64_t tasks = 0, ok = 0, bad = 0;
+    uint64_t tasks = 0, ok = 0, bad = 0, cancelled = 0;
     for (unsigned i = 0; i <= L.l_nusers; i++) {
         const char *name;
         double *vj, *vo;
         size_t cj, co;
-        uint64_t t, o, f;
+        uint64_t t, o, f, k;
         if (i < L.l_nusers) {
             user *u = &L.l_users[i];
             name = u->u_name;
             vj = u->u_resp;
-            cj = u->u_jobs_done;
+            cj = u->u_nresp;
             vo = u->u_over;
             co = u->u_nover;
             t = u->u_tasks;
             o = u->u_ok;
             f = u->u_bad;
+            k = u->u_cancelled;
             if (rj != NULL && ro != NULL) {
                 memcpy(rj + nj, vj, cj * sizeof *rj);
                 memcpy(ro + no, vo, co * sizeof *ro);
@@ -369,6 +400,7 @@ static void summary(const skc_cluster *cl, unsigned nscheds)
             tasks += t;
             ok += o;
             bad += f;
+            cancelled += k;
         } else {
             if (rj == NULL || ro == NULL)
                 break;
@@ -380,23 +412,32 @@ static void summary(const skc_cluster *cl, unsigned nscheds)
             t = tasks;
             o = ok;
             f = bad;
+            k = cancelled;
         }
         char resp[64], over[64];
+        cli_dist dj, dov;
+        cli_dist_of(vj, cj, &dj);
+        cli_dist_of(vo, co, &dov);
         snprintf(resp, sizeof resp, "%s / %s / %s",
-                 cli_duration(cli_quantile(vj, cj, 0.5), b[0], 32),
-                 cli_duration(cli_quantile(vj, cj, 0.95), b[1], 32),
-                 cli_duration(cli_quantile(vj, cj, 0.99), b[2], 32));
+                 cli_duration(dj.cd_p50, b[0], 32),
+                 cli_duration(dj.cd_p95, b[1], 32),
+                 cli_duration(dj.cd_p99, b[2], 32));
         snprintf(over, sizeof over, "%s / %s",
-                 cli_duration(cli_quantile(vo, co, 0.5), b[3], 32),
-                 cli_duration(cli_quantile(vo, co, 0.99), b[4], 32));
-        printf("%-10s %5zu %7llu %7llu %6llu | %-27s | %s\n", name, cj,
+                 cli_duration(dov.cd_p50, b[3], 32),
+                 cli_duration(dov.cd_p99, b[4], 32));
+        printf("%-10s %5zu %7llu %7llu %6llu %9llu | %-27s | %s\n", name, cj,
                (unsigned long long)t, (unsigned long long)o,
-               (unsigned long long)f, resp, over);
+               (unsigned long long)f, (unsigned long long)k, resp, over);
     }
     free(rj);
     free(ro);
     printf("(job response: submit to last outcome; overhead: task launch - "
            "job submit,\n including the wait for a free slot)\n");
+    if (notrun_jobs > 0)
+        printf("not run: %llu job%s of %llu tasks in all (%u rejected by the "
+               "scheduler, %u with no scheduler reachable)\n",
+               (unsigned long long)notrun_jobs, notrun_jobs == 1 ? "" : "s",
+               (unsigned long long)notrun_tasks, L.l_rejected, L.l_unreached);
 
     /* Fair sharing: slot time while every user had work, that is until
      * the first user's last job ended. */
@@ -591,7 +632,8 @@ int cmd_load(int argc, char **argv)
     int ok = 1;
     for (unsigned i = 0; i < L.l_nusers; i++) {
         user *u = &L.l_users[i];
-        ok &= u->u_bad == 0 && u->u_jobs_done == u->u_quota;
+        ok &= u->u_bad == 0 && u->u_cancelled == 0 && u->u_jobs_notrun == 0 &&
+              u->u_jobs_done == u->u_quota;
         sk_frontend_destroy(u->u_fe);
         free(u->u_resp);
         free(u->u_over);

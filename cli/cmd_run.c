@@ -44,7 +44,9 @@ static void run_usage(FILE *out)
         "  -s, --scheduler ADDR  a scheduler endpoint (repeatable: the next\n"
         "                        is used when one is down); default: the\n"
         "                        local cluster's (skylark cluster up)\n"
-        "  -n, --tasks N         tasks in the job (default 1)\n"
+        "  -n, --tasks N         tasks in the job (default 1, at most\n"
+        "                        100000; the scheduler's own limit applies\n"
+        "                        too: [sched] max_tasks, 10000 by default)\n"
         "  -u, --user U          user for fair sharing (default: you)\n"
         "  -p, --priority P      0 (most urgent)..7 (default 4)\n"
         "  -l, --label L         run only on nodes with label L (repeatable)\n"
@@ -131,9 +133,10 @@ static void on_task_done(void *arg, const sk_task_result *r)
         rs.rs_ok++;
     else
         rs.rs_bad++;
+    char how[64];
     if (rs.rs_output) {
-        printf("--- task %u: %s, exit %d, on %s\n", r->tr_task,
-               sk_outcome_name(r->tr_outcome), r->tr_exit,
+        printf("--- task %u: %s on %s\n", r->tr_task,
+               cli_outcome(r, how, sizeof how),
                r->tr_node[0] ? r->tr_node : "-");
         fwrite(r->tr_output, 1, r->tr_output_len, stdout);
         if (r->tr_output_len > 0 &&
@@ -154,9 +157,7 @@ static void on_task_done(void *arg, const sk_task_result *r)
         if (rs.rs_tty)
             fprintf(stderr, "\r\033[K");
         fprintf(stderr, "task %u %s", r->tr_task,
-                sk_outcome_name(r->tr_outcome));
-        if (r->tr_exit != -1)
-            fprintf(stderr, " (exit %d)", r->tr_exit);
+                cli_outcome(r, how, sizeof how));
         if (r->tr_node[0] != '\0')
             fprintf(stderr, " on %s", r->tr_node);
         if (r->tr_output_len > 0) {
@@ -429,20 +430,29 @@ int cmd_run(int argc, char **argv)
     if (jr.jr_error != 0)
         fprintf(stderr, "skylark run: %s\n", jr.jr_reason);
     char b1[32], b2[32], b3[32];
-    printf("job %llu: %u tasks: %u ok, %u failed, %u killed, %u lost, %u "
-           "cancelled\n",
-           (unsigned long long)jr.jr_job, jr.jr_tasks, jr.jr_ok, jr.jr_failed,
-           jr.jr_killed, jr.jr_lost, jr.jr_cancelled);
+    /* A job the scheduler rejected, or that found none, ran no task: its
+     * tasks did not fail, and its reason was said once above. */
+    if (jr.jr_error == SK_EREJECTED || jr.jr_error == SK_ETIMEDOUT)
+        printf("job %llu: %u tasks: none run (%s)\n",
+               (unsigned long long)jr.jr_job, jr.jr_tasks,
+               jr.jr_error == SK_EREJECTED ? "job rejected"
+                                           : "no scheduler reachable");
+    else
+        printf("job %llu: %u tasks: %u ok, %u failed, %u killed, %u lost, "
+               "%u cancelled\n",
+               (unsigned long long)jr.jr_job, jr.jr_tasks, jr.jr_ok,
+               jr.jr_failed, jr.jr_killed, jr.jr_lost, jr.jr_cancelled);
     printf("job response time: %s\n",
            cli_duration((double)(jr.jr_end_us - jr.jr_submit_us) / 1e6, b1,
                         sizeof b1));
     if (rs.rs_nstarted > 0) {
-        uint32_t n = rs.rs_nstarted;
+        cli_dist d;
+        cli_dist_of(rs.rs_overhead, rs.rs_nstarted, &d);
         printf("scheduling overhead (launch - submit, %u tasks): p50 %s, p99 "
                "%s, max %s\n",
-               n, cli_duration(cli_quantile(rs.rs_overhead, n, 0.5), b1, 32),
-               cli_duration(cli_quantile(rs.rs_overhead, n, 0.99), b2, 32),
-               cli_duration(rs.rs_overhead[n - 1], b3, 32));
+               rs.rs_nstarted, cli_duration(d.cd_p50, b1, sizeof b1),
+               cli_duration(d.cd_p99, b2, sizeof b2),
+               cli_duration(d.cd_max, b3, sizeof b3));
     }
     sk_frontend_destroy(rs.rs_fe);
     free(rs.rs_overhead);

@@ -235,33 +235,49 @@ static int save(const skc_cluster *c, char *err, size_t errlen)
 
 /* ---- processes --------------------------------------------------------- */
 
-int skc_alive(const skc_daemon *d)
+/* What runs under a daemon's pid. */
+typedef enum proc_state {
+    PROC_GONE,    /* no such process, or another program (pid reused) */
+    PROC_EXITED,  /* exited (a zombie, or its memory already released),
+                     not yet reaped by its parent */
+    PROC_RUNNING, /* the daemon */
+} proc_state;
+
+static proc_state state_of(const skc_daemon *d)
 {
     /* Reap it if it is our child; then look at what runs under the pid. */
     waitpid(d->cd_pid, NULL, WNOHANG);
-    if (kill(d->cd_pid, 0) != 0 && errno != EPERM)
-        return 0;
+    if (kill(d->cd_pid, 0) != 0 && errno == ESRCH)
+        return PROC_GONE;
     char path[64], buf[4096];
     snprintf(path, sizeof path, "/proc/%ld/stat", (long)d->cd_pid);
     FILE *f = fopen(path, "r");
     if (f == NULL)
-        return 0;
+        return PROC_GONE;
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = '\0';
     const char *rp = strrchr(buf, ')');
-    if (rp == NULL || rp[1] == '\0' || rp[2] == 'Z')
-        return 0; /* a zombie has exited */
+    if (rp == NULL || rp[1] == '\0' || rp[2] == 'Z' || rp[2] == 'X')
+        return PROC_EXITED;
     snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)d->cd_pid);
     if ((f = fopen(path, "r")) == NULL)
-        return 0;
+        return PROC_GONE;
     n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
+    if (n == 0)
+        return PROC_EXITED; /* exiting: its memory is gone */
     for (size_t i = 0; i < n; i++)
         if (buf[i] == '\0')
             buf[i] = ' ';
     buf[n] = '\0';
-    return strstr(buf, binary_name(d->cd_kind)) != NULL;
+    return strstr(buf, binary_name(d->cd_kind)) != NULL ? PROC_RUNNING
+                                                        : PROC_GONE;
+}
+
+int skc_alive(const skc_daemon *d)
+{
+    return state_of(d) == PROC_RUNNING;
 }
 
 /* A free port on 127.0.0.1 for each of n endpoints, all distinct: the
@@ -339,13 +355,22 @@ static void log_tail(const char *log, char *out, size_t len)
         out[n - 1] = '\0';
 }
 
+/* Whether the caller asked skc_start to give up (a signal). */
+static int cancelled(const skc_spec *sp)
+{
+    return sp->cs_cancel != NULL && *sp->cs_cancel != 0;
+}
+
 /* Wait until d, our child, answers a status request. 1: it does; 0: it
- * exited; -1: the deadline passed. (Its command line is not yet the
- * daemon's until it has called exec: ask waitpid, not skc_alive.) */
-static int wait_answer(const skc_cluster *c, const skc_daemon *d,
-                       double deadline)
+ * exited; -1: the deadline passed; -2: cancelled. (Its command line is
+ * not yet the daemon's until it has called exec: ask waitpid, not
+ * skc_alive.) */
+static int wait_answer(const skc_spec *sp, const skc_cluster *c,
+                       const skc_daemon *d, double deadline)
 {
     while (mono_s() < deadline) {
+        if (cancelled(sp))
+            return -2;
         if (waitpid(d->cd_pid, NULL, WNOHANG) != 0)
             return 0;
         sk_status *s;
@@ -418,9 +443,13 @@ static int start_one(start_ctx *x, skc_daemon *d, unsigned index)
             set_err(x->sx_err, x->sx_errlen, "fork: %s", strerror(errno));
             return SK_ESYS;
         }
-        int ok = wait_answer(c, d, x->sx_deadline);
+        int ok = wait_answer(sp, c, d, x->sx_deadline);
         if (ok == 1)
             return 0;
+        if (ok == -2) {
+            set_err(x->sx_err, x->sx_errlen, "interrupted");
+            return SK_ECANCELED;
+        }
         if (ok < 0) {
             log_tail(log, tail, sizeof tail);
             set_err(x->sx_err, x->sx_errlen,
@@ -443,6 +472,10 @@ static int wait_membership(start_ctx *x)
 {
     skc_cluster *c = x->sx_c;
     while (mono_s() < x->sx_deadline) {
+        if (cancelled(x->sx_spec)) {
+            set_err(x->sx_err, x->sx_errlen, "interrupted");
+            return SK_ECANCELED;
+        }
         int all = 1;
         for (unsigned i = 0; i < c->cc_n && all; i++) {
             if (c->cc_daemons[i].cd_kind != SKC_SCHED)
@@ -517,6 +550,11 @@ int skc_start(const skc_spec *sp, skc_cluster *c, char *err, size_t errlen)
     x.sx_deadline = mono_s() + (sp->cs_timeout > 0 ? sp->cs_timeout : 30);
     unsigned total = sp->cs_schedulers + sp->cs_nodes;
     for (unsigned i = 0; i < total && rc == 0; i++) {
+        if (cancelled(sp)) {
+            set_err(err, errlen, "interrupted");
+            rc = SK_ECANCELED;
+            break;
+        }
         skc_daemon *d = &c->cc_daemons[c->cc_n];
         memset(d, 0, sizeof *d);
         if (i < sp->cs_schedulers) {
@@ -540,39 +578,95 @@ int skc_start(const skc_spec *sp, skc_cluster *c, char *err, size_t errlen)
     if (rc == 0)
         rc = wait_membership(&x);
     if (rc != 0)
-        skc_stop(c, 2);
+        skc_stop(c, 2, NULL);
     return rc;
 }
 
-int skc_stop(skc_cluster *c, double grace)
+/* How long a daemon that has exited may stay a zombie before its parent
+ * (init, or a subreaper: the daemons outlive `skylark cluster up`) reaps
+ * it. A usual init reaps at once; the one of the project's virtual
+ * machines reaps about every 1.3 to 1.8 s (measured on orphaned
+ * `sleep`s). The bound keeps an init that never reaps from holding
+ * `cluster down` up for longer. */
+#define REAP_WAIT_S 5.0
+
+/* Wait until none of the daemons marked in watch runs, or until
+ * deadline; then, until none is left unreaped either, for at most
+ * REAP_WAIT_S more. */
+static void wait_gone(skc_cluster *c, const unsigned char *watch,
+                      double deadline)
 {
-    for (unsigned i = 0; i < c->cc_n; i++)
-        if (skc_alive(&c->cc_daemons[i]))
-            kill(c->cc_daemons[i].cd_pid, SIGTERM);
-    double end = mono_s() + grace;
-    int killed = 0;
-    for (int phase = 0; phase < 2; phase++) {
-        for (;;) {
-            unsigned live = 0;
-            for (unsigned i = 0; i < c->cc_n; i++)
-                live += (unsigned)skc_alive(&c->cc_daemons[i]);
-            if (live == 0 || mono_s() >= end)
-                break;
-            sleep_s(0.02);
+    double reap_end = 0;
+    for (;;) {
+        unsigned running = 0, exited = 0;
+        for (unsigned i = 0; i < c->cc_n; i++) {
+            if (!watch[i])
+                continue;
+            proc_state st = state_of(&c->cc_daemons[i]);
+            running += st == PROC_RUNNING;
+            exited += st == PROC_EXITED;
         }
-        if (phase == 1)
-            break;
-        for (unsigned i = 0; i < c->cc_n; i++)
-            if (skc_alive(&c->cc_daemons[i])) {
-                kill(c->cc_daemons[i].cd_pid, SIGKILL);
-                killed++;
-            }
-        end = mono_s() + 5;
+        double now = mono_s();
+        if (running == 0 && exited == 0)
+            return;
+        if (running == 0) {
+            if (reap_end == 0)
+                reap_end = now + REAP_WAIT_S;
+            if (now >= reap_end)
+                return;
+        } else if (now >= deadline) {
+            return;
+        }
+        sleep_s(0.01);
     }
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", c->cc_dir, CLUSTER_FILE);
-    unlink(path);
-    return killed;
+}
+
+int skc_stop(skc_cluster *c, double grace, skc_stop_result *out)
+{
+    skc_stop_result r;
+    memset(&r, 0, sizeof r);
+    unsigned char live[SKC_MAX_DAEMONS] = {0}, killed[SKC_MAX_DAEMONS] = {0};
+    for (unsigned i = 0; i < c->cc_n; i++)
+        if (state_of(&c->cc_daemons[i]) == PROC_RUNNING) {
+            live[i] = 1;
+            kill(c->cc_daemons[i].cd_pid, SIGTERM);
+        }
+    wait_gone(c, live, mono_s() + grace);
+    int any = 0;
+    for (unsigned i = 0; i < c->cc_n; i++)
+        if (live[i] && state_of(&c->cc_daemons[i]) == PROC_RUNNING) {
+            kill(c->cc_daemons[i].cd_pid, SIGKILL);
+            killed[i] = 1;
+            any = 1;
+        }
+    if (any)
+        wait_gone(c, killed, mono_s() + 5);
+    for (unsigned i = 0; i < c->cc_n; i++) {
+        if (!live[i])
+            continue;
+        proc_state st = state_of(&c->cc_daemons[i]);
+        if (st == PROC_RUNNING) {
+            if (r.sr_nleft < SKC_MAX_LEFT)
+                r.sr_left[r.sr_nleft] = c->cc_daemons[i].cd_pid;
+            r.sr_nleft++;
+            continue;
+        }
+        if (killed[i])
+            r.sr_killed++;
+        else
+            r.sr_stopped++;
+        r.sr_unreaped += st == PROC_EXITED;
+    }
+    /* The file stays while a daemon it names still runs, so that another
+     * `cluster down` can try again. */
+    if (r.sr_nleft == 0) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", c->cc_dir, CLUSTER_FILE);
+        unlink(path);
+    }
+    if (out != NULL)
+        *out = r;
+    return r.sr_nleft == 0 ? 0 : SK_ETIMEDOUT;
 }
 
 unsigned skc_scheduler_endpoints(const skc_cluster *c, const char **eps,

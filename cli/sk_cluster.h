@@ -19,6 +19,7 @@
 #ifndef SK_CLUSTER_H
 #define SK_CLUSTER_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -56,6 +57,9 @@ typedef struct skc_spec {
     const char *cs_log_level; /* NULL: info */
     double cs_timeout;        /* seconds to wait for readiness */
     int cs_quiet;             /* no progress on stderr */
+    /* NULL, or a flag (set by a signal handler) that makes skc_start stop
+     * what it started and return SK_ECANCELED within about 0.25 s */
+    volatile sig_atomic_t *cs_cancel;
 } skc_spec;
 
 /* skc_kind_name returns "scheduler" or "nodemon". */
@@ -87,15 +91,31 @@ int skc_alive(const skc_daemon *d);
  * writes the cluster file, and waits until every
  * daemon answers a status request and every scheduler sees every node
  * monitor. Returns 0; SK_EEXIST if a cluster already runs in the
- * directory; SK_ETIMEDOUT, SK_ESYS or SK_ENOTFOUND (a binary) with a
- * message in err, after stopping whatever it started. */
+ * directory; SK_ETIMEDOUT, SK_ESYS, SK_ENOTFOUND (a binary) or
+ * SK_ECANCELED (spec->cs_cancel) with a message in err, after stopping
+ * whatever it started. */
 int skc_start(const skc_spec *spec, skc_cluster *c, char *err, size_t errlen);
 
-/* skc_stop sends SIGTERM to every live daemon of c, waits up to grace
- * seconds, sends SIGKILL to those still alive and waits for them, then
- * removes the cluster file. Returns the number of daemons that needed
- * SIGKILL. */
-int skc_stop(skc_cluster *c, double grace);
+#define SKC_MAX_LEFT 16
+
+/* What skc_stop did to the daemons that were running when it began. */
+typedef struct skc_stop_result {
+    unsigned sr_stopped;  /* exited after SIGTERM, within the grace period */
+    unsigned sr_killed;   /* still running after it: SIGKILL, then exited */
+    unsigned sr_unreaped; /* of those, exited but not yet reaped by their
+                             parent (init) when skc_stop returned */
+    unsigned sr_nleft;    /* still running 5 s after SIGKILL */
+    pid_t sr_left[SKC_MAX_LEFT]; /* the first of them */
+} skc_stop_result;
+
+/* skc_stop sends SIGTERM to every running daemon of c and waits until
+ * each has exited, for at most grace seconds; sends SIGKILL to those
+ * still running and waits for them, at most 5 s more. An exited daemon is
+ * also waited for until its parent has reaped it (at most 5 s), so that
+ * on return its pid is gone. Then it removes the cluster file, unless a
+ * daemon still runs. Fills *out (if not NULL); returns 0, or
+ * SK_ETIMEDOUT if a daemon still runs. Blocks, polling every 10 ms. */
+int skc_stop(skc_cluster *c, double grace, skc_stop_result *out);
 
 /* skc_scheduler_endpoints fills eps (up to max) with the schedulers'
  * endpoints and returns how many. */

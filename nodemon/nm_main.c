@@ -200,7 +200,7 @@ static const sk_daemon_option OPTIONS[] = {
     {"weight", "USER=W", "weights", NULL,
      "fair-share weight of a user (repeatable; default 1)"},
     {"log-level", "LEVEL", "nodemon", "log_level",
-     "debug, info, warn or error (default info)"},
+     "debug, info, warn, error or off (default info)"},
 };
 
 /* The host name as a node name: the characters a transport name allows. */

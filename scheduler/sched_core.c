@@ -232,6 +232,7 @@ static void frontend_down(sched_core *c, sched_fe *fe)
             }
         }
         c->c_stats.ss_jobs_abandoned++;
+        c->c_stats.ss_tasks_abandoned += j->j_ntasks - j->j_ndone;
         sched_job_free(c, j);
     }
     sched_map_del(&c->c_fes, fe->fe_peer);

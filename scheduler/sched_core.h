@@ -113,7 +113,9 @@ typedef struct sched_stats {
     uint64_t ss_jobs_done;      /* JOB_DONE sent */
     uint64_t ss_jobs_cancelled; /* by CANCEL_JOB */
     uint64_t ss_jobs_abandoned; /* their frontend went away */
-    /* tasks */
+    /* tasks: submitted = the final outcomes + abandoned + in flight */
+    uint64_t ss_tasks_submitted; /* tasks of the jobs accepted */
+    uint64_t ss_tasks_abandoned; /* unfinished when their frontend left */
     uint64_t ss_tasks_launched;  /* TASK_REPLY with a task */
     uint64_t ss_tasks_retried;   /* lost attempts given another try */
     uint64_t ss_tasks_unplaced;  /* failed: no live preferred node */

@@ -73,7 +73,9 @@ static const char *check_limits(sched_core *c, const sk_submit_job *sj,
     if (sj->sj_ntasks == 0 || sj->sj_tasks == NULL)
         return "job has no task";
     if (sj->sj_ntasks > cfg->sc_max_tasks)
-        return sched_scratch_printf(s, "job has %u tasks, limit %lld",
+        return sched_scratch_printf(s,
+                                    "job has %u tasks, over the scheduler's "
+                                    "limit of %lld ([sched] max_tasks)",
                                     sj->sj_ntasks,
                                     (long long)cfg->sc_max_tasks);
     if (sj->sj_priority >= SK_PRIORITIES)
@@ -81,8 +83,10 @@ static const char *check_limits(sched_core *c, const sk_submit_job *sj,
                                     sj->sj_priority, SK_PRIORITIES - 1);
     double d = sj->sj_probe_ratio;
     if (d != 0 && !(d >= 1 && d <= cfg->sc_max_probe_ratio))
-        return sched_scratch_printf(s, "probe ratio %g out of range 1..%g", d,
-                                    cfg->sc_max_probe_ratio);
+        return sched_scratch_printf(s,
+                                    "probe ratio %g out of range 1..%g "
+                                    "([sched] max_probe_ratio)",
+                                    d, cfg->sc_max_probe_ratio);
     if (sj->sj_max_attempts > SK_MAX_ATTEMPTS)
         return sched_scratch_printf(s, "max attempts %u over the limit %u",
                                     sj->sj_max_attempts, SK_MAX_ATTEMPTS);
@@ -107,7 +111,7 @@ static const char *check_limits(sched_core *c, const sk_submit_job *sj,
             (ts->ts_spec.b_len > 0 && ts->ts_spec.b_data == NULL))
             return sched_scratch_printf(s,
                                         "task %u: spec of %u bytes, limit "
-                                        "%lld",
+                                        "%lld ([sched] max_spec_bytes)",
                                         i, ts->ts_spec.b_len,
                                         (long long)cfg->sc_max_spec_bytes);
         if (ts->ts_npreferred > SK_MAX_PREFERRED ||
@@ -128,7 +132,9 @@ static const char *check_limits(sched_core *c, const sk_submit_job *sj,
     }
     total += ptrs * sizeof(char *);
     if (total > (uint64_t)cfg->sc_max_job_bytes)
-        return sched_scratch_printf(s, "job of %llu bytes, limit %lld",
+        return sched_scratch_printf(s,
+                                    "job of %llu bytes, limit %lld "
+                                    "([sched] max_job_bytes)",
                                     (unsigned long long)total,
                                     (long long)cfg->sc_max_job_bytes);
     *bytes = (size_t)total;
@@ -245,7 +251,8 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
     if (st->ss_jobs >= (uint64_t)c->c_cfg.sc_max_jobs) {
         reject(c, from, sj->sj_job,
                sched_scratch_printf(&c->c_scratch,
-                                    "%lld jobs in flight already",
+                                    "%lld jobs in flight already, the "
+                                    "limit ([sched] max_jobs)",
                                     (long long)c->c_cfg.sc_max_jobs),
                &st->ss_reject_limit);
         return;
@@ -301,6 +308,7 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
     c->c_all = j;
     st->ss_jobs++;
     st->ss_jobs_accepted++;
+    st->ss_tasks_submitted += j->j_ntasks;
 
     sk_msg *m = sched_send(c, from, SK_MSG_JOB_ACCEPTED);
     if (m != NULL) {

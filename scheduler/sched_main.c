@@ -66,7 +66,7 @@ static const sk_daemon_option OPTIONS[] = {
     {"name", "NAME", "sched", "name", "this scheduler's name (default sched)"},
     {"id", "N", "sched", "id", "this scheduler's id (default 0)"},
     {"log-level", "LEVEL", "sched", "log_level",
-     "debug, info, warn or error (default info)"},
+     "debug, info, warn, error or off (default info)"},
 };
 
 int main(int argc, char **argv)

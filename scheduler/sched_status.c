@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 /* Room for the key/value pairs below; SK_MAX_STATUS_KV bounds it. */
-#define STATUS_KV 32
+#define STATUS_KV 40
 
 static const char *const COLUMNS[] = {
     "job",     "frontend", "fe_job", "user",   "tasks",
@@ -85,6 +85,12 @@ void sched_status_reply(sched_core *c, sk_peer from,
         0};
     uint64_t bad = st->ss_bad_type + st->ss_bad_peer + st->ss_bad_field +
                    st->ss_unknown_job + st->ss_bad_state + st->ss_stale;
+    /* Counted from the jobs themselves rather than kept in step, so that
+     * the totals below are a check: tasks_submitted = tasks_ok + _failed
+     * + _killed + _lost + _cancelled + _abandoned + tasks_in_flight. */
+    uint64_t in_flight = 0;
+    for (const sched_job *j = c->c_all; j != NULL; j = j->j_anext)
+        in_flight += j->j_ntasks - j->j_ndone;
     kv_u64(&f, "id", (uint64_t)c->c_cfg.sc_id);
     kv_u64(&f, "nodes", st->ss_nodes);
     kv_u64(&f, "nodes_live", st->ss_live);
@@ -96,13 +102,16 @@ void sched_status_reply(sched_core *c, sk_peer from,
     kv_u64(&f, "jobs_done", st->ss_jobs_done);
     kv_u64(&f, "jobs_cancelled", st->ss_jobs_cancelled);
     kv_u64(&f, "jobs_abandoned", st->ss_jobs_abandoned);
-    kv_u64(&f, "tasks_launched", st->ss_tasks_launched);
-    kv_u64(&f, "tasks_retried", st->ss_tasks_retried);
+    kv_u64(&f, "tasks_submitted", st->ss_tasks_submitted);
     kv_u64(&f, "tasks_ok", st->ss_outcome[SK_TASK_OK]);
     kv_u64(&f, "tasks_failed", st->ss_outcome[SK_TASK_FAILED]);
     kv_u64(&f, "tasks_killed", st->ss_outcome[SK_TASK_KILLED]);
     kv_u64(&f, "tasks_lost", st->ss_outcome[SK_TASK_LOST]);
     kv_u64(&f, "tasks_cancelled", st->ss_outcome[SK_TASK_CANCELLED]);
+    kv_u64(&f, "tasks_abandoned", st->ss_tasks_abandoned);
+    kv_u64(&f, "tasks_in_flight", in_flight);
+    kv_u64(&f, "tasks_launched", st->ss_tasks_launched);
+    kv_u64(&f, "tasks_retried", st->ss_tasks_retried);
     kv_u64(&f, "enqueues", st->ss_enqueues);
     kv_u64(&f, "reservations", st->ss_reservations);
     kv_u64(&f, "reservations_resent", st->ss_resent);

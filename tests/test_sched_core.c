@@ -420,7 +420,9 @@ static void test_limits(void)
     sched_new(&cfg, 17, &c);
     st_nodes_up(c, 4);
     cfg.sc_max_spec_bytes = 16;
-    reject_clean(c, &(st_job){.sj_job = 1, .ntasks = 6}, "6 tasks",
+    reject_clean(c, &(st_job){.sj_job = 1, .ntasks = 6},
+                 "job has 6 tasks, over the scheduler's limit of 5 ([sched] "
+                 "max_tasks)",
                  "too many tasks");
     reject_clean(c, &(st_job){.sj_job = 1, .ntasks = 0}, "no task", "no task");
     reject_clean(c, &(st_job){.sj_job = 1, .ntasks = 5, .ratio = 0.5},
@@ -591,6 +593,76 @@ static void test_status_and_config(void)
            "max_probe_ratio below probe_ratio: sched_new refuses");
 }
 
+/* A key of the scheduler's STATUS_REPLY as a number; -1 if missing. */
+static int64_t status_num(sched_core *c, const char *key)
+{
+    st_clear(c);
+    sk_msg m = {.m_type = SK_MSG_STATUS_REQUEST};
+    m.m_status_request.sq_request = 7;
+    sched_on_message(c, 600, &m, 50);
+    const sk_out *o = st_nth(c, SK_MSG_STATUS_REPLY, 0);
+    for (uint32_t i = 0; o != NULL && i < o->o_msg.m_status_reply.sr_nkv; i++)
+        if (strcmp(o->o_msg.m_status_reply.sr_kv[i].kv_key, key) == 0)
+            return strtoll(o->o_msg.m_status_reply.sr_kv[i].kv_value, NULL, 10);
+    return -1;
+}
+
+/* The status's task totals add up after every way a task can end: ok,
+ * failed, cancelled with its job, abandoned with its frontend, rejected
+ * with its job (never counted), and still in flight. */
+static void test_status_totals(void)
+{
+    sched_config cfg;
+    sched_config_init(&cfg);
+    cfg.sc_max_tasks = 5;
+    sched_core *c;
+    sched_new(&cfg, 21, &c);
+    st_nodes_up(c, 5);
+    /* Job 1, 3 tasks: one ok, one launched, one pending; then cancelled. */
+    st_submit(c, ST_FE, &(st_job){.sj_job = 1, .ntasks = 3}, 0);
+    probe p[8];
+    probes(c, p, 8);
+    st_get_task(c, p[0].pr_node, p[0].pr_job, p[0].pr_resv, 1);
+    st_get_task(c, p[1].pr_node, p[1].pr_job, p[1].pr_resv, 1);
+    st_finished(c, p[1].pr_node, p[1].pr_job, 1, 0, SK_TASK_OK, 2);
+    sk_msg m = {.m_type = SK_MSG_CANCEL_JOB};
+    m.m_cancel_job.cj_job = 1;
+    m.m_cancel_job.cj_reason = "user";
+    sched_on_message(c, ST_FE, &m, 3);
+    /* Job 2, 2 tasks: one failed, one still pending. */
+    st_clear(c);
+    st_submit(c, ST_FE, &(st_job){.sj_job = 2, .ntasks = 2}, 4);
+    probes(c, p, 8);
+    st_get_task(c, p[0].pr_node, p[0].pr_job, p[0].pr_resv, 5);
+    st_finished(c, p[0].pr_node, p[0].pr_job, 0, 0, SK_TASK_FAILED, 6);
+    /* Job 3, over the limit: rejected, so never submitted work. */
+    st_submit(c, ST_FE, &(st_job){.sj_job = 3, .ntasks = 6}, 7);
+    /* Job 1 of another frontend, 4 tasks, which then goes away. */
+    st_submit(c, ST_FE + 1, &(st_job){.sj_job = 1, .ntasks = 4}, 8);
+    sched_peer_down(c, ST_FE + 1, 9);
+
+    int64_t sub = status_num(c, "tasks_submitted");
+    int64_t ok = status_num(c, "tasks_ok"), bad = status_num(c, "tasks_failed");
+    int64_t killed = status_num(c, "tasks_killed");
+    int64_t lost = status_num(c, "tasks_lost");
+    int64_t cancelled = status_num(c, "tasks_cancelled");
+    int64_t abandoned = status_num(c, "tasks_abandoned");
+    int64_t flight = status_num(c, "tasks_in_flight");
+    tap_diag("submitted %lld: ok %lld failed %lld killed %lld lost %lld "
+             "cancelled %lld abandoned %lld in flight %lld",
+             (long long)sub, (long long)ok, (long long)bad, (long long)killed,
+             (long long)lost, (long long)cancelled, (long long)abandoned,
+             (long long)flight);
+    tap_ok(sub == 9 && ok == 1 && bad == 1 && killed == 0 && lost == 0 &&
+               cancelled == 2 && abandoned == 4 && flight == 1,
+           "status: 9 tasks submitted (the rejected job's not among them): "
+           "1 ok, 1 failed, 2 cancelled, 4 abandoned, 1 in flight");
+    tap_ok(sub == ok + bad + killed + lost + cancelled + abandoned + flight,
+           "status: submitted = ok + failed + killed + lost + cancelled + "
+           "abandoned + in flight");
+    sched_free(c);
+}
+
 static void quiet(void *arg, sk_log_level level, const char *line)
 {
     (void)arg;
@@ -613,6 +685,7 @@ int main(void)
     test_hostile();
     test_timeout();
     test_status_and_config();
+    test_status_totals();
     tap_done();
     return tap_exit_status();
 }
