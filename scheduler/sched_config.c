@@ -21,6 +21,9 @@ void sched_config_init(sched_config *cfg)
     cfg->sc_max_spec_bytes = SK_MAX_SPEC_BYTES;
     cfg->sc_max_job_bytes = 64 << 20;
     cfg->sc_max_jobs = 10000;
+    cfg->sc_max_bytes = 256 << 20;
+    cfg->sc_max_fe_jobs = 1000;
+    cfg->sc_max_fe_bytes = 128 << 20;
     cfg->sc_max_nodes = SK_MAX_NODES;
     cfg->sc_max_frontends = 1024;
     cfg->sc_launch_timeout_ms = 60000;
@@ -65,6 +68,12 @@ void sched_config_keys(sched_config *cfg, sk_config_key *keys)
     keys[n++] = KEY_INT("max_job_bytes", sc_max_job_bytes, 1024, 1u << 30,
                         "bytes of all specs and names of one job");
     keys[n++] = KEY_INT("max_jobs", sc_max_jobs, 1, 10000000, "jobs in flight");
+    keys[n++] = KEY_INT("max_bytes", sc_max_bytes, 1024, 1ll << 40,
+                        "bytes of all jobs held (specs and names)");
+    keys[n++] = KEY_INT("max_fe_jobs", sc_max_fe_jobs, 1, 10000000,
+                        "jobs in flight of one frontend");
+    keys[n++] = KEY_INT("max_fe_bytes", sc_max_fe_bytes, 1024, 1ll << 40,
+                        "bytes of the jobs of one frontend");
     keys[n++] = KEY_INT("max_nodes", sc_max_nodes, 1, SK_MAX_NODES,
                         "node monitors connected");
     keys[n++] = KEY_INT("max_frontends", sc_max_frontends, 1, 1000000,
@@ -103,6 +112,15 @@ int sched_config_check(const sched_config *cfg, char *err, size_t errlen)
         snprintf(err, errlen,
                  "[sched] max_probe_ratio: must be >= probe_ratio %g, got %g",
                  cfg->sc_probe_ratio, cfg->sc_max_probe_ratio);
+        return SK_ECONFIG;
+    }
+    if (cfg->sc_max_fe_bytes < cfg->sc_max_job_bytes ||
+        cfg->sc_max_bytes < cfg->sc_max_fe_bytes) {
+        snprintf(err, errlen,
+                 "[sched] max_job_bytes %lld <= max_fe_bytes %lld <= "
+                 "max_bytes %lld does not hold",
+                 (long long)cfg->sc_max_job_bytes,
+                 (long long)cfg->sc_max_fe_bytes, (long long)cfg->sc_max_bytes);
         return SK_ECONFIG;
     }
     return 0;

@@ -33,7 +33,9 @@
  * cancelled, their launched tasks killed, and nothing more is reported.
  *
  * Admission. A submission over a limit (tasks, spec bytes, jobs in
- * flight, probe ratio, attempts, labels), a duplicate, a long-running job
+ * flight, probe ratio, attempts, labels), over a budget (the bytes of all
+ * jobs held; the jobs and bytes of its frontend, so that one frontend
+ * cannot take what others need), a duplicate, a long-running job
  * (the flow path's business), or one that no live node monitor can run
  * (labels and resource request, when it has tasks without preferred
  * nodes; "no node monitors" when none is connected, "every node monitor
@@ -74,19 +76,23 @@ typedef struct sched_config {
     int64_t sc_max_spec_bytes;    /* one task's spec */
     int64_t sc_max_job_bytes;     /* all specs and names of one job */
     int64_t sc_max_jobs;          /* jobs in flight */
+    int64_t sc_max_bytes;         /* bytes of all jobs held, all frontends */
+    int64_t sc_max_fe_jobs;       /* jobs in flight of one frontend */
+    int64_t sc_max_fe_bytes;      /* bytes of the jobs of one frontend */
     int64_t sc_max_nodes;         /* node monitors connected */
     int64_t sc_max_frontends;     /* frontends connected */
     int64_t sc_launch_timeout_ms; /* launched, not started: lost (0 off) */
 } sched_config;
 
 /* Number of keys sched_config_keys describes. */
-#define SCHED_CONFIG_NKEYS 12
+#define SCHED_CONFIG_NKEYS 15
 
 /* sched_config_init fills cfg with the defaults: id 0, name "sched",
  * probe ratio 2, per-job probe ratio up to SK_MAX_PROBE_RATIO, 1 attempt
  * (no retry), 10,000 tasks per job, SK_MAX_SPEC_BYTES per spec, 64 MiB
- * per job, 10,000 jobs in flight, SK_MAX_NODES node monitors, 1,024
- * frontends, a launch timeout of 60 s. */
+ * per job, 10,000 jobs in flight, 256 MiB for all jobs held, 1,000 jobs
+ * and 128 MiB per frontend, SK_MAX_NODES node monitors, 1,024 frontends,
+ * a launch timeout of 60 s. */
 void sched_config_init(sched_config *cfg);
 
 /* sched_config_keys fills keys[0..SCHED_CONFIG_NKEYS) with the [sched]
@@ -96,7 +102,8 @@ void sched_config_init(sched_config *cfg);
 void sched_config_keys(sched_config *cfg, sk_config_key *keys);
 
 /* sched_config_check validates cfg (every field in its range, the
- * per-job probe ratio limit not below the default ratio). Returns 0 or
+ * per-job probe ratio limit not below the default ratio, max_job_bytes <=
+ * max_fe_bytes <= max_bytes). Returns 0 or
  * SK_ECONFIG with a message naming the field in err. */
 int sched_config_check(const sched_config *cfg, char *err, size_t errlen);
 
@@ -110,6 +117,8 @@ typedef struct sched_stats {
     uint64_t ss_reject_dup;     /* (frontend, sj_job) already in flight */
     uint64_t ss_reject_nodes;   /* no live node monitor can run it */
     uint64_t ss_reject_other;   /* long job, sender is a node monitor */
+    uint64_t ss_reject_budget;  /* over max_bytes, max_fe_jobs or
+                                   max_fe_bytes */
     uint64_t ss_jobs_done;      /* JOB_DONE sent */
     uint64_t ss_jobs_cancelled; /* by CANCEL_JOB */
     uint64_t ss_jobs_abandoned; /* their frontend went away */
@@ -146,6 +155,7 @@ typedef struct sched_stats {
     uint64_t ss_live;      /* of which up and not saturated */
     uint64_t ss_frontends; /* frontends known */
     uint64_t ss_jobs;      /* jobs in flight */
+    uint64_t ss_bytes;     /* bytes of the jobs held (their specs, names) */
     uint64_t ss_resv_open; /* reservations outstanding (sum of counts) */
 } sched_stats;
 

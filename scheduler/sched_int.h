@@ -102,6 +102,7 @@ struct sched_job {
     uint32_t j_count[SK_TASK_STATUS_MAX + 1]; /* final outcomes */
     sched_resv *j_resvs;
     void *j_blob;
+    size_t j_bytes; /* what admission counted for it (budgets) */
 };
 
 /* A frontend: a peer that submits jobs. */
@@ -109,6 +110,7 @@ struct sched_fe {
     sk_peer fe_peer;
     sched_map fe_jobs; /* sj_job -> sched_job */
     sched_job *fe_list;
+    uint64_t fe_bytes; /* bytes of its jobs held (sc_max_fe_bytes) */
 };
 
 /* A bump allocator for what outgoing messages point to; emptied at the

@@ -224,6 +224,34 @@ static void free_job_memory(sched_job *j)
     free(j);
 }
 
+/* over_budget says why a job of bytes from fe would exceed a budget, or
+ * NULL. Budgets keep one frontend from taking the memory and the job
+ * slots every frontend shares. */
+static const char *over_budget(sched_core *c, const sched_fe *fe, size_t bytes)
+{
+    const sched_config *cfg = &c->c_cfg;
+    if (fe->fe_jobs.mp_len >= (uint64_t)cfg->sc_max_fe_jobs)
+        return sched_scratch_printf(&c->c_scratch,
+                                    "this frontend has %llu jobs in flight, "
+                                    "its limit ([sched] max_fe_jobs)",
+                                    (unsigned long long)fe->fe_jobs.mp_len);
+    if (fe->fe_bytes + bytes > (uint64_t)cfg->sc_max_fe_bytes)
+        return sched_scratch_printf(&c->c_scratch,
+                                    "this frontend's jobs hold %llu bytes; "
+                                    "%zu more is over its budget of %lld "
+                                    "([sched] max_fe_bytes)",
+                                    (unsigned long long)fe->fe_bytes, bytes,
+                                    (long long)cfg->sc_max_fe_bytes);
+    if (c->c_stats.ss_bytes + bytes > (uint64_t)cfg->sc_max_bytes)
+        return sched_scratch_printf(&c->c_scratch,
+                                    "the scheduler holds %llu bytes of jobs; "
+                                    "%zu more is over its budget of %lld "
+                                    "([sched] max_bytes)",
+                                    (unsigned long long)c->c_stats.ss_bytes,
+                                    bytes, (long long)cfg->sc_max_bytes);
+    return NULL;
+}
+
 void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
 {
     sched_stats *st = &c->c_stats;
@@ -255,6 +283,10 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
                                     "limit ([sched] max_jobs)",
                                     (long long)c->c_cfg.sc_max_jobs),
                &st->ss_reject_limit);
+        return;
+    }
+    if ((why = over_budget(c, fe, bytes)) != NULL) {
+        reject(c, from, sj->sj_job, why, &st->ss_reject_budget);
         return;
     }
     if (c->c_nlive == 0) {
@@ -296,6 +328,9 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
     }
     j->j_id = ++c->c_next_job;
     j->j_fe = fe;
+    j->j_bytes = bytes;
+    fe->fe_bytes += bytes;
+    st->ss_bytes += bytes;
     sched_map_put(&c->c_jobs, j->j_id, j);
     sched_map_put(&fe->fe_jobs, j->j_fe_job, j);
     j->j_fnext = fe->fe_list;
@@ -472,5 +507,7 @@ void sched_job_free(sched_core *c, sched_job *j)
     if (j->j_anext != NULL)
         j->j_anext->j_aprev = j->j_aprev;
     c->c_stats.ss_jobs--;
+    c->c_stats.ss_bytes -= j->j_bytes;
+    fe->fe_bytes -= j->j_bytes;
     free_job_memory(j);
 }

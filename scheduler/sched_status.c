@@ -96,9 +96,11 @@ void sched_status_reply(sched_core *c, sk_peer from,
     kv_u64(&f, "nodes_live", st->ss_live);
     kv_u64(&f, "frontends", st->ss_frontends);
     kv_u64(&f, "jobs", st->ss_jobs);
+    kv_u64(&f, "job_bytes", st->ss_bytes);
     kv_u64(&f, "reservations_open", st->ss_resv_open);
     kv_u64(&f, "jobs_accepted", st->ss_jobs_accepted);
     kv_u64(&f, "jobs_rejected", st->ss_jobs_rejected);
+    kv_u64(&f, "jobs_rejected_budget", st->ss_reject_budget);
     kv_u64(&f, "jobs_done", st->ss_jobs_done);
     kv_u64(&f, "jobs_cancelled", st->ss_jobs_cancelled);
     kv_u64(&f, "jobs_abandoned", st->ss_jobs_abandoned);

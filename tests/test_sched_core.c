@@ -670,6 +670,91 @@ static void quiet(void *arg, sk_log_level level, const char *line)
     (void)line;
 }
 
+/* A core with budgets that hold `fe` and `all` jobs of 300 tasks (each
+ * job counted as `one` bytes), and fe_jobs jobs per frontend. */
+static sched_core *budget_core(uint64_t one, double fe, double all,
+                               int64_t fe_jobs)
+{
+    sched_config cfg;
+    sched_config_init(&cfg);
+    cfg.sc_max_job_bytes = (int64_t)one;
+    cfg.sc_max_fe_bytes = (int64_t)(fe * (double)one);
+    cfg.sc_max_bytes = (int64_t)(all * (double)one);
+    cfg.sc_max_fe_jobs = fe_jobs;
+    sched_core *c;
+    if (sched_new(&cfg, 5, &c) != 0)
+        tap_bail_out("budget core refused");
+    st_nodes_up(c, 4);
+    return c;
+}
+
+static bool accepted(sched_core *c, sk_peer fe, uint64_t id)
+{
+    st_clear(c);
+    st_submit(c, fe, &(st_job){.sj_job = id, .ntasks = 300}, 0);
+    return st_count(c, SK_MSG_JOB_ACCEPTED, fe) == 1;
+}
+
+/* Budgets: one frontend cannot take the memory or the job slots every
+ * frontend shares, and what a job held is given back when it ends. */
+static void test_budgets(void)
+{
+    sched_core *c = budget_core(1 << 20, 100, 100, 1000);
+    accepted(c, ST_FE, 1);
+    uint64_t one = (uint64_t)STAT(c, ss_bytes);
+    tap_ok(one >= 1024 && one < (1 << 20), "a 300-task job holds %llu bytes",
+           (unsigned long long)one);
+    sched_free(c);
+
+    c = budget_core(one, 100, 100, 2);
+    tap_ok(accepted(c, ST_FE, 1) && accepted(c, ST_FE, 2),
+           "a frontend's first 2 jobs are accepted");
+    reject_clean(c, &(st_job){.sj_job = 3, .ntasks = 300},
+                 "[sched] max_fe_jobs", "its third, over max_fe_jobs 2");
+    tap_ok(accepted(c, ST_FE + 1, 1),
+           "another frontend is not locked out by it");
+    sched_free(c);
+
+    c = budget_core(one, 2.5, 100, 1000);
+    tap_ok(accepted(c, ST_FE, 1) && accepted(c, ST_FE, 2),
+           "two jobs fit a frontend budget of 2.5 jobs' bytes");
+    reject_clean(c, &(st_job){.sj_job = 3, .ntasks = 300},
+                 "[sched] max_fe_bytes", "the third is over max_fe_bytes");
+    tap_ok(accepted(c, ST_FE + 1, 1), "another frontend has its own budget");
+    sched_free(c);
+
+    c = budget_core(one, 2.5, 3.5, 1000);
+    accepted(c, ST_FE, 1);
+    accepted(c, ST_FE, 2);
+    tap_ok(accepted(c, ST_FE + 1, 1), "a third job in all fits max_bytes");
+    st_clear(c);
+    st_submit(c, ST_FE + 1, &(st_job){.sj_job = 2, .ntasks = 300}, 0);
+    const sk_out *o = st_nth(c, SK_MSG_JOB_REJECTED, 0);
+    tap_ok(o != NULL &&
+               strstr(o->o_msg.m_job_ack.ja_reason, "[sched] max_bytes") !=
+                   NULL &&
+               STAT(c, ss_reject_budget) == 1,
+           "a fourth is over the scheduler's max_bytes, counted");
+    uint64_t held = (uint64_t)STAT(c, ss_bytes);
+    sk_msg m = {.m_type = SK_MSG_CANCEL_JOB};
+    m.m_cancel_job.cj_job = 1;
+    m.m_cancel_job.cj_reason = "user";
+    sched_on_message(c, ST_FE, &m, 1);
+    tap_ok((uint64_t)STAT(c, ss_bytes) == held - one &&
+               accepted(c, ST_FE + 1, 3),
+           "a cancelled job gives its bytes back: the next one fits");
+    sched_free(c);
+
+    sched_config cfg;
+    sched_config_init(&cfg);
+    cfg.sc_max_fe_bytes = cfg.sc_max_job_bytes - 1;
+    char err[200];
+    tap_ok(sched_config_check(&cfg, err, sizeof err) == SK_ECONFIG &&
+               strstr(err, "max_fe_bytes") != NULL,
+           "a frontend budget below one job's limit is a configuration "
+           "error");
+}
+
 int main(void)
 {
     tap_timeout(30);
@@ -682,6 +767,7 @@ int main(void)
     test_frontend_down();
     test_cancel_job();
     test_limits();
+    test_budgets();
     test_hostile();
     test_timeout();
     test_status_and_config();
