@@ -1,0 +1,223 @@
+/*
+ * fd_quincy.c - the quincy policy (Isard et al., SOSP 2009), the flow
+ * node's default cost model.
+ *
+ * The network, with the costs of fd_config (c_*):
+ *
+ *   task --(1, unsched + wait * seconds waited)--> U_job --(live tasks, 0)
+ *        --> sink        (fallback short work: one unsched more, so
+ *                         that it is placed ahead of long work)
+ *   task --(1, cluster)--> X --(sum of the rack's room, 0)--> R_rack
+ *        --(room, 0)--> node
+ *   task --(1, rack)--> R_rack        for a preferred rack ("rack=NAME")
+ *   task --(1, node)--> node          for a preferred node
+ *   node --(cheap: long tasks there + free slots, 0)--> sink
+ *   node --(the rest of its room, busy + queue * short queue)--> sink
+ *
+ * A placed or running task keeps only its continuation arc to its node
+ * (capacity 1, cost 0) and an escape arc to U_job at FD_ESCAPE_COST, so
+ * that the network stays feasible should its node's room shrink below
+ * what runs there; with preemption off (it is not implemented yet) the
+ * core ignores a flow that takes the escape. The wait cost is capped at
+ * FD_WAIT_CAP so that an old task never outgrows flowcore's limits; the
+ * configuration check keeps every other sum far below them.
+ *
+ * Graph entries: a node's e_arc[0] is its cheap arc to the sink, e_arc[1]
+ * the dear one, e_arc[2] its rack's arc to it; a rack's e_arc[0] is X's
+ * arc to it; a job's e_arc[0] is U_job -> sink; a task's e_arc[0] its
+ * arc to U_job.
+ */
+#include "fd_int.h"
+
+#include <string.h>
+
+#define FD_WAIT_CAP    ((int64_t)1 << 30)
+#define FD_ESCAPE_COST ((int64_t)1 << 31)
+
+static int q_init(const fd_core *c, fd_net *net)
+{
+    (void)c;
+    fc_node v;
+    int rc = fc_node_add(net->nt_g, 0, FC_NODE_SINK, &v);
+    if (rc != 0)
+        return rc;
+    net->nt_sink = v;
+    rc = fc_node_add(net->nt_g, 0, FC_NODE_AGGREGATOR, &v);
+    if (rc != 0)
+        return rc;
+    net->nt_cluster = v;
+    return 0;
+}
+
+static int q_rack_update(const fd_core *c, fd_net *net, fd_rack *r)
+{
+    (void)c;
+    fd_gent *e = fd_net_find(net, FD_G_RACK, r->r_slot);
+    if (e == NULL)
+        return FC_EINVAL;
+    return fd_net_arc_set(net, &e->e_arc[0], net->nt_cluster, e->e_node,
+                          r->r_cap, 0);
+}
+
+static int q_rack_add(const fd_core *c, fd_net *net, fd_rack *r)
+{
+    int rc = fd_net_node(net, FD_G_RACK, r->r_slot, 0, FC_NODE_AGGREGATOR);
+    return rc != 0 ? rc : q_rack_update(c, net, r);
+}
+
+static int q_rack_remove(const fd_core *c, fd_net *net, fd_rack *r)
+{
+    (void)c;
+    return fd_net_node_remove(net, FD_G_RACK, r->r_slot, false);
+}
+
+/* A node's two arcs to the sink: the room a long task can take at once
+ * (what long tasks hold there plus its free slots) at no cost, the rest
+ * of its room (a slot behind short tasks, which are short) dearer the
+ * longer its short queue. */
+static int q_node_update(const fd_core *c, fd_net *net, fd_node *n)
+{
+    const fd_config *cfg = &c->c_cfg;
+    fd_gent *e = fd_net_find(net, FD_G_NODE, n->n_slot);
+    fd_gent *re = fd_net_find(net, FD_G_RACK, n->n_rack->r_slot);
+    if (e == NULL || re == NULL)
+        return FC_EINVAL;
+    int64_t room = fd_node_room(n);
+    int64_t free_slots = n->n_used < n->n_slots ? n->n_slots - n->n_used : 0;
+    int64_t cheap = (int64_t)n->n_ntasks + free_slots;
+    if (cheap > room)
+        cheap = room;
+    int64_t queue = n->n_queue < 100000 ? n->n_queue : 100000;
+    int64_t busy = cfg->fc_q_busy_cost + queue * cfg->fc_q_queue_cost;
+    int rc =
+        fd_net_arc_set(net, &e->e_arc[0], e->e_node, net->nt_sink, cheap, 0);
+    if (rc == 0)
+        rc = fd_net_arc_set(net, &e->e_arc[1], e->e_node, net->nt_sink,
+                            room - cheap, busy);
+    if (rc == 0)
+        rc = fd_net_arc_set(net, &e->e_arc[2], re->e_node, e->e_node, room, 0);
+    return rc;
+}
+
+static int q_node_add(const fd_core *c, fd_net *net, fd_node *n)
+{
+    int rc = fd_net_node(net, FD_G_NODE, n->n_slot, 0, FC_NODE_MACHINE);
+    return rc != 0 ? rc : q_node_update(c, net, n);
+}
+
+static int q_node_remove(const fd_core *c, fd_net *net, fd_node *n)
+{
+    (void)c;
+    return fd_net_node_remove(net, FD_G_NODE, n->n_slot, false);
+}
+
+static int q_job_update(const fd_core *c, fd_net *net, fd_job *j)
+{
+    (void)c;
+    fd_gent *e = fd_net_find(net, FD_G_JOB, j->j_slot);
+    if (e == NULL)
+        return FC_EINVAL;
+    return fd_net_arc_set(net, &e->e_arc[0], e->e_node, net->nt_sink, j->j_live,
+                          0);
+}
+
+static int q_job_add(const fd_core *c, fd_net *net, fd_job *j)
+{
+    int rc = fd_net_node(net, FD_G_JOB, j->j_slot, 0, FC_NODE_UNSCHEDULED);
+    return rc != 0 ? rc : q_job_update(c, net, j);
+}
+
+static int q_job_remove(const fd_core *c, fd_net *net, fd_job *j)
+{
+    (void)c;
+    return fd_net_node_remove(net, FD_G_JOB, j->j_slot, false);
+}
+
+static int64_t unsched_cost(const fd_config *cfg, const fd_task *t,
+                            uint64_t now)
+{
+    uint64_t waited = now > t->t_since ? (now - t->t_since) / 1000000 : 0;
+    int64_t w =
+        (int64_t)(waited < (uint64_t)FD_WAIT_CAP ? waited : FD_WAIT_CAP);
+    int64_t cost = cfg->fc_q_unsched_cost + w * cfg->fc_q_wait_cost;
+    if (!t->t_job->j_long) /* fallback short work goes ahead of long */
+        cost += cfg->fc_q_unsched_cost;
+    return cost < FD_WAIT_CAP ? cost : FD_WAIT_CAP;
+}
+
+static int q_task_arcs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
+{
+    const fd_config *cfg = &c->c_cfg;
+    fd_gent *te = fd_net_find(net, FD_G_TASK, t->t_slot);
+    fd_gent *je = fd_net_find(net, FD_G_JOB, t->t_job->j_slot);
+    if (te == NULL || je == NULL)
+        return FC_EINVAL;
+    fc_node v = te->e_node;
+    te->e_arc[0] = FC_NONE;
+    if (t->t_state != FD_TASK_WAITING) {
+        fd_gent *ne = fd_net_find(net, FD_G_NODE, t->t_node->n_slot);
+        if (ne == NULL)
+            return FC_EINVAL;
+        int rc = fd_net_arc(net, v, ne->e_node, 1, 0, NULL);
+        if (rc == 0)
+            rc = fd_net_arc(net, v, je->e_node, 1, FD_ESCAPE_COST,
+                            &te->e_arc[0]);
+        return rc;
+    }
+    int rc = fd_net_arc(net, v, je->e_node, 1, unsched_cost(cfg, t, now),
+                        &te->e_arc[0]);
+    if (rc == 0)
+        rc = fd_net_arc(net, v, net->nt_cluster, 1, cfg->fc_q_cluster_cost,
+                        NULL);
+    for (uint32_t i = 0; rc == 0 && i < t->t_nprefs; i++) {
+        const char *p = t->t_prefs[i];
+        fd_gent *pe = NULL;
+        int64_t cost;
+        if (strncmp(p, "rack=", 5) == 0) {
+            fd_rack *r = fd_rack_by_name(c, p + 5);
+            pe = r == NULL ? NULL : fd_net_find(net, FD_G_RACK, r->r_slot);
+            cost = cfg->fc_q_rack_cost;
+        } else {
+            fd_node *n = fd_node_by_name(c, p);
+            pe = n == NULL ? NULL : fd_net_find(net, FD_G_NODE, n->n_slot);
+            cost = cfg->fc_q_node_cost;
+        }
+        if (pe != NULL)
+            rc = fd_net_arc(net, v, pe->e_node, 1, cost, NULL);
+    }
+    return rc;
+}
+
+static int q_task_costs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
+{
+    fd_gent *te = fd_net_find(net, FD_G_TASK, t->t_slot);
+    if (te == NULL || te->e_arc[0] == FC_NONE || t->t_state != FD_TASK_WAITING)
+        return 0;
+    int64_t cost = unsched_cost(&c->c_cfg, t, now);
+    if (fc_arc_cost(net->nt_g, te->e_arc[0]) == cost)
+        return 0;
+    return fc_arc_set_cost(net->nt_g, te->e_arc[0], cost);
+}
+
+const fd_policy fd_policy_quincy = {
+    .po_name = "quincy",
+    .po_init = q_init,
+    .po_rack_add = q_rack_add,
+    .po_rack_update = q_rack_update,
+    .po_rack_remove = q_rack_remove,
+    .po_node_add = q_node_add,
+    .po_node_update = q_node_update,
+    .po_node_remove = q_node_remove,
+    .po_job_add = q_job_add,
+    .po_job_update = q_job_update,
+    .po_job_remove = q_job_remove,
+    .po_task_arcs = q_task_arcs,
+    .po_task_costs = q_task_costs,
+};
+
+const fd_policy *fd_policy_find(const char *name)
+{
+    if (strcmp(name, fd_policy_quincy.po_name) == 0)
+        return &fd_policy_quincy;
+    return NULL;
+}
