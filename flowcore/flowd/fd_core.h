@@ -81,6 +81,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Settings of a core. Integer fields are int64_t so that a daemon's
  * configuration loader can fill them directly. */
@@ -275,6 +276,24 @@ int fd_round_end(fd_core *c, sk_time now, fd_round *round, int solve_rc,
 int fd_core_build_fresh(const fd_core *c, sk_time now, fc_graph **out);
 
 /* --- status and inspection ------------------------------------------------*/
+
+/* fd_core_graph returns the core's network as of the last sync (the
+ * start or end of a round), for reading only; not while a round is out
+ * (another thread may be solving it). Valid until the next call. */
+const fc_graph *fd_core_graph(const fd_core *c);
+
+/* fd_core_gnode_name writes into buf what node v of the core's network
+ * stands for: "sink", "cluster", "rack NAME", "node NAME", "unsched
+ * SCHED/JOB" or "task SCHED/JOB/INDEX" (SCHED the scheduler's id).
+ * Returns 0 or SK_ENOTFOUND. O(1). */
+int fd_core_gnode_name(const fd_core *c, fc_node v, char *buf, size_t len);
+
+/* fd_core_dump writes the core's network as DIMACS (fc_dimacs_write),
+ * preceded by a comment line "c name ID TEXT" per node (ID as the
+ * DIMACS writer numbers it, TEXT as fd_core_gnode_name): what `skylark
+ * flow dump` prints, and what LEMON's dimacs-solver and `skylark solve`
+ * read. Not while a round is out. Returns 0 or SK_EIO. O(network). */
+int fd_core_dump(const fd_core *c, FILE *out);
 
 /* fd_core_status fills reply (for req, at now) with key/value pairs
  * (nodes, long tasks running and waiting, the last round: events, solve

@@ -18,7 +18,8 @@ flowcore_flowd_libflowd_la_SOURCES = \
 	flowcore/flowd/fd_sync.c \
 	flowcore/flowd/fd_net.c \
 	flowcore/flowd/fd_quincy.c \
-	flowcore/flowd/fd_status.c
+	flowcore/flowd/fd_status.c \
+	flowcore/flowd/fd_dump.c
 flowcore_flowd_libflowd_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd
 flowcore_flowd_libflowd_la_LIBADD = flowcore/libflowcore.la client/libskylark.la
 
@@ -36,3 +37,9 @@ TESTS += tests/test_fd_core
 tests_test_fd_core_SOURCES = tests/test_fd_core.c
 tests_test_fd_core_CPPFLAGS = $(FD_TEST_CPPFLAGS)
 tests_test_fd_core_LDADD = tests/libfdtest.a $(FD_TEST_LDADD)
+
+check_PROGRAMS += tests/test_fd_policy
+TESTS += tests/test_fd_policy
+tests_test_fd_policy_SOURCES = tests/test_fd_policy.c
+tests_test_fd_policy_CPPFLAGS = $(FD_TEST_CPPFLAGS)
+tests_test_fd_policy_LDADD = tests/libfdtest.a $(FD_TEST_LDADD)
