@@ -278,6 +278,7 @@ static void test_late_preference(void)
     tap_is_int(st.ss_cost, 3 * 10 + 1020, "3 on n9, one waits");
     fd_round_end(c, T0 + 2100 * MS, r, rc, &st);
     tap_is_int(fd_core_node_long(c, 9), 3, "n9 filled to its cap");
+    fdt_drain(c);
     fd_core_peer_down(c, T0 + 2200 * MS, 9);
     tap_is_int(fdt_round(c, T0 + 2300 * MS, NULL), 0, "round after leave");
     arc_text got[MAX_ARCS];

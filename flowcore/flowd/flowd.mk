@@ -43,3 +43,9 @@ TESTS += tests/test_fd_policy
 tests_test_fd_policy_SOURCES = tests/test_fd_policy.c
 tests_test_fd_policy_CPPFLAGS = $(FD_TEST_CPPFLAGS)
 tests_test_fd_policy_LDADD = tests/libfdtest.a $(FD_TEST_LDADD)
+
+check_PROGRAMS += tests/test_fd_property
+TESTS += tests/test_fd_property
+tests_test_fd_property_SOURCES = tests/test_fd_property.c
+tests_test_fd_property_CPPFLAGS = $(FD_TEST_CPPFLAGS)
+tests_test_fd_property_LDADD = tests/libfdtest.a $(FD_TEST_LDADD)
