@@ -496,6 +496,54 @@ static void test_restart(void)
     fd_core_free(c);
 }
 
+/* With preemption on, fallback work waiting displaces a long task that
+ * has not run long: RELEASE with kill, RESERVE of the newcomer there,
+ * the displaced task waits with its next attempt, which does not count
+ * against max_attempts. Off, nothing moves. */
+static void test_preemption(bool on)
+{
+    fd_config cfg = cfg_test();
+    cfg.fc_preemption = on;
+    cfg.fc_max_attempts = 1;
+    fd_core *c = fdt_core(&cfg, T0);
+    fdt_node(c, T0, 1, "n1", 1, NULL, 1.0); /* cap 1 */
+    fdt_sched(c, T0, SCHED, SID);
+    fdt_submit(c, T0, SCHED, 1, 1, true, NULL, 0);
+    fdt_round(c, T0 + 1000 * MS, NULL);
+    resv r[4];
+    tap_is_int((int64_t)take_reserves(c, r, 4), 1, "long task placed");
+    fdt_answer(c, T0 + 1001 * MS, 1, &r[0].rv, true);
+    fdt_run run = {1, 0, 0};
+    fdt_heartbeat(c, T0 + 1100 * MS, 1, 1, 1, 1, 1, 0, &run, 1);
+    tap_is_int(task_state(c, 1, 0, NULL), FD_TASK_RUNNING, "it runs");
+    fdt_round(c, T0 + 1200 * MS, NULL);
+    /* fallback work: unscheduled costs 2000 against 1000 + 10 * 1 s
+     * waited + 10 * 2 s of work lost (and 100 to place it) */
+    fdt_submit(c, T0 + 3100 * MS, SCHED, 2, 1, false, NULL, 0);
+    tap_is_int(fdt_round(c, T0 + 3200 * MS, NULL), 0, "round");
+    const sk_msg *rl = fdt_nth(c, SK_MSG_RELEASE, 0, NULL);
+    sk_peer to = 0;
+    const sk_msg *rv = fdt_nth(c, SK_MSG_RESERVE, 0, &to);
+    uint32_t attempt = 0;
+    if (on) {
+        tap_ok(rl != NULL && rl->m_release.rl_resv == r[0].rv.rv_resv &&
+                   rl->m_release.rl_kill,
+               "preemption: the long task released with kill");
+        tap_ok(rv != NULL && rv->m_reserve.rv_job == 2 && to == 1,
+               "the fallback task reserved in its place");
+        tap_is_int(task_state(c, 1, 0, &attempt), FD_TASK_WAITING,
+                   "the displaced task waits");
+        tap_is_int(attempt, 1, "with its next attempt");
+        tap_is_int((int64_t)fd_core_stats(c)->fs_preempted, 1, "counted");
+        tap_is_int(fd_core_node_long(c, 1), 1, "the node stays at its cap");
+    } else {
+        tap_ok(rl == NULL && rv == NULL, "no preemption: nothing moves");
+        tap_is_int(task_state(c, 1, 0, NULL), FD_TASK_RUNNING, "it runs on");
+    }
+    fdt_drain(c);
+    fd_core_free(c);
+}
+
 /* Input out of range or from the wrong peer is counted and dropped. */
 static void test_bad_input(void)
 {
@@ -572,6 +620,8 @@ int main(void)
     test_during_solve();
     test_lost_reserve();
     test_restart();
+    test_preemption(false);
+    test_preemption(true);
     test_bad_input();
     tap_done();
     return tap_exit_status();

@@ -345,6 +345,7 @@ static void run_seed(int seed)
     cfg.fc_round_events = 4;
     cfg.fc_max_attempts = 4;
     cfg.fc_max_rejects = 3;
+    cfg.fc_preemption = seed % 2 == 0;
     w->now = T0;
     w->c = fdt_core(&cfg, w->now);
     fdt_sched(w->c, w->now, SCHED, SID);
@@ -373,10 +374,10 @@ static void run_seed(int seed)
     const fd_stats *st = fd_core_stats(w->c);
     tap_diag("seed %d: reserves %" PRIu64 " acks %" PRIu64 " rejects %" PRIu64
              " lost %" PRIu64 " ended %" PRIu64 " replanned %" PRIu64
-             " nodes down %" PRIu64 " dropped %" PRIu64,
+             " nodes down %" PRIu64 " dropped %" PRIu64 " preempted %" PRIu64,
              seed, st->fs_reserves, st->fs_acks, st->fs_rejects,
              st->fs_reserve_lost, st->fs_tasks_ended, st->fs_replanned,
-             st->fs_nodes_down, st->fs_dropped_dead);
+             st->fs_nodes_down, st->fs_dropped_dead, st->fs_preempted);
     fdt_drain(w->c);
     fd_core_free(w->c);
     free(w);

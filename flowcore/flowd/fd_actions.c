@@ -31,6 +31,7 @@ void fd_send_reserve(fd_core *c, sk_time now, fd_task *t, fd_node *n)
     }
     fd_task_assign(c, t, n);
     t->t_resv = resv;
+    t->t_waited += now > t->t_since ? now - t->t_since : 0;
     t->t_since = now;
     fd_task_set_state(c, t, FD_TASK_RESERVED);
     fd_list_push(&c->c_reserves, &t->t_resv_link);

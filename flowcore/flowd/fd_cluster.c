@@ -334,9 +334,11 @@ static bool adopt(fd_core *c, sk_time now, fd_node *n, const sk_running *ru)
         if (n->n_ntasks >= fd_node_room(n))
             return false;
         t->t_attempt = ru->ru_attempt;
+        t->t_waited += now > t->t_since ? now - t->t_since : 0;
         fd_task_assign(c, t, n);
         t->t_resv = 0; /* the node did not tell it */
         fd_task_set_state(c, t, FD_TASK_RUNNING);
+        t->t_run_since = now;
         t->t_seen = true;
         c->c_st.fs_adopted++;
         fd_event(c, now);
@@ -393,6 +395,7 @@ void fd_on_heartbeat(fd_core *c, sk_time now, fd_node *n,
                 if (t->t_state == FD_TASK_RESERVED)
                     fd_list_remove(&t->t_resv_link); /* ack overtaken */
                 fd_task_set_state(c, t, FD_TASK_RUNNING);
+                t->t_run_since = now;
             }
             continue;
         }

@@ -36,6 +36,9 @@ void fd_config_init(fd_config *cfg)
     cfg->fc_q_queue_cost = 2;
     cfg->fc_q_unsched_cost = 1000;
     cfg->fc_q_wait_cost = 10;
+    cfg->fc_preemption = false;
+    cfg->fc_q_kill_cost = 10;
+    cfg->fc_q_move_cost = 200;
 }
 
 typedef struct range {
@@ -72,6 +75,8 @@ int fd_config_check(const fd_config *cfg, char *err, size_t errlen)
         {"q_queue_cost", cfg->fc_q_queue_cost, 0, 1000},
         {"q_unsched_cost", cfg->fc_q_unsched_cost, 0, COST_MAX},
         {"q_wait_cost", cfg->fc_q_wait_cost, 0, COST_MAX},
+        {"q_kill_cost", cfg->fc_q_kill_cost, 0, COST_MAX},
+        {"q_move_cost", cfg->fc_q_move_cost, 0, COST_MAX},
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
         if (r[i].value < r[i].lo || r[i].value > r[i].hi) {

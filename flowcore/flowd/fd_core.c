@@ -103,6 +103,7 @@ int fd_core_new(const fd_config *cfg, uint64_t epoch, sk_time now,
     fd_list_init(&c->c_reserves);
     fd_list_init(&c->c_pref_waiting);
     fd_list_init(&c->c_waiting);
+    fd_list_init(&c->c_assigned);
     fd_list_init(&c->c_dirty_tasks);
     fd_list_init(&c->c_dirty_nodes);
     fd_list_init(&c->c_dirty_jobs);
@@ -355,31 +356,88 @@ int fd_round_begin(fd_core *c, sk_time now, fd_round **out)
     return 0;
 }
 
-/* Act on one placement: a waiting task whose flow reaches a live node
- * with room gets a RESERVE there. */
-static void place(fd_core *c, sk_time now, const fc_placement *pl)
+/* The task and node of a placement, or false when either is not a
+ * live record (it ended or left during the solve). */
+static bool pl_records(fd_core *c, const fc_placement *pl, fd_task **t,
+                       fd_node **n)
 {
     fd_gref tr = fd_net_ref(c->c_net, pl->pl_task);
     fd_gref nr = fd_net_ref(c->c_net, pl->pl_machine);
     if (tr.g_kind != FD_G_TASK || nr.g_kind != FD_G_NODE)
-        return;
-    fd_task *t = fd_slots_get(&c->c_tasks, tr.g_slot);
-    fd_node *n = fd_slots_get(&c->c_nodes, nr.g_slot);
-    if (t == NULL || n == NULL || t->t_state == FD_TASK_DEAD || n->n_dead) {
+        return false;
+    *t = fd_slots_get(&c->c_tasks, tr.g_slot);
+    *n = fd_slots_get(&c->c_nodes, nr.g_slot);
+    if (*t == NULL || *n == NULL || (*t)->t_state == FD_TASK_DEAD ||
+        (*n)->n_dead) {
         c->c_st.fs_dropped_dead++;
+        return false;
+    }
+    return true;
+}
+
+/* Preemption: stop the placed task t where it is (its flow left), to be
+ * placed again from waiting with its next attempt. */
+static void evict(fd_core *c, sk_time now, fd_task *t)
+{
+    if (t->t_attempt + 1 >= SK_MAX_ATTEMPTS) {
+        c->c_st.fs_ignored_moves++;
         return;
     }
-    if (t->t_state != FD_TASK_WAITING) {
-        if (t->t_node != n)
+    fd_send_release(c, t->t_node, t->t_resv, t->t_job->j_id, t->t_index);
+    fd_task_unassign(c, t);
+    t->t_attempt++;
+    t->t_moves++;
+    t->t_since = now;
+    t->t_round = c->c_stamp;
+    fd_task_set_state(c, t, FD_TASK_WAITING);
+    c->c_st.fs_preempted++;
+    fd_event(c, now);
+}
+
+/* Compare the flow with what runs. A task that changed during the solve
+ * (dirty: its part of the network is stale) is left for the next round,
+ * unless this round stopped it. */
+static void act(fd_core *c, sk_time now, const fc_placement *pl, size_t count)
+{
+    c->c_stamp++;
+    bool preempt = c->c_cfg.fc_preemption;
+    for (size_t i = 0; i < count; i++) {
+        fd_task *t;
+        fd_node *n;
+        if (!pl_records(c, &pl[i], &t, &n) || t->t_dirty ||
+            t->t_state == FD_TASK_WAITING || t->t_node == n)
+            continue;
+        if (preempt)
+            evict(c, now, t); /* moved: placed below */
+        else
             c->c_st.fs_ignored_moves++;
-        return;
     }
-    if (n->n_ntasks >= fd_node_room(n)) {
-        c->c_st.fs_dropped_cap++;
-        return;
+    if (preempt) { /* flow to U_job: stopped, waits */
+        for (fd_link *l = c->c_assigned.l_next; l != &c->c_assigned;) {
+            fd_task *t = FD_CONTAINER(l, fd_task, t_assigned_link);
+            l = l->l_next;
+            fd_gent *e = fd_net_find(c->c_net, FD_G_TASK, t->t_slot);
+            if (!t->t_dirty && e != NULL && e->e_arc[0] != FC_NONE &&
+                fc_arc_flow(c->c_net->nt_g, e->e_arc[0]) > 0)
+                evict(c, now, t);
+        }
     }
-    fd_send_reserve(c, now, t, n);
-    c->c_st.fs_last_placed++;
+    for (size_t i = 0; i < count; i++) {
+        fd_task *t;
+        fd_node *n;
+        if (!pl_records(c, &pl[i], &t, &n) || t->t_state != FD_TASK_WAITING)
+            continue;
+        if (t->t_dirty && t->t_round != c->c_stamp) {
+            c->c_st.fs_dropped_dead++; /* changed meanwhile */
+            continue;
+        }
+        if (n->n_ntasks >= fd_node_room(n)) {
+            c->c_st.fs_dropped_cap++;
+            continue;
+        }
+        fd_send_reserve(c, now, t, n);
+        c->c_st.fs_last_placed++;
+    }
 }
 
 int fd_round_end(fd_core *c, sk_time now, fd_round *round, int solve_rc,
@@ -414,8 +472,7 @@ int fd_round_end(fd_core *c, sk_time now, fd_round *round, int solve_rc,
             fd_event(c, now);
             rc = SK_ENOMEM;
         }
-        for (size_t i = 0; i < n; i++)
-            place(c, now, &pl[i]);
+        act(c, now, pl, n);
         free(pl);
     }
     int src = fd_sync(c, c->c_net, now);

@@ -113,6 +113,9 @@ typedef struct fd_config {
     int64_t fc_q_queue_cost;   /* per short reservation queued there */
     int64_t fc_q_unsched_cost; /* leaving a task unscheduled */
     int64_t fc_q_wait_cost;    /* ... more per second it has waited */
+    bool fc_preemption;        /* placed tasks may be moved or stopped */
+    int64_t fc_q_kill_cost;    /* preemption: per second of work lost */
+    int64_t fc_q_move_cost;    /* preemption: moving a task elsewhere */
 } fd_config;
 
 /* fd_config_init sets the defaults: name "flowd", policy "quincy",
@@ -122,7 +125,9 @@ typedef struct fd_config {
  * 16,384 nodes, 1,024 schedulers, 10,000 jobs, 200,000 tasks,
  * SK_MAX_TASKS tasks and 64 MiB per job; quincy costs 100 (cluster), 40
  * (rack), 10 (node), 50 (busy), 2 (queue), 1,000 (unscheduled), 10 (per
- * second waited). */
+ * second waited); preemption off, and when on 10 per second run (kill:
+ * a running task gains weight as fast as a waiting one) and 200 to
+ * move. */
 void fd_config_init(fd_config *cfg);
 
 /* fd_config_check validates cfg: every field in its range, and costs
@@ -155,6 +160,7 @@ typedef struct fd_stats {
                                   left during the solve */
     uint64_t fs_dropped_cap;   /* placements over a node's cap dropped */
     uint64_t fs_ignored_moves; /* flow left a task's node (no preemption) */
+    uint64_t fs_preempted;     /* placed tasks stopped (moved or waiting) */
     /* rounds */
     uint64_t fs_rounds;     /* rounds ended */
     uint64_t fs_round_fail; /* rounds whose solve failed */
@@ -257,11 +263,14 @@ int fd_round_begin(fd_core *c, sk_time now, fd_round **out);
 
 /* fd_round_end takes the round back with fc_solve's result solve_rc and
  * stats (NULL allowed). On success the flow's placements are compared
- * with what runs: a waiting task whose flow reaches a live node gets a
- * RESERVE there, unless the task ended or the node left during the solve
- * or the node's long-task cap is reached; everything else stays as it
- * is. On failure nothing is placed and the next round solves from
- * scratch. Then the changes queued meanwhile are applied. Returns 0,
+ * with what runs: with fc_preemption, a placed task whose flow left its
+ * node (to another node, or unscheduled) gets a RELEASE with kill there
+ * and waits again with its next attempt (moves do not count against
+ * max_attempts); then a waiting task whose flow reaches a live node gets
+ * a RESERVE there, unless the task changed or ended, or the node left,
+ * during the solve, or the node's long-task cap is reached; everything
+ * else stays as it is. On failure nothing is placed and the next round solves
+ * from scratch. Then the changes queued meanwhile are applied. Returns 0,
  * SK_EINVAL (round is not the one out) or SK_ENOMEM (placements could
  * not be read; tasks stay waiting). Loop thread. */
 int fd_round_end(fd_core *c, sk_time now, fd_round *round, int solve_rc,

@@ -78,15 +78,20 @@ typedef struct fd_task {
     uint64_t t_resv;      /* its reservation (0: adopted, unknown) */
     uint64_t t_order;     /* acknowledgement order on its node */
     sk_time t_since;      /* waiting since, or RESERVE sent at */
+    sk_time t_run_since;  /* seen running since */
+    sk_time t_waited;     /* time waited before t_since, all spells */
+    uint32_t t_moves;     /* attempts used up by preemption */
+    uint64_t t_round;     /* stamp: stopped by this round's flow */
     const char **t_prefs; /* preferred nodes, "rack=NAME" for racks */
     uint32_t t_nprefs;
     const uint8_t *t_spec;
     uint32_t t_spec_len;
-    fd_link t_node_link;  /* in its node's n_tasks */
-    fd_link t_dirty_link; /* in c_dirty_tasks */
-    fd_link t_resv_link;  /* in c_reserves (RESERVED) */
-    fd_link t_pref_link;  /* in c_pref_waiting (waiting, has prefs) */
-    fd_link t_wait_link;  /* in c_waiting (waiting) */
+    fd_link t_node_link;     /* in its node's n_tasks */
+    fd_link t_dirty_link;    /* in c_dirty_tasks */
+    fd_link t_resv_link;     /* in c_reserves (RESERVED) */
+    fd_link t_pref_link;     /* in c_pref_waiting (waiting, has prefs) */
+    fd_link t_wait_link;     /* in c_waiting (waiting) */
+    fd_link t_assigned_link; /* in c_assigned (on a node) */
 } fd_task;
 
 typedef struct fd_sched {
@@ -273,6 +278,8 @@ struct fd_core {
     fd_link c_reserves;     /* RESERVED tasks, oldest first */
     fd_link c_pref_waiting; /* waiting tasks with preferences */
     fd_link c_waiting;      /* waiting tasks */
+    fd_link c_assigned;     /* tasks on a node */
+    uint64_t c_stamp;       /* rounds ended, for t_round */
     fd_link c_dirty_tasks, c_dirty_nodes, c_dirty_jobs;
     fd_link c_mchanges; /* nodes with a MEMBERSHIP change */
     bool c_nodes_added; /* since the last sync */

@@ -121,6 +121,7 @@ void fd_task_assign(fd_core *c, fd_task *t, fd_node *n)
     SK_ASSERT(t->t_node == NULL && !n->n_dead);
     t->t_node = n;
     fd_list_push(&n->n_tasks, &t->t_node_link);
+    fd_list_push(&c->c_assigned, &t->t_assigned_link);
     n->n_ntasks++;
     fd_node_touch(c, n);
     fd_task_dirty(c, t);
@@ -133,6 +134,7 @@ void fd_task_unassign(fd_core *c, fd_task *t)
         return;
     fd_list_remove(&t->t_node_link);
     fd_list_remove(&t->t_resv_link);
+    fd_list_remove(&t->t_assigned_link);
     n->n_ntasks--;
     fd_node_touch(c, n);
     if (t->t_resv != 0)
@@ -205,7 +207,8 @@ void fd_task_end(fd_core *c, sk_time now, fd_task *t, uint8_t status,
 
 void fd_task_retry(fd_core *c, sk_time now, fd_task *t, const char *why)
 {
-    if (t->t_attempt + 1 >= t->t_job->j_max_attempts) {
+    if (t->t_attempt - t->t_moves + 1 >= t->t_job->j_max_attempts ||
+        t->t_attempt + 1 >= SK_MAX_ATTEMPTS) {
         c->c_st.fs_tasks_lost++;
         fd_task_end(c, now, t, SK_TASK_LOST, why);
         return;

@@ -4,7 +4,8 @@
  *
  * The network, with the costs of fd_config (c_*):
  *
- *   task --(1, unsched + wait * seconds waited)--> U_job --(live tasks, 0)
+ *   task --(1, unsched + wait * seconds waited, all spells)--> U_job --(live
+ * tasks, 0)
  *        --> sink        (fallback short work: one unsched more, so
  *                         that it is placed ahead of long work)
  *   task --(1, cluster)--> X --(sum of the rack's room, 0)--> R_rack
@@ -14,18 +15,23 @@
  *   node --(cheap: long tasks there + free slots, 0)--> sink
  *   node --(the rest of its room, busy + queue * short queue)--> sink
  *
- * A placed or running task keeps only its continuation arc to its node
- * (capacity 1, cost 0) and an escape arc to U_job at FD_ESCAPE_COST, so
- * that the network stays feasible should its node's room shrink below
- * what runs there; with preemption off (it is not implemented yet) the
- * core ignores a flow that takes the escape. The wait cost is capped at
- * FD_WAIT_CAP so that an old task never outgrows flowcore's limits; the
- * configuration check keeps every other sum far below them.
+ * A placed or running task keeps its continuation arc to its node
+ * (capacity 1, cost 0). With preemption off it also has an escape arc to
+ * U_job at FD_ESCAPE_COST, so that the network stays feasible should its
+ * node's room shrink below what runs there; the core ignores a flow that
+ * takes it. With preemption on (Quincy's model: stopping a task costs
+ * the work it has done), the arc to U_job costs what leaving it
+ * unscheduled would (its wait so far counts) + kill * seconds it has run,
+ * and an arc to X (a move) costs cluster + move + kill * seconds run: a task
+ * that waited long enough, or that fits only where another runs, can displace
+ * it. The wait cost is capped at FD_WAIT_CAP so that an old task never outgrows
+ * flowcore's limits; the configuration check keeps every other sum far below
+ * them.
  *
  * Graph entries: a node's e_arc[0] is its cheap arc to the sink, e_arc[1]
  * the dear one, e_arc[2] its rack's arc to it; a rack's e_arc[0] is X's
  * arc to it; a job's e_arc[0] is U_job -> sink; a task's e_arc[0] its
- * arc to U_job.
+ * arc to U_job, e_arc[1] a placed task's arc to X (preemption on).
  */
 #include "fd_int.h"
 
@@ -133,16 +139,43 @@ static int q_job_remove(const fd_core *c, fd_net *net, fd_job *j)
     return fd_net_node_remove(net, FD_G_JOB, j->j_slot, false);
 }
 
+/* Seconds a task has waited in all (every spell of waiting, the current
+ * one up to now if it waits), capped. */
+static int64_t waited_s(const fd_task *t, uint64_t now)
+{
+    uint64_t w = t->t_waited;
+    if (t->t_state == FD_TASK_WAITING && now > t->t_since)
+        w += now - t->t_since;
+    w /= 1000000;
+    return (int64_t)(w < (uint64_t)FD_WAIT_CAP ? w : FD_WAIT_CAP);
+}
+
 static int64_t unsched_cost(const fd_config *cfg, const fd_task *t,
                             uint64_t now)
 {
-    uint64_t waited = now > t->t_since ? (now - t->t_since) / 1000000 : 0;
-    int64_t w =
-        (int64_t)(waited < (uint64_t)FD_WAIT_CAP ? waited : FD_WAIT_CAP);
-    int64_t cost = cfg->fc_q_unsched_cost + w * cfg->fc_q_wait_cost;
+    int64_t cost =
+        cfg->fc_q_unsched_cost + waited_s(t, now) * cfg->fc_q_wait_cost;
     if (!t->t_job->j_long) /* fallback short work goes ahead of long */
         cost += cfg->fc_q_unsched_cost;
     return cost < FD_WAIT_CAP ? cost : FD_WAIT_CAP;
+}
+
+/* With preemption: what stopping the placed task t costs (the arc to
+ * U_job), and moving it (the arc to X). */
+static int64_t stop_cost(const fd_config *cfg, const fd_task *t, uint64_t now)
+{
+    uint64_t ran = t->t_state == FD_TASK_RUNNING && now > t->t_run_since
+                       ? (now - t->t_run_since) / 1000000
+                       : 0;
+    int64_t r = (int64_t)(ran < (uint64_t)FD_WAIT_CAP ? ran : FD_WAIT_CAP);
+    int64_t cost = unsched_cost(cfg, t, now) + r * cfg->fc_q_kill_cost;
+    return cost < FD_WAIT_CAP ? cost : FD_WAIT_CAP;
+}
+
+static int64_t move_cost(const fd_config *cfg, const fd_task *t, uint64_t now)
+{
+    return stop_cost(cfg, t, now) - unsched_cost(cfg, t, now) +
+           cfg->fc_q_cluster_cost + cfg->fc_q_move_cost;
 }
 
 static int q_task_arcs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
@@ -153,15 +186,24 @@ static int q_task_arcs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
     if (te == NULL || je == NULL)
         return FC_EINVAL;
     fc_node v = te->e_node;
-    te->e_arc[0] = FC_NONE;
+    te->e_arc[0] = te->e_arc[1] = FC_NONE;
     if (t->t_state != FD_TASK_WAITING) {
         fd_gent *ne = fd_net_find(net, FD_G_NODE, t->t_node->n_slot);
         if (ne == NULL)
             return FC_EINVAL;
         int rc = fd_net_arc(net, v, ne->e_node, 1, 0, NULL);
+        if (!cfg->fc_preemption) {
+            if (rc == 0)
+                rc = fd_net_arc(net, v, je->e_node, 1, FD_ESCAPE_COST,
+                                &te->e_arc[0]);
+            return rc;
+        }
         if (rc == 0)
-            rc = fd_net_arc(net, v, je->e_node, 1, FD_ESCAPE_COST,
+            rc = fd_net_arc(net, v, je->e_node, 1, stop_cost(cfg, t, now),
                             &te->e_arc[0]);
+        if (rc == 0)
+            rc = fd_net_arc(net, v, net->nt_cluster, 1, move_cost(cfg, t, now),
+                            &te->e_arc[1]);
         return rc;
     }
     int rc = fd_net_arc(net, v, je->e_node, 1, unsched_cost(cfg, t, now),
@@ -190,13 +232,21 @@ static int q_task_arcs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
 
 static int q_task_costs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
 {
+    const fd_config *cfg = &c->c_cfg;
     fd_gent *te = fd_net_find(net, FD_G_TASK, t->t_slot);
-    if (te == NULL || te->e_arc[0] == FC_NONE || t->t_state != FD_TASK_WAITING)
+    if (te == NULL || te->e_arc[0] == FC_NONE)
         return 0;
-    int64_t cost = unsched_cost(&c->c_cfg, t, now);
-    if (fc_arc_cost(net->nt_g, te->e_arc[0]) == cost)
+    if (t->t_state == FD_TASK_WAITING)
+        return fd_net_arc_set(net, &te->e_arc[0], FC_NONE, FC_NONE, 1,
+                              unsched_cost(cfg, t, now));
+    if (!cfg->fc_preemption || te->e_arc[1] == FC_NONE)
         return 0;
-    return fc_arc_set_cost(net->nt_g, te->e_arc[0], cost);
+    int rc = fd_net_arc_set(net, &te->e_arc[0], FC_NONE, FC_NONE, 1,
+                            stop_cost(cfg, t, now));
+    if (rc == 0)
+        rc = fd_net_arc_set(net, &te->e_arc[1], FC_NONE, FC_NONE, 1,
+                            move_cost(cfg, t, now));
+    return rc;
 }
 
 const fd_policy fd_policy_quincy = {
