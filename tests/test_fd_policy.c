@@ -296,6 +296,46 @@ static void test_late_preference(void)
     fd_core_free(c);
 }
 
+/* spread: a node's arcs to the sink are four chunks of its room whose
+ * costs rise with the load; work spreads instead of filling the
+ * cheapest node. */
+static void test_spread(void)
+{
+    fd_config cfg = cfg_test();
+    snprintf(cfg.fc_policy, sizeof cfg.fc_policy, "spread");
+    fd_core *c = fdt_core(&cfg, T0);
+    fdt_node(c, T0, 1, "n1", 4, NULL, -1); /* cap 3 */
+    fdt_node(c, T0, 2, "n2", 4, NULL, -1); /* cap 3 */
+    fdt_sched(c, T0, SCHED, SID);
+    fdt_heartbeat(c, T0 + 10 * MS, 1, 1, 4, 2, 0, 0, NULL, 0);
+    fdt_submit(c, T0 + 1000 * MS, SCHED, 1, 4, true, NULL, 0);
+    fdt_drain(c);
+    fd_round *r;
+    tap_is_int(fd_round_begin(c, T0 + 1100 * MS, &r), 0, "round due");
+    /* room 3 in chunks [0,0) [0,1) [1,2) [2,3); a unit at load L costs
+     * 100 * L / 4: n1 carries 2 short tasks, n2 none */
+    static const char *const n1[] = {
+        "node n1 -> sink cap 0 cost 75",
+        "node n1 -> sink cap 1 cost 75",
+        "node n1 -> sink cap 1 cost 100",
+        "node n1 -> sink cap 1 cost 125",
+    };
+    static const char *const n2[] = {
+        "node n2 -> sink cap 0 cost 25",
+        "node n2 -> sink cap 1 cost 25",
+        "node n2 -> sink cap 1 cost 50",
+        "node n2 -> sink cap 1 cost 75",
+    };
+    arcs_are(c, "node n1", n1, 4, "spread: n1's convex arcs");
+    arcs_are(c, "node n2", n2, 4, "spread: n2's convex arcs");
+    fd_round_end(c, T0 + 1100 * MS, r, FC_ECANCELED, NULL);
+    /* the 4 cheapest units: 25, 50, 75 on n2 and 75 on n1, + 4 * 100 */
+    solve_both(c, T0 + 1300 * MS, 25 + 50 + 75 + 75 + 400);
+    tap_is_int(fd_core_node_long(c, 2), 3, "three on the idle node");
+    tap_is_int(fd_core_node_long(c, 1), 1, "one on the loaded node");
+    fd_core_free(c);
+}
+
 int main(void)
 {
     tap_timeout(120);
@@ -304,6 +344,7 @@ int main(void)
     test_quincy_network();
     test_caps();
     test_late_preference();
+    test_spread();
     tap_done();
     return tap_exit_status();
 }

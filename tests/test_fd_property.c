@@ -346,6 +346,8 @@ static void run_seed(int seed)
     cfg.fc_max_attempts = 4;
     cfg.fc_max_rejects = 3;
     cfg.fc_preemption = seed % 2 == 0;
+    if (seed % 3 == 0)
+        snprintf(cfg.fc_policy, sizeof cfg.fc_policy, "spread");
     w->now = T0;
     w->c = fdt_core(&cfg, w->now);
     fdt_sched(w->c, w->now, SCHED, SID);
@@ -366,9 +368,10 @@ static void run_seed(int seed)
         ok = round_check(w, seed);
     }
     tap_ok(ok,
-           "seed %d: %d rounds, kept network equals a fresh build, "
+           "seed %d (%s%s): %d rounds, kept network equals a fresh build, "
            "same optimum (flowcore%s)",
-           seed, w->compared, w->lemon_runs > 0 ? ", LEMON" : "");
+           seed, cfg.fc_policy, cfg.fc_preemption ? ", preemption" : "",
+           w->compared, w->lemon_runs > 0 ? ", LEMON" : "");
     tap_is_int(fdt_encode_failures(), 0, "seed %d: every message encodes",
                seed);
     const fd_stats *st = fd_core_stats(w->c);

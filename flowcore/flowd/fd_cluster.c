@@ -383,6 +383,7 @@ void fd_on_heartbeat(fd_core *c, sk_time now, fd_node *n,
     }
     qsort(mine, k, sizeof *mine, cmp_task_key);
     uint32_t matched = 0;
+    bool started = false; /* spread counts running tasks apart */
     for (uint32_t i = 0; i < hb->hb_nrunning; i++) {
         const sk_running *ru = &hb->hb_running[i];
         if (!ru->ru_long)
@@ -396,6 +397,7 @@ void fd_on_heartbeat(fd_core *c, sk_time now, fd_node *n,
                     fd_list_remove(&t->t_resv_link); /* ack overtaken */
                 fd_task_set_state(c, t, FD_TASK_RUNNING);
                 t->t_run_since = now;
+                started = true;
             }
             continue;
         }
@@ -442,7 +444,7 @@ void fd_on_heartbeat(fd_core *c, sk_time now, fd_node *n,
         queue +=
             hb->hb_queue[p] < SK_MAX_TASKS ? hb->hb_queue[p] : SK_MAX_TASKS;
     bool changed = foreign != n->n_foreign || queue != n->n_queue ||
-                   hb->hb_slots_used != n->n_used;
+                   hb->hb_slots_used != n->n_used || started;
     set_foreign(c, n, foreign);
     n->n_queue = queue;
     n->n_used = hb->hb_slots_used;

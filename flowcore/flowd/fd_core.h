@@ -87,7 +87,7 @@
  * configuration loader can fill them directly. */
 typedef struct fd_config {
     char fc_name[64];              /* name in STATUS_REPLY */
-    char fc_policy[16];            /* cost model: "quincy" */
+    char fc_policy[16];            /* cost model: "quincy", "spread" */
     fc_algorithm fc_algorithm;     /* what the round asks for */
     int64_t fc_round_ms;           /* a round this long after a change */
     int64_t fc_round_events;       /* ... or at once after this many */
@@ -116,6 +116,7 @@ typedef struct fd_config {
     bool fc_preemption;        /* placed tasks may be moved or stopped */
     int64_t fc_q_kill_cost;    /* preemption: per second of work lost */
     int64_t fc_q_move_cost;    /* preemption: moving a task elsewhere */
+    int64_t fc_s_load_cost;    /* spread: a slot's cost at full load */
 } fd_config;
 
 /* fd_config_init sets the defaults: name "flowd", policy "quincy",
@@ -127,7 +128,7 @@ typedef struct fd_config {
  * (rack), 10 (node), 50 (busy), 2 (queue), 1,000 (unscheduled), 10 (per
  * second waited); preemption off, and when on 10 per second run (kill:
  * a running task gains weight as fast as a waiting one) and 200 to
- * move. */
+ * move; spread's load cost 100. */
 void fd_config_init(fd_config *cfg);
 
 /* fd_config_check validates cfg: every field in its range, and costs

@@ -194,7 +194,7 @@ typedef enum fd_gkind {
     FD_G_TASK,
 } fd_gkind;
 
-#define FD_ENT_ARCS 4
+#define FD_ENT_ARCS 6
 
 /* The graph node and owned arcs of one record. */
 typedef struct fd_gent {

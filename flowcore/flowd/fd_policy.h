@@ -33,6 +33,8 @@
 #ifndef FD_POLICY_H
 #define FD_POLICY_H
 
+#include <stdint.h>
+
 typedef struct fd_core fd_core;
 typedef struct fd_net fd_net;
 typedef struct fd_node fd_node;
@@ -70,10 +72,30 @@ typedef struct fd_policy {
                          uint64_t now);
 } fd_policy;
 
-/* The policies. */
+/* The policies: quincy (fd_quincy.c) and spread (fd_spread.c). */
 extern const fd_policy fd_policy_quincy;
+extern const fd_policy fd_policy_spread;
 
 /* fd_policy_find returns the policy called name, or NULL. */
 const fd_policy *fd_policy_find(const char *name);
+
+/*
+ * Building blocks: quincy's hooks, which spread shares (everything but a
+ * node's arcs to the sink). A node's entry keeps its arcs to the sink in
+ * e_arc[0 .. FD_ARC_RACK) and its rack's arc to it in
+ * e_arc[FD_ARC_RACK].
+ */
+#define FD_ARC_RACK 5
+
+int fd_q_init(const fd_core *c, fd_net *net);
+int fd_q_rack_add(const fd_core *c, fd_net *net, fd_rack *r);
+int fd_q_rack_update(const fd_core *c, fd_net *net, fd_rack *r);
+int fd_q_rack_remove(const fd_core *c, fd_net *net, fd_rack *r);
+int fd_q_node_remove(const fd_core *c, fd_net *net, fd_node *n);
+int fd_q_job_add(const fd_core *c, fd_net *net, fd_job *j);
+int fd_q_job_update(const fd_core *c, fd_net *net, fd_job *j);
+int fd_q_job_remove(const fd_core *c, fd_net *net, fd_job *j);
+int fd_q_task_arcs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now);
+int fd_q_task_costs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now);
 
 #endif /* FD_POLICY_H */

@@ -29,9 +29,9 @@
  * them.
  *
  * Graph entries: a node's e_arc[0] is its cheap arc to the sink, e_arc[1]
- * the dear one, e_arc[2] its rack's arc to it; a rack's e_arc[0] is X's
- * arc to it; a job's e_arc[0] is U_job -> sink; a task's e_arc[0] its
- * arc to U_job, e_arc[1] a placed task's arc to X (preemption on).
+ * the dear one, e_arc[FD_ARC_RACK] its rack's arc to it; a rack's e_arc[0] is
+ * X's arc to it; a job's e_arc[0] is U_job -> sink; a task's e_arc[0] its arc
+ * to U_job, e_arc[1] a placed task's arc to X (preemption on).
  */
 #include "fd_int.h"
 
@@ -40,7 +40,7 @@
 #define FD_WAIT_CAP    ((int64_t)1 << 30)
 #define FD_ESCAPE_COST ((int64_t)1 << 31)
 
-static int q_init(const fd_core *c, fd_net *net)
+int fd_q_init(const fd_core *c, fd_net *net)
 {
     (void)c;
     fc_node v;
@@ -55,7 +55,7 @@ static int q_init(const fd_core *c, fd_net *net)
     return 0;
 }
 
-static int q_rack_update(const fd_core *c, fd_net *net, fd_rack *r)
+int fd_q_rack_update(const fd_core *c, fd_net *net, fd_rack *r)
 {
     (void)c;
     fd_gent *e = fd_net_find(net, FD_G_RACK, r->r_slot);
@@ -65,13 +65,13 @@ static int q_rack_update(const fd_core *c, fd_net *net, fd_rack *r)
                           r->r_cap, 0);
 }
 
-static int q_rack_add(const fd_core *c, fd_net *net, fd_rack *r)
+int fd_q_rack_add(const fd_core *c, fd_net *net, fd_rack *r)
 {
     int rc = fd_net_node(net, FD_G_RACK, r->r_slot, 0, FC_NODE_AGGREGATOR);
-    return rc != 0 ? rc : q_rack_update(c, net, r);
+    return rc != 0 ? rc : fd_q_rack_update(c, net, r);
 }
 
-static int q_rack_remove(const fd_core *c, fd_net *net, fd_rack *r)
+int fd_q_rack_remove(const fd_core *c, fd_net *net, fd_rack *r)
 {
     (void)c;
     return fd_net_node_remove(net, FD_G_RACK, r->r_slot, false);
@@ -101,7 +101,8 @@ static int q_node_update(const fd_core *c, fd_net *net, fd_node *n)
         rc = fd_net_arc_set(net, &e->e_arc[1], e->e_node, net->nt_sink,
                             room - cheap, busy);
     if (rc == 0)
-        rc = fd_net_arc_set(net, &e->e_arc[2], re->e_node, e->e_node, room, 0);
+        rc = fd_net_arc_set(net, &e->e_arc[FD_ARC_RACK], re->e_node, e->e_node,
+                            room, 0);
     return rc;
 }
 
@@ -111,13 +112,13 @@ static int q_node_add(const fd_core *c, fd_net *net, fd_node *n)
     return rc != 0 ? rc : q_node_update(c, net, n);
 }
 
-static int q_node_remove(const fd_core *c, fd_net *net, fd_node *n)
+int fd_q_node_remove(const fd_core *c, fd_net *net, fd_node *n)
 {
     (void)c;
     return fd_net_node_remove(net, FD_G_NODE, n->n_slot, false);
 }
 
-static int q_job_update(const fd_core *c, fd_net *net, fd_job *j)
+int fd_q_job_update(const fd_core *c, fd_net *net, fd_job *j)
 {
     (void)c;
     fd_gent *e = fd_net_find(net, FD_G_JOB, j->j_slot);
@@ -127,13 +128,13 @@ static int q_job_update(const fd_core *c, fd_net *net, fd_job *j)
                           0);
 }
 
-static int q_job_add(const fd_core *c, fd_net *net, fd_job *j)
+int fd_q_job_add(const fd_core *c, fd_net *net, fd_job *j)
 {
     int rc = fd_net_node(net, FD_G_JOB, j->j_slot, 0, FC_NODE_UNSCHEDULED);
-    return rc != 0 ? rc : q_job_update(c, net, j);
+    return rc != 0 ? rc : fd_q_job_update(c, net, j);
 }
 
-static int q_job_remove(const fd_core *c, fd_net *net, fd_job *j)
+int fd_q_job_remove(const fd_core *c, fd_net *net, fd_job *j)
 {
     (void)c;
     return fd_net_node_remove(net, FD_G_JOB, j->j_slot, false);
@@ -178,7 +179,7 @@ static int64_t move_cost(const fd_config *cfg, const fd_task *t, uint64_t now)
            cfg->fc_q_cluster_cost + cfg->fc_q_move_cost;
 }
 
-static int q_task_arcs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
+int fd_q_task_arcs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
 {
     const fd_config *cfg = &c->c_cfg;
     fd_gent *te = fd_net_find(net, FD_G_TASK, t->t_slot);
@@ -230,7 +231,7 @@ static int q_task_arcs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
     return rc;
 }
 
-static int q_task_costs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
+int fd_q_task_costs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
 {
     const fd_config *cfg = &c->c_cfg;
     fd_gent *te = fd_net_find(net, FD_G_TASK, t->t_slot);
@@ -251,23 +252,25 @@ static int q_task_costs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
 
 const fd_policy fd_policy_quincy = {
     .po_name = "quincy",
-    .po_init = q_init,
-    .po_rack_add = q_rack_add,
-    .po_rack_update = q_rack_update,
-    .po_rack_remove = q_rack_remove,
+    .po_init = fd_q_init,
+    .po_rack_add = fd_q_rack_add,
+    .po_rack_update = fd_q_rack_update,
+    .po_rack_remove = fd_q_rack_remove,
     .po_node_add = q_node_add,
     .po_node_update = q_node_update,
-    .po_node_remove = q_node_remove,
-    .po_job_add = q_job_add,
-    .po_job_update = q_job_update,
-    .po_job_remove = q_job_remove,
-    .po_task_arcs = q_task_arcs,
-    .po_task_costs = q_task_costs,
+    .po_node_remove = fd_q_node_remove,
+    .po_job_add = fd_q_job_add,
+    .po_job_update = fd_q_job_update,
+    .po_job_remove = fd_q_job_remove,
+    .po_task_arcs = fd_q_task_arcs,
+    .po_task_costs = fd_q_task_costs,
 };
 
 const fd_policy *fd_policy_find(const char *name)
 {
     if (strcmp(name, fd_policy_quincy.po_name) == 0)
         return &fd_policy_quincy;
+    if (strcmp(name, fd_policy_spread.po_name) == 0)
+        return &fd_policy_spread;
     return NULL;
 }
