@@ -67,6 +67,15 @@ void fdt_submit(fd_core *c, sk_time now, sk_peer sched, uint64_t job,
                 uint32_t ntasks, bool is_long, const char **prefs,
                 uint32_t npref)
 {
+    fdt_submit_ex(c, now, sched, job, ntasks, is_long, prefs, npref, NULL, 0,
+                  (sk_resources){500, 256});
+}
+
+void fdt_submit_ex(fd_core *c, sk_time now, sk_peer sched, uint64_t job,
+                   uint32_t ntasks, bool is_long, const char **prefs,
+                   uint32_t npref, const char **labels, uint32_t nlabels,
+                   sk_resources res)
+{
     fdt_drain(c);
     sk_task_spec *ts = calloc(ntasks, sizeof *ts);
     char(*specs)[48] = calloc(ntasks, sizeof *specs);
@@ -84,7 +93,9 @@ void fdt_submit(fd_core *c, sk_time now, sk_peer sched, uint64_t job,
     m.m_submit_job = (sk_submit_job){.sj_job = job,
                                      .sj_user = "alice",
                                      .sj_priority = 2,
-                                     .sj_res = {500, 256},
+                                     .sj_labels = labels,
+                                     .sj_nlabels = nlabels,
+                                     .sj_res = res,
                                      .sj_long = is_long,
                                      .sj_framework = "",
                                      .sj_tasks = ts,
@@ -97,6 +108,15 @@ void fdt_submit(fd_core *c, sk_time now, sk_peer sched, uint64_t job,
 void fdt_heartbeat(fd_core *c, sk_time now, sk_peer peer, uint64_t seq,
                    uint32_t total, uint32_t used, uint32_t reserved,
                    uint32_t queue, const fdt_run *run, uint32_t nrun)
+{
+    fdt_heartbeat_res(c, now, peer, seq, total, used, reserved, queue, run,
+                      nrun, (sk_resources){0, 0});
+}
+
+void fdt_heartbeat_res(fd_core *c, sk_time now, sk_peer peer, uint64_t seq,
+                       uint32_t total, uint32_t used, uint32_t reserved,
+                       uint32_t queue, const fdt_run *run, uint32_t nrun,
+                       sk_resources used_res)
 {
     fdt_drain(c);
     sk_running *ru = calloc(nrun + 1, sizeof *ru);
@@ -118,6 +138,7 @@ void fdt_heartbeat(fd_core *c, sk_time now, sk_peer peer, uint64_t seq,
                                    .hb_slots_total = total,
                                    .hb_slots_used = used,
                                    .hb_slots_reserved = reserved,
+                                   .hb_used = used_res,
                                    .hb_running = ru,
                                    .hb_nrunning = nrun};
     m.m_heartbeat.hb_queue[0] = queue;

@@ -43,6 +43,13 @@ void fdt_submit(fd_core *c, sk_time now, sk_peer sched, uint64_t job,
                 uint32_t ntasks, bool is_long, const char **prefs,
                 uint32_t npref);
 
+/* fdt_submit_ex is fdt_submit with the job's labels and per-task
+ * request (fdt_submit: none, and 500 millicores, 256 MiB). */
+void fdt_submit_ex(fd_core *c, sk_time now, sk_peer sched, uint64_t job,
+                   uint32_t ntasks, bool is_long, const char **prefs,
+                   uint32_t npref, const char **labels, uint32_t nlabels,
+                   sk_resources res);
+
 /* A long task a node reports running. */
 typedef struct fdt_run {
     uint64_t job;
@@ -55,6 +62,13 @@ typedef struct fdt_run {
 void fdt_heartbeat(fd_core *c, sk_time now, sk_peer peer, uint64_t seq,
                    uint32_t total, uint32_t used, uint32_t reserved,
                    uint32_t queue, const fdt_run *run, uint32_t nrun);
+
+/* fdt_heartbeat_res is fdt_heartbeat reporting used resources too
+ * (fdt_heartbeat: none). */
+void fdt_heartbeat_res(fd_core *c, sk_time now, sk_peer peer, uint64_t seq,
+                       uint32_t total, uint32_t used, uint32_t reserved,
+                       uint32_t queue, const fdt_run *run, uint32_t nrun,
+                       sk_resources used_res);
 
 /* fdt_answer sends RESERVE_ACK (ack) or RESERVE_REJECT for the RESERVE
  * rv from the node on peer. */

@@ -336,6 +336,81 @@ static void test_spread(void)
     fd_core_free(c);
 }
 
+/* Jobs with labels reach only the nodes that carry them, through their
+ * class's aggregator (quincy). */
+static void test_labels(void)
+{
+    fd_config cfg = cfg_test();
+    fd_core *c = fdt_core(&cfg, T0);
+    fdt_node(c, T0, 1, "n1", 4, "r1", -1); /* labels ssd, rack=r1 */
+    fdt_sched(c, T0, SCHED, SID);
+    const char *ssd[] = {"ssd"}, *gpu[] = {"gpu"}, *pr1[] = {"rack=r1"};
+    sk_resources res = {500, 256};
+    fdt_submit_ex(c, T0, SCHED, 1, 1, true, pr1, 1, ssd, 1, res);
+    fdt_submit_ex(c, T0, SCHED, 2, 1, true, NULL, 0, gpu, 1, res);
+    tap_is_int((int64_t)fdt_count(c, SK_MSG_JOB_ACCEPTED, SCHED), 1,
+               "labelled jobs accepted");
+    fdt_drain(c);
+    fd_round *r;
+    tap_is_int(fd_round_begin(c, T0 + 1000 * MS, &r), 0, "round due");
+    static const char *const cls[] = {
+        "class 500m/256M/ssd -> node n1 cap 3 cost 0",
+    };
+    arcs_are(c, "class", cls, 1, "the ssd class reaches n1; gpu nothing");
+    static const char *const t1[] = {
+        "task 7/1/0 -> unsched 7/1 cap 1 cost 1010",
+        "task 7/1/0 -> class 500m/256M/ssd cap 1 cost 100",
+    };
+    arcs_are(c, "task 7/1/0", t1, 2,
+             "a labelled task: its class instead of the cluster, no rack");
+    fd_round_end(c, T0 + 1000 * MS, r, FC_ECANCELED, NULL);
+    solve_both(c, T0 + 1200 * MS, 100 + 1010);
+    tap_is_int(reserved_on(c, 1, 0), 1, "ssd task placed on n1");
+    tap_is_int(reserved_on(c, 2, 0), 0, "gpu task waits");
+    fd_core_free(c);
+}
+
+/* multires: a class has arcs only where a copy fits, capacity the copies
+ * that fit, cost the node's use after placing one. */
+static void test_multires(void)
+{
+    fd_config cfg = cfg_test();
+    snprintf(cfg.fc_policy, sizeof cfg.fc_policy, "multires");
+    fd_core *c = fdt_core(&cfg, T0);
+    fdt_node(c, T0, 1, "n1", 4, NULL, -1);  /* 4000m, 4096M, cap 3 */
+    fdt_node(c, T0, 2, "n2", 2, NULL, 1.0); /* 2000m, 2048M, cap 2 */
+    fdt_node(c, T0, 3, "n3", 1, NULL, 1.0); /* 1000m, 1024M, cap 1 */
+    fdt_sched(c, T0, SCHED, SID);
+    fdt_heartbeat_res(c, T0 + 10 * MS, 1, 1, 4, 2, 0, 0, NULL, 0,
+                      (sk_resources){2000, 1024});
+    fdt_heartbeat_res(c, T0 + 10 * MS, 3, 1, 1, 0, 0, 0, NULL, 0,
+                      (sk_resources){500, 0});
+    fdt_submit_ex(c, T0 + 500 * MS, SCHED, 1, 3, true, NULL, 0, NULL, 0,
+                  (sk_resources){1000, 256});
+    fdt_drain(c);
+    fd_round *r;
+    tap_is_int(fd_round_begin(c, T0 + 1000 * MS, &r), 0, "round due");
+    static const char *const arcs[] = {
+        /* n1: 2000m free: 2 copies; use after: 3000/4000 */
+        "class 1000m/256M -> node n1 cap 2 cost 75",
+        /* n2: 2 copies (and its room); 1000/2000 */
+        "class 1000m/256M -> node n2 cap 2 cost 50",
+        /* n3: 500m free, no copy fits: no arc */
+        "node n1 -> sink cap 3 cost 0",
+        "node n2 -> sink cap 2 cost 0",
+        "node n3 -> sink cap 1 cost 0",
+    };
+    arcs_are(c, "class", arcs, 2, "multires: class arcs where it fits");
+    arcs_are(c, "node", arcs + 2, 3, "multires: nodes to the sink");
+    fd_round_end(c, T0 + 1000 * MS, r, FC_ECANCELED, NULL);
+    /* 2 on n2 (50), 1 on n1 (75), each through the class (100) */
+    solve_both(c, T0 + 1200 * MS, 50 + 50 + 75 + 300);
+    tap_is_int(fd_core_node_long(c, 2), 2, "two on the emptier node");
+    tap_is_int(fd_core_node_long(c, 1), 1, "one on the busier node");
+    tap_is_int(fd_core_node_long(c, 3), 0, "none where it does not fit");
+    fd_core_free(c);
+}
+
 int main(void)
 {
     tap_timeout(120);
@@ -345,6 +420,8 @@ int main(void)
     test_caps();
     test_late_preference();
     test_spread();
+    test_labels();
+    test_multires();
     tap_done();
     return tap_exit_status();
 }

@@ -118,8 +118,10 @@ static void ev_heartbeat(world *w, uint32_t i)
     uint32_t used = (uint32_t)fct_rng_range(
         &w->rng, nrun < n->slots ? nrun : n->slots, n->slots);
     uint32_t reserved = n->ntasks < n->slots ? n->ntasks : n->slots;
-    fdt_heartbeat(w->c, w->now, i, ++n->seq, n->slots, used, reserved,
-                  (uint32_t)fct_rng_range(&w->rng, 0, 20), run, nrun);
+    sk_resources ures = {(uint32_t)fct_rng_range(&w->rng, 0, n->slots) * 1000,
+                         (uint32_t)fct_rng_range(&w->rng, 0, n->slots) * 1024};
+    fdt_heartbeat_res(w->c, w->now, i, ++n->seq, n->slots, used, reserved,
+                      (uint32_t)fct_rng_range(&w->rng, 0, 20), run, nrun, ures);
 }
 
 static void ev_submit(world *w)
@@ -136,8 +138,12 @@ static void ev_submit(world *w)
         prefs[np++] = rack;
     }
     uint64_t job = ++w->next_job;
-    fdt_submit(w->c, w->now, SCHED, job, ntasks, fct_rng_pct(&w->rng, 80),
-               prefs, np);
+    /* a few distinct requests and label sets: classes shared and not */
+    static const sk_resources sizes[] = {{250, 128}, {500, 256}, {2000, 4096}};
+    const char *labels[1] = {fct_rng_pct(&w->rng, 75) ? "ssd" : "gpu"};
+    fdt_submit_ex(w->c, w->now, SCHED, job, ntasks, fct_rng_pct(&w->rng, 80),
+                  prefs, np, labels, fct_rng_pct(&w->rng, 20) ? 1 : 0,
+                  sizes[fct_rng_range(&w->rng, 0, 2)]);
     if (w->njobs < 32)
         w->jobs[w->njobs++] = job;
 }
@@ -346,8 +352,8 @@ static void run_seed(int seed)
     cfg.fc_max_attempts = 4;
     cfg.fc_max_rejects = 3;
     cfg.fc_preemption = seed % 2 == 0;
-    if (seed % 3 == 0)
-        snprintf(cfg.fc_policy, sizeof cfg.fc_policy, "spread");
+    static const char *const policies[] = {"quincy", "spread", "multires"};
+    snprintf(cfg.fc_policy, sizeof cfg.fc_policy, "%s", policies[seed % 3]);
     w->now = T0;
     w->c = fdt_core(&cfg, w->now);
     fdt_sched(w->c, w->now, SCHED, SID);

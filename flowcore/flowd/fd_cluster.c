@@ -444,7 +444,10 @@ void fd_on_heartbeat(fd_core *c, sk_time now, fd_node *n,
         queue +=
             hb->hb_queue[p] < SK_MAX_TASKS ? hb->hb_queue[p] : SK_MAX_TASKS;
     bool changed = foreign != n->n_foreign || queue != n->n_queue ||
-                   hb->hb_slots_used != n->n_used || started;
+                   hb->hb_slots_used != n->n_used || started ||
+                   hb->hb_used.r_cpu_milli != n->n_used_res.r_cpu_milli ||
+                   hb->hb_used.r_mem_mb != n->n_used_res.r_mem_mb;
+    n->n_used_res = hb->hb_used;
     set_foreign(c, n, foreign);
     n->n_queue = queue;
     n->n_used = hb->hb_slots_used;

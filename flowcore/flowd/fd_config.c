@@ -40,6 +40,8 @@ void fd_config_init(fd_config *cfg)
     cfg->fc_q_kill_cost = 10;
     cfg->fc_q_move_cost = 200;
     cfg->fc_s_load_cost = 100;
+    cfg->fc_m_use_cost = 100;
+    cfg->fc_max_classes = 256;
 }
 
 typedef struct range {
@@ -79,6 +81,8 @@ int fd_config_check(const fd_config *cfg, char *err, size_t errlen)
         {"q_kill_cost", cfg->fc_q_kill_cost, 0, COST_MAX},
         {"q_move_cost", cfg->fc_q_move_cost, 0, COST_MAX},
         {"s_load_cost", cfg->fc_s_load_cost, 0, COST_MAX},
+        {"m_use_cost", cfg->fc_m_use_cost, 0, COST_MAX},
+        {"max_classes", cfg->fc_max_classes, 1, 65536},
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
         if (r[i].value < r[i].lo || r[i].value > r[i].hi) {
@@ -96,7 +100,7 @@ int fd_config_check(const fd_config *cfg, char *err, size_t errlen)
         bad = "algorithm must be ssp, cost-scaling, relax or race";
     else if (memchr(cfg->fc_policy, '\0', sizeof cfg->fc_policy) == NULL ||
              fd_policy_find(cfg->fc_policy) == NULL)
-        bad = "policy must be quincy or spread";
+        bad = "policy must be quincy, spread or multires";
     else if (memchr(cfg->fc_name, '\0', sizeof cfg->fc_name) == NULL)
         bad = "name too long";
     else if (cfg->fc_q_unsched_cost <=

@@ -104,6 +104,7 @@ int fd_core_new(const fd_config *cfg, uint64_t epoch, sk_time now,
     fd_list_init(&c->c_pref_waiting);
     fd_list_init(&c->c_waiting);
     fd_list_init(&c->c_assigned);
+    fd_list_init(&c->c_dirty_classes);
     fd_list_init(&c->c_dirty_tasks);
     fd_list_init(&c->c_dirty_nodes);
     fd_list_init(&c->c_dirty_jobs);
@@ -140,6 +141,12 @@ void fd_core_free(fd_core *c)
     }
     for (uint32_t i = 0; i < c->c_racks.sl_len; i++)
         free(fd_slots_get(&c->c_racks, i));
+    for (uint32_t i = 0; i < c->c_classes.sl_len; i++) {
+        fd_class *k = fd_slots_get(&c->c_classes, i);
+        if (k != NULL)
+            fd_class_free(c, k);
+    }
+    fd_slots_free(&c->c_classes);
     fd_slots_free(&c->c_nodes);
     fd_slots_free(&c->c_racks);
     fd_slots_free(&c->c_jobs);

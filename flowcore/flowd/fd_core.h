@@ -86,14 +86,14 @@
 /* Settings of a core. Integer fields are int64_t so that a daemon's
  * configuration loader can fill them directly. */
 typedef struct fd_config {
-    char fc_name[64];              /* name in STATUS_REPLY */
-    char fc_policy[16];            /* cost model: "quincy", "spread" */
-    fc_algorithm fc_algorithm;     /* what the round asks for */
-    int64_t fc_round_ms;           /* a round this long after a change */
-    int64_t fc_round_events;       /* ... or at once after this many */
-    int64_t fc_heartbeat_ms;       /* the node monitors' period */
-    int64_t fc_node_timeout_ms;    /* silent this long: the node is down */
-    int64_t fc_settle_ms;          /* after start: nothing placed */
+    char fc_name[64];           /* name in STATUS_REPLY */
+    char fc_policy[16];         /* cost model: "quincy", "spread", "multires" */
+    fc_algorithm fc_algorithm;  /* what the round asks for */
+    int64_t fc_round_ms;        /* a round this long after a change */
+    int64_t fc_round_events;    /* ... or at once after this many */
+    int64_t fc_heartbeat_ms;    /* the node monitors' period */
+    int64_t fc_node_timeout_ms; /* silent this long: the node is down */
+    int64_t fc_settle_ms;       /* after start: nothing placed */
     int64_t fc_reserve_timeout_ms; /* RESERVE unanswered: lost */
     int64_t fc_max_attempts;       /* attempts of a task by default */
     int64_t fc_max_rejects;        /* RESERVE_REJECTs before FAILED */
@@ -117,6 +117,8 @@ typedef struct fd_config {
     int64_t fc_q_kill_cost;    /* preemption: per second of work lost */
     int64_t fc_q_move_cost;    /* preemption: moving a task elsewhere */
     int64_t fc_s_load_cost;    /* spread: a slot's cost at full load */
+    int64_t fc_m_use_cost;     /* multires: a node's cost at full use */
+    int64_t fc_max_classes;    /* distinct (request, labels) of jobs */
 } fd_config;
 
 /* fd_config_init sets the defaults: name "flowd", policy "quincy",
@@ -128,7 +130,7 @@ typedef struct fd_config {
  * (rack), 10 (node), 50 (busy), 2 (queue), 1,000 (unscheduled), 10 (per
  * second waited); preemption off, and when on 10 per second run (kill:
  * a running task gains weight as fast as a waiting one) and 200 to
- * move; spread's load cost 100. */
+ * move; spread's load cost 100; multires's use cost 100; 256 classes. */
 void fd_config_init(fd_config *cfg);
 
 /* fd_config_check validates cfg: every field in its range, and costs
@@ -294,7 +296,8 @@ const fc_graph *fd_core_graph(const fd_core *c);
 
 /* fd_core_gnode_name writes into buf what node v of the core's network
  * stands for: "sink", "cluster", "rack NAME", "node NAME", "unsched
- * SCHED/JOB" or "task SCHED/JOB/INDEX" (SCHED the scheduler's id).
+ * SCHED/JOB", "class CPUm/MEMM[/LABEL,...]" or "task SCHED/JOB/INDEX"
+ * (SCHED the scheduler's id).
  * Returns 0 or SK_ENOTFOUND. O(1). */
 int fd_core_gnode_name(const fd_core *c, fc_node v, char *buf, size_t len);
 

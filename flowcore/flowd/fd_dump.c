@@ -46,6 +46,18 @@ int fd_core_gnode_name(const fd_core *c, fc_node v, char *buf, size_t len)
         snprintf(buf, len, "unsched %" PRIu32 "/%" PRIu64,
                  j->j_sched != NULL ? j->j_sched->s_id : 0, j->j_id);
         return 0;
+    case FD_G_CLASS: {
+        const fd_class *cl = fd_slots_get(&c->c_classes, r.g_slot);
+        if (cl == NULL)
+            return SK_ENOTFOUND;
+        int at = snprintf(buf, len, "class %" PRIu32 "m/%" PRIu32 "M",
+                          cl->k_res.r_cpu_milli, cl->k_res.r_mem_mb);
+        for (uint32_t i = 0; i < cl->k_nlabels && at >= 0 && (size_t)at < len;
+             i++)
+            at += snprintf(buf + at, len - (size_t)at, "%s%s",
+                           i == 0 ? "/" : ",", cl->k_labels[i]);
+        return 0;
+    }
     case FD_G_TASK:
         t = fd_slots_get(&c->c_tasks, r.g_slot);
         if (t == NULL)

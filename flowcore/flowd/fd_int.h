@@ -113,12 +113,27 @@ struct fd_job {
     uint32_t j_live; /* tasks not dead */
     uint32_t j_slot;
     bool j_long; /* sj_long; else fallback short work */
+    struct fd_class *j_class;
     bool j_dead, j_dirty, j_in_net;
     sk_time j_submit;
     fd_task *j_tasks;
     void *j_blob; /* specs and names, one allocation */
     fd_link j_dirty_link;
 };
+
+/* An equivalence class of jobs: the same per-task request and labels.
+ * Policies that place by fit (multires) or by labels route a job's tasks
+ * through its class's aggregator, which has arcs to the nodes that can
+ * take them. */
+typedef struct fd_class {
+    sk_resources k_res;
+    char **k_labels; /* sorted */
+    uint32_t k_nlabels;
+    uint32_t k_refs; /* live jobs */
+    uint32_t k_slot;
+    bool k_in_net, k_dirty;
+    fd_link k_dirty_link;
+} fd_class;
 
 typedef struct fd_rack {
     char r_name[SK_MAX_LABEL_LEN + 1];
@@ -136,6 +151,7 @@ typedef struct fd_node {
     char n_addr[SK_MAX_ADDR_LEN + 1];
     uint32_t n_slots;
     sk_resources n_res;
+    sk_resources n_used_res; /* from heartbeats */
     char **n_labels;
     uint32_t n_nlabels;
     fd_rack *n_rack;
@@ -191,6 +207,7 @@ typedef enum fd_gkind {
     FD_G_RACK,
     FD_G_NODE,
     FD_G_JOB,
+    FD_G_CLASS,
     FD_G_TASK,
 } fd_gkind;
 
@@ -215,6 +232,8 @@ typedef struct fd_net {
     size_t nt_ref_cap;
     fd_gent *nt_ent[FD_G_TASK + 1]; /* by kind, then record slot */
     size_t nt_ent_cap[FD_G_TASK + 1];
+    fc_arc *nt_pair; /* class -> node arcs, [class slot][node slot] */
+    uint32_t nt_pair_rows, nt_pair_cols;
 } fd_net;
 
 int fd_net_new(fd_net **out);
@@ -237,6 +256,13 @@ int fd_net_arc(fd_net *net, fc_node src, fc_node dst, int64_t cap, int64_t cost,
 /* Set (adding or, with cap 0, keeping) an owned arc: *a FC_NONE adds. */
 int fd_net_arc_set(fd_net *net, fc_arc *a, fc_node src, fc_node dst,
                    int64_t cap, int64_t cost);
+/* The arc of (class slot, node slot), grown and set to FC_NONE on first
+ * use; NULL when out of memory. Cleared when either node is removed. */
+fc_arc *fd_net_pair(fd_net *net, uint32_t k, uint32_t n);
+/* Set a pair arc: add it, change it, or with cap 0 remove it (so that a
+ * network kept up to date holds the same arcs as one built anew). */
+int fd_net_pair_set(fd_net *net, fc_arc *a, fc_node src, fc_node dst,
+                    int64_t cap, int64_t cost);
 /* Remove every arc leaving v. */
 int fd_net_strip(fd_net *net, fc_node v);
 /* The record a graph node stands for. */
@@ -264,7 +290,8 @@ struct fd_core {
     fd_scratch c_scratch; /* freed at the next call */
     fd_stats c_st;
     /* records */
-    fd_slots c_nodes, c_racks, c_jobs, c_tasks;
+    fd_slots c_nodes, c_racks, c_jobs, c_tasks, c_classes;
+    fd_link c_dirty_classes;
     sk_idmap c_node_by_peer;  /* peer + 1 -> fd_node (live) */
     sk_idmap c_node_by_name;  /* name hash -> fd_node chain (live) */
     sk_idmap c_sched_by_peer; /* peer + 1 -> fd_sched */
@@ -284,6 +311,7 @@ struct fd_core {
     fd_link c_mchanges; /* nodes with a MEMBERSHIP change */
     bool c_nodes_added; /* since the last sync */
     bool c_racks_dirty;
+    uint32_t c_nclasses;
     /* the network and rounds */
     fd_net *c_net;
     bool c_net_broken; /* rebuild at the next sync */
@@ -346,6 +374,12 @@ void fd_send_release(fd_core *c, fd_node *n, uint64_t resv, uint64_t job,
 void fd_on_reserve_answer(fd_core *c, sk_time now, fd_node *n,
                           const sk_reserve_ack *ra, bool ack);
 void fd_reserve_timeouts(fd_core *c, sk_time now);
+
+/* fd_class.c: equivalence classes */
+int fd_class_ref(fd_core *c, const sk_submit_job *sj, fd_class **out);
+void fd_class_unref(fd_core *c, fd_class *k);
+void fd_class_free(fd_core *c, fd_class *k);
+bool fd_class_fits_labels(const fd_class *k, const fd_node *n);
 
 /* fd_sync.c: records to network */
 int fd_sync(fd_core *c, fd_net *net, sk_time now);

@@ -161,6 +161,8 @@ static void job_retire(fd_core *c, fd_job *j)
     }
     c->c_njobs--;
     c->c_st.fs_jobs = c->c_njobs;
+    fd_class_unref(c, j->j_class);
+    j->j_class = NULL;
     job_dirty(c, j);
 }
 
@@ -272,8 +274,12 @@ static const char *check_job(fd_core *c, const fd_sched *s,
     size_t fl = str_ok(sj->sj_framework, SK_MAX_NAME_LEN);
     if (ul == SIZE_MAX || fl == SIZE_MAX)
         return "user or framework name too long";
-    if (sj->sj_nlabels > 0)
-        return "job labels are not supported by the flow path yet";
+    if (sj->sj_nlabels > SK_MAX_LABELS)
+        return "too many labels";
+    for (uint32_t i = 0; i < sj->sj_nlabels; i++)
+        if (sj->sj_labels[i] == NULL ||
+            str_ok(sj->sj_labels[i], SK_MAX_LABEL_LEN) == SIZE_MAX)
+            return "label too long";
     size_t total = ul + fl + 2;
     *nprefs = 0;
     for (uint32_t i = 0; i < sj->sj_ntasks; i++) {
@@ -333,6 +339,23 @@ void fd_on_submit(fd_core *c, sk_time now, fd_sched *s, const sk_submit_job *sj)
         answer(c, s, sj->sj_job, why);
         return;
     }
+    fd_class *k = NULL;
+    int krc = fd_class_ref(c, sj, &k);
+    if (krc != 0) {
+        c->c_st.fs_jobs_rejected++;
+        if (krc == SK_ENOMEM)
+            c->c_st.fs_nomem++;
+        else
+            c->c_st.fs_limit++;
+        answer(c, s, sj->sj_job,
+               krc == SK_ENOMEM
+                   ? "flowd is out of memory"
+                   : fd_scratch_printf(c,
+                                       "flowd holds max_classes (%lld) "
+                                       "distinct requests and label sets",
+                                       (long long)c->c_cfg.fc_max_classes));
+        return;
+    }
     fd_job *j = calloc(1, sizeof *j);
     fd_task *tasks = calloc(sj->sj_ntasks, sizeof *tasks);
     size_t ptrs = nprefs * sizeof(const char *);
@@ -348,6 +371,7 @@ void fd_on_submit(fd_core *c, sk_time now, fd_sched *s, const sk_submit_job *sj)
         free(j);
         free(tasks);
         free(blob);
+        fd_class_unref(c, k);
         c->c_st.fs_nomem++;
         c->c_st.fs_jobs_rejected++;
         answer(c, s, sj->sj_job, "flowd is out of memory");
@@ -358,6 +382,7 @@ void fd_on_submit(fd_core *c, sk_time now, fd_sched *s, const sk_submit_job *sj)
     const char **pv = (const char **)(void *)blob;
     char *at = blob + ptrs;
     j->j_sched = s;
+    j->j_class = k;
     j->j_id = sj->sj_job;
     j->j_user = copy_str(&at, sj->sj_user);
     j->j_framework = copy_str(&at, sj->sj_framework);
@@ -384,8 +409,8 @@ void fd_on_submit(fd_core *c, sk_time now, fd_sched *s, const sk_submit_job *sj)
         at += ts->ts_spec.b_len;
         t->t_prefs = pv;
         t->t_nprefs = ts->ts_npreferred;
-        for (uint32_t k = 0; k < ts->ts_npreferred; k++)
-            *pv++ = copy_str(&at, ts->ts_preferred[k]);
+        for (uint32_t p = 0; p < ts->ts_npreferred; p++)
+            *pv++ = copy_str(&at, ts->ts_preferred[p]);
     }
     /* Slots last: the only step left that can fail. */
     for (uint32_t i = 0; i < sj->sj_ntasks; i++) {

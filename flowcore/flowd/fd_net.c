@@ -74,6 +74,7 @@ void fd_net_free(fd_net *net)
         return;
     fc_graph_free(net->nt_g);
     free(net->nt_ref);
+    free(net->nt_pair);
     for (int k = 0; k <= FD_G_TASK; k++)
         free(net->nt_ent[k]);
     free(net);
@@ -141,11 +142,44 @@ int fd_net_node(fd_net *net, fd_gkind kind, uint32_t slot, int64_t supply,
     return 0;
 }
 
+fc_arc *fd_net_pair(fd_net *net, uint32_t k, uint32_t n)
+{
+    if (k >= net->nt_pair_rows || n >= net->nt_pair_cols) {
+        uint32_t rows = net->nt_pair_rows < 4 ? 4 : net->nt_pair_rows;
+        uint32_t cols = net->nt_pair_cols < 16 ? 16 : net->nt_pair_cols;
+        while (rows <= k)
+            rows *= 2;
+        while (cols <= n)
+            cols *= 2;
+        fc_arc *p = malloc((size_t)rows * cols * sizeof *p);
+        if (p == NULL)
+            return NULL;
+        for (size_t i = 0; i < (size_t)rows * cols; i++)
+            p[i] = FC_NONE;
+        for (uint32_t r = 0; r < net->nt_pair_rows; r++)
+            memcpy(p + (size_t)r * cols,
+                   net->nt_pair + (size_t)r * net->nt_pair_cols,
+                   net->nt_pair_cols * sizeof *p);
+        free(net->nt_pair);
+        net->nt_pair = p;
+        net->nt_pair_rows = rows;
+        net->nt_pair_cols = cols;
+    }
+    return &net->nt_pair[(size_t)k * net->nt_pair_cols + n];
+}
+
 int fd_net_node_remove(fd_net *net, fd_gkind kind, uint32_t slot, bool drain)
 {
     fd_gent *e = fd_net_find(net, kind, slot);
     if (e == NULL)
         return 0;
+    /* the pair arcs at it go with it */
+    if (kind == FD_G_CLASS && slot < net->nt_pair_rows)
+        for (uint32_t n = 0; n < net->nt_pair_cols; n++)
+            net->nt_pair[(size_t)slot * net->nt_pair_cols + n] = FC_NONE;
+    if (kind == FD_G_NODE && slot < net->nt_pair_cols)
+        for (uint32_t k = 0; k < net->nt_pair_rows; k++)
+            net->nt_pair[(size_t)k * net->nt_pair_cols + slot] = FC_NONE;
     fc_node v = e->e_node;
     if (kind == FD_G_TASK)
         net->nt_supply -= fc_node_supply(net->nt_g, v);
@@ -203,6 +237,18 @@ int fd_net_strip(fd_net *net, fc_node v)
             return rc;
     }
     return 0;
+}
+
+int fd_net_pair_set(fd_net *net, fc_arc *a, fc_node src, fc_node dst,
+                    int64_t cap, int64_t cost)
+{
+    if (cap > 0)
+        return fd_net_arc_set(net, a, src, dst, cap, cost);
+    if (*a == FC_NONE)
+        return 0;
+    int rc = fc_arc_remove(net->nt_g, *a);
+    *a = FC_NONE;
+    return rc;
 }
 
 fd_gref fd_net_ref(const fd_net *net, fc_node v)

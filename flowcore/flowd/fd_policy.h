@@ -33,6 +33,7 @@
 #ifndef FD_POLICY_H
 #define FD_POLICY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct fd_core fd_core;
@@ -41,6 +42,7 @@ typedef struct fd_node fd_node;
 typedef struct fd_rack fd_rack;
 typedef struct fd_job fd_job;
 typedef struct fd_task fd_task;
+typedef struct fd_class fd_class;
 
 typedef struct fd_policy {
     const char *po_name;
@@ -70,11 +72,20 @@ typedef struct fd_policy {
      * unscheduled cost grows with its wait) */
     int (*po_task_costs)(const fd_core *c, fd_net *net, fd_task *t,
                          uint64_t now);
+    /* an equivalence class of jobs (fd_int.h) came or went; the arc
+     * from class k to node n must be set (k and n are in the network;
+     * called for every pair when either comes or n's load changes) */
+    int (*po_class_add)(const fd_core *c, fd_net *net, fd_class *k);
+    int (*po_class_remove)(const fd_core *c, fd_net *net, fd_class *k);
+    int (*po_class_node)(const fd_core *c, fd_net *net, fd_class *k,
+                         fd_node *n);
 } fd_policy;
 
-/* The policies: quincy (fd_quincy.c) and spread (fd_spread.c). */
+/* The policies: quincy (fd_quincy.c), spread (fd_spread.c), multires
+ * (fd_multires.c). */
 extern const fd_policy fd_policy_quincy;
 extern const fd_policy fd_policy_spread;
+extern const fd_policy fd_policy_multires;
 
 /* fd_policy_find returns the policy called name, or NULL. */
 const fd_policy *fd_policy_find(const char *name);
@@ -97,5 +108,14 @@ int fd_q_job_update(const fd_core *c, fd_net *net, fd_job *j);
 int fd_q_job_remove(const fd_core *c, fd_net *net, fd_job *j);
 int fd_q_task_arcs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now);
 int fd_q_task_costs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now);
+/* quincy's classes: an aggregator only for a class with labels, arcs of
+ * capacity room to the nodes that fit (fd_q_fits: every label, and the
+ * request within the node's total resources) */
+int fd_q_class_add(const fd_core *c, fd_net *net, fd_class *k);
+int fd_q_class_remove(const fd_core *c, fd_net *net, fd_class *k);
+int fd_q_class_node(const fd_core *c, fd_net *net, fd_class *k, fd_node *n);
+/* the aggregator of class k and po_class_node for every live node */
+int fd_q_class_build(const fd_core *c, fd_net *net, fd_class *k);
+bool fd_q_fits(const fd_class *k, const fd_node *n);
 
 #endif /* FD_POLICY_H */

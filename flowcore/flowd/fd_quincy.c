@@ -12,6 +12,11 @@
  *        --(room, 0)--> node
  *   task --(1, rack)--> R_rack        for a preferred rack ("rack=NAME")
  *   task --(1, node)--> node          for a preferred node
+ *   task --(1, cluster)--> C_class --(room, 0)--> node
+ *                                     instead of X for a job with labels:
+ *                                     nodes with every label, large
+ *                                     enough for the request (and rack
+ *                                     preferences dropped)
  *   node --(cheap: long tasks there + free slots, 0)--> sink
  *   node --(the rest of its room, busy + queue * short queue)--> sink
  *
@@ -186,6 +191,11 @@ int fd_q_task_arcs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
     fd_gent *je = fd_net_find(net, FD_G_JOB, t->t_job->j_slot);
     if (te == NULL || je == NULL)
         return FC_EINVAL;
+    /* a job with a class in the network (labels; every job under
+     * multires) reaches nodes through it instead of the cluster */
+    fd_class *k = t->t_job->j_class;
+    fd_gent *ke = k == NULL ? NULL : fd_net_find(net, FD_G_CLASS, k->k_slot);
+    fc_node agg = ke != NULL ? ke->e_node : net->nt_cluster;
     fc_node v = te->e_node;
     te->e_arc[0] = te->e_arc[1] = FC_NONE;
     if (t->t_state != FD_TASK_WAITING) {
@@ -203,25 +213,27 @@ int fd_q_task_arcs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
             rc = fd_net_arc(net, v, je->e_node, 1, stop_cost(cfg, t, now),
                             &te->e_arc[0]);
         if (rc == 0)
-            rc = fd_net_arc(net, v, net->nt_cluster, 1, move_cost(cfg, t, now),
+            rc = fd_net_arc(net, v, agg, 1, move_cost(cfg, t, now),
                             &te->e_arc[1]);
         return rc;
     }
     int rc = fd_net_arc(net, v, je->e_node, 1, unsched_cost(cfg, t, now),
                         &te->e_arc[0]);
     if (rc == 0)
-        rc = fd_net_arc(net, v, net->nt_cluster, 1, cfg->fc_q_cluster_cost,
-                        NULL);
+        rc = fd_net_arc(net, v, agg, 1, cfg->fc_q_cluster_cost, NULL);
     for (uint32_t i = 0; rc == 0 && i < t->t_nprefs; i++) {
         const char *p = t->t_prefs[i];
         fd_gent *pe = NULL;
         int64_t cost;
         if (strncmp(p, "rack=", 5) == 0) {
-            fd_rack *r = fd_rack_by_name(c, p + 5);
+            /* a rack may hold nodes the class may not use */
+            fd_rack *r = ke != NULL ? NULL : fd_rack_by_name(c, p + 5);
             pe = r == NULL ? NULL : fd_net_find(net, FD_G_RACK, r->r_slot);
             cost = cfg->fc_q_rack_cost;
         } else {
             fd_node *n = fd_node_by_name(c, p);
+            if (n != NULL && k != NULL && !fd_q_fits(k, n))
+                n = NULL;
             pe = n == NULL ? NULL : fd_net_find(net, FD_G_NODE, n->n_slot);
             cost = cfg->fc_q_node_cost;
         }
@@ -250,6 +262,53 @@ int fd_q_task_costs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
     return rc;
 }
 
+bool fd_q_fits(const fd_class *k, const fd_node *n)
+{
+    return fd_class_fits_labels(k, n) &&
+           k->k_res.r_cpu_milli <= n->n_res.r_cpu_milli &&
+           k->k_res.r_mem_mb <= n->n_res.r_mem_mb;
+}
+
+/* A class with labels gets an aggregator with arcs to the nodes that
+ * carry them all (and are large enough for its request at all); without
+ * labels the cluster aggregator serves it. */
+int fd_q_class_node(const fd_core *c, fd_net *net, fd_class *k, fd_node *n)
+{
+    (void)c;
+    fd_gent *ke = fd_net_find(net, FD_G_CLASS, k->k_slot);
+    fd_gent *ne = fd_net_find(net, FD_G_NODE, n->n_slot);
+    if (ke == NULL || ne == NULL)
+        return 0;
+    fc_arc *a = fd_net_pair(net, k->k_slot, n->n_slot);
+    if (a == NULL)
+        return FC_ENOMEM;
+    return fd_net_pair_set(net, a, ke->e_node, ne->e_node,
+                           fd_q_fits(k, n) ? fd_node_room(n) : 0, 0);
+}
+
+/* The class's aggregator and its arcs to every node in the network. */
+int fd_q_class_build(const fd_core *c, fd_net *net, fd_class *k)
+{
+    int rc = fd_net_node(net, FD_G_CLASS, k->k_slot, 0, FC_NODE_AGGREGATOR);
+    for (uint32_t i = 0; rc == 0 && i < c->c_nodes.sl_len; i++) {
+        fd_node *n = fd_slots_get(&c->c_nodes, i);
+        if (n != NULL && !n->n_dead)
+            rc = c->c_pol->po_class_node(c, net, k, n);
+    }
+    return rc;
+}
+
+int fd_q_class_add(const fd_core *c, fd_net *net, fd_class *k)
+{
+    return k->k_nlabels == 0 ? 0 : fd_q_class_build(c, net, k);
+}
+
+int fd_q_class_remove(const fd_core *c, fd_net *net, fd_class *k)
+{
+    (void)c;
+    return fd_net_node_remove(net, FD_G_CLASS, k->k_slot, false);
+}
+
 const fd_policy fd_policy_quincy = {
     .po_name = "quincy",
     .po_init = fd_q_init,
@@ -264,6 +323,9 @@ const fd_policy fd_policy_quincy = {
     .po_job_remove = fd_q_job_remove,
     .po_task_arcs = fd_q_task_arcs,
     .po_task_costs = fd_q_task_costs,
+    .po_class_add = fd_q_class_add,
+    .po_class_remove = fd_q_class_remove,
+    .po_class_node = fd_q_class_node,
 };
 
 const fd_policy *fd_policy_find(const char *name)
@@ -272,5 +334,7 @@ const fd_policy *fd_policy_find(const char *name)
         return &fd_policy_quincy;
     if (strcmp(name, fd_policy_spread.po_name) == 0)
         return &fd_policy_spread;
+    if (strcmp(name, fd_policy_multires.po_name) == 0)
+        return &fd_policy_multires;
     return NULL;
 }

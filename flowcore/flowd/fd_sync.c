@@ -8,7 +8,8 @@
  * Order matters, because removing a graph node removes the arcs at it:
  * the tasks that changed lose their arcs (or, ended, their node: drained
  * to the sink) first; then nodes leave, racks follow, racks and nodes
- * join and nodes' loads are redone; then jobs come and go; then the
+ * join and nodes' loads are redone (with the classes' arcs to them);
+ * then classes come and go; then jobs come and go; then the
  * tasks get their arcs for their new state, and waiting tasks with
  * preferences get theirs again if a node or rack joined (a preference
  * names a node that may come later). Time-dependent costs of waiting
@@ -104,8 +105,30 @@ int fd_sync(fd_core *c, fd_net *net, sk_time now)
             n->n_in_net = true;
         } else if (n->n_load_changed) {
             KEEP(po->po_node_update(c, net, n));
+        } else {
+            continue;
         }
         n->n_load_changed = false;
+        for (uint32_t i = 0; i < c->c_classes.sl_len; i++) {
+            fd_class *k = fd_slots_get(&c->c_classes, i);
+            if (k != NULL && k->k_in_net)
+                KEEP(po->po_class_node(c, net, k, n));
+        }
+    }
+    /* classes come (with their arcs to every node) and go */
+    while (!fd_list_empty(&c->c_dirty_classes)) {
+        fd_class *k =
+            FD_CONTAINER(c->c_dirty_classes.l_next, fd_class, k_dirty_link);
+        fd_list_remove(&k->k_dirty_link);
+        k->k_dirty = false;
+        if (k->k_refs == 0) {
+            if (k->k_in_net)
+                KEEP(po->po_class_remove(c, net, k));
+            fd_class_free(c, k);
+        } else if (!k->k_in_net) {
+            KEEP(po->po_class_add(c, net, k));
+            k->k_in_net = true;
+        }
     }
     /* 3. jobs come, change and go. */
     while (!fd_list_empty(&c->c_dirty_jobs)) {
@@ -177,6 +200,11 @@ int fd_build(const fd_core *c, fd_net *net, sk_time now)
         fd_node *n = fd_slots_get(&c->c_nodes, i);
         if (n != NULL && !n->n_dead)
             rc = po->po_node_add(c, net, n);
+    }
+    for (uint32_t i = 0; rc == 0 && i < c->c_classes.sl_len; i++) {
+        fd_class *k = fd_slots_get(&c->c_classes, i);
+        if (k != NULL && k->k_refs > 0)
+            rc = po->po_class_add(c, net, k);
     }
     for (uint32_t i = 0; rc == 0 && i < c->c_jobs.sl_len; i++) {
         fd_job *j = fd_slots_get(&c->c_jobs, i);

@@ -19,6 +19,8 @@ flowcore_flowd_libflowd_la_SOURCES = \
 	flowcore/flowd/fd_net.c \
 	flowcore/flowd/fd_quincy.c \
 	flowcore/flowd/fd_spread.c \
+	flowcore/flowd/fd_multires.c \
+	flowcore/flowd/fd_class.c \
 	flowcore/flowd/fd_status.c \
 	flowcore/flowd/fd_dump.c
 flowcore_flowd_libflowd_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd
