@@ -34,11 +34,25 @@
  * the node monitors' configuration), role SCHEDULER a scheduler (he_id
  * is the id RESERVE carries in rv_sched). A scheduler gets the whole
  * MEMBERSHIP on its HELLO, then the changes (a node up, saturated by long
- * tasks, down). Schedulers send SUBMIT_JOB (answered JOB_ACCEPTED or
- * JOB_REJECTED with a reason, ja_job = sj_job), CANCEL_JOB and
- * TASK_FINISHED (the outcome of a task the flow path placed, as the node
- * monitor reported it to them); node monitors send HEARTBEAT,
- * RESERVE_ACK and RESERVE_REJECT. Anyone may send STATUS_REQUEST.
+ * tasks, down; a node is saturated when the long tasks it holds, the
+ * core's and others, reach its long cap). The core answers no HELLO:
+ * the shell sends its own (role FLOWD), which is what makes a node
+ * monitor start its heartbeats. Schedulers send SUBMIT_JOB (answered
+ * JOB_ACCEPTED or JOB_REJECTED with a reason, ja_job = sj_job; sj_long
+ * marks long work, anything else is fallback short work, which the
+ * policies place ahead of long work), CANCEL_JOB and TASK_FINISHED (the
+ * outcome of a task the flow path placed, as the node monitor reported
+ * it to them); node monitors send HEARTBEAT, RESERVE_ACK and
+ * RESERVE_REJECT. Anyone may send STATUS_REQUEST.
+ *
+ * Placement. A node takes at most floor(long share * slots) long tasks,
+ * less the long reservations its heartbeat counts that the core does
+ * not know; this cap is in the network and checked again before every
+ * RESERVE. Task preferences name nodes, or racks as "rack=NAME" (the
+ * protocol has no preferred racks yet); job labels restrict the nodes a
+ * job may use. The policy (fc_policy: quincy, spread, multires; see
+ * fd_quincy.c, fd_spread.c, fd_multires.c) sets the costs; with
+ * fc_preemption a round may also move or stop placed tasks.
  *
  * How a long task ends, in the core's view (every task ends exactly
  * once): its scheduler forwards the TASK_FINISHED of the attempt; or the
