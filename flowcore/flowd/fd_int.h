@@ -324,6 +324,13 @@ struct fd_core {
 };
 
 /* fd_core.c */
+/* Every call into the core starts with fd_enter (what the previous
+ * call's messages pointed to may go) and an input ends with fd_leave
+ * (the directory's changes go out). */
+void fd_enter(fd_core *c);
+void fd_leave(fd_core *c);
+/* When the pending changes make a round due, or SK_TIME_NEVER. */
+sk_time fd_round_due(const fd_core *c);
 sk_msg *fd_push(fd_core *c, sk_peer to, sk_msg_type type);
 void *fd_scratch_alloc(fd_core *c, size_t n);
 char *fd_scratch_printf(fd_core *c, const char *fmt, ...)
@@ -340,7 +347,11 @@ fd_node *fd_node_by_peer(const fd_core *c, sk_peer peer);
 fd_node *fd_node_by_name(const fd_core *c, const char *name);
 fd_rack *fd_rack_by_name(const fd_core *c, const char *name);
 void fd_node_free(fd_core *c, fd_node *n);
-void fd_membership_flush(fd_core *c);
+
+/* fd_directory.c: MEMBERSHIP */
+uint8_t fd_node_state(const fd_node *n);          /* sk_node_state */
+void fd_membership_check(fd_core *c, fd_node *n); /* queue a change */
+void fd_membership_flush(fd_core *c);             /* send the changes */
 void fd_membership_full(fd_core *c, sk_peer to);
 void fd_node_mark(fd_core *c, fd_node *n);
 uint32_t fd_node_room(const fd_node *n);

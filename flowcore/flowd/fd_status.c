@@ -121,9 +121,7 @@ int fd_status_build(fd_core *c, const sk_status_request *req, sk_time now,
         const char **cells = fd_scratch_alloc(c, NCOLS * sizeof *cells);
         if (cells == NULL)
             return SK_ENOMEM;
-        uint8_t state = n->n_cap > 0 && n->n_ntasks + n->n_foreign >= n->n_cap
-                            ? SK_NODE_SATURATED
-                            : SK_NODE_UP;
+        uint8_t state = fd_node_state(n);
         cells[0] = fd_scratch_printf(c, "%s", n->n_name);
         cells[1] = fd_scratch_printf(c, "%s", n->n_rack->r_name);
         cells[2] = fd_scratch_printf(c, "%u", n->n_slots);

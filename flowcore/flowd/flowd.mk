@@ -12,7 +12,9 @@ noinst_HEADERS += \
 flowcore_flowd_libflowd_la_SOURCES = \
 	flowcore/flowd/fd_config.c \
 	flowcore/flowd/fd_core.c \
+	flowcore/flowd/fd_round.c \
 	flowcore/flowd/fd_cluster.c \
+	flowcore/flowd/fd_directory.c \
 	flowcore/flowd/fd_jobs.c \
 	flowcore/flowd/fd_actions.c \
 	flowcore/flowd/fd_sync.c \
