@@ -44,8 +44,10 @@ int fd_class_ref(fd_core *c, const sk_submit_job *sj, fd_class **out)
     uint32_t nl = sj->sj_nlabels;
     if (nl > SK_MAX_LABELS)
         return SK_ELIMIT;
-    memcpy(sorted, sj->sj_labels, nl * sizeof *sorted);
-    qsort(sorted, nl, sizeof *sorted, cmp_str);
+    if (nl > 0) { /* sj_labels may be NULL without labels */
+        memcpy(sorted, sj->sj_labels, nl * sizeof *sorted);
+        qsort(sorted, nl, sizeof *sorted, cmp_str);
+    }
     for (uint32_t i = 0; i < c->c_classes.sl_len; i++) {
         fd_class *k = fd_slots_get(&c->c_classes, i);
         if (k != NULL && same(k, sj, sorted)) {

@@ -362,7 +362,8 @@ void fd_on_heartbeat(fd_core *c, sk_time now, fd_node *n,
         t->t_seen = false;
         mine[k++] = t;
     }
-    qsort(mine, k, sizeof *mine, cmp_task_key);
+    if (k > 0)
+        qsort(mine, k, sizeof *mine, cmp_task_key);
     uint32_t matched = 0;
     bool started = false; /* spread counts running tasks apart */
     for (uint32_t i = 0; i < hb->hb_nrunning; i++) {
