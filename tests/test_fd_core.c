@@ -544,6 +544,97 @@ static void test_preemption(bool on)
     fd_core_free(c);
 }
 
+/* A task rejected max_rejects times fails, and its scheduler hears it;
+ * a scheduler that goes away takes its jobs with it. */
+static void test_rejects_and_sched_down(void)
+{
+    fd_config cfg = cfg_test();
+    cfg.fc_max_rejects = 2;
+    fd_core *c = fdt_core(&cfg, T0);
+    fdt_node(c, T0, 1, "n1", 4, NULL, -1);
+    fdt_sched(c, T0, SCHED, SID);
+    fdt_sched(c, T0, SCHED + 1, SID + 1);
+    fdt_submit(c, T0, SCHED, 1, 1, true, NULL, 0);
+    resv r[4];
+    for (int i = 0; i < 2; i++) {
+        fdt_round(c, T0 + (1000 + 200 * (uint64_t)i) * MS, NULL);
+        tap_is_int((int64_t)take_reserves(c, r, 4), 1, "placed (%d)", i);
+        fdt_answer(c, T0 + (1001 + 200 * (uint64_t)i) * MS, 1, &r[0].rv, false);
+    }
+    const sk_msg *m = fdt_nth(c, SK_MSG_TASK_FINISHED, 0, NULL);
+    tap_ok(m != NULL && m->m_task_finished.tf_status == SK_TASK_FAILED &&
+               strstr((const char *)m->m_task_finished.tf_output.b_data,
+                      "test says no") != NULL,
+           "second rejection: FAILED with the node's reason");
+    tap_is_int(task_state(c, 1, 0, NULL), 0, "the task is gone");
+    fdt_submit(c, T0 + 2000 * MS, SCHED, 2, 2, true, NULL, 0);
+    fdt_round(c, T0 + 2200 * MS, NULL);
+    tap_is_int((int64_t)take_reserves(c, r, 4), 2, "job 2 placed");
+    fdt_drain(c);
+    fd_core_peer_down(c, T0 + 2300 * MS, SCHED);
+    tap_is_int((int64_t)fdt_count(c, SK_MSG_RELEASE, 1), 2,
+               "its scheduler gone: its tasks released");
+    tap_is_int((int64_t)fd_core_stats(c)->fs_jobs, 0, "no job left");
+    tap_is_int((int64_t)fd_core_stats(c)->fs_schedulers, 1,
+               "one scheduler left");
+    fdt_heartbeat(c, T0 + 2400 * MS, 1, 1, 4, 0, 0, 0, NULL, 0);
+    fdt_node(c, T0 + 2400 * MS, 2, "n2", 4, NULL, -1);
+    tap_ok(fdt_count(c, SK_MSG_MEMBERSHIP, SCHED) == 0 &&
+               fdt_count(c, SK_MSG_MEMBERSHIP, SCHED + 1) == 1,
+           "directory changes go to the scheduler still there");
+    fdt_drain(c);
+    fd_core_free(c);
+}
+
+/* Limits on jobs and classes are refusals with a reason, counted. */
+static void test_limits(void)
+{
+    fd_config cfg = cfg_test();
+    cfg.fc_max_jobs = 2;
+    cfg.fc_max_classes = 2;
+    cfg.fc_max_tasks = 5;
+    fd_core *c = fdt_core(&cfg, T0);
+    fdt_sched(c, T0, SCHED, SID);
+    const char *a[] = {"a"}, *b[] = {"b"};
+    sk_resources res = {100, 100};
+    fdt_submit_ex(c, T0, SCHED, 1, 1, true, NULL, 0, a, 1, res);
+    fdt_submit_ex(c, T0, SCHED, 2, 1, true, NULL, 0, b, 1, res);
+    tap_is_int((int64_t)fdt_count(c, SK_MSG_JOB_ACCEPTED, SCHED), 1,
+               "two classes");
+    fdt_drain(c);
+    sk_msg m = {.m_type = SK_MSG_CANCEL_JOB};
+    m.m_cancel_job = (sk_cancel_job){.cj_job = 2, .cj_reason = ""};
+    on_msg(c, T0, SCHED, &m);
+    const char *d[] = {"d"};
+    fdt_submit_ex(c, T0, SCHED, 3, 1, true, NULL, 0, d, 1, res);
+    const sk_msg *r = fdt_nth(c, SK_MSG_JOB_REJECTED, 0, NULL);
+    tap_ok(r != NULL && strstr(r->m_job_ack.ja_reason, "max_classes"),
+           "a third class refused while the second waits for the next "
+           "round to go: %s",
+           r ? r->m_job_ack.ja_reason : "");
+    fdt_round(c, T0 + 1000 * MS, NULL);
+    fdt_submit_ex(c, T0 + 1000 * MS, SCHED, 3, 1, true, NULL, 0, d, 1, res);
+    tap_is_int((int64_t)fdt_count(c, SK_MSG_JOB_ACCEPTED, SCHED), 1,
+               "accepted once the round freed the class");
+    fdt_submit_ex(c, T0 + 1000 * MS, SCHED, 4, 1, true, NULL, 0, a, 1, res);
+    r = fdt_nth(c, SK_MSG_JOB_REJECTED, 0, NULL);
+    tap_ok(r != NULL && strstr(r->m_job_ack.ja_reason, "max_jobs"),
+           "a third job refused: %s", r ? r->m_job_ack.ja_reason : "");
+    on_msg(c, T0 + 1000 * MS, SCHED, &m); /* job 2 is gone: unknown */
+    tap_is_int((int64_t)fd_core_stats(c)->fs_unknown, 1,
+               "CANCEL_JOB of a job gone is unknown");
+    m.m_cancel_job.cj_job = 3;
+    on_msg(c, T0 + 1000 * MS, SCHED, &m);
+    fdt_submit(c, T0 + 1000 * MS, SCHED, 5, 5, true, NULL, 0);
+    r = fdt_nth(c, SK_MSG_JOB_REJECTED, 0, NULL);
+    tap_ok(r != NULL && strstr(r->m_job_ack.ja_reason, "max_tasks"),
+           "over max_tasks refused: %s", r ? r->m_job_ack.ja_reason : "");
+    tap_is_int((int64_t)fd_core_stats(c)->fs_jobs_rejected, 3,
+               "refusals counted");
+    fdt_drain(c);
+    fd_core_free(c);
+}
+
 /* Input out of range or from the wrong peer is counted and dropped. */
 static void test_bad_input(void)
 {
@@ -622,6 +713,8 @@ int main(void)
     test_restart();
     test_preemption(false);
     test_preemption(true);
+    test_rejects_and_sched_down();
+    test_limits();
     test_bad_input();
     tap_done();
     return tap_exit_status();

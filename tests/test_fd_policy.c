@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define T0    1000000000000ull
 #define MS    FDT_MS
@@ -411,6 +412,68 @@ static void test_multires(void)
     fd_core_free(c);
 }
 
+/* fd_core_dump writes the network with names; the file reads back as
+ * the same network and LEMON finds the same optimum in it. */
+static void test_dump(void)
+{
+    fd_config cfg = cfg_test();
+    fd_core *c = fdt_core(&cfg, T0);
+    fdt_node(c, T0, 1, "n1", 4, "r1", -1);
+    fdt_node(c, T0, 2, "n2", 2, "r2", -1);
+    fdt_sched(c, T0, SCHED, SID);
+    const char *pn2[] = {"n2"};
+    fdt_submit(c, T0, SCHED, 1, 5, true, pn2, 1);
+    fdt_round(c, T0 + 1000 * MS, NULL); /* the network exists */
+    fdt_submit(c, T0 + 1100 * MS, SCHED, 2, 2, true, NULL, 0);
+    fd_round *r;
+    tap_is_int(fd_round_begin(c, T0 + 1300 * MS, &r), 0, "round due");
+    char path[] = "/tmp/fd_dump_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w+");
+    if (f == NULL)
+        tap_bail_out("cannot make a temporary file");
+    tap_is_int(fd_core_dump(c, f), 0, "dumped");
+    rewind(f);
+    char line[256];
+    int named = 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        named += strncmp(line, "c name ", 7) == 0 &&
+                 (strstr(line, " node n1\n") != NULL ||
+                  strstr(line, " task 7/2/1\n") != NULL ||
+                  strstr(line, " rack r2\n") != NULL);
+    tap_is_int(named, 3, "names in comment lines (node, task, rack)");
+    rewind(f);
+    fc_dimacs_reader *rd;
+    fc_dimacs_end end;
+    size_t lines;
+    if (fc_dimacs_reader_new(NULL, &rd) != 0)
+        tap_bail_out("no reader");
+    tap_is_int(fc_dimacs_read(rd, f, "dump", &end, &lines), 0, "reads back");
+    const fc_graph *g = fc_dimacs_graph(rd);
+    tap_ok(g != NULL &&
+               fc_graph_node_count(g) == fc_graph_node_count(r->rd_graph) &&
+               fc_graph_arc_count(g) == fc_graph_arc_count(r->rd_graph),
+           "the same network size");
+    fclose(f);
+    int64_t want = 0;
+    tap_is_int(fct_solve_fresh(r->rd_graph, FC_ALG_SSP, &want), 0, "solved");
+    if (fct_lemon_path() == NULL) {
+        tap_skip(1, "no dimacs-solver");
+    } else {
+        bool feasible = false;
+        int64_t cost = -1;
+        char err[200] = "";
+        int rc = fct_lemon_solve_file(path, &feasible, &cost, err, sizeof err);
+        tap_ok(rc == 0 && feasible && cost == want,
+               "LEMON on the dump: %lld, flowcore %lld %s", (long long)cost,
+               (long long)want, err);
+    }
+    unlink(path);
+    fc_dimacs_reader_free(rd);
+    fd_round_end(c, T0 + 1300 * MS, r, FC_ECANCELED, NULL);
+    fd_core_free(c);
+}
+
 int main(void)
 {
     tap_timeout(120);
@@ -422,6 +485,7 @@ int main(void)
     test_spread();
     test_labels();
     test_multires();
+    test_dump();
     tap_done();
     return tap_exit_status();
 }
