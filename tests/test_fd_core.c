@@ -13,6 +13,7 @@
 #include "skylark.h"
 #include "tap.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -635,6 +636,72 @@ static void test_limits(void)
     fd_core_free(c);
 }
 
+/* The shell's way: the round solved on a worker thread while the loop
+ * thread keeps feeding the core heartbeats, submissions and answers. */
+typedef struct solve_job {
+    fd_round *sj_round;
+    fc_solve_stats sj_st;
+    int sj_rc;
+} solve_job;
+
+static void *solve_thread(void *arg)
+{
+    solve_job *j = arg;
+    fc_solve_options opt;
+    fc_solve_options_init(&opt);
+    opt.so_algorithm = j->sj_round->rd_algorithm;
+    opt.so_incremental = j->sj_round->rd_incremental;
+    j->sj_rc = fc_solve(j->sj_round->rd_graph, &opt, &j->sj_st);
+    return NULL;
+}
+
+static void test_threaded_round(void)
+{
+    fd_config cfg = cfg_test();
+    cfg.fc_algorithm = FC_ALG_RACE;
+    fd_core *c = fdt_core(&cfg, T0);
+    for (uint32_t i = 1; i <= 40; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "n%u", i);
+        fdt_node(c, T0, i, name, 8, i % 2 ? "odd" : "even", -1);
+    }
+    fdt_sched(c, T0, SCHED, SID);
+    for (uint64_t j = 1; j <= 20; j++)
+        fdt_submit(c, T0, SCHED, j, 10, true, NULL, 0);
+    fdt_drain(c);
+    size_t placed = 0;
+    sk_time now = T0 + 1000 * MS;
+    for (int round = 0; round < 5; round++) {
+        solve_job job = {0};
+        fdt_drain(c);
+        if (fd_round_begin(c, now, &job.sj_round) != 0)
+            break;
+        pthread_t th;
+        if (pthread_create(&th, NULL, solve_thread, &job) != 0)
+            tap_bail_out("pthread_create");
+        /* meanwhile, on this thread */
+        for (uint32_t i = 1; i <= 40; i++)
+            fdt_heartbeat(c, now, i, (uint64_t)round + 1, 8,
+                          (uint32_t)(i + round) % 8, 0, i % 3, NULL, 0);
+        if (round < 4)
+            fdt_submit(c, now, SCHED, 100 + (uint64_t)round, 5, true, NULL, 0);
+        fdt_drain(c);
+        pthread_join(th, NULL);
+        tap_is_int(job.sj_rc, 0, "round %d solved on a worker thread", round);
+        fd_round_end(c, now, job.sj_round, job.sj_rc, &job.sj_st);
+        placed += fdt_count(c, SK_MSG_RESERVE, UINT32_MAX);
+        now += 200 * MS;
+    }
+    /* 40 nodes x cap 6 = 240 slots for 220 tasks: all placed */
+    tap_is_int((int64_t)placed, 220, "every task placed over the rounds");
+    bool within = true;
+    for (uint32_t i = 1; i <= 40; i++)
+        within = within && fd_core_node_long(c, i) <= 6;
+    tap_ok(within, "no node beyond its cap");
+    fdt_drain(c);
+    fd_core_free(c);
+}
+
 /* Input out of range or from the wrong peer is counted and dropped. */
 static void test_bad_input(void)
 {
@@ -715,6 +782,7 @@ int main(void)
     test_preemption(true);
     test_rejects_and_sched_down();
     test_limits();
+    test_threaded_round();
     test_bad_input();
     tap_done();
     return tap_exit_status();

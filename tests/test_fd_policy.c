@@ -425,6 +425,7 @@ static void test_dump(void)
     fdt_submit(c, T0, SCHED, 1, 5, true, pn2, 1);
     fdt_round(c, T0 + 1000 * MS, NULL); /* the network exists */
     fdt_submit(c, T0 + 1100 * MS, SCHED, 2, 2, true, NULL, 0);
+    fdt_drain(c);
     fd_round *r;
     tap_is_int(fd_round_begin(c, T0 + 1300 * MS, &r), 0, "round due");
     char path[] = "/tmp/fd_dump_XXXXXX";

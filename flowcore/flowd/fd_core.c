@@ -47,6 +47,9 @@ char *fd_scratch_printf(fd_core *c, const char *fmt, ...)
 
 void fd_enter(fd_core *c)
 {
+    /* the contract: the driver empties the outbox between calls (what
+     * the messages point to is freed below) */
+    SK_ASSERT(c->c_out.ob_len == 0);
     for (size_t i = 0; i < c->c_scratch.sc_len; i++)
         free(c->c_scratch.sc_ptr[i]);
     c->c_scratch.sc_len = 0;
@@ -152,6 +155,7 @@ void fd_core_free(fd_core *c)
     sk_idmap_free(&c->c_node_by_name);
     sk_idmap_free(&c->c_sched_by_peer);
     sk_idmap_free(&c->c_task_by_resv);
+    sk_outbox_clear(&c->c_out); /* unsent: the driver is done */
     fd_enter(c);
     free(c->c_scratch.sc_ptr);
     sk_outbox_free(&c->c_out);

@@ -41,7 +41,8 @@ check_PROGRAMS += tests/test_fd_core
 TESTS += tests/test_fd_core
 tests_test_fd_core_SOURCES = tests/test_fd_core.c
 tests_test_fd_core_CPPFLAGS = $(FD_TEST_CPPFLAGS)
-tests_test_fd_core_LDADD = tests/libfdtest.a $(FD_TEST_LDADD)
+tests_test_fd_core_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
+tests_test_fd_core_LDADD = tests/libfdtest.a $(FD_TEST_LDADD) $(PTHREAD_LIBS)
 
 check_PROGRAMS += tests/test_fd_policy
 TESTS += tests/test_fd_policy
