@@ -249,7 +249,8 @@ sk_time fd_core_next_deadline(const fd_core *c);
 
 /* fd_core_outbox returns the messages to send. The driver sends or
  * copies them and calls sk_outbox_clear before the next call into the
- * core; what they point to stays valid until then. */
+ * core (every call asserts it, fd_core_free excepted); what they point
+ * to stays valid until then. */
 sk_outbox *fd_core_outbox(fd_core *c);
 
 /* fd_core_stats returns the counters (gauges up to date). */
