@@ -1,0 +1,403 @@
+/*
+ * fd_int.h - the flow node core's insides, shared by its files: the
+ * records of nodes, racks, schedulers, jobs and tasks, the network
+ * (fd_net: the flowcore graph and the maps between its nodes and the
+ * records), and the internal calls between the files.
+ *
+ * Records change at once when an input arrives; the network follows at
+ * the next sync (fd_sync, at the start and end of a round), driven by
+ * dirty lists. A record that dies (a task that ended, a node that left)
+ * stays, marked dead, until that sync has removed it from the network,
+ * so that the placements of a round solved meanwhile can still be read
+ * and dropped.
+ */
+#ifndef FD_INT_H
+#define FD_INT_H
+
+#include "fd_core.h"
+#include "sk_idmap.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- a doubly linked intrusive list ----------------------------------- */
+
+typedef struct fd_link {
+    struct fd_link *l_next, *l_prev;
+} fd_link;
+
+static inline void fd_list_init(fd_link *h)
+{
+    h->l_next = h->l_prev = h;
+}
+static inline bool fd_list_empty(const fd_link *h)
+{
+    return h->l_next == h;
+}
+static inline bool fd_linked(const fd_link *l)
+{
+    return l->l_next != NULL && l->l_next != l;
+}
+static inline void fd_list_remove(fd_link *l)
+{
+    if (l->l_next == NULL)
+        return;
+    l->l_prev->l_next = l->l_next;
+    l->l_next->l_prev = l->l_prev;
+    l->l_next = l->l_prev = NULL;
+}
+static inline void fd_list_push(fd_link *h, fd_link *l)
+{
+    l->l_prev = h->l_prev;
+    l->l_next = h;
+    h->l_prev->l_next = l;
+    h->l_prev = l;
+}
+#define FD_CONTAINER(p, type, field)                                           \
+    ((type *)(void *)((char *)(p)-offsetof(type, field)))
+
+/* ---- records ----------------------------------------------------------- */
+
+typedef struct fd_job fd_job;
+typedef struct fd_node fd_node;
+
+/* Internal task states: the public ones, and dead. */
+#define FD_TASK_DEAD 5
+
+typedef struct fd_task {
+    fd_job *t_job;
+    uint32_t t_index;     /* in its job */
+    uint32_t t_attempt;   /* the current attempt */
+    uint32_t t_rejects;   /* RESERVE_REJECTs so far */
+    uint8_t t_state;      /* fd_task_state or FD_TASK_DEAD */
+    bool t_dirty;         /* in c_dirty_tasks */
+    bool t_seen;          /* in the last heartbeat of its node */
+    uint32_t t_slot;      /* index in c_tasks and the network's maps */
+    fd_node *t_node;      /* when not waiting */
+    uint64_t t_resv;      /* its reservation (0: adopted, unknown) */
+    uint64_t t_order;     /* acknowledgement order on its node */
+    sk_time t_since;      /* waiting since, or RESERVE sent at */
+    sk_time t_run_since;  /* seen running since */
+    sk_time t_waited;     /* time waited before t_since, all spells */
+    uint32_t t_moves;     /* attempts used up by preemption */
+    uint64_t t_round;     /* stamp: stopped by this round's flow */
+    const char **t_prefs; /* preferred nodes, "rack=NAME" for racks */
+    uint32_t t_nprefs;
+    const uint8_t *t_spec;
+    uint32_t t_spec_len;
+    fd_link t_node_link;     /* in its node's n_tasks */
+    fd_link t_dirty_link;    /* in c_dirty_tasks */
+    fd_link t_resv_link;     /* in c_reserves (RESERVED) */
+    fd_link t_pref_link;     /* in c_pref_waiting (waiting, has prefs) */
+    fd_link t_wait_link;     /* in c_waiting (waiting) */
+    fd_link t_assigned_link; /* in c_assigned (on a node) */
+} fd_task;
+
+typedef struct fd_sched {
+    sk_peer s_peer;
+    uint32_t s_id;     /* he_id: rv_sched */
+    sk_idmap s_jobs;   /* sj_job + 1 -> fd_job */
+    fd_job *s_job_max; /* the job numbered UINT64_MAX */
+    uint32_t s_njobs;
+} fd_sched;
+
+struct fd_job {
+    fd_sched *j_sched;
+    uint64_t j_id; /* sj_job */
+    char *j_user, *j_framework;
+    uint8_t j_priority;
+    sk_resources j_res;
+    uint32_t j_max_attempts;
+    uint32_t j_ntasks;
+    uint32_t j_live; /* tasks not dead */
+    uint32_t j_slot;
+    bool j_long; /* sj_long; else fallback short work */
+    struct fd_class *j_class;
+    bool j_dead, j_dirty, j_in_net;
+    sk_time j_submit;
+    fd_task *j_tasks;
+    void *j_blob; /* specs and names, one allocation */
+    fd_link j_dirty_link;
+};
+
+/* An equivalence class of jobs: the same per-task request and labels.
+ * Policies that place by fit (multires) or by labels route a job's tasks
+ * through its class's aggregator, which has arcs to the nodes that can
+ * take them. */
+typedef struct fd_class {
+    sk_resources k_res;
+    char **k_labels; /* sorted */
+    uint32_t k_nlabels;
+    uint32_t k_refs; /* live jobs */
+    uint32_t k_slot;
+    bool k_in_net, k_dirty;
+    fd_link k_dirty_link;
+} fd_class;
+
+typedef struct fd_rack {
+    char r_name[SK_MAX_LABEL_LEN + 1];
+    uint32_t r_slot;
+    uint32_t r_nnodes;
+    int64_t r_cap; /* sum of its live nodes' room */
+    bool r_dirty;  /* its part of the network must be redone */
+    bool r_in_net;
+} fd_rack;
+
+typedef struct fd_node {
+    sk_peer n_peer;
+    uint32_t n_id;
+    char n_name[SK_MAX_NAME_LEN + 1];
+    char n_addr[SK_MAX_ADDR_LEN + 1];
+    uint32_t n_slots;
+    sk_resources n_res;
+    sk_resources n_used_res; /* from heartbeats */
+    char **n_labels;
+    uint32_t n_nlabels;
+    fd_rack *n_rack;
+    uint32_t n_cap; /* floor(long share * slots) */
+    uint32_t n_slot;
+    bool n_dead;
+    bool n_dirty;        /* in c_dirty_nodes */
+    bool n_in_net;       /* its part of the network exists */
+    bool n_load_changed; /* its arcs to the sink must be redone */
+    /* from heartbeats */
+    uint64_t n_hb_seq;
+    bool n_hb_any;
+    sk_time n_last_seen;
+    uint32_t n_used;    /* slots used */
+    uint32_t n_queue;   /* short reservations queued */
+    uint32_t n_foreign; /* long reservations the core does not know */
+    /* long tasks of the core here */
+    fd_link n_tasks;
+    uint32_t n_ntasks;
+    uint64_t n_order;            /* acknowledgements so far */
+    uint8_t n_mstate;            /* MEMBERSHIP state last announced */
+    bool n_mdirty;               /* a MEMBERSHIP change is pending */
+    fd_link n_seen_link;         /* in c_by_seen (oldest first) */
+    fd_link n_dirty_link;        /* in c_dirty_nodes */
+    fd_link n_mlink;             /* in c_mchanges */
+    struct fd_node *n_name_next; /* same name hash */
+} fd_node;
+
+/* ---- slot tables: records by dense index -------------------------------- */
+
+typedef struct fd_slots {
+    void **sl_ptr;
+    uint32_t sl_len, sl_cap;
+    uint32_t *sl_free;
+    uint32_t sl_nfree;
+} fd_slots;
+
+int fd_slots_take(fd_slots *s, void *p, uint32_t *slot);
+void fd_slots_give(fd_slots *s, uint32_t slot);
+void fd_slots_free(fd_slots *s);
+static inline void *fd_slots_get(const fd_slots *s, uint32_t slot)
+{
+    return slot < s->sl_len ? s->sl_ptr[slot] : NULL;
+}
+
+/* ---- the network ------------------------------------------------------- */
+
+/* What a graph node stands for. */
+typedef enum fd_gkind {
+    FD_G_NONE = 0,
+    FD_G_SINK,
+    FD_G_CLUSTER,
+    FD_G_RACK,
+    FD_G_NODE,
+    FD_G_JOB,
+    FD_G_CLASS,
+    FD_G_TASK,
+} fd_gkind;
+
+#define FD_ENT_ARCS 6
+
+/* The graph node and owned arcs of one record. */
+typedef struct fd_gent {
+    fc_node e_node;
+    fc_arc e_arc[FD_ENT_ARCS];
+} fd_gent;
+
+typedef struct fd_gref {
+    uint8_t g_kind;
+    uint32_t g_slot;
+} fd_gref;
+
+typedef struct fd_net {
+    fc_graph *nt_g;
+    fc_node nt_sink, nt_cluster;
+    int64_t nt_supply; /* task nodes: the sink takes this many */
+    fd_gref *nt_ref;   /* by graph node id */
+    size_t nt_ref_cap;
+    fd_gent *nt_ent[FD_G_TASK + 1]; /* by kind, then record slot */
+    size_t nt_ent_cap[FD_G_TASK + 1];
+    fc_arc *nt_pair; /* class -> node arcs, [class slot][node slot] */
+    uint32_t nt_pair_rows, nt_pair_cols;
+} fd_net;
+
+int fd_net_new(fd_net **out);
+void fd_net_free(fd_net *net);
+/* The entry of (kind, slot), grown and set to FC_NONE on first use;
+ * NULL when out of memory. */
+fd_gent *fd_net_ent(fd_net *net, fd_gkind kind, uint32_t slot);
+/* The entry if it exists with a node, else NULL. */
+fd_gent *fd_net_find(const fd_net *net, fd_gkind kind, uint32_t slot);
+/* Add a graph node for (kind, slot) with supply; its id in ent. */
+int fd_net_node(fd_net *net, fd_gkind kind, uint32_t slot, int64_t supply,
+                fc_node_type type);
+/* Remove the graph node of (kind, slot) and its arcs (drain: a task's
+ * flow goes to the sink first). */
+int fd_net_node_remove(fd_net *net, fd_gkind kind, uint32_t slot, bool drain);
+/* Arcs with their cost and capacity checked against flowcore's limits
+ * (FC_EINVAL beyond). */
+int fd_net_arc(fd_net *net, fc_node src, fc_node dst, int64_t cap, int64_t cost,
+               fc_arc *out);
+/* Set (adding or, with cap 0, keeping) an owned arc: *a FC_NONE adds. */
+int fd_net_arc_set(fd_net *net, fc_arc *a, fc_node src, fc_node dst,
+                   int64_t cap, int64_t cost);
+/* The arc of (class slot, node slot), grown and set to FC_NONE on first
+ * use; NULL when out of memory. Cleared when either node is removed. */
+fc_arc *fd_net_pair(fd_net *net, uint32_t k, uint32_t n);
+/* Set a pair arc: add it, change it, or with cap 0 remove it (so that a
+ * network kept up to date holds the same arcs as one built anew). */
+int fd_net_pair_set(fd_net *net, fc_arc *a, fc_node src, fc_node dst,
+                    int64_t cap, int64_t cost);
+/* Remove every arc leaving v. */
+int fd_net_strip(fd_net *net, fc_node v);
+/* The record a graph node stands for. */
+fd_gref fd_net_ref(const fd_net *net, fc_node v);
+/* Set the sink's demand to nt_supply. */
+int fd_net_balance(fd_net *net);
+
+/* ---- the policy interface ---------------------------------------------- */
+
+#include "fd_policy.h"
+
+/* ---- the core ---------------------------------------------------------- */
+
+typedef struct fd_scratch {
+    void **sc_ptr;
+    size_t sc_len, sc_cap;
+} fd_scratch;
+
+struct fd_core {
+    fd_config c_cfg;
+    const fd_policy *c_pol;
+    uint64_t c_epoch;
+    sk_time c_settle_until;
+    sk_outbox c_out;
+    fd_scratch c_scratch; /* freed at the next call */
+    fd_stats c_st;
+    /* records */
+    fd_slots c_nodes, c_racks, c_jobs, c_tasks, c_classes;
+    fd_link c_dirty_classes;
+    sk_idmap c_node_by_peer;  /* peer + 1 -> fd_node (live) */
+    sk_idmap c_node_by_name;  /* name hash -> fd_node chain (live) */
+    sk_idmap c_sched_by_peer; /* peer + 1 -> fd_sched */
+    sk_idmap c_task_by_resv;  /* resv -> fd_task */
+    uint64_t c_ntasks;        /* tasks held (not dead) */
+    uint64_t c_njobs;
+    uint64_t c_nnodes;
+    uint64_t c_resv_next;
+    /* queues */
+    fd_link c_by_seen;      /* live nodes, least recently heard first */
+    fd_link c_reserves;     /* RESERVED tasks, oldest first */
+    fd_link c_pref_waiting; /* waiting tasks with preferences */
+    fd_link c_waiting;      /* waiting tasks */
+    fd_link c_assigned;     /* tasks on a node */
+    uint64_t c_stamp;       /* rounds ended, for t_round */
+    fd_link c_dirty_tasks, c_dirty_nodes, c_dirty_jobs;
+    fd_link c_mchanges; /* nodes with a MEMBERSHIP change */
+    bool c_nodes_added; /* since the last sync */
+    bool c_racks_dirty;
+    uint32_t c_nclasses;
+    /* the network and rounds */
+    fd_net *c_net;
+    bool c_net_broken; /* rebuild at the next sync */
+    bool c_round_out;
+    bool c_solve_failed;
+    fd_round c_round;
+    uint64_t c_events;
+    sk_time c_first_event; /* of the pending changes */
+    uint64_t c_mb_seq;
+};
+
+/* fd_core.c */
+/* Every call into the core starts with fd_enter (what the previous
+ * call's messages pointed to may go) and an input ends with fd_leave
+ * (the directory's changes go out). */
+void fd_enter(fd_core *c);
+void fd_leave(fd_core *c);
+/* When the pending changes make a round due, or SK_TIME_NEVER. */
+sk_time fd_round_due(const fd_core *c);
+sk_msg *fd_push(fd_core *c, sk_peer to, sk_msg_type type);
+void *fd_scratch_alloc(fd_core *c, size_t n);
+char *fd_scratch_printf(fd_core *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void fd_event(fd_core *c, sk_time now);
+
+/* fd_cluster.c: nodes, racks, heartbeats, the directory */
+void fd_on_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h);
+void fd_on_heartbeat(fd_core *c, sk_time now, fd_node *n,
+                     const sk_heartbeat *hb);
+void fd_node_down(fd_core *c, sk_time now, fd_node *n, const char *why);
+void fd_node_touch(fd_core *c, fd_node *n);
+fd_node *fd_node_by_peer(const fd_core *c, sk_peer peer);
+fd_node *fd_node_by_name(const fd_core *c, const char *name);
+fd_rack *fd_rack_by_name(const fd_core *c, const char *name);
+void fd_node_free(fd_core *c, fd_node *n);
+
+/* fd_directory.c: MEMBERSHIP */
+uint8_t fd_node_state(const fd_node *n);          /* sk_node_state */
+void fd_membership_check(fd_core *c, fd_node *n); /* queue a change */
+void fd_membership_flush(fd_core *c);             /* send the changes */
+void fd_membership_full(fd_core *c, sk_peer to);
+void fd_node_mark(fd_core *c, fd_node *n);
+uint32_t fd_node_room(const fd_node *n);
+
+/* fd_jobs.c: schedulers, jobs, tasks */
+void fd_on_sched_hello(fd_core *c, sk_time now, sk_peer from,
+                       const sk_hello *h);
+void fd_on_submit(fd_core *c, sk_time now, fd_sched *s,
+                  const sk_submit_job *sj);
+void fd_on_cancel(fd_core *c, sk_time now, fd_sched *s,
+                  const sk_cancel_job *cj);
+void fd_on_finished(fd_core *c, sk_time now, fd_sched *s,
+                    const sk_task_finished *tf);
+void fd_sched_down(fd_core *c, sk_time now, fd_sched *s);
+fd_sched *fd_sched_by_peer(const fd_core *c, sk_peer peer);
+fd_job *fd_job_find(const fd_sched *s, uint64_t id);
+void fd_task_dirty(fd_core *c, fd_task *t);
+void fd_task_set_state(fd_core *c, fd_task *t, uint8_t state);
+void fd_task_assign(fd_core *c, fd_task *t, fd_node *n);
+void fd_task_unassign(fd_core *c, fd_task *t);
+void fd_task_end(fd_core *c, sk_time now, fd_task *t, uint8_t status,
+                 const char *why);
+void fd_task_retry(fd_core *c, sk_time now, fd_task *t, const char *why);
+void fd_job_free(fd_core *c, fd_job *j);
+void fd_sched_free(fd_core *c, fd_sched *s);
+
+/* fd_actions.c: flow to messages and their answers */
+void fd_send_reserve(fd_core *c, sk_time now, fd_task *t, fd_node *n);
+void fd_send_release(fd_core *c, fd_node *n, uint64_t resv, uint64_t job,
+                     uint32_t task);
+void fd_on_reserve_answer(fd_core *c, sk_time now, fd_node *n,
+                          const sk_reserve_ack *ra, bool ack);
+void fd_reserve_timeouts(fd_core *c, sk_time now);
+
+/* fd_class.c: equivalence classes */
+int fd_class_ref(fd_core *c, const sk_submit_job *sj, fd_class **out);
+void fd_class_unref(fd_core *c, fd_class *k);
+void fd_class_free(fd_core *c, fd_class *k);
+bool fd_class_fits_labels(const fd_class *k, const fd_node *n);
+
+/* fd_sync.c: records to network */
+int fd_sync(fd_core *c, fd_net *net, sk_time now);
+int fd_build(const fd_core *c, fd_net *net, sk_time now);
+
+/* fd_status.c */
+int fd_status_build(fd_core *c, const sk_status_request *req, sk_time now,
+                    sk_status_reply *reply);
+
+#endif /* FD_INT_H */

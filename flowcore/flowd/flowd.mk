@@ -1,0 +1,57 @@
+# The flow node's sans-I/O core (fd_): cluster state, jobs and tasks,
+# rounds, actions, status and the policies (cost models), as a noinst
+# library the daemon shell and the simulator link. flowd -> libflowcore and
+# flowd -> libskylark, never back.
+
+noinst_LTLIBRARIES += flowcore/flowd/libflowd.la
+noinst_HEADERS += \
+	flowcore/flowd/fd_core.h \
+	flowcore/flowd/fd_int.h \
+	flowcore/flowd/fd_policy.h
+
+flowcore_flowd_libflowd_la_SOURCES = \
+	flowcore/flowd/fd_config.c \
+	flowcore/flowd/fd_core.c \
+	flowcore/flowd/fd_round.c \
+	flowcore/flowd/fd_cluster.c \
+	flowcore/flowd/fd_directory.c \
+	flowcore/flowd/fd_jobs.c \
+	flowcore/flowd/fd_actions.c \
+	flowcore/flowd/fd_sync.c \
+	flowcore/flowd/fd_net.c \
+	flowcore/flowd/fd_quincy.c \
+	flowcore/flowd/fd_spread.c \
+	flowcore/flowd/fd_multires.c \
+	flowcore/flowd/fd_class.c \
+	flowcore/flowd/fd_status.c \
+	flowcore/flowd/fd_dump.c
+flowcore_flowd_libflowd_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd
+flowcore_flowd_libflowd_la_LIBADD = flowcore/libflowcore.la client/libskylark.la
+
+# Tests of the core: driven with messages and times, no sockets.
+FD_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd
+FD_TEST_LDADD = flowcore/flowd/libflowd.la tests/libfctest.a \
+	flowcore/libflowcore.la client/libskylark.la tests/libtap.a
+
+noinst_LIBRARIES += tests/libfdtest.a
+tests_libfdtest_a_SOURCES = tests/fd_testutil.c tests/fd_testutil.h
+tests_libfdtest_a_CPPFLAGS = $(FD_TEST_CPPFLAGS)
+
+check_PROGRAMS += tests/test_fd_core
+TESTS += tests/test_fd_core
+tests_test_fd_core_SOURCES = tests/test_fd_core.c
+tests_test_fd_core_CPPFLAGS = $(FD_TEST_CPPFLAGS)
+tests_test_fd_core_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
+tests_test_fd_core_LDADD = tests/libfdtest.a $(FD_TEST_LDADD) $(PTHREAD_LIBS)
+
+check_PROGRAMS += tests/test_fd_policy
+TESTS += tests/test_fd_policy
+tests_test_fd_policy_SOURCES = tests/test_fd_policy.c
+tests_test_fd_policy_CPPFLAGS = $(FD_TEST_CPPFLAGS)
+tests_test_fd_policy_LDADD = tests/libfdtest.a $(FD_TEST_LDADD)
+
+check_PROGRAMS += tests/test_fd_property
+TESTS += tests/test_fd_property
+tests_test_fd_property_SOURCES = tests/test_fd_property.c
+tests_test_fd_property_CPPFLAGS = $(FD_TEST_CPPFLAGS)
+tests_test_fd_property_LDADD = tests/libfdtest.a $(FD_TEST_LDADD)
