@@ -48,7 +48,8 @@ bool bf_cancelled(int rc);
 typedef struct bf_result {
     int br_rc;         /* fc_solve's return: 0 or an FC_E* code */
     double br_seconds; /* wall time of fc_solve */
-    int64_t br_cost;   /* cost of the flow (when br_rc == 0) */
+    int64_t br_cost;   /* cost of the flow (when br_rc == 0 and it fits
+                          64 bits, else br_flow_ok is false) */
     int br_winner;     /* the algorithm that produced the flow */
     bool br_flow_ok;   /* the flow passed fc_graph_check */
     char br_err[160];  /* fc_graph_check's complaint, if any */

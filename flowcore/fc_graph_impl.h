@@ -117,6 +117,8 @@ struct fc_graph {
     int32_t *g_pos;   /* [2 * acap] index of r in adj[tail(r)].ad_res */
     int32_t *g_afree; /* free arc ids below abound (a stack) */
     int32_t g_nafree;
+    int64_t g_capsum; /* capacities of the live arcs summed, at most
+                         FC_MAX_CAPACITY_SUM */
     /* the current flow */
     fc_flow_state g_st;
     /* the race's second flow state, as large as g_st and grown with it

@@ -38,14 +38,50 @@ typedef int32_t fc_node; /* node id */
 typedef int32_t fc_arc;  /* arc id */
 #define FC_NONE ((int32_t)-1)
 
-/* Limits. Costs and capacities are bounded so that the solvers' scaled
- * arithmetic (costs times the node count, sums of capacities) never
- * overflows 64 bits. */
+/* Limits. Within them no intermediate of the solvers overflows 64 bits,
+ * with one exception made wide instead: the cost of a whole flow, a sum of
+ * flow times cost over the arcs, reaches 2^92 (FC_MAX_CAPACITY_SUM times
+ * FC_MAX_COST) and is an fc_int128. The audit behind this statement:
+ * - flow and excess: a node's excess is at most its |supply| plus the
+ *   capacities of its arcs, at most 2^40 + 2^60. FC_MAX_CAPACITY_SUM is the
+ *   limit tightened for this (2^28 arcs of capacity 2^40 could give one
+ *   node an excess of 2^68); sums of excesses over sets of nodes
+ *   (relaxation) and of supplies (balance checks) are 128-bit;
+ * - successive shortest path: path lengths are at most FC_MAX_NODES * 2 *
+ *   FC_MAX_COST = 2^59, and prices beyond 2^60 are reset, so distances and
+ *   reduced costs stay below 2^62;
+ * - cost scaling multiplies costs by the node count and keeps scaled prices
+ *   below 2^61; a network whose largest cost times the node count squared
+ *   does not fit that (about 2,100 nodes at cost 2^32) is solved by
+ *   successive shortest path instead;
+ * - relaxation resets incoming prices beyond 2^58 and hands the solve to
+ *   successive shortest path once the spread of prices passes twice the
+ *   incoming spread plus 4 * (nodes + 1) * the largest cost (at most
+ *   2^61), so prices and reduced costs stay below 2^63.
+ * The limits bound the arithmetic, not the time: relaxation's work grows
+ * with the costs themselves on some networks (tests/test_fc_limits.c). */
 #define FC_MAX_NODES    (1 << 26)
 #define FC_MAX_ARCS     (1 << 28)
 #define FC_MAX_COST     ((int64_t)1 << 32) /* |cost| <= FC_MAX_COST */
 #define FC_MAX_CAPACITY ((int64_t)1 << 40) /* 0 <= capacity <= this */
 #define FC_MAX_SUPPLY   ((int64_t)1 << 40) /* |supply| <= this */
+/* The capacities of all live arcs of a graph sum to at most this: adding
+ * an arc or raising a capacity beyond it fails with FC_ELIMIT (a million
+ * arcs of the largest capacity; scheduling networks use a tiny share). */
+#define FC_MAX_CAPACITY_SUM ((int64_t)1 << 60)
+
+/* A signed 128-bit integer, for the cost of a flow (see the limits).
+ * gcc and clang provide it, in C and in C++, on 64-bit targets; printf
+ * cannot print it: fc_int128_format does. */
+__extension__ typedef __int128 fc_int128;
+
+/* Room for any fc_int128 in decimal: 39 digits, a sign and the NUL. */
+#define FC_INT128_BUFSIZE 41
+
+/* fc_int128_format writes v in decimal ("-" and digits) into buf, cut to
+ * len - 1 characters and NUL-terminated like snprintf (len 0: nothing), and
+ * returns buf. FC_INT128_BUFSIZE bytes always suffice. */
+char *fc_int128_format(fc_int128 v, char *buf, size_t len);
 
 enum fc_error {
     FC_OK = 0,
@@ -130,7 +166,8 @@ fc_arc fc_node_arc(const fc_graph *g, fc_node v, int32_t i, bool *outgoing);
 /* fc_arc_add adds an arc src -> dst with capacity in [0, FC_MAX_CAPACITY]
  * and |cost| <= FC_MAX_COST, carrying no flow; its id goes to *out.
  * Parallel arcs and self-loops are allowed. Returns 0, FC_EINVAL or
- * FC_ELIMIT. */
+ * FC_ELIMIT (too many arcs, or the capacities would sum to more than
+ * FC_MAX_CAPACITY_SUM). */
 int fc_arc_add(fc_graph *g, fc_node src, fc_node dst, int64_t capacity,
                int64_t cost, fc_arc *out);
 
@@ -142,7 +179,9 @@ int fc_arc_remove(fc_graph *g, fc_arc a);
 int fc_arc_set_cost(fc_graph *g, fc_arc a, int64_t cost);
 
 /* fc_arc_set_capacity changes a's capacity; flow above the new capacity is
- * withdrawn and left as imbalance at its ends. Returns 0 or FC_EINVAL. */
+ * withdrawn and left as imbalance at its ends. Returns 0, FC_EINVAL or
+ * FC_ELIMIT (the capacities would sum to more than FC_MAX_CAPACITY_SUM;
+ * nothing changed). */
 int fc_arc_set_capacity(fc_graph *g, fc_arc a, int64_t capacity);
 
 /* fc_arc_find returns an arc src -> dst (the one added last if there are
@@ -158,8 +197,9 @@ int64_t fc_arc_cost(const fc_graph *g, fc_arc a);
 int64_t fc_arc_flow(const fc_graph *g, fc_arc a);
 
 /* fc_graph_flow_cost returns the cost of the current flow: the sum over
- * arcs of flow times cost. */
-int64_t fc_graph_flow_cost(const fc_graph *g);
+ * arcs of flow times cost, exact (it can pass 2^63; see the limits). Cost:
+ * one pass over the arcs. */
+fc_int128 fc_graph_flow_cost(const fc_graph *g);
 
 /* fc_graph_check verifies the current flow: 0 <= flow <= capacity on every
  * arc and, at every node, supply + inflow - outflow = 0. Returns 0, or
@@ -204,7 +244,7 @@ typedef struct fc_solve_options {
 typedef struct fc_solve_stats {
     fc_algorithm ss_algorithm; /* the algorithm that produced the flow */
     double ss_seconds;         /* wall time of the solve */
-    int64_t ss_cost;           /* cost of the resulting flow */
+    fc_int128 ss_cost;         /* cost of the resulting flow, exact */
     uint64_t ss_iterations;    /* algorithm-specific work count (pushes and
                                   relabels, augmentations, ...) */
 } fc_solve_stats;

@@ -69,3 +69,9 @@ fuzz_fuzz_dimacs_SOURCES = fuzz/fuzz_dimacs.c
 fuzz_fuzz_dimacs_LDADD = flowcore/libflowcore.la
 fuzz_fuzz_dimacs_LDFLAGS = $(FUZZER_LINK)
 endif
+
+check_PROGRAMS += tests/test_fc_limits
+TESTS += tests/test_fc_limits
+tests_test_fc_limits_SOURCES = tests/test_fc_limits.c
+tests_test_fc_limits_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
+tests_test_fc_limits_LDADD = $(FC_TEST_LDADD) $(PTHREAD_LIBS)
