@@ -24,7 +24,6 @@
 #ifndef FLOWCORE_H
 #define FLOWCORE_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -230,15 +229,43 @@ typedef enum fc_algorithm {
                                 fc_race.c) */
 } fc_algorithm;
 
+/* A cancel flag: set from any thread, it asks the solves that watch it to
+ * stop soon (fc_solve_options.so_cancel). It is an object of the library's
+ * rather than a C11 atomic_bool of the caller's so that this header needs
+ * no <stdatomic.h> and compiles as C++. The solvers look at it every few
+ * thousand steps of work (a few microseconds), and a look must stay a plain
+ * load: an object the library owns is read with one relaxed atomic load,
+ * inlined, where a callback (int (*)(void *)) would cost an indirect call
+ * the compiler cannot inline, and would leave it to every caller to make
+ * the flag safe to read while another thread writes it. One flag may be
+ * watched by several solves at once. */
+typedef struct fc_cancel fc_cancel;
+
+/* fc_cancel_new creates a flag, not set. Returns 0 or FC_ENOMEM. */
+int fc_cancel_new(fc_cancel **out);
+
+/* fc_cancel_free frees the flag; no solve may be watching it. NULL is a
+ * no-op. */
+void fc_cancel_free(fc_cancel *c);
+
+/* fc_cancel_set sets the flag (stop true: the solves watching it return
+ * FC_ECANCELED soon) or clears it for the next solve. Any thread, any time;
+ * never blocks. */
+void fc_cancel_set(fc_cancel *c, bool stop);
+
+/* fc_cancel_is_set tells whether the flag is set. Any thread. */
+bool fc_cancel_is_set(const fc_cancel *c);
+
 typedef struct fc_solve_options {
     fc_algorithm so_algorithm;
-    bool so_incremental;    /* start from the current flow and prices (the
-                               last solution plus the recorded changes) rather
-                               than from zero */
-    int so_alpha;           /* cost scaling: epsilon is divided by alpha each
-                               phase; 0 takes the tuned default */
-    atomic_bool *so_cancel; /* if not NULL, the solve stops with
-                               FC_ECANCELED soon after it becomes true */
+    bool so_incremental;  /* start from the current flow and prices (the
+                             last solution plus the recorded changes) rather
+                             than from zero */
+    int so_alpha;         /* cost scaling: epsilon is divided by alpha each
+                             phase; 0 takes the tuned default */
+    fc_cancel *so_cancel; /* if not NULL, the solve stops with
+                             FC_ECANCELED soon after it is set; the
+                             caller keeps it alive through the solve */
 } fc_solve_options;
 
 typedef struct fc_solve_stats {

@@ -75,3 +75,13 @@ TESTS += tests/test_fc_limits
 tests_test_fc_limits_SOURCES = tests/test_fc_limits.c
 tests_test_fc_limits_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 tests_test_fc_limits_LDADD = $(FC_TEST_LDADD) $(PTHREAD_LIBS)
+
+# flowcore.h as C++: compiled in strict C++11 whatever --enable-werror
+# says (a warning in the header is a failure of this test), linked like
+# any C++ user of the library.
+check_PROGRAMS += tests/test_fc_cxx
+TESTS += tests/test_fc_cxx
+tests_test_fc_cxx_SOURCES = tests/test_fc_cxx.cc
+tests_test_fc_cxx_CXXFLAGS = -std=c++11 -Wall -Wextra -Werror -pedantic \
+	$(SAN_FLAGS)
+tests_test_fc_cxx_LDADD = flowcore/libflowcore.la

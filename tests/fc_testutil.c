@@ -742,17 +742,21 @@ void fct_check_negative_cycle(fc_algorithm alg)
 void fct_check_cancel(fc_graph *g, fc_algorithm alg)
 {
     const char *name = fc_algorithm_name(alg);
-    atomic_bool stop = true;
+    fc_cancel *stop;
+    if (fc_cancel_new(&stop) != 0)
+        tap_bail_out("out of memory for a cancel flag");
+    fc_cancel_set(stop, true);
     fc_solve_options opt = fct_options(alg, false);
-    opt.so_cancel = &stop;
+    opt.so_cancel = stop;
     tap_is_int(fc_solve(g, &opt, NULL), FC_ECANCELED,
                "%s, cancelled by the caller: FC_ECANCELED", name);
     tap_ok(fct_capacities_ok(g), "%s, cancelled: capacities respected", name);
-    stop = false;
+    fc_cancel_set(stop, false);
     opt.so_incremental = true;
     fc_solve_stats st = {0};
     tap_is_int(fc_solve(g, &opt, &st), 0,
                "%s, resumed after cancellation: solved", name);
+    fc_cancel_free(stop);
     fc_int128 want;
     int want_rc = fct_solve_fresh(g, FC_ALG_SSP, &want);
     char err[256] = "", got_s[FC_INT128_BUFSIZE], want_s[FC_INT128_BUFSIZE];

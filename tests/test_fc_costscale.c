@@ -121,11 +121,15 @@ static void test_small(void)
     s = node(g, 1);
     t = node(g, -1);
     sa = arc(g, s, t, 1, 1);
-    atomic_bool stop = true;
+    fc_cancel *stop;
+    if (fc_cancel_new(&stop) != 0)
+        tap_bail_out("out of memory");
+    fc_cancel_set(stop, true);
     opt = fct_options(FC_ALG_COST_SCALING, false);
-    opt.so_cancel = &stop;
+    opt.so_cancel = stop;
     tap_is_int(fc_solve(g, &opt, NULL), FC_ECANCELED, "cancelled up front");
     tap_is_int(fc_arc_flow(g, sa), 0, "cancelled: no flow moved");
+    fc_cancel_free(stop);
     fc_graph_free(g);
 }
 

@@ -107,7 +107,7 @@ static void add_arc(fc_graph *g, fc_node s, fc_node t, int64_t cap,
 #define RELAX_LIMIT_MS 2000
 
 typedef struct limit {
-    atomic_bool li_cancel;
+    fc_cancel *li_cancel;
     atomic_bool li_done;
 } limit;
 
@@ -116,7 +116,7 @@ static void *limit_main(void *arg)
     limit *l = arg;
     for (int ms = 0; ms < RELAX_LIMIT_MS && !atomic_load(&l->li_done); ms += 10)
         nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
-    atomic_store(&l->li_cancel, true);
+    fc_cancel_set(l->li_cancel, true);
     return NULL;
 }
 
@@ -133,17 +133,19 @@ static void check_relax_todo(fc_graph *g, fc_int128 want, const char *what)
     if (fc_graph_clone(g, &c) != 0)
         tap_bail_out("out of memory");
     limit l;
-    atomic_init(&l.li_cancel, false);
+    if (fc_cancel_new(&l.li_cancel) != 0)
+        tap_bail_out("out of memory");
     atomic_init(&l.li_done, false);
     pthread_t t;
     if (pthread_create(&t, NULL, limit_main, &l) != 0)
         tap_bail_out("pthread_create");
     fc_solve_options opt = fct_options(FC_ALG_RELAX, false);
-    opt.so_cancel = &l.li_cancel;
+    opt.so_cancel = l.li_cancel;
     fc_solve_stats st = {0};
     int rc = fc_solve(c, &opt, &st);
     atomic_store(&l.li_done, true);
     pthread_join(t, NULL);
+    fc_cancel_free(l.li_cancel);
     char got_s[FC_INT128_BUFSIZE];
     tap_todo(
         rc == 0 && st.ss_cost == want, "relaxation's work grows with the costs",
