@@ -7,8 +7,8 @@
  * arrivals in new or existing jobs, task completions) applied to a graph.
  *
  * The network and the meaning of every parameter are described in
- * bench/README.md. The generator is plain C against the flowcore API; this
- * header does not include flowcore.h so that the C++ harness can use it.
+ * bench/README.md. The generator is plain C against the flowcore API, and
+ * this header, like flowcore.h, compiles as C++ for the harness.
  * A world (gq_world) remembers which node stands for what, so that rounds
  * of events can be applied; the events depend only on the world and the
  * generator handed in, never on the flow, so the same seed replays the
@@ -16,6 +16,8 @@
  */
 #ifndef GEN_QUINCY_H
 #define GEN_QUINCY_H
+
+#include "flowcore.h"
 
 #include <stdint.h>
 
@@ -25,8 +27,6 @@ extern "C" {
 
 /* sk_rng.h has no C++ guard of its own. */
 #include "sk_rng.h"
-
-struct fc_graph;
 
 typedef enum gq_kind {
     GQ_QUINCY = 0, /* Quincy: data locality, wait time, preemption */
@@ -84,7 +84,7 @@ typedef struct gq_summary {
 /* gq_build generates a graph for p and the world that describes it.
  * Returns 0, or a negative FC_E* code (FC_EINVAL for parameters out of
  * range, FC_ENOMEM); nothing is allocated then. */
-int gq_build(const gq_params *p, struct fc_graph **gout, gq_world **wout);
+int gq_build(const gq_params *p, fc_graph **gout, gq_world **wout);
 
 /* gq_world_clone copies w (for a clone of its graph). Returns 0 or
  * FC_ENOMEM. */
@@ -111,7 +111,7 @@ typedef struct gq_round_stats {
  * the sink's demand). Only GQ_QUINCY worlds have rounds. Returns 0,
  * FC_EINVAL (a GQ_SPREAD world) or a negative FC_E* code from the graph
  * (the graph and world may then disagree: discard both). */
-int gq_round(gq_world *w, struct fc_graph *g, int32_t events, sk_rng *rng,
+int gq_round(gq_world *w, fc_graph *g, int32_t events, sk_rng *rng,
              gq_round_stats *out);
 
 #ifdef __cplusplus

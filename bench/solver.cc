@@ -11,6 +11,7 @@
  * for capacities and mass balance; a disagreement is printed as MISMATCH
  * and makes the exit status 1. See bench/README.md.
  */
+#include "flowcore.h"
 #include "gen_quincy.h"
 #include "solver_fc.h"
 
@@ -49,6 +50,14 @@ namespace
 {
 
 const char *const kVersion = "bench/solver 1";
+
+/* flowcore's algorithms are indices here: fc_algorithm's values. */
+const int kNumAlg = FC_ALG_RACE + 1;
+
+const char *alg_name(int alg)
+{
+    return fc_algorithm_name(static_cast<fc_algorithm>(alg));
+}
 
 enum { LEMON_NS, LEMON_CS, LEMON_CAP, LEMON_N };
 const char *const kLemonNames[LEMON_N] = {"lemon-ns", "lemon-cs", "lemon-cap"};
@@ -459,7 +468,7 @@ double lemon_best_of(const std::vector<Row> &rows)
 struct Summary {
     std::string scenario;
     double lemon_best = 0;
-    double alg_median[BF_NALG] = {0, 0, 0, 0};
+    double alg_median[kNumAlg] = {0, 0, 0, 0};
     size_t graph_bytes = 0;
     Stat race_per_round; /* incremental: race / the faster alone, by round */
     bool incremental = false;
@@ -573,7 +582,7 @@ void judge(const char *scenario, Row &row, const bf_result &res,
         }
         return;
     }
-    if (bf_infeasible(res.br_rc)) {
+    if (res.br_rc == FC_EINFEASIBLE) {
         row.note = "infeasible";
         if (ref.ok && ref.status != LS_INFEASIBLE) {
             row.note = "MISMATCH";
@@ -582,7 +591,7 @@ void judge(const char *scenario, Row &row, const bf_result &res,
         }
         return;
     }
-    row.note = bf_cancelled(res.br_rc) ? "timeout" : bf_strerror(res.br_rc);
+    row.note = res.br_rc == FC_ECANCELED ? "timeout" : fc_strerror(res.br_rc);
 }
 
 void write_dimacs(const Options &opt, const std::string &name,
@@ -606,14 +615,14 @@ bool build_graph(const Scenario &sc, const Options &opt, fc_graph **g,
     *g = nullptr;
     *w = nullptr;
     for (int r = 0; r < opt.runs; r++) {
-        bf_free(*g);
+        fc_graph_free(*g);
         gq_world_free(*w);
         double start = now_seconds();
         int rc = gq_build(&p, g, w);
         times.push_back(now_seconds() - start);
         if (rc != 0) {
             fprintf(stderr, "bench/solver: %s: generator failed: %s\n", sc.name,
-                    bf_strerror(rc));
+                    fc_strerror(rc));
             *g = nullptr;
             *w = nullptr;
             return false;
@@ -654,7 +663,7 @@ void run_scratch(const Scenario &sc, const Options &opt)
     bf_export e;
     if (bf_export_graph(g, &e) != 0) {
         fprintf(stderr, "bench/solver: %s: out of memory\n", sc.name);
-        bf_free(g);
+        fc_graph_free(g);
         gq_world_free(w);
         return;
     }
@@ -672,7 +681,7 @@ void run_scratch(const Scenario &sc, const Options &opt)
     }
     LemonGraph &lg = *lgp;
     describe(sc, bf_graph_bytes(g), w, build, stat_of(lb));
-    int32_t nodes = bf_nodes(g), arcs = bf_arcs(g);
+    int32_t nodes = fc_graph_node_count(g), arcs = fc_graph_arc_count(g);
 
     std::vector<Row> rows(LEMON_N);
     Reference ref;
@@ -695,23 +704,23 @@ void run_scratch(const Scenario &sc, const Options &opt)
     /* The algorithms take turns, one run each, so that the machine's slow
      * drifts (other work on a shared host) fall on all of them alike
      * rather than on whichever ran while the machine was busy. */
-    Row alg_rows[BF_NALG];
-    bool running[BF_NALG];
-    int race_winners[BF_NALG] = {0, 0, 0, 0};
-    for (int alg = 0; alg < BF_NALG; alg++) {
-        alg_rows[alg].alg = bf_algorithm_name(alg);
-        running[alg] = alg != BF_ALG_SSP || ssp_allowed(opt, nodes);
+    Row alg_rows[kNumAlg];
+    bool running[kNumAlg];
+    int race_winners[kNumAlg] = {0, 0, 0, 0};
+    for (int alg = 0; alg < kNumAlg; alg++) {
+        alg_rows[alg].alg = alg_name(alg);
+        running[alg] = alg != FC_ALG_SSP || ssp_allowed(opt, nodes);
         if (!running[alg])
             alg_rows[alg].note = "skipped (graph too large for the reference)";
     }
     for (int r = 0; r < opt.runs; r++) {
-        for (int alg = 0; alg < BF_NALG; alg++) {
+        for (int alg = 0; alg < kNumAlg; alg++) {
             if (!running[alg])
                 continue;
             Row &row = alg_rows[alg];
             bf_result res;
             int rc = bf_solve(g, alg, false, opt.timeout, &res);
-            if (bf_not_built(rc)) {
+            if (rc == FC_EINVAL) {
                 row.note = "n/a (not built)";
                 running[alg] = false;
                 continue;
@@ -722,7 +731,7 @@ void run_scratch(const Scenario &sc, const Options &opt)
                 continue;
             }
             row.times.push_back(res.br_seconds);
-            if (alg == BF_ALG_RACE)
+            if (alg == FC_ALG_RACE)
                 race_winners[res.br_winner & 3]++;
             if (r == 0 && too_slow(res.br_seconds, best)) {
                 row.note = "1 run (slow)";
@@ -730,12 +739,13 @@ void run_scratch(const Scenario &sc, const Options &opt)
             }
         }
     }
-    for (int alg = 0; alg < BF_NALG; alg++) {
+    for (int alg = 0; alg < kNumAlg; alg++) {
         Row &row = alg_rows[alg];
-        if (alg == BF_ALG_RACE && !row.times.empty())
-            row.extra =
-                "won: relax " + std::to_string(race_winners[BF_ALG_RELAX]) +
-                ", cost-scaling " + std::to_string(race_winners[BF_ALG_CS]);
+        if (alg == FC_ALG_RACE && !row.times.empty())
+            row.extra = "won: relax " +
+                        std::to_string(race_winners[FC_ALG_RELAX]) +
+                        ", cost-scaling " +
+                        std::to_string(race_winners[FC_ALG_COST_SCALING]);
         if (row.note.empty() || row.note == "MISMATCH" ||
             row.note == "1 run (slow)")
             sum.alg_median[alg] = stat_of(row.times).median;
@@ -750,7 +760,7 @@ void run_scratch(const Scenario &sc, const Options &opt)
     print_rss();
     g_summaries.push_back(sum);
     bf_export_free(&e);
-    bf_free(g);
+    fc_graph_free(g);
     gq_world_free(w);
 }
 
@@ -765,7 +775,7 @@ struct Chain {
     sk_rng rng;
     Row row;
     bool live = true;
-    int winners[BF_NALG] = {0, 0, 0, 0};
+    int winners[kNumAlg] = {0, 0, 0, 0};
     std::vector<double> update_times; /* applying each round's events */
     std::vector<bf_result> results;   /* each round's solve, judged later */
 };
@@ -794,9 +804,9 @@ double round_time(const Chain *c, size_t r)
  * machine's slow spells hit the three times of a round alike. */
 Stat race_per_round(const std::vector<Chain> &chains)
 {
-    const Chain *race = chain_of(chains, BF_ALG_RACE);
-    const Chain *cs = chain_of(chains, BF_ALG_CS);
-    const Chain *rx = chain_of(chains, BF_ALG_RELAX);
+    const Chain *race = chain_of(chains, FC_ALG_RACE);
+    const Chain *cs = chain_of(chains, FC_ALG_COST_SCALING);
+    const Chain *rx = chain_of(chains, FC_ALG_RELAX);
     std::vector<double> ratios;
     for (size_t r = 1; race != nullptr && r < race->results.size(); r++) {
         double t = round_time(race, r), a = round_time(cs, r),
@@ -814,7 +824,7 @@ void run_incremental(const Scenario &sc, const Options &opt)
     Stat build;
     if (!build_graph(sc, opt, &g0, &w0, &build))
         return;
-    int32_t nodes0 = bf_nodes(g0);
+    int32_t nodes0 = fc_graph_node_count(g0);
     size_t bytes0 = bf_graph_bytes(g0); /* before solving adds scratch */
     /* Every chain starts from one optimum of the base graph, the race's
      * from scratch (not timed here: the from-scratch scenarios time it).
@@ -823,34 +833,34 @@ void run_incremental(const Scenario &sc, const Options &opt)
      * then solve the same events from different flows and prices, and the
      * comparison would partly be one of starting points. */
     bf_result base;
-    int base_rc = bf_solve(g0, BF_ALG_RACE, false, opt.timeout, &base);
+    int base_rc = bf_solve(g0, FC_ALG_RACE, false, opt.timeout, &base);
     if (base_rc != 0 || !base.br_flow_ok) {
         fprintf(stderr, "bench/solver: %s: base solve: %s\n", sc.name,
-                base_rc != 0 ? bf_strerror(base_rc) : base.br_err);
-        bf_free(g0);
+                base_rc != 0 ? fc_strerror(base_rc) : base.br_err);
+        fc_graph_free(g0);
         gq_world_free(w0);
         return;
     }
     std::vector<Chain> chains;
-    for (int alg = -1; alg < BF_NALG; alg++) {
-        if (alg == BF_ALG_SSP && !ssp_allowed(opt, nodes0))
+    for (int alg = -1; alg < kNumAlg; alg++) {
+        if (alg == FC_ALG_SSP && !ssp_allowed(opt, nodes0))
             continue;
         Chain c;
         c.alg = alg;
-        if (bf_clone(g0, &c.g) != 0 || gq_world_clone(w0, &c.w) != 0) {
+        if (fc_graph_clone(g0, &c.g) != 0 || gq_world_clone(w0, &c.w) != 0) {
             fprintf(stderr, "bench/solver: %s: out of memory\n", sc.name);
-            bf_free(c.g);
+            fc_graph_free(c.g);
             gq_world_free(c.w);
             for (Chain &d : chains) {
-                bf_free(d.g);
+                fc_graph_free(d.g);
                 gq_world_free(d.w);
             }
-            bf_free(g0);
+            fc_graph_free(g0);
             gq_world_free(w0);
             return;
         }
         sk_rng_seed(&c.rng, opt.seed * 1000003u + (uint64_t)sc.events);
-        c.row.alg = alg < 0 ? "" : bf_algorithm_name(alg);
+        c.row.alg = alg < 0 ? "" : alg_name(alg);
         chains.push_back(c);
     }
     std::vector<double> lb_build;
@@ -867,7 +877,7 @@ void run_incremental(const Scenario &sc, const Options &opt)
     describe(sc, bytes0, w0, build, stat_of(lb_build));
     printf("#   every algorithm starts from the race's from-scratch optimum "
            "of the base graph (%s ms, won by %s)\n",
-           fmt_ms(base.br_seconds).c_str(), bf_algorithm_name(base.br_winner));
+           fmt_ms(base.br_seconds).c_str(), alg_name(base.br_winner));
     std::vector<Row> lemon_rows(LEMON_N);
     for (int k = 0; k < LEMON_N; k++)
         lemon_rows[(size_t)k].alg = kLemonNames[k];
@@ -899,7 +909,7 @@ void run_incremental(const Scenario &sc, const Options &opt)
             double t = now_seconds() - start;
             if (rc != 0) {
                 fprintf(stderr, "bench/solver: %s: round failed: %s\n", sc.name,
-                        bf_strerror(rc));
+                        fc_strerror(rc));
                 c.live = false;
                 c.row.note = "round failed";
                 continue;
@@ -911,8 +921,8 @@ void run_incremental(const Scenario &sc, const Options &opt)
                 total.gr_new_jobs += st.gr_new_jobs;
                 total.gr_completions += st.gr_completions;
                 total.gr_jobs_done += st.gr_jobs_done;
-                nodes = bf_nodes(c.g);
-                arcs = bf_arcs(c.g);
+                nodes = fc_graph_node_count(c.g);
+                arcs = fc_graph_arc_count(c.g);
                 bf_export e;
                 if (bf_export_graph(c.g, &e) != 0) {
                     c.live = false;
@@ -997,10 +1007,11 @@ void run_incremental(const Scenario &sc, const Options &opt)
             c.row.extra =
                 "(applying events: " + fmt_ms(stat_of(c.update_times).median) +
                 " ms)";
-        if (c.alg == BF_ALG_RACE && !c.row.times.empty())
-            c.row.extra +=
-                " won: relax " + std::to_string(c.winners[BF_ALG_RELAX]) +
-                ", cost-scaling " + std::to_string(c.winners[BF_ALG_CS]);
+        if (c.alg == FC_ALG_RACE && !c.row.times.empty())
+            c.row.extra += " won: relax " +
+                           std::to_string(c.winners[FC_ALG_RELAX]) +
+                           ", cost-scaling " +
+                           std::to_string(c.winners[FC_ALG_COST_SCALING]);
         if (c.row.note.empty() || c.row.note == "MISMATCH")
             sum.alg_median[c.alg] = stat_of(c.row.times).median;
         rows.push_back(c.row);
@@ -1011,10 +1022,10 @@ void run_incremental(const Scenario &sc, const Options &opt)
     print_rss();
     g_summaries.push_back(sum);
     for (Chain &c : chains) {
-        bf_free(c.g);
+        fc_graph_free(c.g);
         gq_world_free(c.w);
     }
-    bf_free(g0);
+    fc_graph_free(g0);
     gq_world_free(w0);
 }
 
@@ -1030,8 +1041,9 @@ void print_targets()
 {
     printf("# targets (ratios in this run)\n");
     for (const Summary &s : g_summaries) {
-        double race = s.alg_median[BF_ALG_RACE];
-        double cs = s.alg_median[BF_ALG_CS], rx = s.alg_median[BF_ALG_RELAX];
+        double race = s.alg_median[FC_ALG_RACE];
+        double cs = s.alg_median[FC_ALG_COST_SCALING],
+               rx = s.alg_median[FC_ALG_RELAX];
         double alone = cs > 0 && rx > 0 ? std::min(cs, rx) : cs > 0 ? cs : rx;
         if (!s.incremental && s.machines == 12500 &&
             s.scenario.compare(0, 7, "quincy-") == 0) {

@@ -1,7 +1,7 @@
 # Cost scaling (Goldberg's push-relabel, from scratch and incremental) and
 # its tests.
 
-flowcore_libflowcore_la_SOURCES += flowcore/fc_costscale.c
+flowcore_libflowcore_impl_la_SOURCES += flowcore/fc_costscale.c
 
 check_PROGRAMS += tests/test_fc_costscale
 TESTS += tests/test_fc_costscale

@@ -900,7 +900,8 @@ int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
     c.cs_ex = st->fs_excess;
     c.cs_alpha = opt->so_alpha ? opt->so_alpha : CS_DEFAULT_ALPHA;
 
-    int64_t balance = 0, max_cost = 0;
+    fc_int128 balance = 0; /* 2^26 supplies of 2^40 pass 2^63 */
+    int64_t max_cost = 0;
     for (fc_node v = 0; v < g->g_nbound; v++) {
         if (live(g, v)) {
             balance += g->g_supply[v];

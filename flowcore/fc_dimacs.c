@@ -622,7 +622,9 @@ static int line_x(fc_dimacs_reader *r, char **f, int nf)
         return cap > 0 ? add_arc(r, src, dst, cap, cost) : 0;
     if (cap == 0)
         return fc_arc_remove(g, a);
-    fc_arc_set_capacity(g, a, cap);
+    rc = fc_arc_set_capacity(g, a, cap);
+    if (rc != 0)
+        return fail(r, rc, "cannot change the arc: %s", fc_strerror(rc));
     fc_arc_set_cost(g, a, cost);
     return 0;
 }
@@ -882,7 +884,9 @@ int fc_dimacs_write_flow(const fc_graph *g, const fc_dimacs_reader *r,
         else
             num[v] = fc_node_exists(g, v) ? ++k : 0;
     }
-    fprintf(out, "s %" PRId64 "\n", fc_graph_flow_cost(g));
+    char cost[FC_INT128_BUFSIZE];
+    fprintf(out, "s %s\n",
+            fc_int128_format(fc_graph_flow_cost(g), cost, sizeof cost));
     for (fc_arc a = 0; a < fc_graph_arc_bound(g); a++)
         if (fc_arc_exists(g, a) && fc_arc_flow(g, a) > 0)
             fprintf(out, "f %" PRId64 " %" PRId64 " %" PRId64 "\n",

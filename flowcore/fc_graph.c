@@ -312,6 +312,8 @@ int fc_arc_add(fc_graph *g, fc_node src, fc_node dst, int64_t capacity,
     if (!fc_node_exists(g, src) || !fc_node_exists(g, dst) || capacity < 0 ||
         capacity > FC_MAX_CAPACITY || cost < -FC_MAX_COST || cost > FC_MAX_COST)
         return FC_EINVAL;
+    if (capacity > FC_MAX_CAPACITY_SUM - g->g_capsum)
+        return FC_ELIMIT;
     fc_arc a;
     bool fresh = g->g_nafree == 0;
     if (!fresh) {
@@ -339,6 +341,7 @@ int fc_arc_add(fc_graph *g, fc_node src, fc_node dst, int64_t capacity,
     g->g_cost[2 * a + 1] = -cost;
     g->g_st.fs_rescap[2 * a] = capacity;
     g->g_st.fs_rescap[2 * a + 1] = 0;
+    g->g_capsum += capacity;
     g->g_alive++;
     record(g, FC_CHANGE_ARC_ADD, a);
     *out = a;
@@ -362,6 +365,7 @@ int fc_arc_remove(fc_graph *g, fc_arc a)
     if (!fc_arc_exists(g, a))
         return FC_EINVAL;
     withdraw(g, a, g->g_st.fs_rescap[2 * a + 1]);
+    g->g_capsum -= g->g_st.fs_rescap[2 * a];
     adj_delete(g, g->g_head[2 * a + 1], 2 * a);
     adj_delete(g, g->g_head[2 * a], 2 * a + 1);
     g->g_head[2 * a] = g->g_head[2 * a + 1] = -1;
@@ -508,6 +512,10 @@ int fc_arc_set_capacity(fc_graph *g, fc_arc a, int64_t capacity)
 {
     if (!fc_arc_exists(g, a) || capacity < 0 || capacity > FC_MAX_CAPACITY)
         return FC_EINVAL;
+    int64_t old = fc_arc_capacity(g, a);
+    if (capacity - old > FC_MAX_CAPACITY_SUM - g->g_capsum)
+        return FC_ELIMIT;
+    g->g_capsum += capacity - old;
     int64_t flow = g->g_st.fs_rescap[2 * a + 1];
     if (flow > capacity) {
         withdraw(g, a, flow - capacity);
@@ -558,13 +566,36 @@ int64_t fc_arc_flow(const fc_graph *g, fc_arc a)
     return g->g_st.fs_rescap[2 * a + 1];
 }
 
-int64_t fc_graph_flow_cost(const fc_graph *g)
+fc_int128 fc_graph_flow_cost(const fc_graph *g)
 {
-    int64_t total = 0;
+    /* Each product reaches 2^72, the sum 2^92 (see flowcore.h's limits). */
+    fc_int128 total = 0;
     for (fc_arc a = 0; a < g->g_abound; a++)
         if (g->g_head[2 * a] >= 0)
-            total += g->g_st.fs_rescap[2 * a + 1] * g->g_cost[2 * a];
+            total += (fc_int128)g->g_st.fs_rescap[2 * a + 1] * g->g_cost[2 * a];
     return total;
+}
+
+char *fc_int128_format(fc_int128 v, char *buf, size_t len)
+{
+    /* Digits from the lowest, of the magnitude as unsigned: -v overflows
+     * for the most negative value, its unsigned negation does not. */
+    unsigned __int128 m = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+    char tmp[FC_INT128_BUFSIZE];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + (int)(m % 10));
+        m /= 10;
+    } while (m != 0);
+    if (v < 0)
+        tmp[n++] = '-';
+    if (len == 0)
+        return buf;
+    size_t k = 0;
+    while (n > 0 && k + 1 < len)
+        buf[k++] = tmp[--n];
+    buf[k] = '\0';
+    return buf;
 }
 
 int fc_graph_check(const fc_graph *g, char *err, size_t errlen)

@@ -19,6 +19,7 @@
 
 #include "flowcore.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #define FC_NODE_FREE 0xff /* g_ntype of an unused node id */
@@ -27,6 +28,12 @@
 #define FC_ASSERT(cond)                                                        \
     ((cond) ? (void)0 : fc_assert_fail(#cond, __FILE__, __LINE__))
 _Noreturn void fc_assert_fail(const char *cond, const char *file, int line);
+
+/* A cancel flag (flowcore.h): one atomic, read relaxed where solvers look
+ * at it. */
+struct fc_cancel {
+    atomic_bool cn_stop;
+};
 
 /* The residual arcs leaving one node. */
 typedef struct fc_adj {
@@ -117,6 +124,8 @@ struct fc_graph {
     int32_t *g_pos;   /* [2 * acap] index of r in adj[tail(r)].ad_res */
     int32_t *g_afree; /* free arc ids below abound (a stack) */
     int32_t g_nafree;
+    int64_t g_capsum; /* capacities of the live arcs summed, at most
+                         FC_MAX_CAPACITY_SUM */
     /* the current flow */
     fc_flow_state g_st;
     /* the race's second flow state, as large as g_st and grown with it
@@ -197,7 +206,7 @@ int fc_race_solve(const fc_graph *g, fc_flow_state *st, fc_flow_state *spare,
 static inline bool fc_cancelled(const fc_solve_options *opt)
 {
     return opt->so_cancel != NULL &&
-           atomic_load_explicit(opt->so_cancel, memory_order_relaxed);
+           atomic_load_explicit(&opt->so_cancel->cn_stop, memory_order_relaxed);
 }
 
 /* fc_must_stop tells whether a solve must stop: the caller asked, or poll

@@ -89,7 +89,7 @@ struct race {
     fc_scratch *rc_scratch;
     const fc_solve_options *rc_caller; /* the caller's options */
     fc_flow_state *rc_spare;           /* cost scaling's state */
-    atomic_bool rc_stop;  /* raised by the winner or the caller's cancel */
+    fc_cancel rc_stop;    /* raised by the winner or the caller's cancel */
     atomic_int rc_winner; /* index of the winning arm, or -1 */
     pthread_mutex_t rc_mu;
     pthread_cond_t rc_cv;
@@ -118,7 +118,7 @@ static void *arm_main(void *arg)
     if (a->ra_rc == 0 || a->ra_rc == FC_EINFEASIBLE) {
         int none = -1;
         if (atomic_compare_exchange_strong(&r->rc_winner, &none, a->ra_index))
-            atomic_store(&r->rc_stop, true);
+            fc_cancel_set(&r->rc_stop, true);
     }
     pthread_mutex_lock(&r->rc_mu);
     r->rc_finished++;
@@ -166,7 +166,7 @@ static bool race_poll(void *arg)
 {
     race *r = arg;
     if (fc_cancelled(r->rc_caller)) {
-        atomic_store(&r->rc_stop, true);
+        fc_cancel_set(&r->rc_stop, true);
         return true;
     }
     if (r->rc_cs_at == 0 && r->rc_relax_until == 0)
@@ -190,7 +190,7 @@ static void wait_cs(race *r)
     pthread_mutex_lock(&r->rc_mu);
     while (r->rc_finished < 2) {
         if (fc_cancelled(r->rc_caller))
-            atomic_store(&r->rc_stop, true);
+            fc_cancel_set(&r->rc_stop, true);
         if (r->rc_caller->so_cancel == NULL) {
             pthread_cond_wait(&r->rc_cv, &r->rc_mu);
             continue;
@@ -275,7 +275,7 @@ int fc_race_solve(const fc_graph *g, fc_flow_state *st, fc_flow_state *spare,
               .rc_caller = opt,
               .rc_spare = spare,
               .rc_poll = {race_poll, &r}};
-    atomic_init(&r.rc_stop, fc_cancelled(opt));
+    atomic_init(&r.rc_stop.cn_stop, fc_cancelled(opt));
     atomic_init(&r.rc_winner, -1);
     if (race_init(&r) != 0)
         return FC_ENOMEM;

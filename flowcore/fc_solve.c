@@ -59,6 +59,31 @@ int fc_algorithm_parse(const char *name, fc_algorithm *out)
     return FC_EINVAL;
 }
 
+int fc_cancel_new(fc_cancel **out)
+{
+    fc_cancel *c = malloc(sizeof *c);
+    if (c == NULL)
+        return FC_ENOMEM;
+    atomic_init(&c->cn_stop, false);
+    *out = c;
+    return 0;
+}
+
+void fc_cancel_free(fc_cancel *c)
+{
+    free(c);
+}
+
+void fc_cancel_set(fc_cancel *c, bool stop)
+{
+    atomic_store(&c->cn_stop, stop);
+}
+
+bool fc_cancel_is_set(const fc_cancel *c)
+{
+    return atomic_load(&c->cn_stop);
+}
+
 void fc_solve_options_init(fc_solve_options *opt)
 {
     memset(opt, 0, sizeof *opt);

@@ -24,7 +24,6 @@
 #ifndef FLOWCORE_H
 #define FLOWCORE_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,18 +33,63 @@
 extern "C" {
 #endif
 
+/* FC_API marks the library's API: the functions declared with it are the
+ * only symbols libflowcore exports (it is built with -fvisibility=hidden,
+ * see flowcore/flowcore.mk); tests/test_fc_exports.sh checks both ways. */
+#if defined(__GNUC__)
+#define FC_API __attribute__((visibility("default")))
+#else
+#define FC_API
+#endif
+
 typedef int32_t fc_node; /* node id */
 typedef int32_t fc_arc;  /* arc id */
 #define FC_NONE ((int32_t)-1)
 
-/* Limits. Costs and capacities are bounded so that the solvers' scaled
- * arithmetic (costs times the node count, sums of capacities) never
- * overflows 64 bits. */
+/* Limits. Within them no intermediate of the solvers overflows 64 bits,
+ * with one exception made wide instead: the cost of a whole flow, a sum of
+ * flow times cost over the arcs, reaches 2^92 (FC_MAX_CAPACITY_SUM times
+ * FC_MAX_COST) and is an fc_int128. The audit behind this statement:
+ * - flow and excess: a node's excess is at most its |supply| plus the
+ *   capacities of its arcs, at most 2^40 + 2^60. FC_MAX_CAPACITY_SUM is the
+ *   limit tightened for this (2^28 arcs of capacity 2^40 could give one
+ *   node an excess of 2^68); sums of excesses over sets of nodes
+ *   (relaxation) and of supplies (balance checks) are 128-bit;
+ * - successive shortest path: path lengths are at most FC_MAX_NODES * 2 *
+ *   FC_MAX_COST = 2^59, and prices beyond 2^60 are reset, so distances and
+ *   reduced costs stay below 2^62;
+ * - cost scaling multiplies costs by the node count and keeps scaled prices
+ *   below 2^61; a network whose largest cost times the node count squared
+ *   does not fit that (about 2,100 nodes at cost 2^32) is solved by
+ *   successive shortest path instead;
+ * - relaxation resets incoming prices beyond 2^58 and hands the solve to
+ *   successive shortest path once the spread of prices passes twice the
+ *   incoming spread plus 4 * (nodes + 1) * the largest cost (at most
+ *   2^61), so prices and reduced costs stay below 2^63.
+ * The limits bound the arithmetic, not the time: relaxation's work grows
+ * with the costs themselves on some networks (tests/test_fc_limits.c). */
 #define FC_MAX_NODES    (1 << 26)
 #define FC_MAX_ARCS     (1 << 28)
 #define FC_MAX_COST     ((int64_t)1 << 32) /* |cost| <= FC_MAX_COST */
 #define FC_MAX_CAPACITY ((int64_t)1 << 40) /* 0 <= capacity <= this */
 #define FC_MAX_SUPPLY   ((int64_t)1 << 40) /* |supply| <= this */
+/* The capacities of all live arcs of a graph sum to at most this: adding
+ * an arc or raising a capacity beyond it fails with FC_ELIMIT (a million
+ * arcs of the largest capacity; scheduling networks use a tiny share). */
+#define FC_MAX_CAPACITY_SUM ((int64_t)1 << 60)
+
+/* A signed 128-bit integer, for the cost of a flow (see the limits).
+ * gcc and clang provide it, in C and in C++, on 64-bit targets; printf
+ * cannot print it: fc_int128_format does. */
+__extension__ typedef __int128 fc_int128;
+
+/* Room for any fc_int128 in decimal: 39 digits, a sign and the NUL. */
+#define FC_INT128_BUFSIZE 41
+
+/* fc_int128_format writes v in decimal ("-" and digits) into buf, cut to
+ * len - 1 characters and NUL-terminated like snprintf (len 0: nothing), and
+ * returns buf. FC_INT128_BUFSIZE bytes always suffice. */
+FC_API char *fc_int128_format(fc_int128 v, char *buf, size_t len);
 
 enum fc_error {
     FC_OK = 0,
@@ -59,7 +103,7 @@ enum fc_error {
 };
 
 /* fc_strerror returns static text for an FC_E* code. Never NULL. */
-const char *fc_strerror(int err);
+FC_API const char *fc_strerror(int err);
 
 /* Node roles in a scheduling network. The solvers ignore them; placement
  * extraction and the DIMACS extended format use them. */
@@ -77,30 +121,31 @@ typedef struct fc_graph fc_graph;
 /* --- graph ---------------------------------------------------------------*/
 
 /* fc_graph_new creates an empty graph. Returns 0 or FC_ENOMEM. */
-int fc_graph_new(fc_graph **out);
+FC_API int fc_graph_new(fc_graph **out);
 
 /* fc_graph_free frees the graph and everything in it. NULL is a no-op. */
-void fc_graph_free(fc_graph *g);
+FC_API void fc_graph_free(fc_graph *g);
 
 /* fc_graph_clone makes an independent deep copy of g (topology, flow,
  * prices and the record of changes). Returns 0 or FC_ENOMEM. */
-int fc_graph_clone(const fc_graph *g, fc_graph **out);
+FC_API int fc_graph_clone(const fc_graph *g, fc_graph **out);
 
 /* Live node and arc counts, and the bounds of their ids (one more than
  * the largest id ever in use; ids below the bound may be free). */
-int32_t fc_graph_node_count(const fc_graph *g);
-int32_t fc_graph_node_bound(const fc_graph *g);
-int32_t fc_graph_arc_count(const fc_graph *g);
-int32_t fc_graph_arc_bound(const fc_graph *g);
+FC_API int32_t fc_graph_node_count(const fc_graph *g);
+FC_API int32_t fc_graph_node_bound(const fc_graph *g);
+FC_API int32_t fc_graph_arc_count(const fc_graph *g);
+FC_API int32_t fc_graph_arc_bound(const fc_graph *g);
 
 /* fc_node_add adds a node with the given supply and type; its id goes to
  * *out. Returns 0, FC_EINVAL (supply out of range) or FC_ELIMIT. */
-int fc_node_add(fc_graph *g, int64_t supply, fc_node_type type, fc_node *out);
+FC_API int fc_node_add(fc_graph *g, int64_t supply, fc_node_type type,
+                       fc_node *out);
 
 /* fc_node_remove removes v and every arc at it. Flow that used those arcs
  * is withdrawn and left as imbalance at the other ends, for the next solve
  * to re-route. Returns 0 or FC_EINVAL. */
-int fc_node_remove(fc_graph *g, fc_node v);
+FC_API int fc_node_remove(fc_graph *g, fc_node v);
 
 /* fc_node_remove_drain removes v like fc_node_remove, but first drains the
  * flow leaving v downstream along its paths until they reach a node with
@@ -109,73 +154,78 @@ int fc_node_remove(fc_graph *g, fc_node v);
  * solve has nothing to re-route. Flow entering v (rare in scheduling
  * networks) is withdrawn as in fc_node_remove. v's own supply leaves with
  * it. Returns 0 or FC_EINVAL. */
-int fc_node_remove_drain(fc_graph *g, fc_node v);
+FC_API int fc_node_remove_drain(fc_graph *g, fc_node v);
 
 /* fc_node_set_supply changes v's supply. Returns 0 or FC_EINVAL. */
-int fc_node_set_supply(fc_graph *g, fc_node v, int64_t supply);
+FC_API int fc_node_set_supply(fc_graph *g, fc_node v, int64_t supply);
 
 /* Accessors of a live node (undefined for a free id: check with
  * fc_node_exists). */
-bool fc_node_exists(const fc_graph *g, fc_node v);
-int64_t fc_node_supply(const fc_graph *g, fc_node v);
-fc_node_type fc_node_get_type(const fc_graph *g, fc_node v);
-int64_t fc_node_price(const fc_graph *g, fc_node v);
+FC_API bool fc_node_exists(const fc_graph *g, fc_node v);
+FC_API int64_t fc_node_supply(const fc_graph *g, fc_node v);
+FC_API fc_node_type fc_node_get_type(const fc_graph *g, fc_node v);
+FC_API int64_t fc_node_price(const fc_graph *g, fc_node v);
 
 /* fc_node_degree returns the number of arcs at v, in and out; fc_node_arc
  * returns the i-th of them (0 <= i < degree) and sets *outgoing to whether
  * v is its source. The order changes when arcs are added or removed. */
-int32_t fc_node_degree(const fc_graph *g, fc_node v);
-fc_arc fc_node_arc(const fc_graph *g, fc_node v, int32_t i, bool *outgoing);
+FC_API int32_t fc_node_degree(const fc_graph *g, fc_node v);
+FC_API fc_arc fc_node_arc(const fc_graph *g, fc_node v, int32_t i,
+                          bool *outgoing);
 
 /* fc_arc_add adds an arc src -> dst with capacity in [0, FC_MAX_CAPACITY]
  * and |cost| <= FC_MAX_COST, carrying no flow; its id goes to *out.
  * Parallel arcs and self-loops are allowed. Returns 0, FC_EINVAL or
- * FC_ELIMIT. */
-int fc_arc_add(fc_graph *g, fc_node src, fc_node dst, int64_t capacity,
-               int64_t cost, fc_arc *out);
+ * FC_ELIMIT (too many arcs, or the capacities would sum to more than
+ * FC_MAX_CAPACITY_SUM). */
+FC_API int fc_arc_add(fc_graph *g, fc_node src, fc_node dst, int64_t capacity,
+                      int64_t cost, fc_arc *out);
 
 /* fc_arc_remove removes arc a; its flow is withdrawn and left as
  * imbalance at its ends. Returns 0 or FC_EINVAL. */
-int fc_arc_remove(fc_graph *g, fc_arc a);
+FC_API int fc_arc_remove(fc_graph *g, fc_arc a);
 
 /* fc_arc_set_cost changes a's cost. Returns 0 or FC_EINVAL. */
-int fc_arc_set_cost(fc_graph *g, fc_arc a, int64_t cost);
+FC_API int fc_arc_set_cost(fc_graph *g, fc_arc a, int64_t cost);
 
 /* fc_arc_set_capacity changes a's capacity; flow above the new capacity is
- * withdrawn and left as imbalance at its ends. Returns 0 or FC_EINVAL. */
-int fc_arc_set_capacity(fc_graph *g, fc_arc a, int64_t capacity);
+ * withdrawn and left as imbalance at its ends. Returns 0, FC_EINVAL or
+ * FC_ELIMIT (the capacities would sum to more than FC_MAX_CAPACITY_SUM;
+ * nothing changed). */
+FC_API int fc_arc_set_capacity(fc_graph *g, fc_arc a, int64_t capacity);
 
 /* fc_arc_find returns an arc src -> dst (the one added last if there are
  * parallel ones), or FC_NONE. Cost: O(degree of src). */
-fc_arc fc_arc_find(const fc_graph *g, fc_node src, fc_node dst);
+FC_API fc_arc fc_arc_find(const fc_graph *g, fc_node src, fc_node dst);
 
 /* Accessors of a live arc. */
-bool fc_arc_exists(const fc_graph *g, fc_arc a);
-fc_node fc_arc_src(const fc_graph *g, fc_arc a);
-fc_node fc_arc_dst(const fc_graph *g, fc_arc a);
-int64_t fc_arc_capacity(const fc_graph *g, fc_arc a);
-int64_t fc_arc_cost(const fc_graph *g, fc_arc a);
-int64_t fc_arc_flow(const fc_graph *g, fc_arc a);
+FC_API bool fc_arc_exists(const fc_graph *g, fc_arc a);
+FC_API fc_node fc_arc_src(const fc_graph *g, fc_arc a);
+FC_API fc_node fc_arc_dst(const fc_graph *g, fc_arc a);
+FC_API int64_t fc_arc_capacity(const fc_graph *g, fc_arc a);
+FC_API int64_t fc_arc_cost(const fc_graph *g, fc_arc a);
+FC_API int64_t fc_arc_flow(const fc_graph *g, fc_arc a);
 
 /* fc_graph_flow_cost returns the cost of the current flow: the sum over
- * arcs of flow times cost. */
-int64_t fc_graph_flow_cost(const fc_graph *g);
+ * arcs of flow times cost, exact (it can pass 2^63; see the limits). Cost:
+ * one pass over the arcs. */
+FC_API fc_int128 fc_graph_flow_cost(const fc_graph *g);
 
 /* fc_graph_check verifies the current flow: 0 <= flow <= capacity on every
  * arc and, at every node, supply + inflow - outflow = 0. Returns 0, or
  * FC_EINVAL with the first violation described in err. */
-int fc_graph_check(const fc_graph *g, char *err, size_t errlen);
+FC_API int fc_graph_check(const fc_graph *g, char *err, size_t errlen);
 
 /* fc_graph_reset_flow sets every flow and price to zero and forgets the
  * record of changes: the next solve starts from nothing. */
-void fc_graph_reset_flow(fc_graph *g);
+FC_API void fc_graph_reset_flow(fc_graph *g);
 
 /* fc_graph_change_count returns how many changes were recorded since the
  * last successful solve (or reset), or SIZE_MAX when the record is lost:
  * too many changes, no memory for the record, or a solve that failed since
  * (its flow and prices no longer match any record), so that the next
  * incremental solve looks at the whole network. */
-size_t fc_graph_change_count(const fc_graph *g);
+FC_API size_t fc_graph_change_count(const fc_graph *g);
 
 /* --- solving -------------------------------------------------------------*/
 
@@ -190,27 +240,55 @@ typedef enum fc_algorithm {
                                 fc_race.c) */
 } fc_algorithm;
 
+/* A cancel flag: set from any thread, it asks the solves that watch it to
+ * stop soon (fc_solve_options.so_cancel). It is an object of the library's
+ * rather than a C11 atomic_bool of the caller's so that this header needs
+ * no <stdatomic.h> and compiles as C++. The solvers look at it every few
+ * thousand steps of work (a few microseconds), and a look must stay a plain
+ * load: an object the library owns is read with one relaxed atomic load,
+ * inlined, where a callback (int (*)(void *)) would cost an indirect call
+ * the compiler cannot inline, and would leave it to every caller to make
+ * the flag safe to read while another thread writes it. One flag may be
+ * watched by several solves at once. */
+typedef struct fc_cancel fc_cancel;
+
+/* fc_cancel_new creates a flag, not set. Returns 0 or FC_ENOMEM. */
+FC_API int fc_cancel_new(fc_cancel **out);
+
+/* fc_cancel_free frees the flag; no solve may be watching it. NULL is a
+ * no-op. */
+FC_API void fc_cancel_free(fc_cancel *c);
+
+/* fc_cancel_set sets the flag (stop true: the solves watching it return
+ * FC_ECANCELED soon) or clears it for the next solve. Any thread, any time;
+ * never blocks. */
+FC_API void fc_cancel_set(fc_cancel *c, bool stop);
+
+/* fc_cancel_is_set tells whether the flag is set. Any thread. */
+FC_API bool fc_cancel_is_set(const fc_cancel *c);
+
 typedef struct fc_solve_options {
     fc_algorithm so_algorithm;
-    bool so_incremental;    /* start from the current flow and prices (the
-                               last solution plus the recorded changes) rather
-                               than from zero */
-    int so_alpha;           /* cost scaling: epsilon is divided by alpha each
-                               phase; 0 takes the tuned default */
-    atomic_bool *so_cancel; /* if not NULL, the solve stops with
-                               FC_ECANCELED soon after it becomes true */
+    bool so_incremental;  /* start from the current flow and prices (the
+                             last solution plus the recorded changes) rather
+                             than from zero */
+    int so_alpha;         /* cost scaling: epsilon is divided by alpha each
+                             phase; 0 takes the tuned default */
+    fc_cancel *so_cancel; /* if not NULL, the solve stops with
+                             FC_ECANCELED soon after it is set; the
+                             caller keeps it alive through the solve */
 } fc_solve_options;
 
 typedef struct fc_solve_stats {
     fc_algorithm ss_algorithm; /* the algorithm that produced the flow */
     double ss_seconds;         /* wall time of the solve */
-    int64_t ss_cost;           /* cost of the resulting flow */
+    fc_int128 ss_cost;         /* cost of the resulting flow, exact */
     uint64_t ss_iterations;    /* algorithm-specific work count (pushes and
                                   relabels, augmentations, ...) */
 } fc_solve_stats;
 
 /* fc_solve_options_init sets the defaults: race, incremental, alpha 0. */
-void fc_solve_options_init(fc_solve_options *opt);
+FC_API void fc_solve_options_init(fc_solve_options *opt);
 
 /* fc_solve computes a minimum-cost flow meeting every supply, starting from
  * the current state as opt says, and leaves it (with optimal prices) in g.
@@ -218,14 +296,15 @@ void fc_solve_options_init(fc_solve_options *opt);
  * supplies (g then holds a flow that respects capacities but not all
  * supplies: do not rely on it); FC_ECANCELED (g holds a consistent but not
  * optimal flow); FC_ENOMEM. Never returns a flow that breaks a capacity. */
-int fc_solve(fc_graph *g, const fc_solve_options *opt, fc_solve_stats *stats);
+FC_API int fc_solve(fc_graph *g, const fc_solve_options *opt,
+                    fc_solve_stats *stats);
 
 /* fc_algorithm_name returns "ssp", "cost-scaling", "relax" or "race". */
-const char *fc_algorithm_name(fc_algorithm alg);
+FC_API const char *fc_algorithm_name(fc_algorithm alg);
 
 /* fc_algorithm_parse is the inverse of fc_algorithm_name. Returns 0 or
  * FC_EINVAL. */
-int fc_algorithm_parse(const char *name, fc_algorithm *out);
+FC_API int fc_algorithm_parse(const char *name, fc_algorithm *out);
 
 /* --- DIMACS I/O ----------------------------------------------------------*/
 
@@ -269,7 +348,7 @@ typedef struct fc_dimacs_limits {
 
 /* fc_dimacs_limits_init sets the defaults: 2^24 nodes, 2^26 arcs, lines of
  * 1,024 characters. */
-void fc_dimacs_limits_init(fc_dimacs_limits *lim);
+FC_API void fc_dimacs_limits_init(fc_dimacs_limits *lim);
 
 /* How a section ended. */
 typedef enum fc_dimacs_end {
@@ -284,10 +363,11 @@ typedef struct fc_dimacs_reader fc_dimacs_reader;
 
 /* fc_dimacs_reader_new creates a reader with the given limits (NULL: the
  * defaults). Returns 0 or FC_ENOMEM. */
-int fc_dimacs_reader_new(const fc_dimacs_limits *lim, fc_dimacs_reader **out);
+FC_API int fc_dimacs_reader_new(const fc_dimacs_limits *lim,
+                                fc_dimacs_reader **out);
 
 /* fc_dimacs_reader_free frees the reader and its graph. NULL is a no-op. */
-void fc_dimacs_reader_free(fc_dimacs_reader *r);
+FC_API void fc_dimacs_reader_free(fc_dimacs_reader *r);
 
 /* fc_dimacs_read reads one section from in (named name in messages; line
  * numbers count from the first call with this stream and name) and
@@ -297,33 +377,33 @@ void fc_dimacs_reader_free(fc_dimacs_reader *r);
  * malformed or inconsistent line), FC_ELIMIT, FC_ENOMEM or FC_EIO, with a
  * message in fc_dimacs_error. After an error the graph holds the lines
  * before the bad one; the reader accepts no more input. */
-int fc_dimacs_read(fc_dimacs_reader *r, FILE *in, const char *name,
-                   fc_dimacs_end *end, size_t *lines);
+FC_API int fc_dimacs_read(fc_dimacs_reader *r, FILE *in, const char *name,
+                          fc_dimacs_end *end, size_t *lines);
 
 /* fc_dimacs_error returns the message of the last error ("" if none). */
-const char *fc_dimacs_error(const fc_dimacs_reader *r);
+FC_API const char *fc_dimacs_error(const fc_dimacs_reader *r);
 
 /* fc_dimacs_graph returns the reader's graph (NULL before the first
  * section), to solve and inspect; it stays the reader's. */
-fc_graph *fc_dimacs_graph(const fc_dimacs_reader *r);
+FC_API fc_graph *fc_dimacs_graph(const fc_dimacs_reader *r);
 
 /* fc_dimacs_node_id returns the DIMACS id of node v, or 0 if v has none.
  * fc_dimacs_node returns the node of a DIMACS id, or FC_NONE. */
-int64_t fc_dimacs_node_id(const fc_dimacs_reader *r, fc_node v);
-fc_node fc_dimacs_node(const fc_dimacs_reader *r, int64_t id);
+FC_API int64_t fc_dimacs_node_id(const fc_dimacs_reader *r, fc_node v);
+FC_API fc_node fc_dimacs_node(const fc_dimacs_reader *r, int64_t id);
 
 /* fc_dimacs_write writes g as one DIMACS section: the p line, an n line per
  * live node with a supply or a type (the type as a third field), an a line
  * per arc. Live nodes are numbered 1, 2, ... in id order. Returns 0 or
  * FC_EIO. */
-int fc_dimacs_write(const fc_graph *g, FILE *out);
+FC_API int fc_dimacs_write(const fc_graph *g, FILE *out);
 
 /* fc_dimacs_write_flow writes g's flow as a DIMACS solution: `s COST`,
  * then `f SRC DST FLOW` for every arc with flow, in arc id order. Nodes are
  * named by r's DIMACS ids if r is not NULL (r's graph must be g), else as
  * fc_dimacs_write numbers them. Returns 0 or FC_EIO. */
-int fc_dimacs_write_flow(const fc_graph *g, const fc_dimacs_reader *r,
-                         FILE *out);
+FC_API int fc_dimacs_write_flow(const fc_graph *g, const fc_dimacs_reader *r,
+                                FILE *out);
 
 /* One line of a change round in the extended format, for programs that
  * produce rounds (a scheduler, a generator). Ids are DIMACS ids. */
@@ -341,11 +421,11 @@ typedef struct fc_dimacs_change {
 
 /* fc_dimacs_write_change writes one change line. Returns 0, FC_EINVAL (an
  * unknown op or a value the reader would refuse) or FC_EIO. */
-int fc_dimacs_write_change(FILE *out, const fc_dimacs_change *c);
+FC_API int fc_dimacs_write_change(FILE *out, const fc_dimacs_change *c);
 
 /* fc_dimacs_write_end ends a section: `c EOI` or `c EOS` (FC_DIMACS_EOF
  * writes nothing). Returns 0 or FC_EIO. */
-int fc_dimacs_write_end(FILE *out, fc_dimacs_end end);
+FC_API int fc_dimacs_write_end(FILE *out, fc_dimacs_end end);
 
 /* --- placement extraction ------------------------------------------------*/
 
@@ -369,7 +449,7 @@ typedef struct fc_placement {
  * On success *out is an array of *count placements sorted by task and
  * machine, to be released with free() (NULL when *count is 0). Returns 0
  * or FC_ENOMEM. Cost: O(nodes + arcs + placements). */
-int fc_placements(const fc_graph *g, fc_placement **out, size_t *count);
+FC_API int fc_placements(const fc_graph *g, fc_placement **out, size_t *count);
 
 #ifdef __cplusplus
 }

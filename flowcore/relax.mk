@@ -1,7 +1,8 @@
 # Relaxation (Bertsekas-Tseng RELAX), the race solver (relaxation against
 # cost scaling on two threads), and their tests.
 
-flowcore_libflowcore_la_SOURCES += flowcore/fc_relax.c flowcore/fc_race.c
+flowcore_libflowcore_impl_la_SOURCES += flowcore/fc_relax.c \
+	flowcore/fc_race.c
 
 check_PROGRAMS += tests/test_fc_relax
 TESTS += tests/test_fc_relax
@@ -11,4 +12,4 @@ tests_test_fc_relax_LDADD = $(FC_TEST_LDADD)
 check_PROGRAMS += tests/test_fc_race
 TESTS += tests/test_fc_race
 tests_test_fc_race_SOURCES = tests/test_fc_race.c
-tests_test_fc_race_LDADD = $(FC_TEST_LDADD)
+tests_test_fc_race_LDADD = $(FC_TEST_IMPL_LDADD)

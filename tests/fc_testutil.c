@@ -470,7 +470,7 @@ int fct_lemon_solve_file(const char *path, bool *feasible, int64_t *cost,
 int fct_lemon_solve(const fc_graph *g, bool *feasible, int64_t *cost, char *err,
                     size_t errlen)
 {
-    int64_t total = 0;
+    fc_int128 total = 0; /* many supplies of 2^40 pass 2^63 */
     for (fc_node v = 0; v < fc_graph_node_bound(g); v++)
         if (fc_node_exists(g, v))
             total += fc_node_supply(g, v);
@@ -569,20 +569,24 @@ static int residual_negative_cycle(const fc_graph *g, bool *found)
     return 0;
 }
 
-bool fct_check_flow(const fc_graph *g, int64_t reported_cost,
+bool fct_check_flow(const fc_graph *g, fc_int128 reported_cost,
                     bool check_optimal, char *err, size_t errlen)
 {
     if (fc_graph_check(g, err, errlen) != 0)
         return false;
-    int64_t cost = 0;
+    fc_int128 cost = 0;
     for (fc_arc a = 0; a < fc_graph_arc_bound(g); a++)
         if (fc_arc_exists(g, a))
-            cost += fc_arc_flow(g, a) * fc_arc_cost(g, a);
+            cost += (fc_int128)fc_arc_flow(g, a) * fc_arc_cost(g, a);
     if (cost != fc_graph_flow_cost(g) || cost != reported_cost) {
+        char b1[FC_INT128_BUFSIZE], b2[FC_INT128_BUFSIZE],
+            b3[FC_INT128_BUFSIZE];
         snprintf(err, errlen,
-                 "cost recomputed from the arcs is %" PRId64
-                 ", graph says %" PRId64 ", solver reported %" PRId64,
-                 cost, fc_graph_flow_cost(g), reported_cost);
+                 "cost recomputed from the arcs is %s, graph says %s, solver "
+                 "reported %s",
+                 fc_int128_format(cost, b1, sizeof b1),
+                 fc_int128_format(fc_graph_flow_cost(g), b2, sizeof b2),
+                 fc_int128_format(reported_cost, b3, sizeof b3));
         return false;
     }
     if (check_optimal) {
@@ -601,7 +605,7 @@ bool fct_check_flow(const fc_graph *g, int64_t reported_cost,
     return true;
 }
 
-bool fct_flow_ok(const fc_graph *g, int64_t reported_cost)
+bool fct_flow_ok(const fc_graph *g, fc_int128 reported_cost)
 {
     char err[256];
     if (!fct_check_flow(g, reported_cost, true, err, sizeof err)) {
@@ -631,7 +635,7 @@ fc_solve_options fct_options(fc_algorithm alg, bool incremental)
     return opt;
 }
 
-int fct_solve_fresh(const fc_graph *g, fc_algorithm alg, int64_t *cost)
+int fct_solve_fresh(const fc_graph *g, fc_algorithm alg, fc_int128 *cost)
 {
     fc_graph *c;
     if (fc_graph_clone(g, &c) != 0)
@@ -647,16 +651,17 @@ int fct_solve_fresh(const fc_graph *g, fc_algorithm alg, int64_t *cost)
 bool fct_matches_ssp(fc_graph *g, const fc_solve_options *opt,
                      fc_solve_stats *st, int *want_rc, char *why, size_t len)
 {
-    int64_t want;
+    fc_int128 want;
     *want_rc = fct_solve_fresh(g, FC_ALG_SSP, &want);
     memset(st, 0, sizeof *st);
     int rc = fc_solve(g, opt, st);
-    char err[256];
+    char err[256], got_s[FC_INT128_BUFSIZE], want_s[FC_INT128_BUFSIZE];
+    fc_int128_format(st->ss_cost, got_s, sizeof got_s);
+    fc_int128_format(want, want_s, sizeof want_s);
     if (rc != *want_rc) {
         snprintf(why, len,
-                 "returned %s (cost %" PRId64 "), ssp from scratch %s (cost "
-                 "%" PRId64 ")",
-                 fc_strerror(rc), st->ss_cost, fc_strerror(*want_rc), want);
+                 "returned %s (cost %s), ssp from scratch %s (cost %s)",
+                 fc_strerror(rc), got_s, fc_strerror(*want_rc), want_s);
         return false;
     }
     if (!fct_capacities_ok(g)) {
@@ -667,8 +672,7 @@ bool fct_matches_ssp(fc_graph *g, const fc_solve_options *opt,
     if (rc != 0)
         return true;
     if (st->ss_cost != want) {
-        snprintf(why, len, "cost %" PRId64 ", ssp from scratch %" PRId64,
-                 st->ss_cost, want);
+        snprintf(why, len, "cost %s, ssp from scratch %s", got_s, want_s);
         return false;
     }
     if (!fct_check_flow(g, st->ss_cost, true, err, sizeof err)) {
@@ -683,7 +687,10 @@ bool fct_solve_is(fc_graph *g, const fc_solve_options *opt, int64_t want,
 {
     fc_solve_stats st = {0};
     bool solved = tap_is_int(fc_solve(g, opt, &st), 0, "%s: solved", what);
-    bool cost = tap_is_int(st.ss_cost, want, "%s: cost %" PRId64, what, want);
+    char got_s[FC_INT128_BUFSIZE];
+    bool cost =
+        tap_ok(st.ss_cost == want, "%s: cost %" PRId64 " (got %s)", what, want,
+               fc_int128_format(st.ss_cost, got_s, sizeof got_s));
     return solved && cost;
 }
 
@@ -735,27 +742,33 @@ void fct_check_negative_cycle(fc_algorithm alg)
 void fct_check_cancel(fc_graph *g, fc_algorithm alg)
 {
     const char *name = fc_algorithm_name(alg);
-    atomic_bool stop = true;
+    fc_cancel *stop;
+    if (fc_cancel_new(&stop) != 0)
+        tap_bail_out("out of memory for a cancel flag");
+    fc_cancel_set(stop, true);
     fc_solve_options opt = fct_options(alg, false);
-    opt.so_cancel = &stop;
+    opt.so_cancel = stop;
     tap_is_int(fc_solve(g, &opt, NULL), FC_ECANCELED,
                "%s, cancelled by the caller: FC_ECANCELED", name);
     tap_ok(fct_capacities_ok(g), "%s, cancelled: capacities respected", name);
-    stop = false;
+    fc_cancel_set(stop, false);
     opt.so_incremental = true;
     fc_solve_stats st = {0};
     tap_is_int(fc_solve(g, &opt, &st), 0,
                "%s, resumed after cancellation: solved", name);
-    int64_t want;
+    fc_cancel_free(stop);
+    fc_int128 want;
     int want_rc = fct_solve_fresh(g, FC_ALG_SSP, &want);
-    char err[256] = "";
+    char err[256] = "", got_s[FC_INT128_BUFSIZE], want_s[FC_INT128_BUFSIZE];
     if (want_rc != 0)
         snprintf(err, sizeof err, "ssp from scratch says %s",
                  fc_strerror(want_rc));
     bool ok = want_rc == 0 && st.ss_cost == want &&
               fct_check_flow(g, st.ss_cost, true, err, sizeof err);
     tap_ok(ok,
-           "%s, resumed: the optimal cost %" PRId64 " (ssp from scratch "
-           "%" PRId64 ") and a flow that checks%s%s",
-           name, st.ss_cost, want, err[0] != '\0' ? ": " : "", err);
+           "%s, resumed: the optimal cost %s (ssp from scratch %s) and a "
+           "flow that checks%s%s",
+           name, fc_int128_format(st.ss_cost, got_s, sizeof got_s),
+           fc_int128_format(want, want_s, sizeof want_s),
+           err[0] != '\0' ? ": " : "", err);
 }

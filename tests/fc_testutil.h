@@ -160,12 +160,12 @@ int fct_lemon_solve(const fc_graph *g, bool *feasible, int64_t *cost, char *err,
  * residual network has no negative-cost cycle (an optimality certificate
  * independent of the solver's prices). Returns true, or false with the
  * first problem in err. */
-bool fct_check_flow(const fc_graph *g, int64_t reported_cost,
+bool fct_check_flow(const fc_graph *g, fc_int128 reported_cost,
                     bool check_optimal, char *err, size_t errlen);
 
 /* fct_flow_ok is fct_check_flow with the optimality check, for a test's
  * assertion: on failure it prints the problem as a TAP diagnostic. */
-bool fct_flow_ok(const fc_graph *g, int64_t reported_cost);
+bool fct_flow_ok(const fc_graph *g, fc_int128 reported_cost);
 
 /* fct_capacities_ok returns whether every live arc of g carries a flow in
  * [0, capacity]: what must hold after any solve, also an infeasible or a
@@ -183,7 +183,7 @@ fc_solve_options fct_options(fc_algorithm alg, bool incremental);
  * cost: the reference an incremental or another algorithm's solve of g is
  * compared with. Bails out of the test when the clone cannot be made.
  * Costs a clone of g and one solve. */
-int fct_solve_fresh(const fc_graph *g, fc_algorithm alg, int64_t *cost);
+int fct_solve_fresh(const fc_graph *g, fc_algorithm alg, fc_int128 *cost);
 
 /* fct_matches_ssp solves g with opt and compares the outcome with
  * successive shortest path solving a clone of g from scratch: the same

@@ -2,8 +2,8 @@
  * test_fc_cli.c - `skylark solve` as a user runs it: help and version,
  * solutions printed after the network and after every round of changes
  * (checked against the library solving each round from scratch), --stats,
- * every algorithm, and the exit status for infeasible networks, bad
- * input and bad usage.
+ * every algorithm, totals beyond 64 bits printed exactly, and the exit
+ * status for infeasible networks, bad input and bad usage.
  */
 #include "config.h"
 #include "fc_testutil.h"
@@ -207,6 +207,45 @@ static void test_failures(char *out, char *err, size_t len)
            "status 1");
 }
 
+/* Totals at the documented limits, which pass 2^63: the cost is printed
+ * exactly, whatever the algorithm. The expected decimals were computed
+ * outside flowcore (Python's integers): (2^32 - 1) * (2^40 - 1) and
+ * 199 * 2^32 * 2^40. Before flowcore summed in 128 bits the first printed
+ * "s -1103806595071" and the second "s 0", both with status 0. */
+static void test_wide_totals(char *out, char *err, size_t len)
+{
+    const char *one_arc = "p min 2 1\nn 1 1099511627775\n"
+                          "n 2 -1099511627775\n"
+                          "a 1 2 0 1099511627775 4294967295\n";
+    static char chain[16384];
+    int at = snprintf(chain, sizeof chain,
+                      "p min 200 199\nn 1 1099511627776\n"
+                      "n 200 -1099511627776\n");
+    for (int i = 1; i < 200 && at < (int)sizeof chain; i++)
+        at += snprintf(chain + at, sizeof chain - (size_t)at,
+                       "a %d %d 0 1099511627776 4294967296\n", i, i + 1);
+    if (at >= (int)sizeof chain)
+        tap_bail_out("the chain's text does not fit");
+    for (int i = 0; i <= FC_ALG_RACE; i++) {
+        const char *name = fc_algorithm_name((fc_algorithm)i);
+        char args[128];
+        snprintf(args, sizeof args, "solve --algorithm %s -", name);
+        int status = run(args, one_arc, out, err, len);
+        tap_ok(status == 0 && strcmp(out, "s 4722366481765838618625\n"
+                                          "f 1 2 1099511627775\n") == 0,
+               "%s: one arc of cost 2^32 - 1 carrying 2^40 - 1: "
+               "s 4722366481765838618625 (status %d, printed %.60s)",
+               name, status, out);
+        status = run(args, chain, out, err, len);
+        tap_ok(status == 0 &&
+                   strncmp(out, "s 939750930091059397525504\n", 27) == 0 &&
+                   strstr(out, "f 199 200 1099511627776\n") != NULL,
+               "%s: a chain of 199 arcs of cost 2^32 carrying 2^40: "
+               "s 939750930091059397525504 (status %d, printed %.40s)",
+               name, status, out);
+    }
+}
+
 int main(void)
 {
     tap_timeout(60);
@@ -223,6 +262,7 @@ int main(void)
     test_help_and_version(out, err, sizeof out);
     test_rounds(out, err, sizeof out);
     test_failures(out, err, sizeof out);
+    test_wide_totals(out, err, sizeof out);
     char path[600];
     const char *names[] = {"in", "out", "err"};
     for (int i = 0; i < 3; i++) {

@@ -121,11 +121,15 @@ static void test_small(void)
     s = node(g, 1);
     t = node(g, -1);
     sa = arc(g, s, t, 1, 1);
-    atomic_bool stop = true;
+    fc_cancel *stop;
+    if (fc_cancel_new(&stop) != 0)
+        tap_bail_out("out of memory");
+    fc_cancel_set(stop, true);
     opt = fct_options(FC_ALG_COST_SCALING, false);
-    opt.so_cancel = &stop;
+    opt.so_cancel = stop;
     tap_is_int(fc_solve(g, &opt, NULL), FC_ECANCELED, "cancelled up front");
     tap_is_int(fc_arc_flow(g, sa), 0, "cancelled: no flow moved");
+    fc_cancel_free(stop);
     fc_graph_free(g);
 }
 
@@ -139,7 +143,7 @@ static void test_alpha(void)
         fct_sched s;
         if (fct_sched_build(&r, 40, 8, 12, 10, 3, &s) != 0)
             tap_bail_out("fct_sched_build");
-        int64_t want, got;
+        fc_int128 want, got;
         if (fct_solve_fresh(s.sc_g, FC_ALG_SSP, &want) != 0)
             bad++;
         for (size_t i = 0; i < sizeof alphas / sizeof alphas[0]; i++) {
@@ -157,7 +161,8 @@ static void test_alpha(void)
                 if (bad++ < 5)
                     tap_diag("seed %d alpha %d: rc %d cost %" PRId64
                              " want %" PRId64 " %s",
-                             seed, alphas[i], rc, got, want, err);
+                             seed, alphas[i], rc, (int64_t)got, (int64_t)want,
+                             err);
             }
             fc_graph_free(c);
         }
@@ -407,7 +412,7 @@ static void test_lemon(void)
             if (!feasible || rc != 0 || st.ss_cost != want ||
                 !fct_check_flow(s.sc_g, st.ss_cost, true, err, sizeof err)) {
                 tap_diag("seed %d: rc %d cost %" PRId64 " LEMON %" PRId64, seed,
-                         rc, st.ss_cost, want);
+                         rc, (int64_t)st.ss_cost, want);
                 bad++;
             }
         }

@@ -123,7 +123,7 @@ static void check_solve(fc_graph *g, fc_algorithm alg, bool incremental,
     solved[alg]++;
     if (!ok && failures[alg]++ < MAX_REPORT)
         tap_diag("%s on %s: rc %d, cost %" PRId64 ", want %s %" PRId64 " %s",
-                 fc_algorithm_name(alg), label, rc, st.ss_cost,
+                 fc_algorithm_name(alg), label, rc, (int64_t)st.ss_cost,
                  feasible ? "cost" : "infeasible", want, err);
 }
 

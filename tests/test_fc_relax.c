@@ -240,7 +240,7 @@ static void test_flowlessly(void)
         int rc = fc_solve(g, &opt, &st);
         if (rc != 0 || st.ss_cost != want || !fct_flow_ok(g, st.ss_cost)) {
             tap_diag("%s: relax %s cost %" PRId64 ", LEMON %" PRId64, names[i],
-                     fc_strerror(rc), st.ss_cost, want);
+                     fc_strerror(rc), (int64_t)st.ss_cost, want);
             failed++;
         }
         /* Perturb every 7th arc's cost and re-solve incrementally: LEMON
@@ -256,7 +256,7 @@ static void test_flowlessly(void)
         else
             tap_diag("%s after cost changes: relax %s cost %" PRId64
                      ", LEMON %" PRId64,
-                     names[i], fc_strerror(rc), st.ss_cost, want);
+                     names[i], fc_strerror(rc), (int64_t)st.ss_cost, want);
         fc_graph_free(g);
     }
     for (int i = 0; i < count; i++)
@@ -276,7 +276,7 @@ static bool round_agrees(fc_graph *g, const char *what, int round)
 {
     fc_solve_options opt = fct_options(FC_ALG_RELAX, true);
     fc_solve_stats st;
-    int64_t again;
+    fc_int128 again;
     int want_rc, again_rc = fct_solve_fresh(g, FC_ALG_RELAX, &again);
     char why[512];
     bool ok = fct_matches_ssp(g, &opt, &st, &want_rc, why, sizeof why);
@@ -284,8 +284,8 @@ static bool round_agrees(fc_graph *g, const char *what, int round)
         snprintf(why, sizeof why,
                  "relax from scratch %s (cost %" PRId64 "), incremental %s "
                  "(cost %" PRId64 ")",
-                 fc_strerror(again_rc), again, fc_strerror(want_rc),
-                 st.ss_cost);
+                 fc_strerror(again_rc), (int64_t)again, fc_strerror(want_rc),
+                 (int64_t)st.ss_cost);
         ok = false;
     }
     if (!ok)

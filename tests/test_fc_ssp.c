@@ -65,12 +65,16 @@ static void test_cancel(void)
     fc_node_add(g, -1, FC_NODE_OTHER, &t);
     fc_arc a;
     fc_arc_add(g, s, t, 1, 1, &a);
-    atomic_bool stop = true;
+    fc_cancel *stop;
+    if (fc_cancel_new(&stop) != 0)
+        tap_bail_out("out of memory");
+    fc_cancel_set(stop, true);
     fc_solve_options opt = fct_options(FC_ALG_SSP, false);
-    opt.so_cancel = &stop;
+    opt.so_cancel = stop;
     tap_is_int(fc_solve(g, &opt, NULL), FC_ECANCELED, "cancelled up front");
     tap_is_int(fc_arc_flow(g, a), 0,
                "cancelled before any work: no flow moved");
+    fc_cancel_free(stop);
     fc_graph_free(g);
 }
 

@@ -186,7 +186,7 @@ static void test_rounds(void)
     gq_world *w, *wref;
     if (!tap_ok(gq_build(&p, &g, &w) == 0, "rounds: builds"))
         return;
-    bool ok = bf_clone(g, &ref) == 0 && gq_world_clone(w, &wref) == 0;
+    bool ok = fc_graph_clone(g, &ref) == 0 && gq_world_clone(w, &wref) == 0;
     if (!tap_ok(ok, "rounds: clones"))
         return;
     tap_is_int(solve(g, false), 0, "rounds: base solves");
