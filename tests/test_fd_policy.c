@@ -456,7 +456,7 @@ static void test_dump(void)
                fc_graph_arc_count(g) == fc_graph_arc_count(r->rd_graph),
            "the same network size");
     fclose(f);
-    int64_t want = 0;
+    fc_int128 want = 0;
     tap_is_int(fct_solve_fresh(r->rd_graph, FC_ALG_SSP, &want), 0, "solved");
     if (fct_lemon_path() == NULL) {
         tap_skip(1, "no dimacs-solver");

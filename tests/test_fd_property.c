@@ -291,7 +291,7 @@ static bool round_check(world *w, int seed)
     opt.so_incremental = r->rd_incremental;
     fc_solve_stats st;
     int src = fc_solve(r->rd_graph, &opt, &st);
-    int64_t want = 0;
+    fc_int128 want = 0;
     int frc = fct_solve_fresh(fresh, FC_ALG_SSP, &want);
     if (src != 0 || frc != 0 || st.ss_cost != want ||
         !fct_flow_ok(r->rd_graph, st.ss_cost)) {
