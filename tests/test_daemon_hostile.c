@@ -11,6 +11,7 @@
  */
 #include "daemon_harness.h"
 #include "sk_tframe.h"
+#include "transport_util.h"
 #include "skylark.h"
 #include "tap.h"
 
@@ -38,17 +39,7 @@ static int raw_open(const char *endpoint)
 
 static int raw_send(int s, const void *frame, size_t len)
 {
-    uint8_t ctl[NN_CMSG_SPACE(sizeof(size_t) + 4)];
-    struct nn_cmsghdr *c = (struct nn_cmsghdr *)(void *)ctl;
-    size_t hl = 4;
-    c->cmsg_len = NN_CMSG_LEN(sizeof(size_t) + 4);
-    c->cmsg_level = PROTO_SP;
-    c->cmsg_type = SP_HDR;
-    memcpy(NN_CMSG_DATA(c), &hl, sizeof hl);
-    sk_tframe_put32(NN_CMSG_DATA(c) + sizeof hl, 0x80000007u);
-    struct nn_iovec iov = {(void *)frame, len};
-    struct nn_msghdr h = {&iov, 1, ctl, sizeof ctl};
-    return nn_sendmsg(s, &h, 0);
+    return tu_raw_send(s, 0x80000007u, frame, len, 0);
 }
 
 /* Receives one frame (blocking up to the receive timeout) into buf;

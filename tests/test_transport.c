@@ -274,17 +274,7 @@ static void test_queue_full(void)
 /* Sends one frame from a raw nanomsg dealer, blocking. */
 static int raw_send(int s, const void *frame, size_t len)
 {
-    uint8_t ctl[NN_CMSG_SPACE(sizeof(size_t) + 4)];
-    struct nn_cmsghdr *c = (struct nn_cmsghdr *)(void *)ctl;
-    size_t hl = 4;
-    c->cmsg_len = NN_CMSG_LEN(sizeof(size_t) + 4);
-    c->cmsg_level = PROTO_SP;
-    c->cmsg_type = SP_HDR;
-    memcpy(NN_CMSG_DATA(c), &hl, sizeof hl);
-    sk_tframe_put32(NN_CMSG_DATA(c) + sizeof hl, 0x80000009u);
-    struct nn_iovec iov = {(void *)frame, len};
-    struct nn_msghdr h = {&iov, 1, ctl, sizeof ctl};
-    return nn_sendmsg(s, &h, 0);
+    return tu_raw_send(s, 0x80000009u, frame, len, 0);
 }
 
 /* Receives one frame on a raw dealer while running the loop; returns its

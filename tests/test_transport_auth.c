@@ -239,17 +239,7 @@ typedef struct mitm {
 
 static int raw_send_req(int s, const void *frame, size_t len)
 {
-    uint8_t ctl[NN_CMSG_SPACE(sizeof(size_t) + 4)];
-    struct nn_cmsghdr *c = (struct nn_cmsghdr *)(void *)ctl;
-    size_t hl = 4;
-    c->cmsg_len = NN_CMSG_LEN(sizeof(size_t) + 4);
-    c->cmsg_level = PROTO_SP;
-    c->cmsg_type = SP_HDR;
-    memcpy(NN_CMSG_DATA(c), &hl, sizeof hl);
-    sk_tframe_put32(NN_CMSG_DATA(c) + sizeof hl, 0x80000009u);
-    struct nn_iovec iov = {(void *)frame, len};
-    struct nn_msghdr h = {&iov, 1, ctl, sizeof ctl};
-    return nn_sendmsg(s, &h, NN_DONTWAIT);
+    return tu_raw_send(s, 0x80000009u, frame, len, NN_DONTWAIT);
 }
 
 static int raw_send_rep(int s, const uint8_t route[8], const void *frame,

@@ -97,17 +97,7 @@ int nn_sendmsg(int s, const struct nn_msghdr *h, int flags)
 
 static void raw_frame(int who, const uint8_t *frame, size_t len)
 {
-    uint8_t ctl[NN_CMSG_SPACE(sizeof(size_t) + 4)];
-    struct nn_cmsghdr *c = (struct nn_cmsghdr *)(void *)ctl;
-    size_t hl = 4;
-    c->cmsg_len = NN_CMSG_LEN(sizeof(size_t) + 4);
-    c->cmsg_level = PROTO_SP;
-    c->cmsg_type = SP_HDR;
-    memcpy(NN_CMSG_DATA(c), &hl, sizeof hl);
-    sk_tframe_put32(NN_CMSG_DATA(c) + sizeof hl, 0x80000001u);
-    struct nn_iovec iov = {(void *)frame, len};
-    struct nn_msghdr h = {&iov, 1, ctl, sizeof ctl};
-    if (nn_sendmsg(raw[who], &h, 0) < 0)
+    if (tu_raw_send(raw[who], 0x80000001u, frame, len, 0) < 0)
         tap_bail_out("raw dealer %d cannot send: %s", who,
                      nn_strerror(nn_errno()));
     raw_tx[who]++;

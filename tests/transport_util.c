@@ -2,8 +2,10 @@
  * transport_util.c - helpers of the transport tests (see transport_util.h).
  */
 #include "transport_util.h"
+#include "sk_tframe.h"
 
 #include <arpa/inet.h>
+#include <nanomsg/nn.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,4 +124,20 @@ sk_transport_callbacks tu_callbacks(tu_rec *rec)
     sk_transport_callbacks cb = {
         .tc_up = on_up, .tc_down = on_down, .tc_recv = on_recv, .tc_arg = rec};
     return cb;
+}
+
+int tu_raw_send(int s, uint32_t dealer_id, const void *frame, size_t len,
+                int flags)
+{
+    uint8_t ctl[NN_CMSG_SPACE(sizeof(size_t) + 4)];
+    struct nn_cmsghdr *c = (struct nn_cmsghdr *)(void *)ctl;
+    size_t hl = 4;
+    c->cmsg_len = NN_CMSG_LEN(sizeof(size_t) + 4);
+    c->cmsg_level = PROTO_SP;
+    c->cmsg_type = SP_HDR;
+    memcpy(NN_CMSG_DATA(c), &hl, sizeof hl);
+    sk_tframe_put32(NN_CMSG_DATA(c) + sizeof hl, dealer_id);
+    struct nn_iovec iov = {(void *)frame, len};
+    struct nn_msghdr h = {&iov, 1, ctl, sizeof ctl};
+    return nn_sendmsg(s, &h, flags);
 }

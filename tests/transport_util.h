@@ -20,6 +20,14 @@ int tu_run_until(struct ev_loop *loop, int (*cond)(void *), void *arg,
 /* tu_run_for runs loop for seconds. */
 void tu_run_for(struct ev_loop *loop, double seconds);
 
+/* tu_raw_send sends frame from s, a raw nanomsg dealer socket (AF_SP_RAW,
+ * NN_REQ) of a test, under the request id dealer_id (top bit set), as a
+ * transport's dealer sends: the id goes as SP_HDR control data, a size_t
+ * length and then the id (docs/TRANSPORT.md). flags are nn_sendmsg's.
+ * Returns what nn_sendmsg returns. */
+int tu_raw_send(int s, uint32_t dealer_id, const void *frame, size_t len,
+                int flags);
+
 /* tu_free_port returns a TCP port on 127.0.0.1 that was free a moment ago,
  * or 0. */
 int tu_free_port(void);
