@@ -27,3 +27,12 @@ check_PROGRAMS += tests/test_cli_cluster
 TESTS += tests/test_cli_cluster
 tests_test_cli_cluster_SOURCES = tests/test_cli_cluster.c
 tests_test_cli_cluster_LDADD = tests/libtap.a
+
+# What the tool refuses, and how fast: bad addresses, the wrong kind of
+# daemon, peers that never answer, timeouts and signals.
+check_PROGRAMS += tests/test_cli_refusals
+TESTS += tests/test_cli_refusals
+tests_test_cli_refusals_SOURCES = tests/test_cli_refusals.c
+tests_test_cli_refusals_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS)
+tests_test_cli_refusals_LDADD = $(DH_TEST_LDADD)
+EXTRA_tests_test_cli_refusals_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark

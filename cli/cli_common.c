@@ -38,6 +38,15 @@ int cli_parse_double(const char *s, double min, double max, double *out)
     return 0;
 }
 
+int cli_check_endpoint(const char *who, const char *what, const char *addr)
+{
+    char why[256];
+    if (sk_endpoint_check(addr, why, sizeof why) == 0)
+        return 0;
+    fprintf(stderr, "%s: %s '%s': %s\n", who, what, addr, why);
+    return -1;
+}
+
 void cli_dir(const char *dir, char *out, size_t len)
 {
     if (dir != NULL)

@@ -21,6 +21,12 @@ int cli_parse_ulong(const char *s, unsigned long min, unsigned long max,
  * Returns 0 or -1. */
 int cli_parse_double(const char *s, double min, double max, double *out);
 
+/* cli_check_endpoint checks addr with sk_endpoint_check; when it is not
+ * an endpoint, prints "WHO: WHAT 'ADDR': why" on stderr (what: the option
+ * or argument that gave it, such as "--scheduler") and returns -1 (the
+ * caller exits 2: bad input). Returns 0 for a good endpoint. */
+int cli_check_endpoint(const char *who, const char *what, const char *addr);
+
 /* cli_dir writes dir, or the default cluster directory, into out. */
 void cli_dir(const char *dir, char *out, size_t len);
 

@@ -501,6 +501,8 @@ int cmd_load(int argc, char **argv)
         case 's':
             if (nscheds == MAX_SCHEDS)
                 USAGE_ERR("at most %d schedulers", MAX_SCHEDS);
+            if (cli_check_endpoint("skylark load", "--scheduler", optarg) != 0)
+                return 2;
             scheds[nscheds++] = optarg;
             break;
         case 'd':

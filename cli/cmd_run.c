@@ -272,6 +272,8 @@ int cmd_run(int argc, char **argv)
         case 's':
             if (nscheds == MAX_SCHEDS)
                 USAGE_ERR("at most %d schedulers", MAX_SCHEDS);
+            if (cli_check_endpoint("skylark run", "--scheduler", optarg) != 0)
+                return 2;
             scheds[nscheds++] = optarg;
             break;
         case 'n':

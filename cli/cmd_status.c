@@ -37,7 +37,7 @@ static void status_usage(FILE *out)
             "  -h, --help        this text\n"
             "\n"
             "Exit status: 0 the daemon (every daemon) answered, 1 it did "
-            "not,\n2 bad usage.\n");
+            "not,\n2 bad usage or a bad address.\n");
 }
 
 /* The pairs worth a person's attention, per role, with labels. */
@@ -186,6 +186,9 @@ int cmd_status(int argc, char **argv)
         fprintf(stderr, "skylark status: one address at most\n");
         return 2;
     }
+    if (optind < argc &&
+        cli_check_endpoint("skylark status", "address", argv[optind]) != 0)
+        return 2;
     if (optind < argc)
         return status_of(argv[optind], timeout, verbose, (unsigned)rows);
     skc_cluster *cl = cli_load_cluster("skylark status", dir);

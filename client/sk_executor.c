@@ -411,7 +411,7 @@ int sk_executor_create(struct ev_loop *loop, const sk_executor_opts *o,
                        const sk_executor_callbacks *cb, sk_executor **out)
 {
     if (o == NULL || cb == NULL || cb->ec_launch == NULL || out == NULL ||
-        o->eo_nodemon == NULL || o->eo_nodemon[0] == '\0' ||
+        sk_endpoint_check(o->eo_nodemon, NULL, 0) != 0 ||
         o->eo_framework == NULL || o->eo_framework[0] == '\0' ||
         strlen(o->eo_framework) > SK_MAX_NAME_LEN || o->eo_heartbeat < 0.01 ||
         (o->eo_name != NULL && !sk_name_valid(o->eo_name)))

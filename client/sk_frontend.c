@@ -260,8 +260,7 @@ int sk_frontend_create(struct ev_loop *loop, const sk_frontend_opts *o,
         (o->fo_name != NULL && !sk_name_valid(o->fo_name)))
         return SK_EINVAL;
     for (unsigned i = 0; i < o->fo_nschedulers; i++)
-        if (o->fo_schedulers[i] == NULL || o->fo_schedulers[i][0] == '\0' ||
-            strlen(o->fo_schedulers[i]) > SK_MAX_ADDR_LEN)
+        if (sk_endpoint_check(o->fo_schedulers[i], NULL, 0) != 0)
             return SK_EINVAL;
     sk_frontend *fe = calloc(1, sizeof *fe);
     if (fe == NULL)

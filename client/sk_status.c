@@ -75,7 +75,8 @@ static int is_done(void *arg)
 int sk_status_fetch(const char *endpoint, double timeout, int table,
                     sk_status **out)
 {
-    if (endpoint == NULL || endpoint[0] == '\0' || timeout <= 0 || out == NULL)
+    if (sk_endpoint_check(endpoint, NULL, 0) != 0 || timeout <= 0 ||
+        out == NULL)
         return SK_EINVAL;
     struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
     if (loop == NULL)

@@ -68,6 +68,20 @@ const char *sk_version(void);
  * (or of SK_OK). Unknown codes give "unknown error". Never returns NULL. */
 const char *sk_strerror(int err);
 
+/* sk_endpoint_check tells whether endpoint is an address Skylark can
+ * listen on or connect to: "tcp://HOST:PORT" (HOST a name, an IPv4
+ * address, or "*" to listen on every interface; PORT 1..65535)
+ * or "ipc://PATH" (PATH 1..107 bytes), 255 bytes at most in all. Returns
+ * 0, or SK_EINVAL with, when err is not NULL, what is wrong in err
+ * (errlen bytes, NUL-terminated), such as
+ * `unsupported scheme "http" (expected tcp://HOST:PORT or ipc://PATH)`,
+ * `missing host (expected tcp://HOST:PORT)` or
+ * `port 99999 out of range (1..65535)`. Every function below that takes
+ * an endpoint checks it with this before anything reaches the transport,
+ * and so do the daemons' options. Cost: one pass over the string; no
+ * allocation, no name resolution. */
+int sk_endpoint_check(const char *endpoint, char *err, size_t errlen);
+
 /* ===================================================================== *
  * Task outcomes
  * ===================================================================== */
