@@ -92,6 +92,7 @@ static struct {
     uint64_t l_tasks_done, l_tasks_submitted;
     uint64_t l_start_us;
     int l_stopping, l_tty, l_failed_shown;
+    char l_wrong[512]; /* an address is another kind of daemon */
     ev_timer l_draw;
     ev_signal l_int, l_term;
     struct ev_loop *l_loop;
@@ -166,7 +167,12 @@ static void on_job_done(void *arg, const sk_job_result *r)
     L.l_done++;
     if (r->jr_end_us > u->u_last_end_us)
         u->u_last_end_us = r->jr_end_us;
-    if (r->jr_error != 0 && L.l_failed_shown++ < 5)
+    if (r->jr_error == SK_EROLE) {
+        /* Said once at the end; no point in submitting more. */
+        if (L.l_wrong[0] == '\0')
+            snprintf(L.l_wrong, sizeof L.l_wrong, "%s", r->jr_reason);
+        L.l_stopping = 1;
+    } else if (r->jr_error != 0 && L.l_failed_shown++ < 5)
         fprintf(stderr, "%s%s: job %llu: %s\n", L.l_tty ? "\r\033[K" : "",
                 u->u_name, (unsigned long long)r->jr_job, r->jr_reason);
     submit_next(u);
@@ -579,6 +585,10 @@ int cmd_load(int argc, char **argv)
     sk_run_until(L.l_loop, all_done, NULL, -1);
     ev_timer_stop(L.l_loop, &L.l_draw);
     draw(1);
+    if (L.l_wrong[0] != '\0') {
+        fprintf(stderr, "skylark load: %s\n", L.l_wrong);
+        return 2;
+    }
     summary(cl, nscheds);
     int ok = 1;
     for (unsigned i = 0; i < L.l_nusers; i++) {

@@ -416,6 +416,12 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "skylark run: %s\n", sk_frontend_error(rs.rs_fe));
         return 1;
     }
+    if (jr.jr_error == SK_EROLE) {
+        /* An address of another kind of daemon: bad input, nothing ran. */
+        fprintf(stderr, "skylark run: %s\n", jr.jr_reason);
+        sk_frontend_destroy(rs.rs_fe);
+        return 2;
+    }
     uint32_t unshown =
         rs.rs_bad - jr.jr_cancelled - rs.rs_job_level - rs.rs_failures_shown;
     if (unshown > 0)

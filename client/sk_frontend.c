@@ -82,12 +82,50 @@ static void arm_queue_timer(sk_frontend *fe)
     ev_timer_start(fe->fe_loop, &fe->fe_queue_w);
 }
 
+/* The peer at the current endpoint answered the handshake as another
+ * kind of daemon (a node monitor answers a frontend's HELLO as readily as
+ * a scheduler does, and would then drop its jobs forever). Nothing has
+ * been sent to it. Move on to the next endpoint; when every endpoint has
+ * answered so, the waiting jobs fail now, and the endpoints are tried
+ * again after the connect timeout. */
+static void wrong_role(sk_frontend *fe, const char *role)
+{
+    char reason[sizeof fe->fe_err];
+    fe_set_error(fe, "%s: that is %s, not a scheduler",
+                 fe->fe_endpoints[fe->fe_cur], sk_role_phrase(role));
+    snprintf(reason, sizeof reason, "%s", fe->fe_err);
+    sk_info("frontend %s: %s", fe->fe_name, reason);
+    fe->fe_stats.fs_wrong_role++;
+    fe->fe_wrong[fe->fe_cur] = 1;
+    unsigned nwrong = 0;
+    for (unsigned i = 0; i < fe->fe_nendpoints; i++)
+        nwrong += fe->fe_wrong[i];
+    ev_timer_stop(fe->fe_loop, &fe->fe_connect_w);
+    ev_timer_set(&fe->fe_switch_w,
+                 nwrong == fe->fe_nendpoints ? fe->fe_connect_timeout : 0, 0);
+    ev_timer_start(fe->fe_loop, &fe->fe_switch_w);
+    if (nwrong < fe->fe_nendpoints)
+        return;
+    fe->fe_all_wrong = 1;
+    /* Only the jobs waiting now: one that a callback submits waits for
+     * the next try (new jobs join the tail). */
+    for (uint64_t n = fe->fe_nwaiting; n > 0 && fe->fe_wait_head != NULL; n--)
+        fe_end_job(fe, fe->fe_wait_head, SK_OUTCOME_FAILED, SK_EROLE, reason);
+    arm_queue_timer(fe);
+}
+
 static void on_up(void *arg, sk_peer_id peer, const char *role,
                   const char *name)
 {
     sk_frontend *fe = arg;
     if (peer != fe->fe_peer)
         return;
+    if (strcmp(role, "sched") != 0) {
+        wrong_role(fe, role);
+        return;
+    }
+    fe->fe_wrong[fe->fe_cur] = 0;
+    fe->fe_all_wrong = 0;
     fe->fe_up = 1;
     fe->fe_stats.fs_sessions++;
     ev_timer_stop(fe->fe_loop, &fe->fe_connect_w);
@@ -347,12 +385,16 @@ struct ev_loop *sk_frontend_loop(sk_frontend *fe)
 
 static int is_up(void *arg)
 {
-    return ((sk_frontend *)arg)->fe_up;
+    sk_frontend *fe = arg;
+    return fe->fe_up || fe->fe_all_wrong;
 }
 
 int sk_frontend_wait_connected(sk_frontend *fe, double timeout)
 {
-    return sk_run_until(fe->fe_loop, is_up, fe, timeout);
+    int rc = sk_run_until(fe->fe_loop, is_up, fe, timeout);
+    if (rc == 0 && !fe->fe_up)
+        return SK_EROLE;
+    return rc;
 }
 
 static int wait_done(void *arg)

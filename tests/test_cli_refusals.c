@@ -2,7 +2,9 @@
  * test_cli_refusals.c - the `skylark` tool refuses what it cannot use,
  * quickly and in words, through the real binary and real daemons on
  * loopback: a bad address is bad input (exit 2, the reason, no transport
- * log line) for every subcommand and daemon option that takes one. Every
+ * log line) for every subcommand and daemon option that takes one; so is
+ * the address of a node monitor given as a scheduler's, said within
+ * seconds. Every
  * command runs under a time limit and is killed if it overruns; the
  * daemons are stopped at exit.
  */
@@ -219,6 +221,39 @@ static void test_bad_addresses(void)
         show("skylark-nodemon");
 }
 
+/* ---- the wrong kind of daemon ----------------------------------------- */
+
+static dh_proc nm;
+
+static void test_wrong_daemon(void)
+{
+    if (dh_start_nodemon(&nm, "n1", 1, 2, NULL, 0, NULL) != 0)
+        tap_bail_out("cannot start a node monitor");
+    char words[256];
+    snprintf(words, sizeof words, "%s: that is a node monitor, not a scheduler",
+             nm.dp_endpoint);
+
+    sky(20, NULL, "run", "--scheduler", nm.dp_endpoint, "--", "true", NULL);
+    tap_ok(R.r_status == 2 && in_err(words) && R.r_elapsed < 5 && !log_lines(),
+           "run --scheduler <a node monitor>: exit 2 in %.2f s, '%s'",
+           R.r_elapsed, words);
+    if (R.r_status != 2)
+        show("run");
+
+    sky(20, NULL, "load", "--scheduler", nm.dp_endpoint, "--jobs", "6",
+        "--users", "ann,bo", NULL);
+    tap_ok(R.r_status == 2 && in_err(words) && R.r_elapsed < 5 && !log_lines(),
+           "load --scheduler <a node monitor>: exit 2 in %.2f s, the same "
+           "words",
+           R.r_elapsed);
+    if (R.r_status != 2)
+        show("load");
+
+    sky(20, NULL, "status", nm.dp_endpoint, NULL);
+    tap_ok(R.r_status == 0 && strstr(R.r_out, "nodemon n1") != NULL,
+           "status takes any kind of daemon");
+}
+
 int main(void)
 {
     const char *b = getenv("top_builddir");
@@ -226,10 +261,11 @@ int main(void)
     if (access(skylark, X_OK) != 0)
         tap_skip_all("no %s", skylark);
     tap_timeout(120);
-    tap_plan((int)NBAD + 2);
+    tap_plan((int)NBAD + 5);
     signal(SIGPIPE, SIG_IGN);
     dh_init();
 
     test_bad_addresses();
+    test_wrong_daemon();
     return tap_exit_status();
 }
