@@ -12,6 +12,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* How long `run` and `load` wait, after a timeout or a first SIGINT or
+ * SIGTERM, for their cancel to end the jobs before they leave anyway: a
+ * scheduler answers a cancel in milliseconds, and one that does not
+ * (hung, or gone without a word) must not hold the command. */
+#define CLI_CANCEL_GRACE 2.0
+
 /* cli_parse_ulong parses all of s as a decimal integer in [min, max].
  * Returns 0 or -1. */
 int cli_parse_ulong(const char *s, unsigned long min, unsigned long max,

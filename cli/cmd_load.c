@@ -55,8 +55,13 @@ static void load_usage(FILE *out)
         "  -d, --dir DIR         the local cluster's directory\n"
         "  -h, --help            this text\n"
         "\n"
-        "Ctrl-C cancels the jobs in flight and prints what was done.\n"
-        "Exit status: 0 every task succeeded, 1 not, 2 bad usage.\n");
+        "Ctrl-C or SIGTERM cancels the jobs in flight and prints what was\n"
+        "done once they have ended; if they have not within 2 s, whatever\n"
+        "the schedulers do, it leaves without the summary (a second\n"
+        "signal: at once).\n"
+        "Exit status: 0 every task succeeded, 1 not, 2 bad usage or input\n"
+        "(a bad address, or one that is not a scheduler's), 130 after\n"
+        "SIGINT, 143 after SIGTERM.\n");
 }
 
 /* A task's time on its slot, on the nodes' clock. */
@@ -93,7 +98,9 @@ static struct {
     uint64_t l_start_us;
     int l_stopping, l_tty, l_failed_shown;
     char l_wrong[512]; /* an address is another kind of daemon */
-    ev_timer l_draw;
+    int l_code;        /* 128 + the first signal */
+    int l_leave;       /* nonzero: leave now with this status */
+    ev_timer l_draw, l_grace;
     ev_signal l_int, l_term;
     struct ev_loop *l_loop;
 } L;
@@ -239,16 +246,28 @@ static void on_draw(struct ev_loop *loop, ev_timer *w, int revents)
     draw(0);
 }
 
+static void on_grace(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    fprintf(stderr,
+            "%sskylark load: the jobs did not end within %.0f s of their "
+            "cancel: leaving\n",
+            L.l_tty ? "\r\033[K" : "", CLI_CANCEL_GRACE);
+    L.l_leave = L.l_code;
+}
+
 static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 {
-    if (L.l_stopping++) {
+    if (L.l_code != 0) {
         fprintf(stderr, "skylark load: interrupted again: leaving\n");
-        exit(1);
+        L.l_leave = 128 + w->signum;
+        return;
     }
-    fprintf(stderr,
-            "%sskylark load: interrupted: cancelling the jobs in "
-            "flight\n",
-            L.l_tty ? "\r\033[K" : "");
+    L.l_stopping = 1;
+    L.l_code = 128 + w->signum;
+    ev_timer_start(loop, &L.l_grace);
+    fprintf(stderr, "%sskylark load: %s: cancelling the jobs in flight\n",
+            L.l_tty ? "\r\033[K" : "",
+            w->signum == SIGINT ? "interrupted" : "terminated");
     /* Cancel every job in flight: ids run from 1 in each frontend. */
     for (unsigned i = 0; i < L.l_nusers; i++)
         for (sk_job_id id = 1; id <= L.l_users[i].u_submitted; id++)
@@ -257,6 +276,8 @@ static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 
 static int all_done(void *arg)
 {
+    if (L.l_leave != 0)
+        return 1;
     for (unsigned i = 0; i < L.l_nusers; i++)
         if (L.l_users[i].u_inflight > 0 ||
             (!L.l_stopping && L.l_users[i].u_submitted < L.l_users[i].u_quota))
@@ -577,6 +598,7 @@ int cmd_load(int argc, char **argv)
     ev_signal_start(L.l_loop, &L.l_int);
     ev_signal_start(L.l_loop, &L.l_term);
     ev_timer_init(&L.l_draw, on_draw, 0.1, 0.1);
+    ev_timer_init(&L.l_grace, on_grace, CLI_CANCEL_GRACE, 0);
     if (L.l_tty)
         ev_timer_start(L.l_loop, &L.l_draw);
     L.l_start_us = sk_wall_us();
@@ -584,7 +606,15 @@ int cmd_load(int argc, char **argv)
         submit_next(&L.l_users[i]);
     sk_run_until(L.l_loop, all_done, NULL, -1);
     ev_timer_stop(L.l_loop, &L.l_draw);
+    ev_timer_stop(L.l_loop, &L.l_grace);
     draw(1);
+    if (L.l_leave != 0) {
+        /* Without the jobs' end; the goodbyes make the schedulers (if
+         * they hear them) cancel what is left. */
+        for (unsigned i = 0; i < L.l_nusers; i++)
+            sk_frontend_destroy(L.l_users[i].u_fe);
+        return L.l_leave;
+    }
     if (L.l_wrong[0] != '\0') {
         fprintf(stderr, "skylark load: %s\n", L.l_wrong);
         return 2;
@@ -602,5 +632,7 @@ int cmd_load(int argc, char **argv)
     ev_signal_stop(L.l_loop, &L.l_int);
     ev_signal_stop(L.l_loop, &L.l_term);
     free(cl);
+    if (L.l_code != 0)
+        return L.l_code;
     return ok ? 0 : 1;
 }
