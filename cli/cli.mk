@@ -28,11 +28,15 @@ TESTS += tests/test_cli_cluster
 tests_test_cli_cluster_SOURCES = tests/test_cli_cluster.c
 tests_test_cli_cluster_LDADD = tests/libtap.a
 
+# Running the tool in tests: stdout and stderr apart, timed, signalled.
+noinst_LIBRARIES += tests/libcli_run.a
+tests_libcli_run_a_SOURCES = tests/cli_run.c tests/cli_run.h
+
 # What the tool refuses, and how fast: bad addresses, the wrong kind of
 # daemon, peers that never answer, timeouts and signals.
 check_PROGRAMS += tests/test_cli_refusals
 TESTS += tests/test_cli_refusals
 tests_test_cli_refusals_SOURCES = tests/test_cli_refusals.c
 tests_test_cli_refusals_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS)
-tests_test_cli_refusals_LDADD = $(DH_TEST_LDADD)
+tests_test_cli_refusals_LDADD = tests/libcli_run.a $(DH_TEST_LDADD)
 EXTRA_tests_test_cli_refusals_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark

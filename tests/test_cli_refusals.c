@@ -8,140 +8,26 @@
  * reads nothing, and a "scheduler" that finishes the handshake and then
  * ignores everything), a timeout or a signal ends `run` and `load`
  * within the 2 s grace of their cancel (exit 1, 130, 143), and a second
- * signal at once. Every
- * command runs under a time limit and is killed if it overruns; the
- * daemons are stopped at exit.
+ * signal at once. Every command runs under a time limit and is killed if
+ * it overruns; the daemons are stopped at exit.
  */
+#include "cli_run.h"
 #include "daemon_harness.h"
-#include "tap.h"
-#include "transport_util.h"
-
 #include "sk_log.h"
 #include "sk_transport.h"
+#include "tap.h"
+#include "transport_util.h"
 
 #include <errno.h>
 #include <ev.h>
 #include <nanomsg/nn.h>
 #include <nanomsg/reqrep.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-static char skylark[4096];
-
-/* What a command did. */
-typedef struct result {
-    int r_status;     /* exit status; 128 + n for signal n; -1 killed */
-    double r_elapsed; /* seconds from start to exit */
-    char r_out[65536];
-    char r_err[65536];
-} result;
-
-static result R;
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* How to poke a command while it runs: up to two signals, at times
- * after its start. */
-typedef struct pokes {
-    int pk_sig[2];
-    double pk_at[2];
-} pokes;
-
-/* Run argv (NULL-terminated) with stdout and stderr kept apart in R, at
- * most limit seconds (then SIGKILL, status -1), sending the pokes. */
-static void run_argv(char *const argv[], double limit, const pokes *pk)
-{
-    int po[2], pe[2];
-    if (pipe(po) != 0 || pipe(pe) != 0)
-        tap_bail_out("pipe: %s", strerror(errno));
-    double t0 = now();
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(po[1], 1);
-        dup2(pe[1], 2);
-        close(po[0]);
-        close(po[1]);
-        close(pe[0]);
-        close(pe[1]);
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    close(po[1]);
-    close(pe[1]);
-    size_t lo = 0, le = 0;
-    int open_fds = 2, sent = 0, killed = 0, st = 0, reaped = 0;
-    while (open_fds > 0 || !reaped) {
-        double t = now() - t0;
-        if (t >= limit && !killed) {
-            kill(pid, SIGKILL);
-            killed = 1;
-        }
-        while (pk != NULL && sent < 2 && pk->pk_sig[sent] != 0 &&
-               t >= pk->pk_at[sent])
-            kill(pid, pk->pk_sig[sent++]);
-        if (!reaped && waitpid(pid, &st, WNOHANG) == pid) {
-            reaped = 1;
-            R.r_elapsed = now() - t0;
-        }
-        struct pollfd pf[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
-        if (poll(pf, 2, 10) <= 0)
-            continue;
-        for (int i = 0; i < 2; i++) {
-            if (pf[i].revents == 0 || pf[i].fd < 0)
-                continue;
-            char *buf = i == 0 ? R.r_out : R.r_err;
-            size_t *len = i == 0 ? &lo : &le;
-            ssize_t r = read(pf[i].fd, buf + *len, sizeof R.r_out - 1 - *len);
-            if (r <= 0) {
-                close(i == 0 ? po[0] : pe[0]);
-                if (i == 0)
-                    po[0] = -1;
-                else
-                    pe[0] = -1;
-                open_fds--;
-            } else {
-                *len += (size_t)r;
-            }
-        }
-    }
-    R.r_out[lo] = '\0';
-    R.r_err[le] = '\0';
-    if (killed)
-        R.r_status = -1;
-    else if (WIFEXITED(st))
-        R.r_status = WEXITSTATUS(st);
-    else
-        R.r_status = 128 + WTERMSIG(st);
-}
-
-/* Run `skylark ARGS...` (NULL-terminated) as run_argv. */
-static void sky(double limit, const pokes *pk, ...)
-{
-    char *argv[40];
-    int n = 0;
-    argv[n++] = skylark;
-    va_list ap;
-    va_start(ap, pk);
-    char *a;
-    while ((a = va_arg(ap, char *)) != NULL && n < 39)
-        argv[n++] = a;
-    va_end(ap);
-    argv[n] = NULL;
-    run_argv(argv, limit, pk);
-}
 
 static int in_err(const char *s)
 {
@@ -190,19 +76,19 @@ static void test_bad_addresses(void)
         int ok = 1;
         snprintf(words, sizeof words, "skylark run: --scheduler %s",
                  BAD[i].ba_words);
-        sky(10, NULL, "run", "--scheduler", a, "--", "true", NULL);
+        cr_sky(10, NULL, "run", "--scheduler", a, "--", "true", NULL);
         ok &= R.r_status == 2 && in_err(words) && !log_lines();
         if (!ok)
             show("run");
         snprintf(words, sizeof words, "skylark load: --scheduler %s",
                  BAD[i].ba_words);
-        sky(10, NULL, "load", "--scheduler", a, NULL);
+        cr_sky(10, NULL, "load", "--scheduler", a, NULL);
         ok &= R.r_status == 2 && in_err(words) && !log_lines();
         if (!ok)
             show("load");
         snprintf(words, sizeof words, "skylark status: address %s",
                  BAD[i].ba_words);
-        sky(10, NULL, "status", a, NULL);
+        cr_sky(10, NULL, "status", a, NULL);
         ok &= R.r_status == 2 && in_err(words) && !log_lines();
         if (!ok)
             show("status");
@@ -213,7 +99,7 @@ static void test_bad_addresses(void)
     }
     /* The daemons say the same. */
     char *sargv[] = {(char *)dh_sched_path(), "--listen", "http://x", NULL};
-    run_argv(sargv, 10, NULL);
+    cr_run(sargv, 10, NULL);
     tap_ok(R.r_status == 2 &&
                in_err("--listen: [sched] listen: 'http://x': unsupported "
                       "scheme \"http\" (expected tcp://HOST:PORT or "
@@ -224,7 +110,7 @@ static void test_bad_addresses(void)
         show("skylark-sched");
     char *nargv[] = {(char *)dh_nodemon_path(), "--scheduler", "tcp://:7070",
                      NULL};
-    run_argv(nargv, 10, NULL);
+    cr_run(nargv, 10, NULL);
     tap_ok(R.r_status == 2 && in_err("'tcp://:7070': missing host") &&
                !log_lines(),
            "skylark-nodemon --scheduler tcp://:7070: exit 2, the same words");
@@ -244,15 +130,15 @@ static void test_wrong_daemon(void)
     snprintf(words, sizeof words, "%s: that is a node monitor, not a scheduler",
              nm.dp_endpoint);
 
-    sky(20, NULL, "run", "--scheduler", nm.dp_endpoint, "--", "true", NULL);
+    cr_sky(20, NULL, "run", "--scheduler", nm.dp_endpoint, "--", "true", NULL);
     tap_ok(R.r_status == 2 && in_err(words) && R.r_elapsed < 5 && !log_lines(),
            "run --scheduler <a node monitor>: exit 2 in %.2f s, '%s'",
            R.r_elapsed, words);
     if (R.r_status != 2)
         show("run");
 
-    sky(20, NULL, "load", "--scheduler", nm.dp_endpoint, "--jobs", "6",
-        "--users", "ann,bo", NULL);
+    cr_sky(20, NULL, "load", "--scheduler", nm.dp_endpoint, "--jobs", "6",
+           "--users", "ann,bo", NULL);
     tap_ok(R.r_status == 2 && in_err(words) && R.r_elapsed < 5 && !log_lines(),
            "load --scheduler <a node monitor>: exit 2 in %.2f s, the same "
            "words",
@@ -260,7 +146,7 @@ static void test_wrong_daemon(void)
     if (R.r_status != 2)
         show("load");
 
-    sky(20, NULL, "status", nm.dp_endpoint, NULL);
+    cr_sky(20, NULL, "status", nm.dp_endpoint, NULL);
     tap_ok(R.r_status == 0 && strstr(R.r_out, "nodemon n1") != NULL,
            "status takes any kind of daemon");
 }
@@ -329,8 +215,8 @@ static void test_never_answers(void)
     if (raw_sock < 0 || nn_bind(raw_sock, raw_ep) < 0)
         tap_bail_out("cannot bind a raw socket on %s", raw_ep);
 
-    sky(20, NULL, "run", "--scheduler", raw_ep, "--timeout", "2", "--", "true",
-        NULL);
+    cr_sky(20, NULL, "run", "--scheduler", raw_ep, "--timeout", "2", "--",
+           "true", NULL);
     tap_ok(R.r_status == 1 && in_err("timed out") && R.r_elapsed < 4,
            "a peer that never answers, --timeout 2: exit 1 in %.2f s, "
            "\"timed out\"",
@@ -338,8 +224,8 @@ static void test_never_answers(void)
     if (R.r_status != 1)
         show("run --timeout 2");
 
-    pokes term = {{SIGTERM, 0}, {0.5, 0}};
-    sky(20, &term, "run", "--scheduler", raw_ep, "--", "true", NULL);
+    cr_pokes term = {{SIGTERM, 0}, {0.5, 0}};
+    cr_sky(20, &term, "run", "--scheduler", raw_ep, "--", "true", NULL);
     tap_ok(R.r_status == 143 && in_err("terminated: cancelling the job") &&
                R.r_elapsed - 0.5 < 3,
            "a peer that never answers, SIGTERM: exit 143 %.2f s after it",
@@ -348,8 +234,8 @@ static void test_never_answers(void)
         show("run, SIGTERM");
 
     /* A session, and then silence: the cancel is never answered. */
-    sky(20, NULL, "run", "--scheduler", mute_ep, "--timeout", "1", "--", "true",
-        NULL);
+    cr_sky(20, NULL, "run", "--scheduler", mute_ep, "--timeout", "1", "--",
+           "true", NULL);
     tap_ok(R.r_status == 1 && in_err("timed out: cancelling the job") &&
                in_err("did not end within 2 s of its cancel: leaving") &&
                R.r_elapsed < 4.5,
@@ -359,8 +245,8 @@ static void test_never_answers(void)
     if (R.r_status != 1)
         show("run --timeout 1, mute");
 
-    pokes intr = {{SIGINT, 0}, {1.0, 0}};
-    sky(20, &intr, "run", "--scheduler", mute_ep, "--", "true", NULL);
+    cr_pokes intr = {{SIGINT, 0}, {1.0, 0}};
+    cr_sky(20, &intr, "run", "--scheduler", mute_ep, "--", "true", NULL);
     tap_ok(R.r_status == 130 && in_err("interrupted: cancelling the job") &&
                in_err("did not end within 2 s") && R.r_elapsed - 1.0 < 3,
            "a scheduler that never answers, SIGINT: exit 130 %.2f s after it",
@@ -368,8 +254,8 @@ static void test_never_answers(void)
     if (R.r_status != 130)
         show("run, SIGINT, mute");
 
-    pokes twice = {{SIGTERM, SIGTERM}, {1.0, 1.2}};
-    sky(20, &twice, "run", "--scheduler", mute_ep, "--", "true", NULL);
+    cr_pokes twice = {{SIGTERM, SIGTERM}, {1.0, 1.2}};
+    cr_sky(20, &twice, "run", "--scheduler", mute_ep, "--", "true", NULL);
     tap_ok(R.r_status == 143 && in_err("interrupted again: leaving") &&
                R.r_elapsed - 1.2 < 1,
            "a second SIGTERM leaves at once: exit 143 %.2f s after it",
@@ -377,8 +263,8 @@ static void test_never_answers(void)
     if (R.r_status != 143)
         show("run, SIGTERM twice, mute");
 
-    pokes lterm = {{SIGTERM, 0}, {1.0, 0}};
-    sky(20, &lterm, "load", "--scheduler", mute_ep, "--jobs", "6", NULL);
+    cr_pokes lterm = {{SIGTERM, 0}, {1.0, 0}};
+    cr_sky(20, &lterm, "load", "--scheduler", mute_ep, "--jobs", "6", NULL);
     tap_ok(R.r_status == 143 && in_err("terminated: cancelling the jobs") &&
                in_err("did not end within 2 s") && R.r_elapsed - 1.0 < 3,
            "load, a scheduler that never answers, SIGTERM: exit 143 %.2f s "
@@ -387,8 +273,8 @@ static void test_never_answers(void)
     if (R.r_status != 143)
         show("load, SIGTERM, mute");
 
-    pokes lint = {{SIGINT, 0}, {1.0, 0}};
-    sky(20, &lint, "load", "--scheduler", raw_ep, "--jobs", "6", NULL);
+    cr_pokes lint = {{SIGINT, 0}, {1.0, 0}};
+    cr_sky(20, &lint, "load", "--scheduler", raw_ep, "--jobs", "6", NULL);
     tap_ok(R.r_status == 130 && in_err("interrupted: cancelling the jobs") &&
                R.r_elapsed - 1.0 < 3,
            "load, a peer that never answers, SIGINT: exit 130 %.2f s after it",
@@ -402,10 +288,8 @@ static void test_never_answers(void)
 
 int main(void)
 {
-    const char *b = getenv("top_builddir");
-    snprintf(skylark, sizeof skylark, "%s/cli/skylark", b ? b : ".");
-    if (access(skylark, X_OK) != 0)
-        tap_skip_all("no %s", skylark);
+    if (cr_skylark() == NULL)
+        tap_skip_all("no skylark tool under $top_builddir");
     tap_timeout(120);
     tap_plan((int)NBAD + 12);
     signal(SIGPIPE, SIG_IGN);
