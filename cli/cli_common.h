@@ -7,7 +7,9 @@
 #ifndef CLI_COMMON_H
 #define CLI_COMMON_H
 
+#include "cli_json.h"
 #include "sk_cluster.h"
+#include "skylark.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -52,5 +54,19 @@ const char *cli_duration(double s, char *buf, size_t len);
  * endpoint, pid, state, and a few numbers from its status). Returns the
  * number of daemons that did not answer. */
 unsigned cli_print_cluster(const skc_cluster *c, FILE *out);
+
+/* cli_json_status writes a daemon's answer s, from addr, as members of
+ * the object open in j: address, role, name, time_us, time (ISO 8601,
+ * UTC), values (every key/value pair, in the daemon's order), and with
+ * table nonzero columns and rows (every row, an object keyed by column).
+ * The shape is documented in docs/CLIENT.md ("status --json"). */
+void cli_json_status(cli_json *j, const char *addr, const sk_status *s,
+                     int table);
+
+/* cli_json_cluster writes c as one JSON document on out: the cluster's
+ * directory and, per daemon, what cli_print_cluster says and its whole
+ * answer (cli_json_status without the table, null when it did not
+ * answer). Returns the number of daemons that did not answer. */
+unsigned cli_json_cluster(const skc_cluster *c, FILE *out);
 
 #endif /* CLI_COMMON_H */

@@ -17,9 +17,9 @@
 static void status_usage(FILE *out)
 {
     fprintf(out,
-            "usage: skylark status [--verbose] [--rows N] [--timeout S] "
-            "[ADDR]\n"
-            "       skylark status [--dir DIR]\n"
+            "usage: skylark status [--json] [--verbose] [--rows N] "
+            "[--timeout S] [ADDR]\n"
+            "       skylark status [--json] [--dir DIR]\n"
             "\n"
             "With ADDR (a daemon's endpoint, such as tcp://127.0.0.1:7100),\n"
             "asks that daemon for its state and prints it: for a node\n"
@@ -30,6 +30,9 @@ static void status_usage(FILE *out)
             "Without ADDR, prints one line per daemon of the local cluster\n"
             "(see skylark cluster).\n"
             "\n"
+            "  -j, --json        print it as JSON, for tools: every pair the\n"
+            "                    daemon reports and every row (the shape is\n"
+            "                    in docs/CLIENT.md, \"status --json\")\n"
             "  -v, --verbose     every counter the daemon reports\n"
             "  -r, --rows N      table rows to print (default 40; 0: all)\n"
             "  -t, --timeout S   how long to wait for the answer (default 2)\n"
@@ -108,7 +111,7 @@ static void print_table(const sk_status *s, unsigned max_rows)
 }
 
 static int status_of(const char *addr, double timeout, int verbose,
-                     unsigned rows)
+                     unsigned rows, int json)
 {
     sk_status *s;
     int rc = sk_status_fetch(addr, timeout, 1, &s);
@@ -116,6 +119,16 @@ static int status_of(const char *addr, double timeout, int verbose,
         fprintf(stderr, "skylark status: no answer from %s: %s\n", addr,
                 sk_strerror(rc));
         return 1;
+    }
+    if (json) {
+        cli_json j;
+        cli_json_init(&j, stdout);
+        cli_json_object(&j, NULL);
+        cli_json_status(&j, addr, s, 1);
+        cli_json_end(&j);
+        cli_json_finish(&j);
+        sk_status_free(s);
+        return 0;
     }
     printf("%s %s at %s\n", sk_status_role(s), sk_status_name(s), addr);
     const shown *keys = NULL;
@@ -141,6 +154,7 @@ static int status_of(const char *addr, double timeout, int verbose,
 int cmd_status(int argc, char **argv)
 {
     static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'},
         {"verbose", no_argument, NULL, 'v'},
         {"rows", required_argument, NULL, 'r'},
         {"timeout", required_argument, NULL, 't'},
@@ -148,14 +162,17 @@ int cmd_status(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int verbose = 0, c;
+    int verbose = 0, json = 0, c;
     unsigned long rows = 40;
     double timeout = 2;
     const char *dir = NULL;
     optind = 0;
     argv[0] = (char *)"skylark status"; /* for getopt's messages */
-    while ((c = getopt_long(argc, argv, "vr:t:d:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "jvr:t:d:h", longopts, NULL)) != -1) {
         switch (c) {
+        case 'j':
+            json = 1;
+            break;
         case 'v':
             verbose = 1;
             break;
@@ -190,12 +207,17 @@ int cmd_status(int argc, char **argv)
         cli_check_endpoint("skylark status", "address", argv[optind]) != 0)
         return 2;
     if (optind < argc)
-        return status_of(argv[optind], timeout, verbose, (unsigned)rows);
+        return status_of(argv[optind], timeout, verbose, (unsigned)rows, json);
     skc_cluster *cl = cli_load_cluster("skylark status", dir);
     if (cl == NULL)
         return 1;
-    printf("cluster in %s\n", cl->cc_dir);
-    unsigned bad = cli_print_cluster(cl, stdout);
+    unsigned bad;
+    if (json) {
+        bad = cli_json_cluster(cl, stdout);
+    } else {
+        printf("cluster in %s\n", cl->cc_dir);
+        bad = cli_print_cluster(cl, stdout);
+    }
     free(cl);
     return bad == 0 ? 0 : 1;
 }
