@@ -384,10 +384,12 @@ static void summary(const skc_cluster *cl, unsigned nscheds)
             t = u->u_tasks;
             o = u->u_ok;
             f = u->u_bad;
-            if (rj != NULL && ro != NULL) {
+            /* vj and vo are NULL for a user with nothing done (after an
+             * early Ctrl-C): memcpy may not take NULL even for 0 bytes. */
+            if (rj != NULL && ro != NULL && cj > 0)
                 memcpy(rj + nj, vj, cj * sizeof *rj);
+            if (rj != NULL && ro != NULL && co > 0)
                 memcpy(ro + no, vo, co * sizeof *ro);
-            }
             nj += cj;
             no += co;
             tasks += t;
@@ -613,10 +615,12 @@ int cmd_load(int argc, char **argv)
          * they hear them) cancel what is left. */
         for (unsigned i = 0; i < L.l_nusers; i++)
             sk_frontend_destroy(L.l_users[i].u_fe);
+        free(cl);
         return L.l_leave;
     }
     if (L.l_wrong[0] != '\0') {
         fprintf(stderr, "skylark load: %s\n", L.l_wrong);
+        free(cl);
         return 2;
     }
     summary(cl, nscheds);

@@ -446,6 +446,10 @@ int cmd_run(int argc, char **argv)
         /* Leaving without the job's end: the goodbye makes the scheduler
          * (if it hears it) cancel what is left. */
         sk_frontend_destroy(rs.rs_fe);
+        free(rs.rs_overhead);
+        free(rs.rs_started);
+        free(cmd);
+        free(cl);
         return rs.rs_leave;
     }
     if (rc != 0) {
@@ -456,6 +460,10 @@ int cmd_run(int argc, char **argv)
         /* An address of another kind of daemon: bad input, nothing ran. */
         fprintf(stderr, "skylark run: %s\n", jr.jr_reason);
         sk_frontend_destroy(rs.rs_fe);
+        free(rs.rs_overhead);
+        free(rs.rs_started);
+        free(cmd);
+        free(cl);
         return 2;
     }
     uint32_t unshown =
