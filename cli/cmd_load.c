@@ -30,6 +30,7 @@ static void load_usage(FILE *out)
         out,
         "usage: skylark load [--users U1,U2,...] [--jobs N] [--tasks MIN-MAX]\n"
         "                    [--duration MIN-MAX] [--inflight K] [--seed S]\n"
+        "                    [--timeout S]\n"
         "                    [--scheduler ADDR]... [--dir DIR]\n"
         "\n"
         "Runs a mixed workload of short jobs on a Skylark cluster: N jobs\n"
@@ -50,18 +51,19 @@ static void load_usage(FILE *out)
         "  -D, --duration MIN-MAX  task duration, ms (default 10-200)\n"
         "  -k, --inflight K      jobs in flight per user (default 4)\n"
         "      --seed S          random seed (default 1)\n"
+        "  -t, --timeout S       cancel the jobs in flight after S seconds\n"
         "  -s, --scheduler ADDR  a scheduler (repeatable); default: the\n"
         "                        local cluster's\n"
         "  -d, --dir DIR         the local cluster's directory\n"
         "  -h, --help            this text\n"
         "\n"
-        "Ctrl-C or SIGTERM cancels the jobs in flight and prints what was\n"
-        "done once they have ended; if they have not within 2 s, whatever\n"
-        "the schedulers do, it leaves without the summary (a second\n"
-        "signal: at once).\n"
-        "Exit status: 0 every task succeeded, 1 not, 2 bad usage or input\n"
-        "(a bad address, or one that is not a scheduler's), 130 after\n"
-        "SIGINT, 143 after SIGTERM.\n");
+        "Ctrl-C or SIGTERM (or --timeout) cancels the jobs in flight and\n"
+        "prints what was done once they have ended; if they have not\n"
+        "within 2 s, whatever the schedulers do, it leaves without the\n"
+        "summary (a second signal: at once).\n"
+        "Exit status: 0 every task succeeded, 1 not (or timed out), 2 bad\n"
+        "usage or input (a bad address, or one that is not a scheduler's),\n"
+        "130 after SIGINT, 143 after SIGTERM.\n");
 }
 
 /* A task's time on its slot, on the nodes' clock. */
@@ -100,7 +102,7 @@ static struct {
     char l_wrong[512]; /* an address is another kind of daemon */
     int l_code;        /* 128 + the first signal */
     int l_leave;       /* nonzero: leave now with this status */
-    ev_timer l_draw, l_grace;
+    ev_timer l_draw, l_grace, l_deadline;
     ev_signal l_int, l_term;
     struct ev_loop *l_loop;
 } L;
@@ -255,6 +257,21 @@ static void on_grace(struct ev_loop *loop, ev_timer *w, int revents)
     L.l_leave = L.l_code;
 }
 
+/* Submit no more, cancel every job in flight, and leave with code if
+ * they have not ended within CLI_CANCEL_GRACE. */
+static void cancel_all(struct ev_loop *loop, const char *why, int code)
+{
+    L.l_stopping = 1;
+    L.l_code = code;
+    ev_timer_start(loop, &L.l_grace);
+    fprintf(stderr, "%sskylark load: %s: cancelling the jobs in flight\n",
+            L.l_tty ? "\r\033[K" : "", why);
+    /* Ids run from 1 in each frontend. */
+    for (unsigned i = 0; i < L.l_nusers; i++)
+        for (sk_job_id id = 1; id <= L.l_users[i].u_submitted; id++)
+            sk_frontend_cancel(L.l_users[i].u_fe, id, why);
+}
+
 static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 {
     if (L.l_code != 0) {
@@ -262,16 +279,14 @@ static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
         L.l_leave = 128 + w->signum;
         return;
     }
-    L.l_stopping = 1;
-    L.l_code = 128 + w->signum;
-    ev_timer_start(loop, &L.l_grace);
-    fprintf(stderr, "%sskylark load: %s: cancelling the jobs in flight\n",
-            L.l_tty ? "\r\033[K" : "",
-            w->signum == SIGINT ? "interrupted" : "terminated");
-    /* Cancel every job in flight: ids run from 1 in each frontend. */
-    for (unsigned i = 0; i < L.l_nusers; i++)
-        for (sk_job_id id = 1; id <= L.l_users[i].u_submitted; id++)
-            sk_frontend_cancel(L.l_users[i].u_fe, id, "interrupted");
+    cancel_all(loop, w->signum == SIGINT ? "interrupted" : "terminated",
+               128 + w->signum);
+}
+
+static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    if (L.l_code == 0)
+        cancel_all(loop, "timed out", 1);
 }
 
 static int all_done(void *arg)
@@ -474,6 +489,7 @@ int cmd_load(int argc, char **argv)
         {"duration", required_argument, NULL, 'D'},
         {"inflight", required_argument, NULL, 'k'},
         {"seed", required_argument, NULL, 'S'},
+        {"timeout", required_argument, NULL, 't'},
         {"scheduler", required_argument, NULL, 's'},
         {"dir", required_argument, NULL, 'd'},
         {"help", no_argument, NULL, 'h'},
@@ -499,7 +515,8 @@ int cmd_load(int argc, char **argv)
         fprintf(stderr, "\n(see skylark load --help)\n");                      \
         return 2;                                                              \
     } while (0)
-    while ((c = getopt_long(argc, argv, "u:j:T:D:k:s:d:h", longopts, NULL)) !=
+    double timeout = 0;
+    while ((c = getopt_long(argc, argv, "u:j:T:D:k:s:d:t:h", longopts, NULL)) !=
            -1) {
         switch (c) {
         case 'u':
@@ -522,6 +539,10 @@ int cmd_load(int argc, char **argv)
             if (cli_parse_ulong(optarg, 1, 10000, &v) != 0)
                 USAGE_ERR("--inflight takes 1..10000, got '%s'", optarg);
             L.l_inflight = (unsigned)v;
+            break;
+        case 't':
+            if (cli_parse_double(optarg, 0.001, 1e7, &timeout) != 0)
+                USAGE_ERR("--timeout takes seconds, got '%s'", optarg);
             break;
         case 'S':
             if (cli_parse_ulong(optarg, 0, ~0ul, &seed) != 0)
@@ -601,6 +622,9 @@ int cmd_load(int argc, char **argv)
     ev_signal_start(L.l_loop, &L.l_term);
     ev_timer_init(&L.l_draw, on_draw, 0.1, 0.1);
     ev_timer_init(&L.l_grace, on_grace, CLI_CANCEL_GRACE, 0);
+    ev_timer_init(&L.l_deadline, on_deadline, timeout, 0);
+    if (timeout > 0)
+        ev_timer_start(L.l_loop, &L.l_deadline);
     if (L.l_tty)
         ev_timer_start(L.l_loop, &L.l_draw);
     L.l_start_us = sk_wall_us();
@@ -609,6 +633,7 @@ int cmd_load(int argc, char **argv)
     sk_run_until(L.l_loop, all_done, NULL, -1);
     ev_timer_stop(L.l_loop, &L.l_draw);
     ev_timer_stop(L.l_loop, &L.l_grace);
+    ev_timer_stop(L.l_loop, &L.l_deadline);
     draw(1);
     if (L.l_leave != 0) {
         /* Without the jobs' end; the goodbyes make the schedulers (if

@@ -273,6 +273,16 @@ static void test_never_answers(void)
     if (R.r_status != 143)
         show("load, SIGTERM, mute");
 
+    cr_sky(20, NULL, "load", "--scheduler", mute_ep, "--jobs", "6", "--timeout",
+           "1", NULL);
+    tap_ok(R.r_status == 1 && in_err("timed out: cancelling the jobs") &&
+               in_err("did not end within 2 s") && R.r_elapsed < 4.5,
+           "load --timeout 1, a scheduler that never answers: exit 1 in "
+           "%.2f s",
+           R.r_elapsed);
+    if (R.r_status != 1)
+        show("load --timeout 1, mute");
+
     cr_pokes lint = {{SIGINT, 0}, {1.0, 0}};
     cr_sky(20, &lint, "load", "--scheduler", raw_ep, "--jobs", "6", NULL);
     tap_ok(R.r_status == 130 && in_err("interrupted: cancelling the jobs") &&
@@ -291,7 +301,7 @@ int main(void)
     if (cr_skylark() == NULL)
         tap_skip_all("no skylark tool under $top_builddir");
     tap_timeout(120);
-    tap_plan((int)NBAD + 12);
+    tap_plan((int)NBAD + 13);
     signal(SIGPIPE, SIG_IGN);
     dh_init();
 
