@@ -4,10 +4,11 @@
 CLI_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 
 bin_PROGRAMS += cli/skylark
-noinst_HEADERS += cli/sk_cli.h cli/cli_common.h cli/sk_cluster.h
+noinst_HEADERS += cli/sk_cli.h cli/cli_common.h cli/sk_cluster.h \
+	cli/cli_json.h
 cli_skylark_SOURCES = cli/skylark.c cli/cmd_solve.c \
 	cli/cmd_cluster.c cli/cmd_run.c cli/cmd_status.c \
-	cli/cmd_load.c cli/cmd_key.c cli/cli_common.c
+	cli/cmd_load.c cli/cmd_key.c cli/cli_common.c cli/cli_json.c
 cli_skylark_CPPFLAGS = $(CLI_CPPFLAGS)
 cli_skylark_LDADD = flowcore/libflowcore.la cli/libskcluster.a \
 	client/libskylark.la $(EV_LIBS) -lm
@@ -16,6 +17,13 @@ cli_skylark_LDADD = flowcore/libflowcore.la cli/libskcluster.a \
 noinst_LIBRARIES += cli/libskcluster.a
 cli_libskcluster_a_SOURCES = cli/sk_cluster.c
 cli_libskcluster_a_CPPFLAGS = $(CLI_CPPFLAGS)
+
+# The JSON writer of --json, alone.
+check_PROGRAMS += tests/test_cli_json
+TESTS += tests/test_cli_json
+tests_test_cli_json_SOURCES = tests/test_cli_json.c cli/cli_json.c
+tests_test_cli_json_CPPFLAGS = $(CLI_CPPFLAGS)
+tests_test_cli_json_LDADD = tests/libtap.a
 
 check_PROGRAMS += tests/test_fc_cli
 TESTS += tests/test_fc_cli
@@ -41,3 +49,24 @@ check_PROGRAMS += tests/test_cli_cluster
 TESTS += tests/test_cli_cluster
 tests_test_cli_cluster_SOURCES = tests/test_cli_cluster.c
 tests_test_cli_cluster_LDADD = tests/libtap.a
+
+# Running the tool in tests: stdout and stderr apart, timed, signalled.
+noinst_LIBRARIES += tests/libcli_run.a
+tests_libcli_run_a_SOURCES = tests/cli_run.c tests/cli_run.h
+
+# What the tool refuses, and how fast: bad addresses, the wrong kind of
+# daemon, peers that never answer, timeouts and signals.
+check_PROGRAMS += tests/test_cli_refusals
+TESTS += tests/test_cli_refusals
+tests_test_cli_refusals_SOURCES = tests/test_cli_refusals.c
+tests_test_cli_refusals_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS)
+tests_test_cli_refusals_LDADD = tests/libcli_run.a $(DH_TEST_LDADD)
+EXTRA_tests_test_cli_refusals_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark
+
+# skylark status --json and cluster status --json against a local
+# cluster, read back by python3 and checked against the text output.
+check_PROGRAMS += tests/test_cli_status_json
+TESTS += tests/test_cli_status_json
+tests_test_cli_status_json_SOURCES = tests/test_cli_status_json.c
+tests_test_cli_status_json_LDADD = tests/libcli_run.a tests/libtap.a
+EXTRA_tests_test_cli_status_json_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark

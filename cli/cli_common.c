@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int cli_parse_ulong(const char *s, unsigned long min, unsigned long max,
@@ -37,6 +38,15 @@ int cli_parse_double(const char *s, double min, double max, double *out)
         return -1;
     *out = v;
     return 0;
+}
+
+int cli_check_endpoint(const char *who, const char *what, const char *addr)
+{
+    char why[256];
+    if (sk_endpoint_check(addr, why, sizeof why) == 0)
+        return 0;
+    fprintf(stderr, "%s: %s '%s': %s\n", who, what, addr, why);
+    return -1;
 }
 
 void cli_dir(const char *dir, char *out, size_t len)
@@ -148,6 +158,21 @@ static const char *get(const sk_status *s, const char *key)
     return v != NULL ? v : "?";
 }
 
+/* Whether d, a daemon of c, runs ("dead"), answers ("mute") or both
+ * ("up"), with its answer in *s when it is up (the caller frees it). */
+static const char *daemon_state(const skc_cluster *c, const skc_daemon *d,
+                                sk_status **s)
+{
+    *s = NULL;
+    if (!skc_alive(d))
+        return "dead";
+    if (sk_status_fetch_keyed(d->cd_endpoint, skc_key(c), 1.0, 0, s) != 0) {
+        *s = NULL;
+        return "mute";
+    }
+    return "up";
+}
+
 unsigned cli_print_cluster(const skc_cluster *c, FILE *out)
 {
     unsigned down = 0;
@@ -156,18 +181,13 @@ unsigned cli_print_cluster(const skc_cluster *c, FILE *out)
     for (unsigned i = 0; i < c->cc_n; i++) {
         const skc_daemon *d = &c->cc_daemons[i];
         char detail[160] = "";
-        const char *state = "up";
-        sk_status *s = NULL;
-        if (!skc_alive(d)) {
-            state = "dead";
-        } else if (sk_status_fetch_keyed(d->cd_endpoint, skc_key(c), 1.0, 0,
-                                         &s) != 0) {
-            state = "mute";
-        } else if (d->cd_kind == SKC_SCHED) {
+        sk_status *s;
+        const char *state = daemon_state(c, d, &s);
+        if (s != NULL && d->cd_kind == SKC_SCHED) {
             snprintf(detail, sizeof detail,
                      "%s node monitors, %s jobs in flight, %s tasks launched",
                      get(s, "nodes"), get(s, "jobs"), get(s, "tasks_launched"));
-        } else {
+        } else if (s != NULL) {
             snprintf(detail, sizeof detail,
                      "%s/%s slots used, %s queued, %s launched",
                      get(s, "slots_used"), get(s, "slots_total"),
@@ -179,5 +199,77 @@ unsigned cli_print_cluster(const skc_cluster *c, FILE *out)
                 skc_kind_name(d->cd_kind), d->cd_name, d->cd_endpoint,
                 (long)d->cd_pid, state, detail);
     }
+    return down;
+}
+
+void cli_json_status(cli_json *j, const char *addr, const sk_status *s,
+                     int table)
+{
+    uint64_t us = sk_status_time_us(s);
+    time_t secs = (time_t)(us / 1000000);
+    struct tm tm;
+    char when[64] = "";
+    if (gmtime_r(&secs, &tm) != NULL) {
+        size_t n = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(when + n, sizeof when - n, ".%06uZ", (unsigned)(us % 1000000));
+    }
+    cli_json_string(j, "address", addr);
+    cli_json_string(j, "role", sk_status_role(s));
+    cli_json_string(j, "name", sk_status_name(s));
+    cli_json_uint(j, "time_us", us);
+    cli_json_string(j, "time", when);
+    cli_json_object(j, "values");
+    for (unsigned i = 0; i < sk_status_nkv(s); i++)
+        cli_json_string(j, sk_status_key(s, i), sk_status_value(s, i));
+    cli_json_end(j);
+    if (!table)
+        return;
+    unsigned nc = sk_status_ncolumns(s), nr = sk_status_nrows(s);
+    cli_json_array(j, "columns");
+    for (unsigned c = 0; c < nc; c++)
+        cli_json_string(j, NULL, sk_status_column(s, c));
+    cli_json_end(j);
+    cli_json_array(j, "rows");
+    for (unsigned r = 0; r < nr; r++) {
+        cli_json_object(j, NULL);
+        for (unsigned c = 0; c < nc; c++)
+            cli_json_string(j, sk_status_column(s, c), sk_status_cell(s, r, c));
+        cli_json_end(j);
+    }
+    cli_json_end(j);
+}
+
+unsigned cli_json_cluster(const skc_cluster *c, FILE *out)
+{
+    unsigned down = 0;
+    cli_json j;
+    cli_json_init(&j, out);
+    cli_json_object(&j, NULL);
+    cli_json_string(&j, "cluster", c->cc_dir);
+    cli_json_array(&j, "daemons");
+    for (unsigned i = 0; i < c->cc_n; i++) {
+        const skc_daemon *d = &c->cc_daemons[i];
+        sk_status *s;
+        const char *state = daemon_state(c, d, &s);
+        down += s == NULL;
+        cli_json_object(&j, NULL);
+        cli_json_string(&j, "kind", skc_kind_name(d->cd_kind));
+        cli_json_string(&j, "name", d->cd_name);
+        cli_json_string(&j, "address", d->cd_endpoint);
+        cli_json_int(&j, "pid", (int64_t)d->cd_pid);
+        cli_json_string(&j, "state", state);
+        if (s == NULL) {
+            cli_json_null(&j, "answer");
+        } else {
+            cli_json_object(&j, "answer");
+            cli_json_status(&j, d->cd_endpoint, s, 0);
+            cli_json_end(&j);
+        }
+        cli_json_end(&j);
+        sk_status_free(s);
+    }
+    cli_json_end(&j);
+    cli_json_end(&j);
+    cli_json_finish(&j);
     return down;
 }

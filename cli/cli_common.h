@@ -7,11 +7,18 @@
 #ifndef CLI_COMMON_H
 #define CLI_COMMON_H
 
+#include "cli_json.h"
 #include "sk_cluster.h"
 #include "skylark.h"
 
 #include <stddef.h>
 #include <stdio.h>
+
+/* How long `run` and `load` wait, after a timeout or a first SIGINT or
+ * SIGTERM, for their cancel to end the jobs before they leave anyway: a
+ * scheduler answers a cancel in milliseconds, and one that does not
+ * (hung, or gone without a word) must not hold the command. */
+#define CLI_CANCEL_GRACE 2.0
 
 /* cli_parse_ulong parses all of s as a decimal integer in [min, max].
  * Returns 0 or -1. */
@@ -21,6 +28,12 @@ int cli_parse_ulong(const char *s, unsigned long min, unsigned long max,
 /* cli_parse_double parses all of s as a finite number in [min, max].
  * Returns 0 or -1. */
 int cli_parse_double(const char *s, double min, double max, double *out);
+
+/* cli_check_endpoint checks addr with sk_endpoint_check; when it is not
+ * an endpoint, prints "WHO: WHAT 'ADDR': why" on stderr (what: the option
+ * or argument that gave it, such as "--scheduler") and returns -1 (the
+ * caller exits 2: bad input). Returns 0 for a good endpoint. */
+int cli_check_endpoint(const char *who, const char *what, const char *addr);
 
 /* cli_dir writes dir, or the default cluster directory, into out. */
 void cli_dir(const char *dir, char *out, size_t len);
@@ -68,5 +81,19 @@ const char *cli_duration(double s, char *buf, size_t len);
  * endpoint, pid, state, and a few numbers from its status). Returns the
  * number of daemons that did not answer. */
 unsigned cli_print_cluster(const skc_cluster *c, FILE *out);
+
+/* cli_json_status writes a daemon's answer s, from addr, as members of
+ * the object open in j: address, role, name, time_us, time (ISO 8601,
+ * UTC), values (every key/value pair, in the daemon's order), and with
+ * table nonzero columns and rows (every row, an object keyed by column).
+ * The shape is documented in docs/CLIENT.md ("status --json"). */
+void cli_json_status(cli_json *j, const char *addr, const sk_status *s,
+                     int table);
+
+/* cli_json_cluster writes c as one JSON document on out: the cluster's
+ * directory and, per daemon, what cli_print_cluster says and its whole
+ * answer (cli_json_status without the table, null when it did not
+ * answer). Returns the number of daemons that did not answer. */
+unsigned cli_json_cluster(const skc_cluster *c, FILE *out);
 
 #endif /* CLI_COMMON_H */

@@ -24,7 +24,7 @@ static void cluster_usage(FILE *out)
             "                          [--weight USER=W]... [--dir DIR] "
             "[--log-level L]\n"
             "                          [--timeout SECONDS]\n"
-            "       skylark cluster status [--dir DIR]\n"
+            "       skylark cluster status [--json] [--dir DIR]\n"
             "       skylark cluster down [--dir DIR] [--grace SECONDS]\n"
             "\n"
             "A whole Skylark cluster on this machine: K schedulers and N node\n"
@@ -51,6 +51,8 @@ static void cluster_usage(FILE *out)
             "      --timeout S       how long `up` waits (default 30)\n"
             "      --grace S         how long `down` waits after SIGTERM\n"
             "                        before SIGKILL (default 5)\n"
+            "  -j, --json            status: as JSON, for tools (see\n"
+            "                        docs/CLIENT.md, \"status --json\")\n"
             "  -h, --help            this text\n"
             "\n"
             "The cluster file DIR/cluster lists each daemon's name, endpoint\n"
@@ -216,18 +218,25 @@ static int cluster_other(int argc, char **argv, const char *dir, int down)
     static const struct option longopts[] = {
         {"dir", required_argument, NULL, 'd'},
         {"grace", required_argument, NULL, 'g'},
+        {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     double grace = 5;
+    int json = 0;
     optind = 0;
     argv[0] =
         (char *)(down ? "skylark cluster down" : "skylark cluster status");
     int c;
-    while ((c = getopt_long(argc, argv, "+d:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+d:jh", longopts, NULL)) != -1) {
         switch (c) {
         case 'd':
             dir = optarg;
+            break;
+        case 'j':
+            if (down)
+                return bad_usage("--json is for cluster status");
+            json = 1;
             break;
         case 'g':
             if (!down || cli_parse_double(optarg, 0, 3600, &grace) != 0)
@@ -280,8 +289,13 @@ static int cluster_other(int argc, char **argv, const char *dir, int down)
         free(cl);
         return rc == 0 ? 0 : 1;
     }
-    printf("cluster in %s\n", d);
-    unsigned bad = cli_print_cluster(cl, stdout);
+    unsigned bad;
+    if (json) {
+        bad = cli_json_cluster(cl, stdout);
+    } else {
+        printf("cluster in %s\n", d);
+        bad = cli_print_cluster(cl, stdout);
+    }
     free(cl);
     return bad == 0 ? 0 : 1;
 }

@@ -30,6 +30,7 @@ static void load_usage(FILE *out)
         out,
         "usage: skylark load [--users U1,U2,...] [--jobs N] [--tasks MIN-MAX]\n"
         "                    [--duration MIN-MAX] [--inflight K] [--seed S]\n"
+        "                    [--timeout S]\n"
         "                    [--scheduler ADDR]... [--dir DIR]\n"
         "\n"
         "Runs a mixed workload of short jobs on a Skylark cluster: N jobs\n"
@@ -52,6 +53,7 @@ static void load_usage(FILE *out)
         "  -D, --duration MIN-MAX  task duration, ms (default 10-200)\n"
         "  -k, --inflight K      jobs in flight per user (default 4)\n"
         "      --seed S          random seed (default 1)\n"
+        "  -t, --timeout S       cancel the jobs in flight after S seconds\n"
         "  -s, --scheduler ADDR  a scheduler (repeatable); default: the\n"
         "                        local cluster's\n"
         "  -d, --dir DIR         the local cluster's directory\n"
@@ -59,8 +61,13 @@ static void load_usage(FILE *out)
         "                        else the local cluster's key)\n"
         "  -h, --help            this text\n"
         "\n"
-        "Ctrl-C cancels the jobs in flight and prints what was done.\n"
-        "Exit status: 0 every task succeeded, 1 not, 2 bad usage.\n");
+        "Ctrl-C or SIGTERM (or --timeout) cancels the jobs in flight and\n"
+        "prints what was done once they have ended; if they have not\n"
+        "within 2 s, whatever the schedulers do, it leaves without the\n"
+        "summary (a second signal: at once).\n"
+        "Exit status: 0 every task succeeded, 1 not (or timed out), 2 bad\n"
+        "usage or input (a bad address, or one that is not a scheduler's),\n"
+        "130 after SIGINT, 143 after SIGTERM.\n");
 }
 
 /* A task's time on its slot, on the nodes' clock. */
@@ -100,7 +107,10 @@ static struct {
     uint64_t l_start_us;
     int l_stopping, l_tty, l_failed_shown;
     unsigned l_rejected, l_unreached; /* jobs not run, by reason */
-    ev_timer l_draw;
+    char l_wrong[512]; /* an address is another kind of daemon */
+    int l_code;        /* 128 + the first signal */
+    int l_leave;       /* nonzero: leave now with this status */
+    ev_timer l_draw, l_grace, l_deadline;
     ev_signal l_int, l_term;
     struct ev_loop *l_loop;
 } L;
@@ -192,9 +202,16 @@ static void on_job_done(void *arg, const sk_job_result *r)
     L.l_done++;
     if (r->jr_end_us > u->u_last_end_us)
         u->u_last_end_us = r->jr_end_us;
-    /* The reason of jobs not run is said once: the others' is the same. */
-    if (r->jr_error != 0 && (!notrun || L.l_rejected + L.l_unreached == 1) &&
-        L.l_failed_shown++ < 5)
+    if (r->jr_error == SK_EROLE) {
+        /* Said once at the end; no point in submitting more. */
+        if (L.l_wrong[0] == '\0')
+            snprintf(L.l_wrong, sizeof L.l_wrong, "%s", r->jr_reason);
+        L.l_stopping = 1;
+    } else if (r->jr_error != 0 &&
+               /* The reason of jobs not run is said once: the others'
+                * is the same. */
+               (!notrun || L.l_rejected + L.l_unreached == 1) &&
+               L.l_failed_shown++ < 5)
         fprintf(stderr, "%s%s: job %llu: %s\n", L.l_tty ? "\r\033[K" : "",
                 u->u_name, (unsigned long long)r->jr_job, r->jr_reason);
     submit_next(u);
@@ -261,24 +278,51 @@ static void on_draw(struct ev_loop *loop, ev_timer *w, int revents)
     draw(0);
 }
 
-static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
+static void on_grace(struct ev_loop *loop, ev_timer *w, int revents)
 {
-    if (L.l_stopping++) {
-        fprintf(stderr, "skylark load: interrupted again: leaving\n");
-        exit(1);
-    }
     fprintf(stderr,
-            "%sskylark load: interrupted: cancelling the jobs in "
-            "flight\n",
-            L.l_tty ? "\r\033[K" : "");
-    /* Cancel every job in flight: ids run from 1 in each frontend. */
+            "%sskylark load: the jobs did not end within %.0f s of their "
+            "cancel: leaving\n",
+            L.l_tty ? "\r\033[K" : "", CLI_CANCEL_GRACE);
+    L.l_leave = L.l_code;
+}
+
+/* Submit no more, cancel every job in flight, and leave with code if
+ * they have not ended within CLI_CANCEL_GRACE. */
+static void cancel_all(struct ev_loop *loop, const char *why, int code)
+{
+    L.l_stopping = 1;
+    L.l_code = code;
+    ev_timer_start(loop, &L.l_grace);
+    fprintf(stderr, "%sskylark load: %s: cancelling the jobs in flight\n",
+            L.l_tty ? "\r\033[K" : "", why);
+    /* Ids run from 1 in each frontend. */
     for (unsigned i = 0; i < L.l_nusers; i++)
         for (sk_job_id id = 1; id <= L.l_users[i].u_submitted; id++)
-            sk_frontend_cancel(L.l_users[i].u_fe, id, "interrupted");
+            sk_frontend_cancel(L.l_users[i].u_fe, id, why);
+}
+
+static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
+{
+    if (L.l_code != 0) {
+        fprintf(stderr, "skylark load: interrupted again: leaving\n");
+        L.l_leave = 128 + w->signum;
+        return;
+    }
+    cancel_all(loop, w->signum == SIGINT ? "interrupted" : "terminated",
+               128 + w->signum);
+}
+
+static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    if (L.l_code == 0)
+        cancel_all(loop, "timed out", 1);
 }
 
 static int all_done(void *arg)
 {
+    if (L.l_leave != 0)
+        return 1;
     for (unsigned i = 0; i < L.l_nusers; i++)
         if (L.l_users[i].u_inflight > 0 ||
             (!L.l_stopping && L.l_users[i].u_submitted < L.l_users[i].u_quota))
@@ -391,10 +435,12 @@ static void summary(const skc_cluster *cl, unsigned nscheds)
             o = u->u_ok;
             f = u->u_bad;
             k = u->u_cancelled;
-            if (rj != NULL && ro != NULL) {
+            /* vj and vo are NULL for a user with nothing done (after an
+             * early Ctrl-C): memcpy may not take NULL even for 0 bytes. */
+            if (rj != NULL && ro != NULL && cj > 0)
                 memcpy(rj + nj, vj, cj * sizeof *rj);
+            if (rj != NULL && ro != NULL && co > 0)
                 memcpy(ro + no, vo, co * sizeof *ro);
-            }
             nj += cj;
             no += co;
             tasks += t;
@@ -489,6 +535,7 @@ int cmd_load(int argc, char **argv)
         {"duration", required_argument, NULL, 'D'},
         {"inflight", required_argument, NULL, 'k'},
         {"seed", required_argument, NULL, 'S'},
+        {"timeout", required_argument, NULL, 't'},
         {"scheduler", required_argument, NULL, 's'},
         {"dir", required_argument, NULL, 'd'},
         {"key-file", required_argument, NULL, 'K'},
@@ -515,7 +562,8 @@ int cmd_load(int argc, char **argv)
         fprintf(stderr, "\n(see skylark load --help)\n");                      \
         return 2;                                                              \
     } while (0)
-    while ((c = getopt_long(argc, argv, "u:j:T:D:k:s:d:K:h", longopts, NULL)) !=
+    double timeout = 0;
+    while ((c = getopt_long(argc, argv, "u:j:T:D:k:s:d:t:K:h", longopts, NULL)) !=
            -1) {
         switch (c) {
         case 'u':
@@ -539,6 +587,10 @@ int cmd_load(int argc, char **argv)
                 USAGE_ERR("--inflight takes 1..10000, got '%s'", optarg);
             L.l_inflight = (unsigned)v;
             break;
+        case 't':
+            if (cli_parse_double(optarg, 0.001, 1e7, &timeout) != 0)
+                USAGE_ERR("--timeout takes seconds, got '%s'", optarg);
+            break;
         case 'S':
             if (cli_parse_ulong(optarg, 0, ~0ul, &seed) != 0)
                 USAGE_ERR("--seed takes a number, got '%s'", optarg);
@@ -546,6 +598,8 @@ int cmd_load(int argc, char **argv)
         case 's':
             if (nscheds == MAX_SCHEDS)
                 USAGE_ERR("at most %d schedulers", MAX_SCHEDS);
+            if (cli_check_endpoint("skylark load", "--scheduler", optarg) != 0)
+                return 2;
             scheds[nscheds++] = optarg;
             break;
         case 'K':
@@ -620,6 +674,10 @@ int cmd_load(int argc, char **argv)
     ev_signal_start(L.l_loop, &L.l_int);
     ev_signal_start(L.l_loop, &L.l_term);
     ev_timer_init(&L.l_draw, on_draw, 0.1, 0.1);
+    ev_timer_init(&L.l_grace, on_grace, CLI_CANCEL_GRACE, 0);
+    ev_timer_init(&L.l_deadline, on_deadline, timeout, 0);
+    if (timeout > 0)
+        ev_timer_start(L.l_loop, &L.l_deadline);
     if (L.l_tty)
         ev_timer_start(L.l_loop, &L.l_draw);
     L.l_start_us = sk_wall_us();
@@ -627,7 +685,22 @@ int cmd_load(int argc, char **argv)
         submit_next(&L.l_users[i]);
     sk_run_until(L.l_loop, all_done, NULL, -1);
     ev_timer_stop(L.l_loop, &L.l_draw);
+    ev_timer_stop(L.l_loop, &L.l_grace);
+    ev_timer_stop(L.l_loop, &L.l_deadline);
     draw(1);
+    if (L.l_leave != 0) {
+        /* Without the jobs' end; the goodbyes make the schedulers (if
+         * they hear them) cancel what is left. */
+        for (unsigned i = 0; i < L.l_nusers; i++)
+            sk_frontend_destroy(L.l_users[i].u_fe);
+        free(cl);
+        return L.l_leave;
+    }
+    if (L.l_wrong[0] != '\0') {
+        fprintf(stderr, "skylark load: %s\n", L.l_wrong);
+        free(cl);
+        return 2;
+    }
     summary(cl, nscheds);
     int ok = 1;
     for (unsigned i = 0; i < L.l_nusers; i++) {
@@ -642,5 +715,7 @@ int cmd_load(int argc, char **argv)
     ev_signal_stop(L.l_loop, &L.l_int);
     ev_signal_stop(L.l_loop, &L.l_term);
     free(cl);
+    if (L.l_code != 0)
+        return L.l_code;
     return ok ? 0 : 1;
 }

@@ -61,9 +61,13 @@ static void run_usage(FILE *out)
         "                        else the local cluster's key)\n"
         "  -h, --help            this text\n"
         "\n"
-        "Ctrl-C cancels the job (twice: leave at once).\n"
+        "Ctrl-C or SIGTERM cancels the job and leaves when it has ended,\n"
+        "or after 2 s whatever the scheduler does (a second signal: at\n"
+        "once); so does --timeout.\n"
         "Exit status: 0 every task succeeded, 1 some did not (or the job\n"
-        "could not run), 2 bad usage.\n");
+        "could not run, or timed out), 2 bad usage or input (a bad\n"
+        "address, or one that is not a scheduler's), 130 after SIGINT,\n"
+        "143 after SIGTERM.\n");
 }
 
 typedef struct run_state {
@@ -79,9 +83,12 @@ typedef struct run_state {
     unsigned rs_failures_shown;
     uint32_t rs_job_level; /* failures said once, with the job's reason */
     int rs_cancelled;
+    int rs_code;  /* exit status once cancelled: 1 timed out, 128 + signal */
+    int rs_leave; /* nonzero: leave now with this status */
+    const char *rs_why;
     double rs_t0;
     ev_signal rs_int, rs_term;
-    ev_timer rs_draw, rs_deadline;
+    ev_timer rs_draw, rs_deadline, rs_grace;
 } run_state;
 
 static run_state rs;
@@ -168,13 +175,19 @@ static void on_task_done(void *arg, const sk_task_result *r)
     }
 }
 
-static void cancel_job(const char *why)
+/* Cancel the job, and leave with code if it has not ended within
+ * CLI_CANCEL_GRACE whatever the scheduler does. */
+static void cancel_job(const char *why, int code)
 {
     if (rs.rs_cancelled++ > 0)
         return;
+    rs.rs_code = code;
+    rs.rs_why = why;
     if (rs.rs_tty)
         fprintf(stderr, "\r\033[K");
     fprintf(stderr, "skylark run: %s: cancelling the job\n", why);
+    ev_timer_set(&rs.rs_grace, CLI_CANCEL_GRACE, 0);
+    ev_timer_start(sk_frontend_loop(rs.rs_fe), &rs.rs_grace);
     sk_frontend_cancel(rs.rs_fe, rs.rs_job, why);
 }
 
@@ -182,14 +195,25 @@ static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 {
     if (rs.rs_cancelled > 0) {
         fprintf(stderr, "skylark run: interrupted again: leaving\n");
-        exit(1);
+        rs.rs_leave = 128 + w->signum;
+        return;
     }
-    cancel_job(w->signum == SIGINT ? "interrupted" : "terminated");
+    cancel_job(w->signum == SIGINT ? "interrupted" : "terminated",
+               128 + w->signum);
 }
 
 static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
 {
-    cancel_job("timed out");
+    cancel_job("timed out", 1);
+}
+
+static void on_grace(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    fprintf(stderr,
+            "%sskylark run: %s: the job did not end within %.0f s of its "
+            "cancel: leaving\n",
+            rs.rs_tty ? "\r\033[K" : "", rs.rs_why, CLI_CANCEL_GRACE);
+    rs.rs_leave = rs.rs_code;
 }
 
 static void on_draw(struct ev_loop *loop, ev_timer *w, int revents)
@@ -276,6 +300,8 @@ int cmd_run(int argc, char **argv)
         case 's':
             if (nscheds == MAX_SCHEDS)
                 USAGE_ERR("at most %d schedulers", MAX_SCHEDS);
+            if (cli_check_endpoint("skylark run", "--scheduler", optarg) != 0)
+                return 2;
             scheds[nscheds++] = optarg;
             break;
         case 'n':
@@ -411,17 +437,43 @@ int cmd_run(int argc, char **argv)
     ev_timer_init(&rs.rs_deadline, on_deadline, timeout, 0);
     if (timeout > 0)
         ev_timer_start(loop, &rs.rs_deadline);
+    ev_timer_init(&rs.rs_grace, on_grace, CLI_CANCEL_GRACE, 0);
 
+    /* In slices, so that a grace that ran out or a second signal ends
+     * the wait whatever the scheduler does. */
     sk_job_result jr;
-    rc = sk_frontend_wait_job(rs.rs_fe, rs.rs_job, -1, &jr);
+    do
+        rc = sk_frontend_wait_job(rs.rs_fe, rs.rs_job, 0.1, &jr);
+    while (rc == SK_ETIMEDOUT && rs.rs_leave == 0);
     ev_timer_stop(loop, &rs.rs_draw);
     ev_timer_stop(loop, &rs.rs_deadline);
+    ev_timer_stop(loop, &rs.rs_grace);
     ev_signal_stop(loop, &rs.rs_int);
     ev_signal_stop(loop, &rs.rs_term);
     draw(1);
+    if (rc == SK_ETIMEDOUT) {
+        /* Leaving without the job's end: the goodbye makes the scheduler
+         * (if it hears it) cancel what is left. */
+        sk_frontend_destroy(rs.rs_fe);
+        free(rs.rs_overhead);
+        free(rs.rs_started);
+        free(cmd);
+        free(cl);
+        return rs.rs_leave;
+    }
     if (rc != 0) {
         fprintf(stderr, "skylark run: %s\n", sk_frontend_error(rs.rs_fe));
         return 1;
+    }
+    if (jr.jr_error == SK_EROLE) {
+        /* An address of another kind of daemon: bad input, nothing ran. */
+        fprintf(stderr, "skylark run: %s\n", jr.jr_reason);
+        sk_frontend_destroy(rs.rs_fe);
+        free(rs.rs_overhead);
+        free(rs.rs_started);
+        free(cmd);
+        free(cl);
+        return 2;
     }
     uint32_t unshown =
         rs.rs_bad - jr.jr_cancelled - rs.rs_job_level - rs.rs_failures_shown;
@@ -459,5 +511,7 @@ int cmd_run(int argc, char **argv)
     free(rs.rs_started);
     free(cmd);
     free(cl);
+    if (rs.rs_code != 0)
+        return rs.rs_code;
     return jr.jr_ok == jr.jr_tasks ? 0 : 1;
 }

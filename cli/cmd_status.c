@@ -17,9 +17,9 @@
 static void status_usage(FILE *out)
 {
     fprintf(out,
-            "usage: skylark status [--verbose] [--rows N] [--timeout S] "
-            "[ADDR]\n"
-            "       skylark status [--dir DIR]\n"
+            "usage: skylark status [--json] [--verbose] [--rows N] "
+            "[--timeout S] [ADDR]\n"
+            "       skylark status [--json] [--dir DIR]\n"
             "\n"
             "With ADDR (a daemon's endpoint, such as tcp://127.0.0.1:7100),\n"
             "asks that daemon for its state and prints it: for a node\n"
@@ -30,6 +30,9 @@ static void status_usage(FILE *out)
             "Without ADDR, prints one line per daemon of the local cluster\n"
             "(see skylark cluster).\n"
             "\n"
+            "  -j, --json        print it as JSON, for tools: every pair the\n"
+            "                    daemon reports and every row (the shape is\n"
+            "                    in docs/CLIENT.md, \"status --json\")\n"
             "  -v, --verbose     every counter the daemon reports\n"
             "  -r, --rows N      table rows to print (default 40; 0: all)\n"
             "  -t, --timeout S   how long to wait for the answer (default 2)\n"
@@ -39,7 +42,7 @@ static void status_usage(FILE *out)
             "  -h, --help        this text\n"
             "\n"
             "Exit status: 0 the daemon (every daemon) answered, 1 it did "
-            "not,\n2 bad usage.\n");
+            "not,\n2 bad usage or a bad address.\n");
 }
 
 /* The pairs worth a person's attention, per role, with labels. */
@@ -115,7 +118,7 @@ static void print_table(const sk_status *s, unsigned max_rows)
 }
 
 static int status_of(const char *addr, const char *key, double timeout,
-                     int verbose, unsigned rows)
+                     int verbose, unsigned rows, int json)
 {
     sk_status *s;
     int rc = sk_status_fetch_keyed(addr, key, timeout, 1, &s);
@@ -123,6 +126,16 @@ static int status_of(const char *addr, const char *key, double timeout,
         fprintf(stderr, "skylark status: no answer from %s: %s\n", addr,
                 sk_strerror(rc));
         return 1;
+    }
+    if (json) {
+        cli_json j;
+        cli_json_init(&j, stdout);
+        cli_json_object(&j, NULL);
+        cli_json_status(&j, addr, s, 1);
+        cli_json_end(&j);
+        cli_json_finish(&j);
+        sk_status_free(s);
+        return 0;
     }
     printf("%s %s at %s\n", sk_status_role(s), sk_status_name(s), addr);
     const shown *keys = NULL;
@@ -148,6 +161,7 @@ static int status_of(const char *addr, const char *key, double timeout,
 int cmd_status(int argc, char **argv)
 {
     static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'},
         {"verbose", no_argument, NULL, 'v'},
         {"rows", required_argument, NULL, 'r'},
         {"timeout", required_argument, NULL, 't'},
@@ -156,14 +170,17 @@ int cmd_status(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int verbose = 0, c;
+    int verbose = 0, json = 0, c;
     unsigned long rows = 40;
     double timeout = 2;
     const char *dir = NULL, *key = NULL;
     optind = 0;
     argv[0] = (char *)"skylark status"; /* for getopt's messages */
-    while ((c = getopt_long(argc, argv, "vr:t:d:K:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "jvr:t:d:K:h", longopts, NULL)) != -1) {
         switch (c) {
+        case 'j':
+            json = 1;
+            break;
         case 'v':
             verbose = 1;
             break;
@@ -197,16 +214,24 @@ int cmd_status(int argc, char **argv)
         fprintf(stderr, "skylark status: one address at most\n");
         return 2;
     }
+    if (optind < argc &&
+        cli_check_endpoint("skylark status", "address", argv[optind]) != 0)
+        return 2;
     char keybuf[4200];
     if (optind < argc)
         return status_of(argv[optind],
                          cli_key_file(key, dir, keybuf, sizeof keybuf), timeout,
-                         verbose, (unsigned)rows);
+                         verbose, (unsigned)rows, json);
     skc_cluster *cl = cli_load_cluster("skylark status", dir);
     if (cl == NULL)
         return 1;
-    printf("cluster in %s\n", cl->cc_dir);
-    unsigned bad = cli_print_cluster(cl, stdout);
+    unsigned bad;
+    if (json) {
+        bad = cli_json_cluster(cl, stdout);
+    } else {
+        printf("cluster in %s\n", cl->cc_dir);
+        bad = cli_print_cluster(cl, stdout);
+    }
     free(cl);
     return bad == 0 ? 0 : 1;
 }

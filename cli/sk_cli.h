@@ -16,7 +16,8 @@
 int cmd_solve(int argc, char **argv);
 
 /* cmd_cluster: `skylark cluster up|status|down`: a local cluster of
- * schedulers and node monitors in the background (sk_cluster.h). Exit
+ * schedulers and node monitors in the background (sk_cluster.h);
+ * `status --json` prints it as JSON. Exit
  * status: 0 done, 1 failed (status: a daemon does not answer), 2 bad
  * usage. */
 int cmd_cluster(int argc, char **argv);
@@ -28,9 +29,10 @@ int cmd_cluster(int argc, char **argv);
  * succeeded, 1 not, 2 bad usage. */
 int cmd_run(int argc, char **argv);
 
-/* cmd_status: `skylark status [ADDR]` prints a daemon's state, or one
- * line per daemon of the local cluster. Exit status: 0 answered, 1 not,
- * 2 bad usage. */
+/* cmd_status: `skylark status [--json] [ADDR]` prints a daemon's state,
+ * or one line per daemon of the local cluster (--json: as JSON, the
+ * shape in docs/CLIENT.md). Exit status: 0 answered, 1 not, 2 bad usage
+ * or a bad address. */
 int cmd_status(int argc, char **argv);
 
 /* cmd_load: `skylark load` runs a mixed workload of short jobs from

@@ -15,6 +15,11 @@ noinst_HEADERS += \
 	client/sk_idmap.h \
 	client/sk_frontend_int.h
 
+check_PROGRAMS += tests/test_client_endpoint
+TESTS += tests/test_client_endpoint
+tests_test_client_endpoint_SOURCES = tests/test_client_endpoint.c
+tests_test_client_endpoint_LDADD = $(SK_TEST_LDADD)
+
 check_PROGRAMS += tests/test_client_idmap
 TESTS += tests/test_client_idmap
 tests_test_client_idmap_SOURCES = tests/test_client_idmap.c

@@ -10,6 +10,7 @@ EXTRA_DIST += client/skylark.pc.in
 
 client_libskylark_la_SOURCES = \
 	client/sk_error.c \
+	client/sk_endpoint.c \
 	client/sk_log.c \
 	client/sk_config.c \
 	client/sk_rng.c \

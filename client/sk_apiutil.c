@@ -70,6 +70,19 @@ static void wake_cb(struct ev_loop *loop, ev_timer *w, int revents)
     (void)revents;
 }
 
+const char *sk_role_phrase(const char *role)
+{
+    static const char *const names[][2] = {
+        {"sched", "a scheduler"},    {"nodemon", "a node monitor"},
+        {"flowd", "a flow node"},    {"frontend", "a frontend"},
+        {"executor", "an executor"}, {"tool", "a status tool"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(role, names[i][0]) == 0)
+            return names[i][1];
+    return "a peer of another kind";
+}
+
 int sk_run_until(struct ev_loop *loop, int (*cond)(void *), void *arg,
                  double timeout)
 {

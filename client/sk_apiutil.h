@@ -28,6 +28,12 @@ void sk_make_name(char *out, size_t len, const char *prefix);
  * between processes and between objects of one process. */
 uint64_t sk_new_incarnation(void);
 
+/* sk_role_phrase returns how to name a peer of transport role role in a
+ * sentence: "a scheduler" for "sched", "a node monitor" for "nodemon",
+ * and so on; "a peer of another kind" for a role it does not know.
+ * Static string. */
+const char *sk_role_phrase(const char *role);
+
 /* sk_run_until runs loop until cond(arg) is nonzero or timeout seconds
  * have passed (timeout < 0: no limit). Returns 0 if the condition holds,
  * SK_ETIMEDOUT otherwise. cond is checked before the first and after

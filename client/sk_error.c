@@ -47,6 +47,8 @@ const char *sk_strerror(int err)
         return "cancelled";
     case SK_ESTATE:
         return "not allowed in the current state";
+    case SK_EROLE:
+        return "the peer is another kind of daemon";
     }
     return "unknown error";
 }

@@ -43,7 +43,10 @@ struct sk_executor {
     sk_link *ex_link;
     sk_peer_id ex_peer;
     int ex_up;
+    int ex_wrong; /* the peer is not a node monitor */
     int ex_stop;
+    char ex_endpoint[SK_MAX_ADDR_LEN + 1];
+    char ex_err[SK_MAX_ADDR_LEN + 64];
     char ex_name[SK_TRANSPORT_MAX_NAME + 1];
     char ex_framework[SK_MAX_NAME_LEN + 1];
     uint64_t ex_incarnation;
@@ -361,6 +364,18 @@ static void on_up(void *arg, sk_peer_id peer, const char *role,
     sk_executor *ex = arg;
     if (peer != ex->ex_peer)
         return;
+    if (strcmp(role, "nodemon") != 0) {
+        /* Registering would make no sense to it, and no task would ever
+         * come. */
+        snprintf(ex->ex_err, sizeof ex->ex_err,
+                 "%s: that is %s, not a node monitor", ex->ex_endpoint,
+                 sk_role_phrase(role));
+        sk_warn("executor %s: %s", ex->ex_name, ex->ex_err);
+        ex->ex_wrong = 1;
+        ex->ex_stats.es_wrong_role++;
+        return;
+    }
+    ex->ex_wrong = 0;
     sk_msg m = {.m_type = SK_MSG_HELLO};
     m.m_hello.he_role = SK_ROLE_EXECUTOR;
     m.m_hello.he_incarnation = ex->ex_incarnation;
@@ -412,7 +427,7 @@ int sk_executor_create(struct ev_loop *loop, const sk_executor_opts *o,
                        const sk_executor_callbacks *cb, sk_executor **out)
 {
     if (o == NULL || cb == NULL || cb->ec_launch == NULL || out == NULL ||
-        o->eo_nodemon == NULL || o->eo_nodemon[0] == '\0' ||
+        sk_endpoint_check(o->eo_nodemon, NULL, 0) != 0 ||
         o->eo_framework == NULL || o->eo_framework[0] == '\0' ||
         strlen(o->eo_framework) > SK_MAX_NAME_LEN || o->eo_heartbeat < 0.01 ||
         (o->eo_name != NULL && !sk_name_valid(o->eo_name)))
@@ -426,6 +441,7 @@ int sk_executor_create(struct ev_loop *loop, const sk_executor_opts *o,
     if (ex->ex_loop == NULL)
         goto fail;
     ex->ex_cb = *cb;
+    snprintf(ex->ex_endpoint, sizeof ex->ex_endpoint, "%s", o->eo_nodemon);
     snprintf(ex->ex_framework, sizeof ex->ex_framework, "%s", o->eo_framework);
     if (o->eo_name != NULL)
         snprintf(ex->ex_name, sizeof ex->ex_name, "%s", o->eo_name);
@@ -497,12 +513,21 @@ struct ev_loop *sk_executor_loop(sk_executor *ex)
 
 static int is_registered(void *arg)
 {
-    return ((sk_executor *)arg)->ex_up;
+    sk_executor *ex = arg;
+    return ex->ex_up || ex->ex_wrong;
 }
 
 int sk_executor_wait_registered(sk_executor *ex, double timeout)
 {
-    return sk_run_until(ex->ex_loop, is_registered, ex, timeout);
+    int rc = sk_run_until(ex->ex_loop, is_registered, ex, timeout);
+    if (rc == 0 && !ex->ex_up)
+        return SK_EROLE;
+    return rc;
+}
+
+const char *sk_executor_error(const sk_executor *ex)
+{
+    return ex->ex_err;
 }
 
 static int is_stopped(void *arg)

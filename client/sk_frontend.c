@@ -83,12 +83,50 @@ static void arm_queue_timer(sk_frontend *fe)
     ev_timer_start(fe->fe_loop, &fe->fe_queue_w);
 }
 
+/* The peer at the current endpoint answered the handshake as another
+ * kind of daemon (a node monitor answers a frontend's HELLO as readily as
+ * a scheduler does, and would then drop its jobs forever). Nothing has
+ * been sent to it. Move on to the next endpoint; when every endpoint has
+ * answered so, the waiting jobs fail now, and the endpoints are tried
+ * again after the connect timeout. */
+static void wrong_role(sk_frontend *fe, const char *role)
+{
+    char reason[sizeof fe->fe_err];
+    fe_set_error(fe, "%s: that is %s, not a scheduler",
+                 fe->fe_endpoints[fe->fe_cur], sk_role_phrase(role));
+    snprintf(reason, sizeof reason, "%s", fe->fe_err);
+    sk_info("frontend %s: %s", fe->fe_name, reason);
+    fe->fe_stats.fs_wrong_role++;
+    fe->fe_wrong[fe->fe_cur] = 1;
+    unsigned nwrong = 0;
+    for (unsigned i = 0; i < fe->fe_nendpoints; i++)
+        nwrong += fe->fe_wrong[i];
+    ev_timer_stop(fe->fe_loop, &fe->fe_connect_w);
+    ev_timer_set(&fe->fe_switch_w,
+                 nwrong == fe->fe_nendpoints ? fe->fe_connect_timeout : 0, 0);
+    ev_timer_start(fe->fe_loop, &fe->fe_switch_w);
+    if (nwrong < fe->fe_nendpoints)
+        return;
+    fe->fe_all_wrong = 1;
+    /* Only the jobs waiting now: one that a callback submits waits for
+     * the next try (new jobs join the tail). */
+    for (uint64_t n = fe->fe_nwaiting; n > 0 && fe->fe_wait_head != NULL; n--)
+        fe_end_job(fe, fe->fe_wait_head, SK_OUTCOME_FAILED, SK_EROLE, reason);
+    arm_queue_timer(fe);
+}
+
 static void on_up(void *arg, sk_peer_id peer, const char *role,
                   const char *name)
 {
     sk_frontend *fe = arg;
     if (peer != fe->fe_peer)
         return;
+    if (strcmp(role, "sched") != 0) {
+        wrong_role(fe, role);
+        return;
+    }
+    fe->fe_wrong[fe->fe_cur] = 0;
+    fe->fe_all_wrong = 0;
     fe->fe_up = 1;
     fe->fe_refused = 0;
     fe->fe_stats.fs_sessions++;
@@ -284,8 +322,7 @@ int sk_frontend_create(struct ev_loop *loop, const sk_frontend_opts *o,
         (o->fo_name != NULL && !sk_name_valid(o->fo_name)))
         return SK_EINVAL;
     for (unsigned i = 0; i < o->fo_nschedulers; i++)
-        if (o->fo_schedulers[i] == NULL || o->fo_schedulers[i][0] == '\0' ||
-            strlen(o->fo_schedulers[i]) > SK_MAX_ADDR_LEN)
+        if (sk_endpoint_check(o->fo_schedulers[i], NULL, 0) != 0)
             return SK_EINVAL;
     sk_frontend *fe = calloc(1, sizeof *fe);
     if (fe == NULL)
@@ -385,12 +422,16 @@ struct ev_loop *sk_frontend_loop(sk_frontend *fe)
 
 static int is_up(void *arg)
 {
-    return ((sk_frontend *)arg)->fe_up;
+    sk_frontend *fe = arg;
+    return fe->fe_up || fe->fe_all_wrong;
 }
 
 int sk_frontend_wait_connected(sk_frontend *fe, double timeout)
 {
-    return sk_run_until(fe->fe_loop, is_up, fe, timeout);
+    int rc = sk_run_until(fe->fe_loop, is_up, fe, timeout);
+    if (rc == 0 && !fe->fe_up)
+        return SK_EROLE;
+    return rc;
 }
 
 static int wait_done(void *arg)

@@ -67,9 +67,12 @@ struct sk_frontend {
     uint64_t fe_incarnation;
     char *fe_endpoints[FE_MAX_ENDPOINTS];
     unsigned fe_nendpoints;
-    unsigned fe_cur;     /* endpoint in use */
-    sk_peer_id fe_peer;  /* its dealer */
-    int fe_up;           /* session up */
+    unsigned fe_cur;                    /* endpoint in use */
+    sk_peer_id fe_peer;                 /* its dealer */
+    int fe_up;                          /* session up */
+    uint8_t fe_wrong[FE_MAX_ENDPOINTS]; /* answered as another kind of
+                                           daemon at its last try */
+    int fe_all_wrong;                   /* every endpoint did */
     unsigned fe_refused; /* endpoints in a row that failed authentication */
     double fe_connect_timeout, fe_queue_timeout;
     unsigned fe_max_jobs;

@@ -91,7 +91,8 @@ int sk_status_fetch(const char *endpoint, double timeout, int table,
 int sk_status_fetch_keyed(const char *endpoint, const char *key_file,
                           double timeout, int table, sk_status **out)
 {
-    if (endpoint == NULL || endpoint[0] == '\0' || timeout <= 0 || out == NULL)
+    if (sk_endpoint_check(endpoint, NULL, 0) != 0 || timeout <= 0 ||
+        out == NULL)
         return SK_EINVAL;
     sk_transport_config cfg;
     sk_transport_config_default(&cfg);

@@ -663,7 +663,7 @@ static int open_socket(int proto, int *out)
 
 int sk_transport_listen(sk_transport *t, const char *endpoint)
 {
-    if (endpoint == NULL)
+    if (sk_endpoint_check(endpoint, NULL, 0) != 0)
         return SK_EINVAL;
     if (t->t_router >= 0)
         return SK_EEXIST;
@@ -692,7 +692,7 @@ int sk_transport_listen(sk_transport *t, const char *endpoint)
 
 int sk_transport_connect(sk_transport *t, const char *endpoint, sk_peer_id *out)
 {
-    if (endpoint == NULL || out == NULL)
+    if (sk_endpoint_check(endpoint, NULL, 0) != 0 || out == NULL)
         return SK_EINVAL;
     int s, rfd, sfd, rc = open_socket(NN_REQ, &s);
     if (rc < 0)

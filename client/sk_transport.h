@@ -166,14 +166,17 @@ int sk_transport_create(struct ev_loop *loop, const sk_transport_config *cfg,
 void sk_transport_destroy(sk_transport *t);
 
 /* sk_transport_listen binds the router to endpoint. At most one per
- * transport. Returns 0, SK_EEXIST if already listening, SK_EIO if nanomsg
- * refuses (the message is logged), SK_ELIMIT without a socket to spare. */
+ * transport. Returns 0, SK_EINVAL if sk_endpoint_check refuses the
+ * endpoint (nothing logged), SK_EEXIST if already listening, SK_EIO if
+ * nanomsg refuses (the message is logged), SK_ELIMIT without a socket to
+ * spare. */
 int sk_transport_listen(sk_transport *t, const char *endpoint);
 
 /* sk_transport_connect opens a dealer to endpoint and returns its peer id
  * at once; the peer comes up (tc_up) when the handshake completes, and
  * after any outage nanomsg reconnects and the handshake is redone. Returns
- * 0, SK_EIO, SK_ELIMIT (max peers or no nanomsg socket left), SK_ENOMEM. */
+ * 0, SK_EINVAL (sk_endpoint_check refuses the endpoint; nothing logged),
+ * SK_EIO, SK_ELIMIT (max peers or no nanomsg socket left), SK_ENOMEM. */
 int sk_transport_connect(sk_transport *t, const char *endpoint,
                          sk_peer_id *out);
 

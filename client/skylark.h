@@ -58,6 +58,8 @@ enum sk_error {
     SK_EREJECTED = -15, /* the peer refused the request */
     SK_ECANCELED = -16, /* the operation was cancelled */
     SK_ESTATE = -17,    /* not allowed in the current state */
+    SK_EROLE = -18,     /* the peer is another kind of daemon (a node
+                           monitor where a scheduler was wanted...) */
 };
 
 /* sk_version returns the version string of the linked library, such as
@@ -67,6 +69,20 @@ const char *sk_version(void);
 /* sk_strerror returns a static, human-readable description of an SK_E* code
  * (or of SK_OK). Unknown codes give "unknown error". Never returns NULL. */
 const char *sk_strerror(int err);
+
+/* sk_endpoint_check tells whether endpoint is an address Skylark can
+ * listen on or connect to: "tcp://HOST:PORT" (HOST a name, an IPv4
+ * address, or "*" to listen on every interface; PORT 1..65535)
+ * or "ipc://PATH" (PATH 1..107 bytes), 255 bytes at most in all. Returns
+ * 0, or SK_EINVAL with, when err is not NULL, what is wrong in err
+ * (errlen bytes, NUL-terminated), such as
+ * `unsupported scheme "http" (expected tcp://HOST:PORT or ipc://PATH)`,
+ * `missing host (expected tcp://HOST:PORT)` or
+ * `port 99999 out of range (1..65535)`. Every function below that takes
+ * an endpoint checks it with this before anything reaches the transport,
+ * and so do the daemons' options. Cost: one pass over the string; no
+ * allocation, no name resolution. */
+int sk_endpoint_check(const char *endpoint, char *err, size_t errlen);
 
 /* ===================================================================== *
  * Task outcomes
@@ -107,6 +123,16 @@ typedef uint64_t sk_job_id;
  * first, and moves to the next (round robin) when the current one does not
  * answer within fo_connect_timeout or its session ends.
  *
+ * The role the peer gives in its answer to the handshake's HELLO is
+ * checked before anything is sent: a peer that is not a scheduler (a node
+ * monitor at that address, say) is left at once, sk_frontend_error says
+ * so ("tcp://10.0.0.1:7071: that is a node monitor, not a scheduler"),
+ * and the frontend moves to the next endpoint. When every endpoint has
+ * answered as another kind of daemon, the jobs waiting at that moment
+ * fail at once (every task FAILED, jr_error SK_EROLE, that sentence as
+ * the reason), sk_frontend_wait_connected returns SK_EROLE, and the
+ * endpoints are tried again every fo_connect_timeout.
+ *
  * A job is submitted at once if a session is up, and otherwise waits in
  * the frontend (at most fo_queue_timeout) until one is. Its tasks are then
  * reported one by one: jc_started when an attempt starts on a node (a
@@ -136,6 +162,9 @@ typedef uint64_t sk_job_id;
  * - no scheduler: the job waited longer than fo_queue_timeout for a
  *   session: every task FAILED, tr_reason "no scheduler reachable",
  *   jr_error SK_ETIMEDOUT;
+ * - not a scheduler: every endpoint answered as another kind of daemon
+ *   (see above): every task FAILED, tr_reason "ENDPOINT: that is a node
+ *   monitor, not a scheduler", jr_error SK_EROLE;
  * - cancelled before it reached a scheduler: every task CANCELLED;
  * - protocol violation: the scheduler said JOB_DONE while some tasks had
  *   no outcome: those end LOST, tr_reason "no outcome from the
@@ -294,7 +323,8 @@ typedef struct sk_job_result {
     uint32_t jr_ok, jr_failed, jr_killed, jr_lost, jr_cancelled;
     int jr_error;          /* 0: every outcome is the scheduler's (or a
                               cancellation); SK_EREJECTED, SK_ECLOSED,
-                              SK_ETIMEDOUT, SK_EPROTO: see above */
+                              SK_ETIMEDOUT, SK_EROLE, SK_EPROTO: see
+                              above */
     const char *jr_reason; /* "" or the reason that goes with jr_error */
     uint64_t jr_submit_us;
     uint64_t jr_end_us;
@@ -334,7 +364,8 @@ int sk_frontend_cancel(sk_frontend *fe, sk_job_id job, const char *reason);
 
 /* sk_frontend_wait_connected runs the loop until a session with a
  * scheduler is up, at most timeout seconds (< 0: no limit). Returns 0,
- * SK_ETIMEDOUT. Not from inside a callback. */
+ * SK_ETIMEDOUT, or SK_EROLE when every endpoint answered as another kind
+ * of daemon (sk_frontend_error says which). Not from inside a callback. */
 int sk_frontend_wait_connected(sk_frontend *fe, double timeout);
 
 /* sk_frontend_wait_job runs the loop until job has ended, at most timeout
@@ -361,6 +392,8 @@ typedef struct sk_frontend_stats {
     uint64_t fs_sessions;       /* sessions that came up */
     uint64_t fs_scheduler_lost; /* sessions that ended */
     uint64_t fs_failovers;      /* moves to another endpoint */
+    uint64_t fs_wrong_role;     /* endpoints that answered as another kind
+                                   of daemon (each try counts) */
     uint64_t fs_unknown_job;    /* dropped: for no job in flight */
     uint64_t fs_duplicate;      /* dropped: an answer or outcome twice */
     uint64_t fs_bad_field;      /* dropped: task index or status out of
@@ -400,6 +433,13 @@ const char *sk_frontend_error(const sk_frontend *fe);
  * jobs its own id), neither the scheduler's nor the frontend's: frameworks
  * that need their own identifiers put them in the task spec. A task
  * attempt is named by (job, task, attempt).
+ *
+ * The role the peer gives in its answer to the handshake's HELLO is
+ * checked: a peer that is not a node monitor (a scheduler at that
+ * address, say) is not registered with; sk_executor_wait_registered
+ * returns SK_EROLE and sk_executor_error says so ("tcp://...: that is a
+ * scheduler, not a node monitor"), until a session with a node monitor
+ * comes up at that endpoint.
  *
  * When the session with the node monitor ends, the node monitor reports
  * every task it had handed over as LOST; so the executor calls ec_kill for
@@ -486,9 +526,15 @@ int sk_executor_finish(sk_executor *ex, sk_job_id job, uint32_t task,
                        const void *output, size_t len);
 
 /* sk_executor_wait_registered runs the loop until the registration is
- * up, at most timeout seconds (< 0: no limit). Returns 0 or
- * SK_ETIMEDOUT. Not from inside a callback. */
+ * up, at most timeout seconds (< 0: no limit). Returns 0, SK_ETIMEDOUT,
+ * or SK_EROLE when the peer at the endpoint is not a node monitor. Not
+ * from inside a callback. */
 int sk_executor_wait_registered(sk_executor *ex, double timeout);
+
+/* sk_executor_error describes the last thing that kept the executor from
+ * registering, such as "tcp://127.0.0.1:7100: that is a scheduler, not a
+ * node monitor"; "" if none. Valid until the next call on ex. */
+const char *sk_executor_error(const sk_executor *ex);
 
 /* sk_executor_run runs the loop for timeout seconds (< 0: until
  * sk_executor_stop). Returns 0 when stopped, SK_ETIMEDOUT when the time
@@ -510,6 +556,8 @@ typedef struct sk_executor_stats {
     uint64_t es_bad_input;   /* dropped: wrong framework, duplicate
                                 launch, kill of nothing, unexpected type */
     uint64_t es_undecodable; /* dropped before decoding */
+    uint64_t es_wrong_role;  /* sessions with a peer that is not a node
+                                monitor */
     uint64_t es_running;     /* gauge */
     int es_registered;       /* gauge */
 } sk_executor_stats;

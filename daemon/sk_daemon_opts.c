@@ -48,28 +48,10 @@ static int parse_level(void *dst, const char *name, const char *value,
 
 int sk_daemon_check_endpoint(const char *value, char *err, size_t errlen)
 {
-    size_t len = strlen(value);
-    if (len > SK_MAX_ADDR_LEN) {
-        snprintf(err, errlen, "an endpoint is at most %u bytes, got %zu",
-                 SK_MAX_ADDR_LEN, len);
-        return SK_ECONFIG;
-    }
-    if (strncmp(value, "ipc://", 6) == 0 && len > 6)
+    char why[256];
+    if (sk_endpoint_check(value, why, sizeof why) == 0)
         return 0;
-    if (strncmp(value, "tcp://", 6) == 0) {
-        const char *colon = strrchr(value + 6, ':');
-        char *end = NULL;
-        long port = colon != NULL ? strtol(colon + 1, &end, 10) : 0;
-        if (colon != NULL && colon > value + 6 && end != colon + 1 &&
-            *end == '\0' && port >= 1 && port <= 65535)
-            return 0;
-        snprintf(err, errlen, "'%s' is not tcp://HOST:PORT", value);
-        return SK_ECONFIG;
-    }
-    snprintf(err, errlen,
-             "'%s' is not an endpoint (tcp://HOST:PORT or "
-             "ipc://PATH)",
-             value);
+    snprintf(err, errlen, "'%.*s': %s", (int)SK_MAX_ADDR_LEN, value, why);
     return SK_ECONFIG;
 }
 

@@ -78,9 +78,10 @@ int sk_endpoint_is_local(const char *endpoint);
  * when it is 0. */
 uint64_t sk_daemon_seed(const sk_daemon_settings *s);
 
-/* sk_daemon_check_endpoint accepts "tcp://HOST:PORT" (port 1..65535) and
- * "ipc://PATH", at most SK_MAX_ADDR_LEN bytes. Returns 0 or SK_ECONFIG
- * with the reason in err. */
+/* sk_daemon_check_endpoint accepts what sk_endpoint_check (skylark.h)
+ * accepts: "tcp://HOST:PORT" (port 1..65535) and "ipc://PATH", at most
+ * SK_MAX_ADDR_LEN bytes. Returns 0 or SK_ECONFIG with the reason in err,
+ * "'VALUE': " and sk_endpoint_check's words. */
 int sk_daemon_check_endpoint(const char *value, char *err, size_t errlen);
 
 /* sk_daemon_parse_endpoint is an sk_config parser (SK_CONFIG_CUSTOM)

@@ -111,7 +111,7 @@ static sk_executor_stats stats(sk_executor *ex)
 int main(void)
 {
     tap_timeout(60);
-    tap_plan(17);
+    tap_plan(19);
     sk_log_set_level(SK_LOG_OFF);
     loop = ev_loop_new(EVFLAG_AUTO);
     fake nm;
@@ -236,6 +236,27 @@ int main(void)
     tap_ok(sk_executor_wait_registered(ex, 10) == 0 &&
                fake_wait_count(&nm, SK_MSG_HELLO, 1, 5) && x.x_sessions_up == 2,
            "a node monitor back on the endpoint gets a new registration");
+
+    /* A scheduler where the node monitor was wanted. */
+    fake sc;
+    fake_start(&sc, loop, NULL, "sched", "s1", SK_ROLE_SCHEDULER);
+    sk_executor_opts wo = o;
+    wo.eo_nodemon = sc.fk_endpoint;
+    sk_executor *ex3;
+    char want[128];
+    snprintf(want, sizeof want, "%s: that is a scheduler, not a node monitor",
+             sc.fk_endpoint);
+    if (sk_executor_create(loop, &wo, &cb, &ex3) != 0)
+        tap_bail_out("cannot create an executor");
+    int rc = sk_executor_wait_registered(ex3, 5);
+    tap_ok(rc == SK_EROLE && strcmp(sk_executor_error(ex3), want) == 0,
+           "an executor pointed at a scheduler says SK_EROLE: %s",
+           sk_executor_error(ex3));
+    tap_ok(fake_count(&sc, SK_MSG_HELLO) == 0 &&
+               stats(ex3).es_wrong_role == 1 && !stats(ex3).es_registered,
+           "it does not register there");
+    sk_executor_destroy(ex3);
+    fake_stop(&sc);
 
     sk_executor_opts bad;
     sk_executor_opts_init(&bad);

@@ -7,7 +7,8 @@
  * rejection; cancellation, before and after hand-over; the waiting limit
  * when no scheduler answers; what a lost scheduler does to jobs in flight
  * and to jobs still waiting; fallback to the next endpoint; a JOB_DONE
- * that leaves tasks without an outcome; refusals of bad submissions; and
+ * that leaves tasks without an outcome; a node monitor where a scheduler
+ * was wanted; refusals of bad submissions; and
  * the blocking mode with its own loop.
  */
 #include "sk_log.h"
@@ -456,6 +457,53 @@ static void test_fallback(void)
     sk_frontend_destroy(fe);
 }
 
+/* --- the wrong kind of daemon ------------------------------------------ */
+
+static void test_wrong_role(void)
+{
+    fake nm, s;
+    fake_start(&nm, loop, NULL, "nodemon", "n1", SK_ROLE_NODEMON);
+    char nep[64];
+    snprintf(nep, sizeof nep, "%s", nm.fk_endpoint);
+    const char *eps[] = {nep};
+    sk_frontend *fe = make_frontend(eps, 1, 0.5, 30);
+    rec r;
+    memset(&r, 0, sizeof r);
+    submit(fe, 3, &r);
+    char want[128];
+    snprintf(want, sizeof want, "%s: that is a node monitor, not a scheduler",
+             nep);
+    tu_run_until(loop, job_ended, &r, 5);
+    tap_ok(r.r_job_dones == 1 && r.r_jr.jr_error == SK_EROLE &&
+               r.r_jr.jr_failed == 3 && strcmp(r.r_jr_reason, want) == 0 &&
+               strcmp(r.r_reason[2], want) == 0,
+           "a node monitor at the only endpoint: the job fails at once with "
+           "SK_EROLE and '%s'",
+           r.r_jr_reason);
+    tap_ok(fake_count(&nm, SK_MSG_SUBMIT_JOB) == 0 &&
+               fake_count(&nm, SK_MSG_HELLO) == 0 &&
+               stats(fe).fs_wrong_role >= 1 && !stats(fe).fs_connected,
+           "nothing was sent to it, and the frontend says why");
+    tap_ok(sk_frontend_wait_connected(fe, 5) == SK_EROLE &&
+               strcmp(sk_frontend_error(fe), want) == 0,
+           "waiting for a session says SK_EROLE: %s", sk_frontend_error(fe));
+    sk_frontend_destroy(fe);
+
+    /* A node monitor first, a scheduler second: the job goes there. */
+    fake_start(&s, loop, NULL, "sched", "s1", SK_ROLE_SCHEDULER);
+    const char *two[] = {nep, s.fk_endpoint};
+    fe = make_frontend(two, 2, 0.5, 30);
+    memset(&r, 0, sizeof r);
+    sk_job_id id = submit(fe, 1, &r);
+    tap_ok(fake_wait_count(&s, SK_MSG_SUBMIT_JOB, 1, 5) &&
+               fake_last(&s, SK_MSG_SUBMIT_JOB)->m_submit_job.sj_job == id &&
+               fake_count(&nm, SK_MSG_SUBMIT_JOB) == 0 && r.r_job_dones == 0,
+           "a node monitor, then a scheduler: the job goes to the scheduler");
+    sk_frontend_destroy(fe);
+    fake_stop(&s);
+    fake_stop(&nm);
+}
+
 /* --- refusals ----------------------------------------------------------- */
 
 static void test_refusals(void)
@@ -585,12 +633,13 @@ static void test_blocking(void)
 int main(void)
 {
     tap_timeout(60);
-    tap_plan(41);
+    tap_plan(45);
     sk_log_set_level(SK_LOG_OFF);
     loop = ev_loop_new(EVFLAG_AUTO);
     test_submit_and_outcomes();
     test_no_scheduler();
     test_fallback();
+    test_wrong_role();
     test_refusals();
     test_blocking();
     ev_loop_destroy(loop);
