@@ -33,7 +33,8 @@ tests_test_fc_cli_LDADD = $(FC_TEST_LDADD)
 # The summary figures and number parsing of the command line.
 check_PROGRAMS += tests/test_cli_common
 TESTS += tests/test_cli_common
-tests_test_cli_common_SOURCES = tests/test_cli_common.c cli/cli_common.c
+tests_test_cli_common_SOURCES = tests/test_cli_common.c cli/cli_common.c \
+	cli/cli_json.c
 tests_test_cli_common_CPPFLAGS = $(CLI_CPPFLAGS)
 tests_test_cli_common_LDADD = cli/libskcluster.a client/libskylark.la \
 	tests/libtap.a $(EV_LIBS) -lm

@@ -264,6 +264,17 @@ static void router_frame(sk_transport *t, const uint8_t route[8], uint8_t *buf,
         return;
     }
     sk_tpeer *p = sk_tmap_route_find(t, route);
+    if (p == NULL && t->t_cfg.tc_keyed && len >= SK_TFRAME_HDR &&
+        buf[1] != SK_TF_HELLO) {
+        /* A sealed frame of a session we do not know (we restarted, or
+         * replaced or dropped it): no key opens it, and a parse would
+         * call it malformed. Ask for a new handshake, as for a clear one. */
+        if (buf[1] != SK_TF_GOODBYE && buf[1] != SK_TF_RESET) {
+            t->t_stats.ts_unknown++;
+            sk_tpeer_send_reset(t, route);
+        }
+        return;
+    }
     if (p != NULL && open_frame(t, p, buf, &len) < 0) {
         /* Not from the holder of this session's keys. A session still in
          * its handshake ends; one that is up is redone, as after a gap. */
@@ -443,6 +454,12 @@ static void dealer_frame(sk_transport *t, sk_tpeer *p, uint8_t *buf, size_t len)
                                  "no cluster key"
                                : "wants authentication: it holds a cluster "
                                  "key and we have none");
+        return;
+    }
+    if (!p->pe_up && t->t_cfg.tc_keyed && len >= SK_TFRAME_HDR &&
+        buf[1] != SK_TF_HELLO && buf[1] != SK_TF_RESET) {
+        /* Sealed under a session that has ended: nothing to open it. */
+        t->t_stats.ts_unknown++;
         return;
     }
     if (p->pe_up && open_frame(t, p, buf, &len) < 0) {

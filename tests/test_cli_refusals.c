@@ -180,7 +180,7 @@ static void start_mute_sched(void)
         sk_transport_config_default(&cfg);
         strcpy(cfg.tc_role, "sched");
         strcpy(cfg.tc_name, "mute");
-        sk_transport_callbacks cb = {NULL, NULL, NULL, NULL};
+        sk_transport_callbacks cb = {0};
         sk_transport *t;
         if (loop == NULL || sk_transport_create(loop, &cfg, &cb, &t) != 0 ||
             sk_transport_listen(t, mute_ep) != 0)

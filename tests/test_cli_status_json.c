@@ -117,11 +117,12 @@ int main(void)
 
     char out[8192], ep[128];
     snprintf(ep, sizeof ep, "%s", endpoint_of("sched0"));
-    cr_sky(10, NULL, "status", ep, NULL);
+    cr_sky(10, NULL, "status", "--dir", dir, ep, NULL);
     char nodes[64], launched[64];
     snprintf(nodes, sizeof nodes, "%s", text_value("node monitors "));
-    snprintf(launched, sizeof launched, "%s", text_value("tasks launched "));
-    cr_sky(10, NULL, "status", "--json", ep, NULL);
+    snprintf(launched, sizeof launched, "%s",
+             text_value("task attempts launched "));
+    cr_sky(10, NULL, "status", "--json", "--dir", dir, ep, NULL);
     int rc = py("v = d[\"values\"]\n"
                 "print(d[\"role\"], d[\"name\"], d[\"address\"], "
                 "v[\"nodes\"], v[\"tasks_launched\"], "
@@ -141,10 +142,10 @@ int main(void)
         tap_diag("python3 said: %s; wanted: %s", out, want);
 
     snprintf(ep, sizeof ep, "%s", endpoint_of("n0"));
-    cr_sky(10, NULL, "status", ep, NULL);
+    cr_sky(10, NULL, "status", "--dir", dir, ep, NULL);
     char slots[64];
     snprintf(slots, sizeof slots, "%s", text_value("slots "));
-    cr_sky(10, NULL, "status", "--json", ep, NULL);
+    cr_sky(10, NULL, "status", "--json", "--dir", dir, ep, NULL);
     rc = py("print(d[\"role\"], d[\"name\"], d[\"values\"][\"slots_total\"], "
             "d[\"columns\"][0])",
             out, sizeof out);
@@ -155,8 +156,8 @@ int main(void)
         tap_diag("python3 said: %s; wanted: %s", out, want);
     int any = 0;
     for (int i = 0; i < 2 && !any; i++) {
-        cr_sky(10, NULL, "status", "--json", endpoint_of(i ? "n1" : "n0"),
-               NULL);
+        cr_sky(10, NULL, "status", "--json", "--dir", dir,
+               endpoint_of(i ? "n1" : "n0"), NULL);
         rc = py("print(any(r[\"user\"] == \"we\\\"ird\\\\u\\t\\x01\\ufffd\" "
                 "for r in d[\"rows\"]))",
                 out, sizeof out);

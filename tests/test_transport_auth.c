@@ -403,6 +403,32 @@ static void test_mitm(const char *ep_router, const char *ep_front)
     tap_ok(r.sd_rec.ru_downs > downs,
            "the session is redone (the daemon hears peer-down)");
 
+    /* 2b. A sealed frame alone on a new pipe: a session the router does
+     * not know. It cannot be opened; it is answered with RESET (redo the
+     * handshake), as a clear one is, and not called malformed. */
+    sk_transport_stats_get(r.sd_t, &before);
+    int s2 = nn_socket(AF_SP_RAW, NN_REQ);
+    nn_connect(s2, ep_router);
+    tu_run_for(loop, 0.1);
+    raw_send_req(s2, m.mi_rec[replay], m.mi_rec_len[replay]);
+    int kind = -1;
+    double end = ev_time() + 3;
+    while (kind < 0 && ev_time() < end) {
+        void *f;
+        int n = nn_recv(s2, &f, NN_MSG, NN_DONTWAIT);
+        if (n >= SK_TFRAME_HDR)
+            kind = ((uint8_t *)f)[1];
+        if (n >= 0)
+            nn_freemsg(f);
+        run_pumped(&m, never, NULL, 0.005, NULL);
+    }
+    sk_transport_stats_get(r.sd_t, &after);
+    tap_ok(kind == SK_TF_RESET && after.ts_malformed == before.ts_malformed &&
+               after.ts_unknown > before.ts_unknown,
+           "a sealed frame of an unknown session is answered with RESET, "
+           "not counted malformed");
+    nn_close(s2);
+
     /* 3. An altered frame. */
     run_pumped(&m, never, NULL, 0.5, NULL); /* the new session settles */
     sk_transport_stats_get(r.sd_t, &before);
