@@ -10,7 +10,7 @@ cli_skylark_SOURCES = cli/skylark.c cli/cmd_solve.c \
 	cli/cmd_load.c cli/cli_common.c
 cli_skylark_CPPFLAGS = $(CLI_CPPFLAGS)
 cli_skylark_LDADD = flowcore/libflowcore.la cli/libskcluster.a \
-	client/libskylark.la $(EV_LIBS) -lm
+	client/libskylark_impl.la $(EV_LIBS) -lm
 
 # A local cluster of daemons (skylark cluster, bench/short-path).
 noinst_LIBRARIES += cli/libskcluster.a

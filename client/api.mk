@@ -3,7 +3,7 @@
 # can ask a daemon for its status. Its tests run against fake peers built
 # on sk_link, without daemons.
 
-client_libskylark_la_SOURCES += \
+client_libskylark_impl_la_SOURCES += \
 	client/sk_apiutil.c \
 	client/sk_idmap.c \
 	client/sk_frontend.c \
