@@ -12,7 +12,8 @@
 
 noinst_LTLIBRARIES += client/libskylark_impl.la
 lib_LTLIBRARIES += client/libskylark.la
-include_HEADERS += client/skylark.h
+# Installed as <skylark/skylark.h>, in $(includedir)/skylark.
+pkginclude_HEADERS += client/skylark.h
 noinst_HEADERS += client/sk_log.h client/sk_config.h client/sk_rng.h client/sk_core.h
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA += client/skylark.pc
@@ -37,3 +38,4 @@ client_libskylark_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(SK_LT_VERSION)
 TESTS += tests/test_exports.sh
 dist_check_SCRIPTS += tests/test_exports.sh
 AM_TESTS_ENVIRONMENT += NM='$(NM)'; export NM;
+

@@ -11,11 +11,12 @@
  *   upper $(awk '$1=="scheduler"{print $3; exit}' DIR/cluster) \
  *         $(awk '$1=="nodemon"{print $3}' DIR/cluster) -- hello sky lark
  *
- * Only the public header skylark.h is used.
+ * Only the public header is used, as installed: build it with
+ *   cc upper.c $(pkg-config --cflags --libs skylark)
  */
 #include <ctype.h>
 #include <ev.h>
-#include <skylark.h>
+#include <skylark/skylark.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
