@@ -39,3 +39,13 @@ TESTS += tests/test_exports.sh
 dist_check_SCRIPTS += tests/test_exports.sh
 AM_TESTS_ENVIRONMENT += NM='$(NM)'; export NM;
 
+# The installed library, header and skylark.pc, used as a framework would:
+# tests/test_install.sh installs into a temporary DESTDIR and builds
+# client/examples/upper.c there with pkg-config, with the build's compiler
+# and flags.
+TESTS += tests/test_install.sh
+dist_check_SCRIPTS += tests/test_install.sh
+AM_TESTS_ENVIRONMENT += PKG_CONFIG='$(PKG_CONFIG)'; export PKG_CONFIG; \
+	INSTALL_TEST_CC='$(CC)'; export INSTALL_TEST_CC; \
+	INSTALL_TEST_CFLAGS='$(AM_CFLAGS) $(CFLAGS)'; export INSTALL_TEST_CFLAGS; \
+	INSTALL_TEST_LDFLAGS='$(AM_LDFLAGS) $(LDFLAGS)'; export INSTALL_TEST_LDFLAGS;
