@@ -5,4 +5,4 @@ noinst_PROGRAMS += bench/short-path
 bench_short_path_SOURCES = bench/short_path.c
 bench_short_path_CPPFLAGS = $(CLI_CPPFLAGS)
 bench_short_path_LDADD = cli/libskcluster.a tests/libtransport_util.a \
-	client/libskylark.la $(NANOMSG_LIBS) $(EV_LIBS) -lm
+	client/libskylark_impl.la $(NANOMSG_LIBS) $(EV_LIBS) -lm

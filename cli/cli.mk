@@ -11,7 +11,7 @@ cli_skylark_SOURCES = cli/skylark.c cli/cmd_solve.c \
 	cli/cmd_load.c cli/cmd_key.c cli/cli_common.c cli/cli_json.c
 cli_skylark_CPPFLAGS = $(CLI_CPPFLAGS)
 cli_skylark_LDADD = flowcore/libflowcore.la cli/libskcluster.a \
-	client/libskylark.la $(EV_LIBS) -lm
+	client/libskylark_impl.la $(EV_LIBS) -lm
 
 # A local cluster of daemons (skylark cluster, bench/short-path).
 noinst_LIBRARIES += cli/libskcluster.a
@@ -36,7 +36,7 @@ TESTS += tests/test_cli_common
 tests_test_cli_common_SOURCES = tests/test_cli_common.c cli/cli_common.c \
 	cli/cli_json.c
 tests_test_cli_common_CPPFLAGS = $(CLI_CPPFLAGS)
-tests_test_cli_common_LDADD = cli/libskcluster.a client/libskylark.la \
+tests_test_cli_common_LDADD = cli/libskcluster.a client/libskylark_impl.la \
 	tests/libtap.a $(EV_LIBS) -lm
 
 # docs/CLIENT.md's synopses against every --help.

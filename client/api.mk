@@ -3,7 +3,7 @@
 # can ask a daemon for its status. Its tests run against fake peers built
 # on sk_link, without daemons.
 
-client_libskylark_la_SOURCES += \
+client_libskylark_impl_la_SOURCES += \
 	client/sk_apiutil.c \
 	client/sk_idmap.c \
 	client/sk_frontend.c \
@@ -46,7 +46,16 @@ tests_test_client_status_SOURCES = tests/test_client_status.c \
 tests_test_client_status_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 tests_test_client_status_LDADD = $(CLIENT_TEST_LDADD) $(PTHREAD_LIBS)
 
-# An example framework using both sides of the API (public header only).
+# An example framework using both sides of the API. It includes
+# <skylark/skylark.h> as installed and links the installed library
+# (tests/test_install.sh builds it so, with pkg-config); here it gets a
+# copy of the public header under that name, and no other header.
 noinst_PROGRAMS += client/examples/upper
 client_examples_upper_SOURCES = client/examples/upper.c
+client_examples_upper_CPPFLAGS = -I$(top_builddir)/client/examples/include
 client_examples_upper_LDADD = client/libskylark.la $(EV_LIBS)
+client/examples/include/skylark/skylark.h: $(top_srcdir)/client/skylark.h
+	$(AM_V_GEN)$(MKDIR_P) client/examples/include/skylark && \
+	cp $(top_srcdir)/client/skylark.h $@
+$(client_examples_upper_OBJECTS): client/examples/include/skylark/skylark.h
+CLEANFILES += client/examples/include/skylark/skylark.h

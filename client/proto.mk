@@ -1,7 +1,7 @@
 # libskylark: the wire protocol (msgpack messages, their limits, encoders
 # and decoders) and its tests.
 
-client_libskylark_la_SOURCES += \
+client_libskylark_impl_la_SOURCES += \
 	client/sk_proto_buf.c \
 	client/sk_proto_codec.c \
 	client/sk_proto_msgs.c

@@ -31,6 +31,18 @@ extern "C" {
 
 struct ev_loop;
 
+/* SK_API marks each function of this API. libskylark is built with
+ * -fvisibility=hidden, so these are the only symbols the shared library
+ * exports: its internals (protocol, transport, logging) are not part of
+ * the ABI. tests/test_exports.sh checks that the two lists agree. */
+#ifndef SK_API
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define SK_API __attribute__((visibility("default")))
+#else
+#define SK_API
+#endif
+#endif
+
 /* Version of this header. sk_version() tells the version of the library
  * actually linked, which may differ for a shared library. */
 #define SK_VERSION_MAJOR  0
@@ -64,11 +76,11 @@ enum sk_error {
 
 /* sk_version returns the version string of the linked library, such as
  * "0.1.0". The string is static. */
-const char *sk_version(void);
+SK_API const char *sk_version(void);
 
 /* sk_strerror returns a static, human-readable description of an SK_E* code
  * (or of SK_OK). Unknown codes give "unknown error". Never returns NULL. */
-const char *sk_strerror(int err);
+SK_API const char *sk_strerror(int err);
 
 /* sk_endpoint_check tells whether endpoint is an address Skylark can
  * listen on or connect to: "tcp://HOST:PORT" (HOST a name, an IPv4
@@ -82,7 +94,7 @@ const char *sk_strerror(int err);
  * an endpoint checks it with this before anything reaches the transport,
  * and so do the daemons' options. Cost: one pass over the string; no
  * allocation, no name resolution. */
-int sk_endpoint_check(const char *endpoint, char *err, size_t errlen);
+SK_API int sk_endpoint_check(const char *endpoint, char *err, size_t errlen);
 
 /* ===================================================================== *
  * Task outcomes
@@ -100,7 +112,7 @@ typedef enum sk_outcome {
 
 /* sk_outcome_name returns "ok", "failed", "killed", "lost", "cancelled",
  * or "unknown" for another value. Static string. */
-const char *sk_outcome_name(int outcome);
+SK_API const char *sk_outcome_name(int outcome);
 
 /* A job, as its frontend numbers it: nonzero, unique within one
  * sk_frontend for its whole life, never reused. */
@@ -219,7 +231,7 @@ typedef struct sk_frontend_opts {
 } sk_frontend_opts;
 
 /* sk_frontend_opts_init fills o with the defaults above and no scheduler. */
-void sk_frontend_opts_init(sk_frontend_opts *o);
+SK_API void sk_frontend_opts_init(sk_frontend_opts *o);
 
 /* sk_frontend_create makes a frontend and starts connecting to the first
  * scheduler. loop is the caller's libev loop, which must outlive the
@@ -229,19 +241,19 @@ void sk_frontend_opts_init(sk_frontend_opts *o);
  * file cannot be used (the reason is logged); SK_EIO if an endpoint is
  * refused by nanomsg; SK_ENOMEM. Returns at once: the session comes up as
  * the loop runs (sk_frontend_wait_connected waits for it). */
-int sk_frontend_create(struct ev_loop *loop, const sk_frontend_opts *o,
-                       sk_frontend **out);
+SK_API int sk_frontend_create(struct ev_loop *loop, const sk_frontend_opts *o,
+                              sk_frontend **out);
 
 /* sk_frontend_destroy closes the session and frees the frontend. No
  * callback runs, for any job. Jobs still in flight are abandoned: the
  * scheduler notices that the frontend is gone (at once, or after its
  * heartbeat timeout), cancels their reservations and kills their running
  * tasks. NULL is a no-op. Not from inside a callback. */
-void sk_frontend_destroy(sk_frontend *fe);
+SK_API void sk_frontend_destroy(sk_frontend *fe);
 
 /* sk_frontend_loop returns the loop the frontend runs on: the caller's,
  * or in blocking mode its own, to which the caller may add watchers. */
-struct ev_loop *sk_frontend_loop(sk_frontend *fe);
+SK_API struct ev_loop *sk_frontend_loop(sk_frontend *fe);
 
 /* One task of a job. */
 typedef struct sk_task_desc {
@@ -280,7 +292,7 @@ typedef struct sk_job_desc {
 } sk_job_desc;
 
 /* sk_job_desc_init fills j with the defaults above and no task. */
-void sk_job_desc_init(sk_job_desc *j);
+SK_API void sk_job_desc_init(sk_job_desc *j);
 
 /* An attempt of a task started on a node (jc_started). */
 typedef struct sk_task_start {
@@ -350,8 +362,8 @@ typedef struct sk_job_callbacks {
  * jc_job_done callback keeps its result in the frontend after it ends
  * until sk_frontend_wait_job returns it. Cost: one copy of the job,
  * encoded once. */
-int sk_frontend_submit(sk_frontend *fe, const sk_job_desc *job,
-                       const sk_job_callbacks *cb, sk_job_id *out);
+SK_API int sk_frontend_submit(sk_frontend *fe, const sk_job_desc *job,
+                              const sk_job_callbacks *cb, sk_job_id *out);
 
 /* sk_frontend_cancel asks for the job to be cancelled, with reason (NULL:
  * ""). A job still waiting in the frontend ends at once (every task
@@ -360,13 +372,14 @@ int sk_frontend_submit(sk_frontend *fe, const sk_job_desc *job,
  * for those not yet finished (a running task is killed), their real
  * outcome for those that finished first. Returns 0 (also when a cancel is
  * already under way), SK_ENOTFOUND if the job is not in flight. */
-int sk_frontend_cancel(sk_frontend *fe, sk_job_id job, const char *reason);
+SK_API int sk_frontend_cancel(sk_frontend *fe, sk_job_id job,
+                              const char *reason);
 
 /* sk_frontend_wait_connected runs the loop until a session with a
  * scheduler is up, at most timeout seconds (< 0: no limit). Returns 0,
  * SK_ETIMEDOUT, or SK_EROLE when every endpoint answered as another kind
  * of daemon (sk_frontend_error says which). Not from inside a callback. */
-int sk_frontend_wait_connected(sk_frontend *fe, double timeout);
+SK_API int sk_frontend_wait_connected(sk_frontend *fe, double timeout);
 
 /* sk_frontend_wait_job runs the loop until job has ended, at most timeout
  * seconds (< 0: no limit). Returns 0 and, if out is not NULL, the job's
@@ -374,13 +387,13 @@ int sk_frontend_wait_connected(sk_frontend *fe, double timeout);
  * SK_ETIMEDOUT; SK_ENOTFOUND if the frontend has no such job: never
  * submitted, or ended and its result already handed over to jc_job_done
  * before this call or to an earlier wait. Not from inside a callback. */
-int sk_frontend_wait_job(sk_frontend *fe, sk_job_id job, double timeout,
-                         sk_job_result *out);
+SK_API int sk_frontend_wait_job(sk_frontend *fe, sk_job_id job, double timeout,
+                                sk_job_result *out);
 
 /* sk_frontend_wait_idle runs the loop until no job is in flight, at most
  * timeout seconds (< 0: no limit). Returns 0 or SK_ETIMEDOUT. Not from
  * inside a callback. */
-int sk_frontend_wait_idle(sk_frontend *fe, double timeout);
+SK_API int sk_frontend_wait_idle(sk_frontend *fe, double timeout);
 
 /* Counters of a frontend, monotonic except the gauges. */
 typedef struct sk_frontend_stats {
@@ -410,12 +423,12 @@ typedef struct sk_frontend_stats {
 } sk_frontend_stats;
 
 /* sk_frontend_stats_get fills out. */
-void sk_frontend_stats_get(sk_frontend *fe, sk_frontend_stats *out);
+SK_API void sk_frontend_stats_get(sk_frontend *fe, sk_frontend_stats *out);
 
 /* sk_frontend_error returns a description of the last error a function
  * of fe returned, such as "task 7: spec of 70000 bytes is over the limit
  * of 65536". Valid until the next call on fe; "" if none. */
-const char *sk_frontend_error(const sk_frontend *fe);
+SK_API const char *sk_frontend_error(const sk_frontend *fe);
 
 /* ===================================================================== *
  * Executor side: run a framework's tasks on a worker
@@ -472,7 +485,7 @@ typedef struct sk_executor_opts {
 
 /* sk_executor_opts_init fills o with the defaults and no endpoint or
  * framework. */
-void sk_executor_opts_init(sk_executor_opts *o);
+SK_API void sk_executor_opts_init(sk_executor_opts *o);
 
 /* A task to run (ec_launch). Valid during the call only. */
 typedef struct sk_launch_info {
@@ -502,16 +515,17 @@ typedef struct sk_executor_callbacks {
  * comes up. loop as for sk_frontend_create. Returns 0 with the executor
  * in *out; SK_EINVAL (no endpoint, a bad framework or name, no ec_launch);
  * SK_EIO (nanomsg refused the endpoint); SK_ENOMEM. */
-int sk_executor_create(struct ev_loop *loop, const sk_executor_opts *o,
-                       const sk_executor_callbacks *cb, sk_executor **out);
+SK_API int sk_executor_create(struct ev_loop *loop, const sk_executor_opts *o,
+                              const sk_executor_callbacks *cb,
+                              sk_executor **out);
 
 /* sk_executor_destroy closes the session and frees the executor, with no
  * callback. The node monitor reports the tasks still running here as
  * LOST. NULL is a no-op. Not from inside a callback. */
-void sk_executor_destroy(sk_executor *ex);
+SK_API void sk_executor_destroy(sk_executor *ex);
 
 /* sk_executor_loop returns the loop the executor runs on. */
-struct ev_loop *sk_executor_loop(sk_executor *ex);
+SK_API struct ev_loop *sk_executor_loop(sk_executor *ex);
 
 /* sk_executor_finish reports the end of a running attempt: outcome
  * (normally OK, FAILED or KILLED), exit code, and output, of which the
@@ -521,29 +535,29 @@ struct ev_loop *sk_executor_loop(sk_executor *ex);
  * already finished, or forgotten when the session ended); SK_EINVAL for
  * an outcome out of range. The report is queued if the transport pushes
  * back, and dropped (counted) only if the session ends first. */
-int sk_executor_finish(sk_executor *ex, sk_job_id job, uint32_t task,
-                       uint32_t attempt, sk_outcome outcome, int exit_code,
-                       const void *output, size_t len);
+SK_API int sk_executor_finish(sk_executor *ex, sk_job_id job, uint32_t task,
+                              uint32_t attempt, sk_outcome outcome,
+                              int exit_code, const void *output, size_t len);
 
 /* sk_executor_wait_registered runs the loop until the registration is
  * up, at most timeout seconds (< 0: no limit). Returns 0, SK_ETIMEDOUT,
  * or SK_EROLE when the peer at the endpoint is not a node monitor. Not
  * from inside a callback. */
-int sk_executor_wait_registered(sk_executor *ex, double timeout);
+SK_API int sk_executor_wait_registered(sk_executor *ex, double timeout);
 
 /* sk_executor_error describes the last thing that kept the executor from
  * registering, such as "tcp://127.0.0.1:7100: that is a scheduler, not a
  * node monitor"; "" if none. Valid until the next call on ex. */
-const char *sk_executor_error(const sk_executor *ex);
+SK_API const char *sk_executor_error(const sk_executor *ex);
 
 /* sk_executor_run runs the loop for timeout seconds (< 0: until
  * sk_executor_stop). Returns 0 when stopped, SK_ETIMEDOUT when the time
  * is up. Not from inside a callback. */
-int sk_executor_run(sk_executor *ex, double timeout);
+SK_API int sk_executor_run(sk_executor *ex, double timeout);
 
 /* sk_executor_stop makes sk_executor_run return after the current
  * callback. */
-void sk_executor_stop(sk_executor *ex);
+SK_API void sk_executor_stop(sk_executor *ex);
 
 /* Counters of an executor. */
 typedef struct sk_executor_stats {
@@ -563,7 +577,7 @@ typedef struct sk_executor_stats {
 } sk_executor_stats;
 
 /* sk_executor_stats_get fills out. */
-void sk_executor_stats_get(sk_executor *ex, sk_executor_stats *out);
+SK_API void sk_executor_stats_get(sk_executor *ex, sk_executor_stats *out);
 
 /* ===================================================================== *
  * Status: what a daemon says about itself
@@ -580,39 +594,40 @@ typedef struct sk_status sk_status;
  * private loop (it blocks the calling thread). Returns 0 with the answer
  * in *out; SK_EINVAL (bad endpoint or timeout); SK_EIO; SK_ETIMEDOUT (no
  * answer: the daemon is down or busy); SK_ENOMEM. Any thread. */
-int sk_status_fetch(const char *endpoint, double timeout, int table,
-                    sk_status **out);
+SK_API int sk_status_fetch(const char *endpoint, double timeout, int table,
+                           sk_status **out);
 
 /* sk_status_fetch_keyed is sk_status_fetch over a session authenticated
  * with the cluster key in key_file (NULL: as sk_status_fetch). Also
  * returns SK_ECONFIG when the key file cannot be used, and SK_EREJECTED
  * when the daemon does not hold the same key (or has none). */
-int sk_status_fetch_keyed(const char *endpoint, const char *key_file,
+SK_API int sk_status_fetch_keyed(const char *endpoint, const char *key_file,
                           double timeout, int table, sk_status **out);
 
 /* sk_status_free releases s. NULL is a no-op. */
-void sk_status_free(sk_status *s);
+SK_API void sk_status_free(sk_status *s);
 
 /* The daemon's role ("scheduler", "nodemon", "flowd", "frontend",
  * "executor"), its name, and the time of the answer (its wall clock, us
  * since the epoch). */
-const char *sk_status_role(const sk_status *s);
-const char *sk_status_name(const sk_status *s);
-uint64_t sk_status_time_us(const sk_status *s);
+SK_API const char *sk_status_role(const sk_status *s);
+SK_API const char *sk_status_name(const sk_status *s);
+SK_API uint64_t sk_status_time_us(const sk_status *s);
 
 /* The key/value pairs, in the daemon's order: sk_status_nkv of them;
  * sk_status_key and sk_status_value return NULL for i out of range.
  * sk_status_get returns the value of key, or NULL. */
-unsigned sk_status_nkv(const sk_status *s);
-const char *sk_status_key(const sk_status *s, unsigned i);
-const char *sk_status_value(const sk_status *s, unsigned i);
-const char *sk_status_get(const sk_status *s, const char *key);
+SK_API unsigned sk_status_nkv(const sk_status *s);
+SK_API const char *sk_status_key(const sk_status *s, unsigned i);
+SK_API const char *sk_status_value(const sk_status *s, unsigned i);
+SK_API const char *sk_status_get(const sk_status *s, const char *key);
 
 /* The table: its columns and rows; NULL for indices out of range. */
-unsigned sk_status_ncolumns(const sk_status *s);
-const char *sk_status_column(const sk_status *s, unsigned col);
-unsigned sk_status_nrows(const sk_status *s);
-const char *sk_status_cell(const sk_status *s, unsigned row, unsigned col);
+SK_API unsigned sk_status_ncolumns(const sk_status *s);
+SK_API const char *sk_status_column(const sk_status *s, unsigned col);
+SK_API unsigned sk_status_nrows(const sk_status *s);
+SK_API const char *sk_status_cell(const sk_status *s, unsigned row,
+                                  unsigned col);
 
 #ifdef __cplusplus
 }

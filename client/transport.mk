@@ -1,7 +1,7 @@
 # The transport of libskylark: opaque messages between named peers over
 # nanomsg in a libev loop (see docs/TRANSPORT.md), its tests and helper.
 
-client_libskylark_la_SOURCES += \
+client_libskylark_impl_la_SOURCES += \
 	client/sk_keyfile.c \
 	client/sk_tauth.c \
 	client/sk_tframe.c \
@@ -44,7 +44,7 @@ tests_test_transport_proc_SOURCES = tests/test_transport_proc.c
 tests_test_transport_proc_LDADD = $(SK_TRANSPORT_TEST_LDADD)
 
 # Typed messages over the transport (decode on receipt, counted drops).
-client_libskylark_la_SOURCES += client/sk_link.c
+client_libskylark_impl_la_SOURCES += client/sk_link.c
 noinst_HEADERS += client/sk_link.h
 
 check_PROGRAMS += tests/test_link

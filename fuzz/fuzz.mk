@@ -20,152 +20,152 @@ EXTRA_DIST += fuzz/corpus
 #   fuzz/gen_corpus $(top_srcdir)/fuzz/corpus
 noinst_PROGRAMS += fuzz/gen_corpus
 fuzz_gen_corpus_SOURCES = fuzz/gen_corpus.c
-fuzz_gen_corpus_LDADD = tests/libprotogen.a client/libskylark.la
+fuzz_gen_corpus_LDADD = tests/libprotogen.a client/libskylark_impl.la
 
 if ENABLE_FUZZING
 # The sealed transport's handshake: a stranger's HELLO and first frame.
 noinst_PROGRAMS += fuzz/fuzz_handshake
 fuzz_fuzz_handshake_SOURCES = fuzz/fuzz_handshake.c
-fuzz_fuzz_handshake_LDADD = client/libskylark.la
+fuzz_fuzz_handshake_LDADD = client/libskylark_impl.la
 fuzz_fuzz_handshake_LDFLAGS = $(FUZZER_LINK)
 
 # The wire protocol: the generic decoder, then one target per message type.
 noinst_PROGRAMS += fuzz/fuzz_proto
 fuzz_fuzz_proto_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=0
-fuzz_fuzz_proto_LDADD = client/libskylark.la
+fuzz_fuzz_proto_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_hello
 fuzz_fuzz_proto_hello_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_hello_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_HELLO
-fuzz_fuzz_proto_hello_LDADD = client/libskylark.la
+fuzz_fuzz_proto_hello_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_hello_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_submit_job
 fuzz_fuzz_proto_submit_job_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_submit_job_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_SUBMIT_JOB
-fuzz_fuzz_proto_submit_job_LDADD = client/libskylark.la
+fuzz_fuzz_proto_submit_job_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_submit_job_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_job_accepted
 fuzz_fuzz_proto_job_accepted_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_job_accepted_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_JOB_ACCEPTED
-fuzz_fuzz_proto_job_accepted_LDADD = client/libskylark.la
+fuzz_fuzz_proto_job_accepted_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_job_accepted_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_job_rejected
 fuzz_fuzz_proto_job_rejected_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_job_rejected_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_JOB_REJECTED
-fuzz_fuzz_proto_job_rejected_LDADD = client/libskylark.la
+fuzz_fuzz_proto_job_rejected_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_job_rejected_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_enqueue_reservation
 fuzz_fuzz_proto_enqueue_reservation_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_enqueue_reservation_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_ENQUEUE_RESERVATION
-fuzz_fuzz_proto_enqueue_reservation_LDADD = client/libskylark.la
+fuzz_fuzz_proto_enqueue_reservation_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_enqueue_reservation_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_get_task
 fuzz_fuzz_proto_get_task_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_get_task_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_GET_TASK
-fuzz_fuzz_proto_get_task_LDADD = client/libskylark.la
+fuzz_fuzz_proto_get_task_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_get_task_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_task_reply
 fuzz_fuzz_proto_task_reply_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_task_reply_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_TASK_REPLY
-fuzz_fuzz_proto_task_reply_LDADD = client/libskylark.la
+fuzz_fuzz_proto_task_reply_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_task_reply_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_cancel_reservations
 fuzz_fuzz_proto_cancel_reservations_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_cancel_reservations_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_CANCEL_RESERVATIONS
-fuzz_fuzz_proto_cancel_reservations_LDADD = client/libskylark.la
+fuzz_fuzz_proto_cancel_reservations_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_cancel_reservations_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_launch_task
 fuzz_fuzz_proto_launch_task_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_launch_task_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_LAUNCH_TASK
-fuzz_fuzz_proto_launch_task_LDADD = client/libskylark.la
+fuzz_fuzz_proto_launch_task_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_launch_task_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_task_started
 fuzz_fuzz_proto_task_started_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_task_started_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_TASK_STARTED
-fuzz_fuzz_proto_task_started_LDADD = client/libskylark.la
+fuzz_fuzz_proto_task_started_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_task_started_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_task_finished
 fuzz_fuzz_proto_task_finished_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_task_finished_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_TASK_FINISHED
-fuzz_fuzz_proto_task_finished_LDADD = client/libskylark.la
+fuzz_fuzz_proto_task_finished_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_task_finished_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_cancel_job
 fuzz_fuzz_proto_cancel_job_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_cancel_job_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_CANCEL_JOB
-fuzz_fuzz_proto_cancel_job_LDADD = client/libskylark.la
+fuzz_fuzz_proto_cancel_job_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_cancel_job_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_job_done
 fuzz_fuzz_proto_job_done_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_job_done_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_JOB_DONE
-fuzz_fuzz_proto_job_done_LDADD = client/libskylark.la
+fuzz_fuzz_proto_job_done_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_job_done_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_kill_task
 fuzz_fuzz_proto_kill_task_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_kill_task_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_KILL_TASK
-fuzz_fuzz_proto_kill_task_LDADD = client/libskylark.la
+fuzz_fuzz_proto_kill_task_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_kill_task_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_reserve
 fuzz_fuzz_proto_reserve_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_reserve_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_RESERVE
-fuzz_fuzz_proto_reserve_LDADD = client/libskylark.la
+fuzz_fuzz_proto_reserve_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_reserve_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_reserve_ack
 fuzz_fuzz_proto_reserve_ack_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_reserve_ack_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_RESERVE_ACK
-fuzz_fuzz_proto_reserve_ack_LDADD = client/libskylark.la
+fuzz_fuzz_proto_reserve_ack_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_reserve_ack_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_reserve_reject
 fuzz_fuzz_proto_reserve_reject_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_reserve_reject_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_RESERVE_REJECT
-fuzz_fuzz_proto_reserve_reject_LDADD = client/libskylark.la
+fuzz_fuzz_proto_reserve_reject_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_reserve_reject_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_release
 fuzz_fuzz_proto_release_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_release_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_RELEASE
-fuzz_fuzz_proto_release_LDADD = client/libskylark.la
+fuzz_fuzz_proto_release_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_release_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_heartbeat
 fuzz_fuzz_proto_heartbeat_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_heartbeat_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_HEARTBEAT
-fuzz_fuzz_proto_heartbeat_LDADD = client/libskylark.la
+fuzz_fuzz_proto_heartbeat_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_heartbeat_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_membership
 fuzz_fuzz_proto_membership_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_membership_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_MEMBERSHIP
-fuzz_fuzz_proto_membership_LDADD = client/libskylark.la
+fuzz_fuzz_proto_membership_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_membership_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_status_request
 fuzz_fuzz_proto_status_request_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_status_request_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_STATUS_REQUEST
-fuzz_fuzz_proto_status_request_LDADD = client/libskylark.la
+fuzz_fuzz_proto_status_request_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_status_request_LDFLAGS = $(FUZZER_LINK)
 
 noinst_PROGRAMS += fuzz/fuzz_proto_status_reply
 fuzz_fuzz_proto_status_reply_SOURCES = fuzz/fuzz_proto.c
 fuzz_fuzz_proto_status_reply_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_MSG_TYPE=SK_MSG_STATUS_REPLY
-fuzz_fuzz_proto_status_reply_LDADD = client/libskylark.la
+fuzz_fuzz_proto_status_reply_LDADD = client/libskylark_impl.la
 fuzz_fuzz_proto_status_reply_LDFLAGS = $(FUZZER_LINK)
 
 fuzz:
@@ -207,7 +207,7 @@ fuzz_libcorefuzz_a_SOURCES = \
 fuzz_libcorefuzz_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/scheduler \
 	-I$(top_srcdir)/nodemon
 CORE_FUZZ_LDADD = fuzz/libcorefuzz.a scheduler/libsched.la \
-	nodemon/libnodemon.la client/libskylark.la
+	nodemon/libnodemon.la client/libskylark_impl.la
 
 check_PROGRAMS += tests/test_core_fuzz
 TESTS += tests/test_core_fuzz

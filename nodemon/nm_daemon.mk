@@ -9,4 +9,4 @@ nodemon_skylark_nodemon_SOURCES = \
 nodemon_skylark_nodemon_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/nodemon
 nodemon_skylark_nodemon_LDFLAGS = $(AM_LDFLAGS) -static
 nodemon_skylark_nodemon_LDADD = nodemon/libnodemon.la daemon/libskdaemon.la \
-	client/libskylark.la $(EV_LIBS)
+	client/libskylark_impl.la $(EV_LIBS)

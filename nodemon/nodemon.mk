@@ -14,7 +14,7 @@ nodemon_libnodemon_la_SOURCES = \
 	nodemon/nm_prefetch.c \
 	nodemon/nm_queue.c nodemon/nm_queue.h \
 	nodemon/nm_report.c
-nodemon_libnodemon_la_LIBADD = client/libskylark.la
+# Its users link client/libskylark_impl.la after it (see scheduler.mk).
 
 NM_TEST_LDADD = nodemon/libnodemon.la $(SK_TEST_LDADD)
 
@@ -47,4 +47,4 @@ tests_test_nm_htab_LDADD = $(NM_TEST_LDADD)
 noinst_PROGRAMS += bench/nm_core
 bench_nm_core_SOURCES = bench/nm_core.c
 bench_nm_core_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
-bench_nm_core_LDADD = nodemon/libnodemon.la client/libskylark.la
+bench_nm_core_LDADD = nodemon/libnodemon.la client/libskylark_impl.la

@@ -9,4 +9,4 @@ scheduler_skylark_sched_SOURCES = scheduler/sched_main.c
 scheduler_skylark_sched_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/scheduler
 scheduler_skylark_sched_LDFLAGS = $(AM_LDFLAGS) -static
 scheduler_skylark_sched_LDADD = scheduler/libsched.la daemon/libskdaemon.la \
-	client/libskylark.la $(EV_LIBS)
+	client/libskylark_impl.la $(EV_LIBS)

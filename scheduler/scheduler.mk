@@ -15,7 +15,9 @@ scheduler_libsched_la_SOURCES = \
 	scheduler/sched_prefetch.c \
 	scheduler/sched_scratch.c \
 	scheduler/sched_status.c
-scheduler_libsched_la_LIBADD = client/libskylark.la -lm
+# Its users link client/libskylark_impl.la after it: a convenience library
+# added to another is copied into it, and the simulator links both cores.
+scheduler_libsched_la_LIBADD = -lm
 
 SCHED_TEST_LDADD = scheduler/libsched.la $(SK_TEST_LDADD)
 

@@ -26,7 +26,7 @@ sim_libsim_la_SOURCES = \
 sim_libsim_la_CPPFLAGS = $(SIM_CPPFLAGS)
 sim_libsim_la_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 sim_libsim_la_LIBADD = scheduler/libsched.la nodemon/libnodemon.la \
-	client/libskylark.la -lm $(PTHREAD_LIBS)
+	client/libskylark_impl.la -lm $(PTHREAD_LIBS)
 
 bin_PROGRAMS += sim/skylark-sim
 sim_skylark_sim_SOURCES = sim/sim_main.c

@@ -5,7 +5,7 @@ noinst_LIBRARIES += tests/libtap.a
 tests_libtap_a_SOURCES = tests/tap.c tests/tap.h
 
 # Tests of libskylark link the library and the TAP helper.
-SK_TEST_LDADD = client/libskylark.la tests/libtap.a
+SK_TEST_LDADD = client/libskylark_impl.la tests/libtap.a
 
 check_PROGRAMS += tests/test_common
 TESTS += tests/test_common

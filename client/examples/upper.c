@@ -14,11 +14,12 @@
  *
  * $SKYLARK_KEY_FILE names the cluster key of an authenticated cluster.
  *
- * Only the public header skylark.h is used.
+ * Only the public header is used, as installed: build it with
+ *   cc upper.c $(pkg-config --cflags --libs skylark)
  */
 #include <ctype.h>
 #include <ev.h>
-#include <skylark.h>
+#include <skylark/skylark.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -26,12 +26,14 @@ flowcore_flowd_libflowd_la_SOURCES = \
 	flowcore/flowd/fd_status.c \
 	flowcore/flowd/fd_dump.c
 flowcore_flowd_libflowd_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd
-flowcore_flowd_libflowd_la_LIBADD = flowcore/libflowcore.la client/libskylark.la
+# Its users link libskylark's internals (client/libskylark_impl.la) after
+# it: a convenience library added here would be copied into this one.
+flowcore_flowd_libflowd_la_LIBADD = flowcore/libflowcore.la
 
 # Tests of the core: driven with messages and times, no sockets.
 FD_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd
 FD_TEST_LDADD = flowcore/flowd/libflowd.la tests/libfctest.a \
-	flowcore/libflowcore.la client/libskylark.la tests/libtap.a
+	flowcore/libflowcore.la client/libskylark_impl.la tests/libtap.a
 
 noinst_LIBRARIES += tests/libfdtest.a
 tests_libfdtest_a_SOURCES = tests/fd_testutil.c tests/fd_testutil.h
