@@ -73,3 +73,9 @@ tests_libnetns_a_SOURCES = tests/netns.c tests/netns.h
 
 NETNS_TEST_LDADD = tests/libnetns.a $(DH_TEST_LDADD)
 NETNS_TEST_DEPS = $(DH_TEST_DEPS) cli/skylark
+
+check_PROGRAMS += tests/test_netns_hosts
+TESTS += tests/test_netns_hosts
+tests_test_netns_hosts_SOURCES = tests/test_netns_hosts.c
+tests_test_netns_hosts_LDADD = $(NETNS_TEST_LDADD)
+EXTRA_tests_test_netns_hosts_DEPENDENCIES = $(NETNS_TEST_DEPS)
