@@ -161,21 +161,26 @@ static void on_signal(int sig)
 }
 
 /* Deletes namespaces "skn<pid>-*" of tests that are gone (killed by
- * SIGKILL, which no handler sees). */
+ * SIGKILL, which no handler sees). Names are read first: deleting while
+ * reading the folder would skip some. */
 static void sweep_stale(void)
 {
+    char stale[64][256];
+    int n = 0;
     DIR *d = opendir(NETNS_DIR);
     if (d == NULL)
         return;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    for (struct dirent *e; n < 64 && (e = readdir(d)) != NULL;) {
         int pid, used = 0;
-        if (sscanf(e->d_name, PREFIX "%d-%n", &pid, &used) != 1 || used == 0 ||
-            pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
-            continue;
-        tap_diag("deleting namespace %s of a test that is gone", e->d_name);
-        delete_netns(e->d_name);
+        if (sscanf(e->d_name, PREFIX "%d-%n", &pid, &used) == 1 && used > 0 &&
+            pid > 0 && kill(pid, 0) != 0 && errno == ESRCH)
+            snprintf(stale[n++], sizeof stale[0], "%s", e->d_name);
     }
     closedir(d);
+    for (int i = 0; i < n; i++) {
+        tap_diag("deleting namespace %s of a test that is gone", stale[i]);
+        delete_netns(stale[i]);
+    }
 }
 
 /* ---- set-up ------------------------------------------------------------- */
