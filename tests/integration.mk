@@ -79,3 +79,9 @@ TESTS += tests/test_netns_hosts
 tests_test_netns_hosts_SOURCES = tests/test_netns_hosts.c
 tests_test_netns_hosts_LDADD = $(NETNS_TEST_LDADD)
 EXTRA_tests_test_netns_hosts_DEPENDENCIES = $(NETNS_TEST_DEPS)
+
+check_PROGRAMS += tests/test_netns_partition
+TESTS += tests/test_netns_partition
+tests_test_netns_partition_SOURCES = tests/test_netns_partition.c
+tests_test_netns_partition_LDADD = $(NETNS_TEST_LDADD)
+EXTRA_tests_test_netns_partition_DEPENDENCIES = $(NETNS_TEST_DEPS)
