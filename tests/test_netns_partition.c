@@ -130,7 +130,7 @@ int main(void)
     for (int i = 0; i < NNODES; i++)
         hn[i] = nh_host_add(names[i]);
     nh_enter(hd);
-    tap_plan(10);
+    tap_plan(11);
     start_cluster();
 
     dh_client *fe = dh_client_new("frontend", "fe");
@@ -143,6 +143,12 @@ int main(void)
     int64_t n = -1;
     bool up = sp != 0 && dh_wait_status(fe, sp, "nodes", NNODES, 10, &n);
     tap_ok(up, "the scheduler on host a has %lld node monitors", (long long)n);
+    char want[80];
+    snprintf(want, sizeof want, "name a, 0 slots, at tcp://%s:%d)", ha->nh_addr,
+             SCHED_PORT);
+    tap_ok(dh_log_has(&nodes[0], want) && dh_log_has(&nodes[2], want),
+           "the scheduler, on 0.0.0.0, advertises tcp://%s:%d", ha->nh_addr,
+           SCHED_PORT);
 
     snprintf(cmd, sizeof cmd,
              "echo start $SKYLARK_TASK_INDEX $SKYLARK_ATTEMPT $SKYLARK_NODE "
