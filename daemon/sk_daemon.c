@@ -4,6 +4,7 @@
  * STATUS_REPLY with the shell's counters.
  */
 #include "sk_daemon.h"
+#include "sk_advertise.h"
 #include "sk_log.h"
 #include "sk_peermap.h"
 #include "skylark.h"
@@ -36,6 +37,8 @@ struct sk_daemon {
     sk_daemon_core d_core;
     sk_daemon_hooks d_hooks;
     sk_hello d_hello;
+    char d_adv[SK_MAX_ADDRS][SK_MAX_ADDR_LEN + 1]; /* d_hello's he_addrs */
+    const char *d_advp[SK_MAX_ADDRS];
     sk_peer d_local;
     sk_peermap d_peers;
     ev_timer d_timer;
@@ -78,6 +81,23 @@ static void peer_label(sk_daemon *d, sk_peer_id tid, char *buf, size_t len)
         snprintf(buf, len, "%s %s", pi.pi_role, pi.pi_name);
     else
         snprintf(buf, len, "peer %" PRIu64, tid);
+}
+
+/* The addresses of a HELLO, space-separated ("none" without any), for
+ * the log and status: where a peer says others reach it. */
+static void join_addrs(const sk_hello *h, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < h->he_naddrs && n + 1 < len; i++) {
+        int w = snprintf(buf + n, len - n, "%s%s", i > 0 ? " " : "",
+                         h->he_addrs[i]);
+        if (w < 0)
+            break;
+        n += (size_t)w;
+    }
+    if (buf[0] == '\0')
+        snprintf(buf, len, "none");
 }
 
 static void send_hello(sk_daemon *d, sk_peer_id tid)
@@ -139,6 +159,9 @@ static const sk_msg *status_extend(sk_daemon *d, const sk_msg *m)
                          (double)(now - d->d_started) / 1e6);
     sk_daemon_status_add(d, "daemon.listen", "%s",
                          d->d_listen != NULL ? d->d_listen : "");
+    char addrs[SK_MAX_STATUS_LEN + 1];
+    join_addrs(&d->d_hello, addrs, sizeof addrs);
+    sk_daemon_status_add(d, "daemon.advertised", "%s", addrs);
     add_u64(d, "daemon.peers", d->d_peers.pm_count);
     add_u64(d, "daemon.send_failed", d->d_st.ds_send_failed);
     add_u64(d, "daemon.unroutable", d->d_st.ds_unroutable);
@@ -345,8 +368,10 @@ static void on_hello(sk_daemon *d, sk_peer_id tid, sk_peer ref, uint32_t *flags,
         char who[LABEL_LEN];
         peer_label(d, tid, who, sizeof who);
         keep_label(d, ref, who);
-        sk_info("%s registered (role %u, id %u, name %s, %u slots)", who,
-                h->he_role, h->he_id, h->he_name, h->he_slots);
+        char addrs[512];
+        join_addrs(h, addrs, sizeof addrs);
+        sk_info("%s registered (role %u, id %u, name %s, %u slots, at %s)", who,
+                h->he_role, h->he_id, h->he_name, h->he_slots, addrs);
     }
     d->d_st.ds_hellos++;
     d->d_core.dc_peer_up(d->d_core.dc_core, ref, h, now);
@@ -460,6 +485,13 @@ int sk_daemon_create(struct ev_loop *loop, const sk_daemon_config *cfg,
     if (hooks != NULL)
         d->d_hooks = *hooks;
     d->d_hello = cfg->dc_hello;
+    if (cfg->dc_listen != NULL && cfg->dc_listen[0] != '\0') {
+        int n = sk_advertise(cfg->dc_listen, d->d_adv, SK_MAX_ADDRS);
+        for (int i = 0; i < n; i++)
+            d->d_advp[i] = d->d_adv[i];
+        d->d_hello.he_addrs = d->d_advp;
+        d->d_hello.he_naddrs = (uint32_t)n;
+    }
     d->d_local = cfg->dc_local;
     d->d_listen = cfg->dc_listen;
     d->d_armed = SK_TIME_NEVER;
@@ -510,8 +542,14 @@ int sk_daemon_create(struct ev_loop *loop, const sk_daemon_config *cfg,
     ev_signal_init(&d->d_sigint, on_signal, SIGINT);
     d->d_sigint.data = d;
     ev_signal_start(loop, &d->d_sigint);
-    if (cfg->dc_listen != NULL && cfg->dc_listen[0] != '\0')
+    if (cfg->dc_listen != NULL && cfg->dc_listen[0] != '\0') {
+        char addrs[SK_MAX_ADDRS * (SK_MAX_ADDR_LEN + 1)];
+        join_addrs(&d->d_hello, addrs, sizeof addrs);
+        if (strcmp(addrs, cfg->dc_listen) != 0)
+            sk_info("advertising %s to peers (listening on %s)", addrs,
+                    cfg->dc_listen);
         sk_info("listening on %s", cfg->dc_listen);
+    }
     *out = d;
     return 0;
 }

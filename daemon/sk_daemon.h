@@ -83,7 +83,9 @@ typedef struct sk_daemon_config {
     const char *dc_listen;            /* endpoint to bind, or NULL */
     const char *const *dc_connect;    /* endpoints to connect to */
     uint32_t dc_nconnect;
-    sk_hello dc_hello; /* ours; its strings must outlive the shell */
+    sk_hello dc_hello; /* ours; its strings must outlive the shell. With
+                          dc_listen, its he_addrs are replaced by
+                          sk_advertise(dc_listen) (sk_advertise.h) */
     sk_peer dc_local;  /* a core reference served by dh_local, or 0 */
 } sk_daemon_config;
 

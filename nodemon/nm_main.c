@@ -346,7 +346,6 @@ int main(int argc, char **argv)
         goto out_loop;
     }
 
-    const char *addrs[1] = {ds.ds_listen};
     sk_daemon_config dc = {
         .dc_transport = tc,
         .dc_listen = ds.ds_listen,
@@ -358,8 +357,6 @@ int main(int argc, char **argv)
                 .he_id = (uint32_t)cfg.nc_node_id,
                 .he_incarnation = sk_daemon_now(),
                 .he_name = cfg.nc_node,
-                .he_addrs = addrs,
-                .he_naddrs = 1,
                 .he_slots = (uint32_t)cfg.nc_slots,
                 .he_res = {(uint32_t)cfg.nc_cpu_milli, (uint32_t)cfg.nc_mem_mb},
                 .he_labels = (const char **)labels.sl_items,

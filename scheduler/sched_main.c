@@ -118,7 +118,6 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    const char *addrs[1] = {ds.ds_listen};
     sk_daemon_config dc = {
         .dc_transport = tc,
         .dc_listen = ds.ds_listen,
@@ -128,8 +127,6 @@ int main(int argc, char **argv)
                 .he_id = (uint32_t)cfg.sc_id,
                 .he_incarnation = sk_daemon_now(),
                 .he_name = cfg.sc_name,
-                .he_addrs = addrs,
-                .he_naddrs = 1,
                 .he_framework = "",
             },
     };

@@ -3,6 +3,7 @@
  * client on sk_link (see daemon_harness.h).
  */
 #include "daemon_harness.h"
+#include "sk_keyfile.h"
 #include "sk_log.h"
 #include "tap.h"
 #include "transport_util.h"
@@ -30,6 +31,24 @@ static int nprocs;
 static double heartbeat = 1.0;
 static int misses = 3;
 static char hb_arg[64], misses_arg[64];
+static int (*child_hook)(void *);
+static void *child_hook_arg;
+static int keyed;
+static uint8_t client_key[SK_KEY_BYTES];
+
+void dh_set_child_hook(int (*hook)(void *), void *arg)
+{
+    child_hook = hook;
+    child_hook_arg = arg;
+}
+
+void dh_set_key_file(const char *path)
+{
+    keyed = path != NULL;
+    char err[512];
+    if (keyed && sk_keyfile_read(path, client_key, err, sizeof err) != 0)
+        tap_bail_out("%s", err);
+}
 
 void dh_set_heartbeat(double seconds, int n)
 {
@@ -137,6 +156,8 @@ int dh_spawn(dh_proc *p, const char *log_name, char *const argv[])
         dup2(in, 0);
         dup2(fd, 1);
         dup2(fd, 2);
+        if (child_hook != NULL && child_hook(child_hook_arg) != 0)
+            _exit(127);
         execv(argv[0], argv);
         _exit(127);
     }
@@ -253,13 +274,12 @@ static int start(dh_proc *p, const char *name, char **argv, int argc,
     return 0;
 }
 
-int dh_start_sched(dh_proc *p, const char *name, int id,
-                   const char *const *extra)
+int dh_start_sched_at(dh_proc *p, const char *name, int id, const char *listen,
+                      const char *const *extra)
 {
     memset(p, 0, sizeof *p);
     snprintf(p->dp_name, sizeof p->dp_name, "%s", name);
-    snprintf(p->dp_endpoint, sizeof p->dp_endpoint, "tcp://127.0.0.1:%d",
-             tu_free_port());
+    snprintf(p->dp_endpoint, sizeof p->dp_endpoint, "%s", listen);
     char ids[16];
     snprintf(ids, sizeof ids, "%d", id);
     char *argv[64] = {sched_path, "--listen", p->dp_endpoint,
@@ -270,14 +290,21 @@ int dh_start_sched(dh_proc *p, const char *name, int id,
     return start(p, name, argv, argc, extra);
 }
 
-int dh_start_nodemon(dh_proc *p, const char *name, int id, int slots,
-                     const dh_proc *const *scheds, int n,
-                     const char *const *extra)
+int dh_start_sched(dh_proc *p, const char *name, int id,
+                   const char *const *extra)
+{
+    char listen[64];
+    snprintf(listen, sizeof listen, "tcp://127.0.0.1:%d", tu_free_port());
+    return dh_start_sched_at(p, name, id, listen, extra);
+}
+
+int dh_start_nodemon_at(dh_proc *p, const char *name, int id, int slots,
+                        const char *listen, const char *const *scheds, int n,
+                        const char *const *extra)
 {
     memset(p, 0, sizeof *p);
     snprintf(p->dp_name, sizeof p->dp_name, "%s", name);
-    snprintf(p->dp_endpoint, sizeof p->dp_endpoint, "tcp://127.0.0.1:%d",
-             tu_free_port());
+    snprintf(p->dp_endpoint, sizeof p->dp_endpoint, "%s", listen);
     char ids[16], slot_s[16];
     snprintf(ids, sizeof ids, "%d", id);
     snprintf(slot_s, sizeof slot_s, "%d", slots);
@@ -288,9 +315,23 @@ int dh_start_nodemon(dh_proc *p, const char *name, int id, int slots,
     heartbeat_args(argv, &argc);
     for (int i = 0; i < n && argc < 40; i++) {
         argv[argc++] = "--scheduler";
-        argv[argc++] = (char *)scheds[i]->dp_endpoint;
+        argv[argc++] = (char *)scheds[i];
     }
     return start(p, name, argv, argc, extra);
+}
+
+int dh_start_nodemon(dh_proc *p, const char *name, int id, int slots,
+                     const dh_proc *const *scheds, int n,
+                     const char *const *extra)
+{
+    const char *eps[16];
+    if (n > 16)
+        n = 16;
+    for (int i = 0; i < n; i++)
+        eps[i] = scheds[i]->dp_endpoint;
+    char listen[64];
+    snprintf(listen, sizeof listen, "tcp://127.0.0.1:%d", tu_free_port());
+    return dh_start_nodemon_at(p, name, id, slots, listen, eps, n, extra);
 }
 
 /* ---- the test client ---------------------------------------------------- */
@@ -457,6 +498,10 @@ dh_client *dh_client_new(const char *role, const char *name)
     tc.tc_max_msg = SK_MAX_MSG_BYTES;
     tc.tc_queue_msgs = 1u << 20;
     tc.tc_queue_bytes = 256u << 20;
+    if (keyed) {
+        tc.tc_keyed = 1;
+        memcpy(tc.tc_key, client_key, sizeof client_key);
+    }
     sk_link_callbacks cb = {
         .lk_up = on_up, .lk_down = on_down, .lk_msg = on_msg, .lk_arg = c};
     if (c->c_loop == NULL || sk_link_create(c->c_loop, &tc, &cb, &c->c_link))
@@ -620,6 +665,14 @@ int64_t dh_status_int(const dh_status *st, const char *key)
         if (strcmp(st->st_key[i], key) == 0)
             return strtoll(st->st_value[i], NULL, 10);
     return -1;
+}
+
+const char *dh_status_str(const dh_status *st, const char *key)
+{
+    for (uint32_t i = 0; i < st->st_nkv; i++)
+        if (strcmp(st->st_key[i], key) == 0)
+            return st->st_value[i];
+    return NULL;
 }
 
 int dh_wait_status(dh_client *c, sk_peer_id peer, const char *key, int64_t want,

@@ -47,6 +47,12 @@ const char *dh_nodemon_path(void);
  * dh_dir()/log_name. Returns 0 or -1. */
 int dh_spawn(dh_proc *p, const char *log_name, char *const argv[]);
 
+/* dh_set_child_hook makes every later dh_spawn call hook(arg) in the
+ * child, after fork and before exec (tests/netns.c enters a network
+ * namespace there); a hook that returns nonzero makes the child exit
+ * 127. hook NULL removes it. The hook must be async-signal-safe. */
+void dh_set_child_hook(int (*hook)(void *), void *arg);
+
 /* dh_wait_ready waits until the log of p shows "INFO: listening on ".
  * Returns 1, or 0 when p exited or timeout seconds passed. */
 int dh_wait_ready(dh_proc *p, double timeout);
@@ -71,6 +77,15 @@ int dh_start_sched(dh_proc *p, const char *name, int id,
 int dh_start_nodemon(dh_proc *p, const char *name, int id, int slots,
                      const dh_proc *const *scheds, int n,
                      const char *const *extra);
+
+/* dh_start_sched_at, dh_start_nodemon_at: the same, listening on listen
+ * (any endpoint, kept in dp_endpoint), the node monitor connected to the
+ * n scheduler endpoints scheds. */
+int dh_start_sched_at(dh_proc *p, const char *name, int id, const char *listen,
+                      const char *const *extra);
+int dh_start_nodemon_at(dh_proc *p, const char *name, int id, int slots,
+                        const char *listen, const char *const *scheds, int n,
+                        const char *const *extra);
 
 /* dh_wait_exit waits up to timeout seconds for p to exit. Returns 1 (its
  * status in dp_status) or 0. */
@@ -120,6 +135,11 @@ typedef struct dh_status {
 } dh_status;
 
 typedef struct dh_client dh_client;
+
+/* dh_set_key_file makes the clients created after it hold the cluster
+ * key in path (sk_keyfile_read), as keyed daemons require; NULL: no key.
+ * Bails out when the file is refused. */
+void dh_set_key_file(const char *path);
 
 /* dh_client_new makes a client (its own libev loop and sk_link) with the
  * transport identity (role, name) and the heartbeat of dh_set_heartbeat.
@@ -176,6 +196,9 @@ int dh_wait_status(dh_client *c, sk_peer_id peer, const char *key, int64_t want,
 
 /* dh_status_int returns the value of key as an integer, or -1. */
 int64_t dh_status_int(const dh_status *st, const char *key);
+
+/* dh_status_str returns the value of key, or NULL. */
+const char *dh_status_str(const dh_status *st, const char *key);
 
 /* dh_status_free releases the copy. */
 void dh_status_free(dh_status *st);

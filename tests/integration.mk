@@ -64,3 +64,24 @@ check_PROGRAMS += tests/test_auth_cluster
 TESTS += tests/test_auth_cluster
 tests_test_auth_cluster_SOURCES = tests/test_auth_cluster.c
 tests_test_auth_cluster_LDADD = $(DH_TEST_LDADD)
+
+# Multi-host tests: each daemon on a host of its own, a network namespace
+# joined to a bridge (tests/netns.c; docs/TESTING.md). Skipped where the
+# machine does not allow namespaces (not root, no ip, a container).
+noinst_LIBRARIES += tests/libnetns.a
+tests_libnetns_a_SOURCES = tests/netns.c tests/netns.h
+
+NETNS_TEST_LDADD = tests/libnetns.a $(DH_TEST_LDADD)
+NETNS_TEST_DEPS = $(DH_TEST_DEPS) cli/skylark
+
+check_PROGRAMS += tests/test_netns_hosts
+TESTS += tests/test_netns_hosts
+tests_test_netns_hosts_SOURCES = tests/test_netns_hosts.c
+tests_test_netns_hosts_LDADD = $(NETNS_TEST_LDADD)
+EXTRA_tests_test_netns_hosts_DEPENDENCIES = $(NETNS_TEST_DEPS)
+
+check_PROGRAMS += tests/test_netns_partition
+TESTS += tests/test_netns_partition
+tests_test_netns_partition_SOURCES = tests/test_netns_partition.c
+tests_test_netns_partition_LDADD = $(NETNS_TEST_LDADD)
+EXTRA_tests_test_netns_partition_DEPENDENCIES = $(NETNS_TEST_DEPS)

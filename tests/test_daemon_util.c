@@ -2,8 +2,10 @@
  * test_daemon_util.c - the pieces of the daemon shell that need no
  * process: the peer map (against a model, with references reused first
  * freed first), endpoint checks, string lists, the shared settings and
- * the command line over a configuration table.
+ * the command line over a configuration table, and the endpoints a daemon
+ * advertises for the one it binds.
  */
+#include "sk_advertise.h"
 #include "sk_daemon_opts.h"
 #include "sk_peermap.h"
 #include "sk_rng.h"
@@ -198,13 +200,49 @@ static void test_settings_cli(void)
     tap_is_int((int64_t)sk_daemon_seed(&s), 12, "a set seed is kept");
 }
 
+/* What is advertised: a specific endpoint as given; for a wildcard, the
+ * machine's addresses (whatever they are here), never 0.0.0.0; for lo,
+ * its address. tests/test_netns_hosts checks a wildcard on a host with a
+ * known address. */
+static void test_advertise(void)
+{
+    char out[SK_MAX_ADDRS][SK_MAX_ADDR_LEN + 1];
+    int n = sk_advertise("tcp://10.1.2.3:7070", out, SK_MAX_ADDRS);
+    tap_ok(n == 1 && strcmp(out[0], "tcp://10.1.2.3:7070") == 0,
+           "a specific address is advertised as given");
+    n = sk_advertise("ipc:///tmp/x.sock", out, SK_MAX_ADDRS);
+    tap_ok(n == 1 && strcmp(out[0], "ipc:///tmp/x.sock") == 0,
+           "an ipc endpoint is advertised as given");
+    for (int w = 0; w < 2; w++) {
+        const char *listen = w == 0 ? "tcp://0.0.0.0:7070" : "tcp://*:7070";
+        n = sk_advertise(listen, out, SK_MAX_ADDRS);
+        int good = n >= 1;
+        for (int i = 0; i < n; i++) {
+            size_t len = strlen(out[i]);
+            good &= strncmp(out[i], "tcp://", 6) == 0 && len > 11 &&
+                    strcmp(out[i] + len - 5, ":7070") == 0 &&
+                    strstr(out[i], "0.0.0.0") == NULL &&
+                    strchr(out[i], '*') == NULL;
+        }
+        tap_ok(good, "%s: %d addresses of this machine (%s...)", listen, n,
+               n > 0 ? out[0] : "");
+    }
+    n = sk_advertise("tcp://lo:7070", out, SK_MAX_ADDRS);
+    tap_ok(n >= 1 && strcmp(out[0], "tcp://127.0.0.1:7070") == 0,
+           "an interface name is advertised as its address (%s)",
+           n > 0 ? out[0] : "");
+    n = sk_advertise("tcp://0.0.0.0:7070", out, 1);
+    tap_is_int(n, 1, "at most max addresses");
+}
+
 int main(void)
 {
-    tap_plan(27);
+    tap_plan(33);
     tap_timeout(30);
     test_peermap_basic();
     test_peermap_model();
     test_endpoints_lists();
     test_settings_cli();
+    test_advertise();
     return tap_exit_status();
 }
