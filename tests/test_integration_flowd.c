@@ -24,6 +24,10 @@
 #define NODE_TIMEOUT_MS 800
 #define HEARTBEAT_MS    100
 
+/* the busy flow node's load: jobs of tasks each */
+#define SOLVE_JOBS  5
+#define SOLVE_TASKS 10000
+
 static dh_proc flowd, sched, nodes[2];
 static dh_client *tool;
 static sk_peer_id flowd_peer, sched_peer;
@@ -217,9 +221,126 @@ static void test_sigterm(void)
     }
 }
 
+/* The value of key in peer's status, in buf ("" when none). */
+static const char *status_str(sk_peer_id peer, const char *key, char *buf,
+                              size_t len)
+{
+    dh_status st;
+    dh_client_status(tool, peer, false, &st, 2.0);
+    buf[0] = '\0';
+    for (uint32_t i = 0; st.st_ok && i < st.st_nkv; i++)
+        if (strcmp(st.st_key[i], key) == 0)
+            snprintf(buf, len, "%s", st.st_value[i]);
+    dh_status_free(&st);
+    return buf;
+}
+
+static int all_acked(void *arg)
+{
+    dh_job **jobs = arg;
+    for (int i = 0; i < SOLVE_JOBS; i++)
+        if (!jobs[i]->jb_accepted && !jobs[i]->jb_rejected)
+            return 0;
+    return 1;
+}
+
+/* A second flow node, with successive shortest path, two node monitors
+ * of 4,096 slots and 50,000 long tasks (submitted by the tool, registered
+ * as a scheduler; the node monitors reject the RESERVEs of a scheduler
+ * they do not know, so rounds follow one another, each of 0.1 to 1 s
+ * here): status requests are answered at once meanwhile, and SIGTERM
+ * during a round cancels its solve and exits 0 without waiting. */
+static void test_busy_solve(void)
+{
+    dh_proc f2;
+    const char *fx[] = {"--algorithm", "ssp", "--set", "flowd.settle_ms=0",
+                        NULL};
+    if (dh_start_flowd(&f2, "flowd2", fx) != 0)
+        tap_bail_out("flowd2 did not start");
+    /* Two wide nodes give the network paths to choose among. */
+    dh_proc wide[2];
+    const dh_proc *s[] = {&sched};
+    const char *nx[] = {"--flowd", f2.dp_endpoint, NULL};
+    for (int i = 0; i < 2; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "w%d", i + 1);
+        if (dh_start_nodemon(&wide[i], name, 10 + i, 4096, s, 1, nx) != 0)
+            tap_bail_out("node monitor %s did not start", name);
+    }
+    sk_peer_id peer = dh_client_connect(tool, f2.dp_endpoint, 5);
+    if (wait_at_least(peer, "nodes", 2, 10) != 2)
+        tap_bail_out("flowd2 does not see its nodes");
+    dh_client_hello(tool, peer, SK_ROLE_SCHEDULER);
+    static sk_task_spec tasks[SOLVE_TASKS];
+    for (uint32_t i = 0; i < SOLVE_TASKS; i++) {
+        tasks[i].ts_spec.b_data = (const uint8_t *)"x";
+        tasks[i].ts_spec.b_len = 2;
+    }
+    dh_job *jobs[SOLVE_JOBS];
+    for (int i = 0; i < SOLVE_JOBS; i++) {
+        jobs[i] = dh_client_track(tool, 1000 + (uint64_t)i, SOLVE_TASKS);
+        sk_msg m;
+        memset(&m, 0, sizeof m);
+        m.m_type = SK_MSG_SUBMIT_JOB;
+        m.m_submit_job.sj_job = 1000 + (uint64_t)i;
+        m.m_submit_job.sj_user = "u";
+        m.m_submit_job.sj_long = true;
+        m.m_submit_job.sj_framework = "";
+        m.m_submit_job.sj_tasks = tasks;
+        m.m_submit_job.sj_ntasks = SOLVE_TASKS;
+        if (jobs[i] == NULL || dh_client_send(tool, peer, &m) != 0)
+            tap_bail_out("cannot submit to flowd2");
+    }
+    int acked = dh_client_run(tool, all_acked, jobs, 20);
+    int accepted = 0;
+    for (int i = 0; i < SOLVE_JOBS; i++)
+        accepted += jobs[i]->jb_accepted > 0;
+    tap_ok(acked && accepted == SOLVE_JOBS,
+           "flowd2 accepted %d long jobs of "
+           "%d tasks",
+           accepted, SOLVE_TASKS);
+    char v[64];
+    double end = now_s() + 20;
+    while (strcmp(status_str(peer, "flowd.solving", v, sizeof v), "yes") != 0 &&
+           now_s() < end)
+        dh_client_run_for(tool, 0.02);
+    tap_is_str(v, "yes", "a round is on the solver thread");
+    double worst = 0;
+    int answered = 0;
+    for (int i = 0; i < 10; i++) {
+        double t0 = now_s();
+        status_str(peer, "flowd.solving", v, sizeof v);
+        double dt = now_s() - t0;
+        worst = dt > worst ? dt : worst;
+        answered += strcmp(v, "yes") == 0;
+        dh_client_run_for(tool, 0.02);
+    }
+    tap_ok(answered >= 1 && worst < 1.0,
+           "status answered while rounds run: 10 requests, %d of them during "
+           "a solve, the slowest in %.3f s",
+           answered, worst);
+    /* SIGTERM while a round is on the worker: cancelled, not waited for
+     * (a round here takes up to about a second). */
+    end = now_s() + 10;
+    while (strcmp(status_str(peer, "flowd.solving", v, sizeof v), "yes") != 0 &&
+           now_s() < end)
+        ;
+    double t0 = now_s();
+    kill(f2.dp_pid, SIGTERM);
+    int exited = dh_wait_exit(&f2, 10);
+    double dt = now_s() - t0;
+    tap_ok(exited && WIFEXITED(f2.dp_status) &&
+               WEXITSTATUS(f2.dp_status) == 0 && dt < 2.0,
+           "SIGTERM during a round: exit 0 in %.3f s", dt);
+    if (!dh_log_has(&f2, "cancelled"))
+        tap_diag("(the round had ended before SIGTERM arrived)");
+    if (tap_failures() > 0)
+        dh_log_tail(&f2, 20);
+}
+
 int main(void)
 {
-    tap_plan(26);
+    tap_plan(30);
     tap_timeout(120);
     dh_init();
     test_cli();
@@ -229,6 +350,7 @@ int main(void)
     test_answers();
     test_node_killed();
     test_sigterm();
+    test_busy_solve();
     dh_client_free(tool);
     return tap_exit_status();
 }

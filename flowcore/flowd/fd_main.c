@@ -371,6 +371,9 @@ int main(int argc, char **argv)
             fc_algorithm_name(cfg.fc_algorithm), (long long)cfg.fc_round_ms,
             (long long)cfg.fc_node_timeout_ms, epoch);
     sk_daemon_run(fdd.fdd_shell);
+    if (fdd.fdd_out != NULL)
+        sk_info("round %" PRIu64 " cancelled: its solve was still out",
+                fdd.fdd_out->rd_seq);
     sk_daemon_destroy(fdd.fdd_shell);
     status = 0;
 out_solver:
