@@ -64,42 +64,63 @@ typedef struct fd_daemon {
     uint64_t fdd_solves;  /* rounds handed to the worker */
     uint64_t fdd_failed;  /* fd_round_begin failures */
     double fdd_solve_max; /* longest solve, ms */
+    uint64_t fdd_resets;  /* sessions of nodes written off, reset */
 } fd_daemon;
 
-/* ---- adapters from the shell's void * core to fd_core ------------------- */
+/* ---- adapters from the shell's void * core (the daemon) to fd_core ---- */
 
-static void core_up(void *c, sk_peer p, const sk_hello *h, sk_time now)
+static void core_up(void *arg, sk_peer p, const sk_hello *h, sk_time now)
 {
+    fd_daemon *fdd = arg;
     sk_msg m;
     memset(&m, 0, sizeof m);
     m.m_type = SK_MSG_HELLO;
     m.m_hello = *h;
-    fd_core_on_msg(c, now, p, &m);
+    fd_core_on_msg(fdd->fdd_core, now, p, &m);
 }
 
-static void core_down(void *c, sk_peer p, sk_time now)
+static void core_down(void *arg, sk_peer p, sk_time now)
 {
-    fd_core_peer_down(c, now, p);
+    fd_daemon *fdd = arg;
+    fd_core_peer_down(fdd->fdd_core, now, p);
 }
 
-static void core_msg(void *c, sk_peer p, const sk_msg *m, sk_time now)
+/* A HEARTBEAT from a peer that is no live node: the core wrote the node
+ * off (silent for node_timeout_ms: paused, overloaded, cut off) while its
+ * session lived on. Its heartbeats would be refused for as long as the
+ * session lasts, as the node monitor says HELLO once per session: reset
+ * the session instead, so that it registers again. */
+static void core_msg(void *arg, sk_peer p, const sk_msg *m, sk_time now)
 {
-    fd_core_on_msg(c, now, p, m);
+    fd_daemon *fdd = arg;
+    if (m->m_type == SK_MSG_HEARTBEAT &&
+        fd_core_node_long(fdd->fdd_core, p) < 0 &&
+        sk_daemon_reset_peer(fdd->fdd_shell, p) == 0) {
+        if (++fdd->fdd_resets % 1024 == 1)
+            sk_info("a HEARTBEAT from a node that is down: its session is "
+                    "reset, so that it registers again; %" PRIu64 " so far",
+                    fdd->fdd_resets);
+        return;
+    }
+    fd_core_on_msg(fdd->fdd_core, now, p, m);
 }
 
-static void core_timer(void *c, sk_time now)
+static void core_timer(void *arg, sk_time now)
 {
-    fd_core_on_timer(c, now);
+    fd_daemon *fdd = arg;
+    fd_core_on_timer(fdd->fdd_core, now);
 }
 
-static sk_time core_deadline(const void *c)
+static sk_time core_deadline(const void *arg)
 {
-    return fd_core_next_deadline(c);
+    const fd_daemon *fdd = arg;
+    return fd_core_next_deadline(fdd->fdd_core);
 }
 
-static sk_outbox *core_outbox(void *c)
+static sk_outbox *core_outbox(void *arg)
 {
-    return fd_core_outbox(c);
+    fd_daemon *fdd = arg;
+    return fd_core_outbox(fdd->fdd_core);
 }
 
 /* Inputs the core dropped as not valid for their sender or state. */
@@ -260,6 +281,7 @@ static void on_status(void *arg, sk_daemon *d)
     sk_daemon_status_add(d, "flowd.solve_max_ms", "%.3f", fdd->fdd_solve_max);
     sk_daemon_status_add(d, "flowd.round_start_failed", "%" PRIu64,
                          fdd->fdd_failed);
+    sk_daemon_status_add(d, "flowd.node_resets", "%" PRIu64, fdd->fdd_resets);
 }
 
 /* ---- configuration and main ------------------------------------------- */
@@ -355,8 +377,8 @@ int main(int argc, char **argv)
                 .he_framework = "",
             },
     };
-    sk_daemon_core dcore = {fdd.fdd_core, core_up,       core_down,  core_msg,
-                            core_timer,   core_deadline, core_outbox};
+    sk_daemon_core dcore = {&fdd,       core_up,       core_down,  core_msg,
+                            core_timer, core_deadline, core_outbox};
     sk_daemon_hooks hooks = {.dh_pump = on_pump,
                              .dh_status = on_status,
                              .dh_bad_input = bad_input,
