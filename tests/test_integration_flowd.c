@@ -266,20 +266,23 @@ static int all_acked(void *arg)
     return 1;
 }
 
-/* A second flow node, with successive shortest path, two node monitors
- * of 4,096 slots and 50,000 long tasks (submitted by the tool, registered
- * as a scheduler; the node monitors reject the RESERVEs of a scheduler
- * they do not know, so rounds follow one another, each of 0.1 to 1 s
- * here): status requests are answered at once meanwhile, and SIGTERM
- * during a round cancels its solve and exits 0 without waiting. */
+/* A second flow node, with successive shortest path, a node monitor of
+ * 4,096 slots (and one more, over its max_nodes) and 50,000 long tasks
+ * (submitted by the tool, registered as a scheduler; the node monitors reject
+ * the RESERVEs of a scheduler they do not know, so rounds follow one another,
+ * each of 0.1 to 1 s here): status requests are answered at once meanwhile, and
+ * SIGTERM during a round cancels its solve and exits 0 without waiting. */
 static void test_busy_solve(void)
 {
     dh_proc f2;
-    const char *fx[] = {"--algorithm", "ssp", "--set", "flowd.settle_ms=0",
-                        NULL};
+    const char *fx[] = {
+        "--algorithm",       "ssp", "--set", "flowd.settle_ms=0", "--set",
+        "flowd.max_nodes=1", NULL};
     if (dh_start_flowd(&f2, "flowd2", fx) != 0)
         tap_bail_out("flowd2 did not start");
-    /* Two wide nodes give the network paths to choose among. */
+    /* Two wide nodes, of which flowd2 takes one (max_nodes 1): the other's
+     * heartbeats are refused, and its session is not reset for them (it
+     * would only be refused again). */
     dh_proc wide[2];
     const dh_proc *s[] = {&sched};
     const char *nx[] = {"--flowd", f2.dp_endpoint, NULL};
@@ -290,8 +293,8 @@ static void test_busy_solve(void)
             tap_bail_out("node monitor %s did not start", name);
     }
     sk_peer_id peer = dh_client_connect(tool, f2.dp_endpoint, 5);
-    if (wait_at_least(peer, "nodes", 2, 10) != 2)
-        tap_bail_out("flowd2 does not see its nodes");
+    if (wait_at_least(peer, "nodes", 1, 10) != 1)
+        tap_bail_out("flowd2 does not see its node");
     dh_client_hello(tool, peer, SK_ROLE_SCHEDULER);
     static sk_task_spec tasks[SOLVE_TASKS];
     for (uint32_t i = 0; i < SOLVE_TASKS; i++) {
@@ -341,6 +344,11 @@ static void test_busy_solve(void)
            "status answered while rounds run: 10 requests, %d of them during "
            "a solve, the slowest in %.3f s",
            answered, worst);
+    tap_ok(wait_at_least(peer, "refused_peer", 1, 5) >= 1 &&
+               status_int(peer, "flowd.node_resets") == 0 &&
+               status_int(peer, "nodes_registered") == 1,
+           "a node over max_nodes: its heartbeats refused, its session not "
+           "reset");
     /* SIGTERM while a round is on the worker: cancelled, not waited for
      * (a round here takes up to about a second). */
     end = now_s() + 10;
@@ -362,7 +370,7 @@ static void test_busy_solve(void)
 
 int main(void)
 {
-    tap_plan(35);
+    tap_plan(36);
     tap_timeout(120);
     dh_init();
     test_cli();

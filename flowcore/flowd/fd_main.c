@@ -58,16 +58,41 @@ typedef struct fd_daemon {
     sk_daemon *fdd_shell;
     struct ev_loop *fdd_loop;
     fd_solver fdd_sv;
-    bool fdd_thread;      /* sv_thread was started */
-    fd_round *fdd_out;    /* the round out (loop thread's view), or NULL */
-    bool fdd_stopping;    /* a signal came: start no more rounds */
-    uint64_t fdd_solves;  /* rounds handed to the worker */
-    uint64_t fdd_failed;  /* fd_round_begin failures */
-    double fdd_solve_max; /* longest solve, ms */
-    uint64_t fdd_resets;  /* sessions of nodes written off, reset */
+    bool fdd_thread;       /* sv_thread was started */
+    fd_round *fdd_out;     /* the round out (loop thread's view), or NULL */
+    bool fdd_stopping;     /* a signal came: start no more rounds */
+    uint64_t fdd_solves;   /* rounds handed to the worker */
+    uint64_t fdd_failed;   /* fd_round_begin failures */
+    double fdd_solve_max;  /* longest solve, ms */
+    uint64_t fdd_resets;   /* sessions of nodes written off, reset */
+    uint8_t *fdd_was_node; /* by peer reference: registered as a node
+                              this session (so a written-off node is told
+                              from one whose HELLO was refused) */
+    uint32_t fdd_nwas;     /* its length */
 } fd_daemon;
 
 /* ---- adapters from the shell's void * core (the daemon) to fd_core ---- */
+
+/* Marks (or clears) peer p as registered as a node this session. */
+static void mark_node(fd_daemon *fdd, sk_peer p, uint8_t on)
+{
+    if (p >= fdd->fdd_nwas) {
+        if (!on)
+            return;
+        uint32_t n = fdd->fdd_nwas == 0 ? 64 : fdd->fdd_nwas;
+        while (n <= p && n < UINT32_MAX / 2)
+            n *= 2;
+        if (n <= p)
+            return;
+        uint8_t *w = realloc(fdd->fdd_was_node, n);
+        if (w == NULL)
+            return; /* only the re-registration of this node is lost */
+        memset(w + fdd->fdd_nwas, 0, n - fdd->fdd_nwas);
+        fdd->fdd_was_node = w;
+        fdd->fdd_nwas = n;
+    }
+    fdd->fdd_was_node[p] = on;
+}
 
 static void core_up(void *arg, sk_peer p, const sk_hello *h, sk_time now)
 {
@@ -77,25 +102,31 @@ static void core_up(void *arg, sk_peer p, const sk_hello *h, sk_time now)
     m.m_type = SK_MSG_HELLO;
     m.m_hello = *h;
     fd_core_on_msg(fdd->fdd_core, now, p, &m);
+    if (fd_core_node_long(fdd->fdd_core, p) >= 0)
+        mark_node(fdd, p, 1);
 }
 
 static void core_down(void *arg, sk_peer p, sk_time now)
 {
     fd_daemon *fdd = arg;
+    mark_node(fdd, p, 0);
     fd_core_peer_down(fdd->fdd_core, now, p);
 }
 
-/* A HEARTBEAT from a peer that is no live node: the core wrote the node
- * off (silent for node_timeout_ms: paused, overloaded, cut off) while its
- * session lived on. Its heartbeats would be refused for as long as the
- * session lasts, as the node monitor says HELLO once per session: reset
- * the session instead, so that it registers again. */
+/* A HEARTBEAT from a peer that registered as a node this session and is
+ * no live node now: the core wrote it off (silent for node_timeout_ms:
+ * paused, overloaded, cut off) while its session lived on. Its heartbeats
+ * would be refused for as long as the session lasts, as a node monitor
+ * says HELLO once per session: reset the session instead, so that it
+ * registers again. (A node whose HELLO the core refused is not marked:
+ * resetting it would only repeat the refusal every heartbeat.) */
 static void core_msg(void *arg, sk_peer p, const sk_msg *m, sk_time now)
 {
     fd_daemon *fdd = arg;
-    if (m->m_type == SK_MSG_HEARTBEAT &&
-        fd_core_node_long(fdd->fdd_core, p) < 0 &&
+    if (m->m_type == SK_MSG_HEARTBEAT && p < fdd->fdd_nwas &&
+        fdd->fdd_was_node[p] && fd_core_node_long(fdd->fdd_core, p) < 0 &&
         sk_daemon_reset_peer(fdd->fdd_shell, p) == 0) {
+        mark_node(fdd, p, 0);
         if (++fdd->fdd_resets % 1024 == 1)
             sk_info("a HEARTBEAT from a node that is down: its session is "
                     "reset, so that it registers again; %" PRIu64 " so far",
@@ -407,6 +438,7 @@ out_core:
      * core said last to peers that are gone goes nowhere. */
     sk_outbox_clear(fd_core_outbox(fdd.fdd_core));
     fd_core_free(fdd.fdd_core);
+    free(fdd.fdd_was_node);
     if (status == 0)
         sk_info("stopped");
     return status;
