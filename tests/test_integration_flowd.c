@@ -69,6 +69,14 @@ static void test_cli(void)
                "an unknown algorithm exits 2");
     tap_is_int(run_flowd("bad_key.log", "--set", "flowd.round_ms=0"), 2,
                "a key out of range exits 2");
+    const char *conf = dh_write_file("bad.conf", "[flowd]\nround_ms = 50\n"
+                                                 "policy = fifo\n");
+    tap_is_int(run_flowd("bad_conf.log", "--config", conf), 2,
+               "an unknown policy in a file exits 2");
+    snprintf(p.dp_log, sizeof p.dp_log, "%s/bad_conf.log", dh_dir());
+    tap_ok(dh_log_has(&p, "bad.conf:3") && dh_log_has(&p, "policy") &&
+               dh_log_has(&p, "'fifo'"),
+           "... naming the file, line, key and value");
 }
 
 /* Asks peer for its status until key >= want; returns the last value. */
@@ -370,7 +378,7 @@ static void test_busy_solve(void)
 
 int main(void)
 {
-    tap_plan(36);
+    tap_plan(38);
     tap_timeout(120);
     dh_init();
     test_cli();

@@ -129,6 +129,21 @@ static int parse_algorithm(void *dst, const char *name, const char *value,
     return 0;
 }
 
+/* "policy": one of the cost models of fd_policy.h. */
+static int parse_policy(void *dst, const char *name, const char *value,
+                        char *err, size_t errlen)
+{
+    (void)name;
+    if (strlen(value) >= sizeof((fd_config *)0)->fc_policy ||
+        fd_policy_find(value) == NULL) {
+        snprintf(err, errlen, "must be quincy, spread or multires, got '%s'",
+                 value);
+        return SK_ECONFIG;
+    }
+    memcpy(dst, value, strlen(value) + 1);
+    return 0;
+}
+
 #define KEY_INT(key, field, lo, hi, help)                                      \
     (sk_config_key)                                                            \
     {                                                                          \
@@ -151,12 +166,12 @@ size_t fd_config_keys(fd_config *cfg, const char *section, sk_config_key *keys)
                                 "name shown by skylark status"};
     keys[n++] = (sk_config_key){section,
                                 "policy",
-                                SK_CONFIG_STRING,
+                                SK_CONFIG_CUSTOM,
                                 cfg->fc_policy,
-                                sizeof cfg->fc_policy,
                                 0,
                                 0,
-                                NULL,
+                                0,
+                                parse_policy,
                                 "cost model: quincy, spread or multires"};
     keys[n++] = (sk_config_key){section,
                                 "algorithm",

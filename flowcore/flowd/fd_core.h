@@ -161,8 +161,10 @@ int fd_config_check(const fd_config *cfg, char *err, size_t errlen);
  * "flowd"): every field of fd_config under its name without the fc_
  * prefix (name, policy, algorithm, round_ms, ..., max_classes), with
  * the ranges of fd_config_check; "algorithm" is parsed by
- * fc_algorithm_parse. fd_config_check still decides what is valid (the
- * policy's name, costs against each other). Returns FD_CONFIG_NKEYS.
+ * fc_algorithm_parse and "policy" checked against the policies, so that
+ * a bad value is refused at its file and line. fd_config_check still
+ * decides what is valid as a whole (costs against each other). Returns
+ * FD_CONFIG_NKEYS.
  * The keys point into cfg; cfg and section must outlive the table. */
 size_t fd_config_keys(fd_config *cfg, const char *section, sk_config_key *keys);
 
