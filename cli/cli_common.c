@@ -187,6 +187,13 @@ unsigned cli_print_cluster(const skc_cluster *c, FILE *out)
             snprintf(detail, sizeof detail,
                      "%s node monitors, %s jobs in flight, %s tasks launched",
                      get(s, "nodes"), get(s, "jobs"), get(s, "tasks_launched"));
+        } else if (s != NULL && d->cd_kind == SKC_FLOWD) {
+            snprintf(detail, sizeof detail,
+                     "%s nodes, %s schedulers, %s long tasks running, %s "
+                     "waiting, %s rounds",
+                     get(s, "nodes"), get(s, "schedulers"),
+                     get(s, "long_running"), get(s, "long_waiting"),
+                     get(s, "rounds"));
         } else if (s != NULL) {
             snprintf(detail, sizeof detail,
                      "%s/%s slots used, %s queued, %s launched",

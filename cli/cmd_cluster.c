@@ -18,49 +18,53 @@ static void cluster_usage(FILE *out)
 {
     char dir[4096];
     cli_dir(NULL, dir, sizeof dir);
-    fprintf(out,
-            "usage: skylark cluster up [--nodes N] [--slots S] "
-            "[--schedulers K]\n"
-            "                          [--weight USER=W]... [--dir DIR] "
-            "[--log-level L]\n"
-            "                          [--timeout SECONDS]\n"
-            "       skylark cluster status [--json] [--dir DIR]\n"
-            "       skylark cluster down [--dir DIR] [--grace SECONDS]\n"
-            "\n"
-            "A whole Skylark cluster on this machine: K schedulers and N node\n"
-            "monitors of S slots each, in the background, listening on free\n"
-            "ports of 127.0.0.1, every node monitor serving every scheduler.\n"
-            "`skylark run` and `skylark status` without an address use it.\n"
-            "\n"
-            "  up      start it and wait until every daemon answers and every\n"
-            "          scheduler sees every node monitor\n"
-            "  status  one line per daemon: alive, answering, busy\n"
-            "  down    SIGTERM every daemon, SIGKILL those still alive after\n"
-            "          the grace period (default 5 s), wait until each has\n"
-            "          exited, remove the cluster file\n"
-            "\n"
-            "  -n, --nodes N         node monitors (default 4)\n"
-            "  -s, --slots S         slots per node monitor (default 4)\n"
-            "  -k, --schedulers K    schedulers (default 1, at most 16)\n"
-            "  -w, --weight USER=W   a user's fair-share weight on every node\n"
-            "                        (repeatable; others weigh 1)\n"
-            "  -d, --dir DIR         state and logs (default %s;\n"
-            "                        $SKYLARK_DIR overrides the default)\n"
-            "      --log-level L     the daemons' log level: debug, info\n"
-            "                        (default), warn, error or off\n"
-            "      --timeout S       how long `up` waits (default 30)\n"
-            "      --grace S         how long `down` waits after SIGTERM\n"
-            "                        before SIGKILL (default 5)\n"
-            "  -j, --json            status: as JSON, for tools (see\n"
-            "                        docs/CLIENT.md, \"status --json\")\n"
-            "  -h, --help            this text\n"
-            "\n"
-            "The cluster file DIR/cluster lists each daemon's name, endpoint\n"
-            "and pid; the daemons log to DIR/logs/NAME.log.\n"
-            "\n"
-            "Exit status: 0 done (status: every daemon answers), 1 failed,\n"
-            "2 bad usage.\n",
-            dir);
+    fprintf(
+        out,
+        "usage: skylark cluster up [--nodes N] [--slots S] "
+        "[--schedulers K]\n"
+        "                          [--weight USER=W]... [--dir DIR] "
+        "[--log-level L]\n"
+        "                          [--timeout SECONDS] [--no-flowd]\n"
+        "       skylark cluster status [--json] [--dir DIR]\n"
+        "       skylark cluster down [--dir DIR] [--grace SECONDS]\n"
+        "\n"
+        "A whole Skylark cluster on this machine: a flow node, K schedulers\n"
+        "and N node monitors of S slots each, in the background, listening\n"
+        "on free ports of 127.0.0.1, every node monitor serving every\n"
+        "scheduler and registered with the flow node (skylark-flowd).\n"
+        "`skylark run` and `skylark status` without an address use it.\n"
+        "\n"
+        "  up      start it and wait until every daemon answers and every\n"
+        "          scheduler (and flowd) sees every node monitor\n"
+        "  status  one line per daemon: alive, answering, busy\n"
+        "  down    SIGTERM every daemon, SIGKILL those still alive after\n"
+        "          the grace period (default 5 s), wait until each has\n"
+        "          exited, remove the cluster file\n"
+        "\n"
+        "  -n, --nodes N         node monitors (default 4)\n"
+        "  -s, --slots S         slots per node monitor (default 4)\n"
+        "  -k, --schedulers K    schedulers (default 1, at most 16)\n"
+        "  -w, --weight USER=W   a user's fair-share weight on every node\n"
+        "                        (repeatable; others weigh 1)\n"
+        "  -d, --dir DIR         state and logs (default %s;\n"
+        "                        $SKYLARK_DIR overrides the default)\n"
+        "      --log-level L     the daemons' log level: debug, info\n"
+        "                        (default), warn, error or off\n"
+        "      --timeout S       how long `up` waits (default 30)\n"
+        "      --no-flowd        no flow node: schedulers and node\n"
+        "                        monitors only\n"
+        "      --grace S         how long `down` waits after SIGTERM\n"
+        "                        before SIGKILL (default 5)\n"
+        "  -j, --json            status: as JSON, for tools (see\n"
+        "                        docs/CLIENT.md, \"status --json\")\n"
+        "  -h, --help            this text\n"
+        "\n"
+        "The cluster file DIR/cluster lists each daemon's name, endpoint\n"
+        "and pid; the daemons log to DIR/logs/NAME.log.\n"
+        "\n"
+        "Exit status: 0 done (status: every daemon answers), 1 failed,\n"
+        "2 bad usage.\n",
+        dir);
 }
 
 static int bad_usage(const char *fmt, ...)
@@ -94,6 +98,7 @@ static int cluster_up(int argc, char **argv, const char *dir)
     sp.cs_nodes = 4;
     sp.cs_slots = 4;
     sp.cs_timeout = 30;
+    sp.cs_flowd = 1;
     static const struct option longopts[] = {
         {"nodes", required_argument, NULL, 'n'},
         {"slots", required_argument, NULL, 's'},
@@ -102,6 +107,7 @@ static int cluster_up(int argc, char **argv, const char *dir)
         {"dir", required_argument, NULL, 'd'},
         {"log-level", required_argument, NULL, 'L'},
         {"timeout", required_argument, NULL, 't'},
+        {"no-flowd", no_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -155,6 +161,9 @@ static int cluster_up(int argc, char **argv, const char *dir)
             if (cli_parse_double(optarg, 0.1, 3600, &sp.cs_timeout) != 0)
                 return bad_usage("--timeout takes seconds, got '%s'", optarg);
             break;
+        case 'F':
+            sp.cs_flowd = 0;
+            break;
         case 'h':
             cluster_usage(stdout);
             return 0;
@@ -200,14 +209,15 @@ static int cluster_up(int argc, char **argv, const char *dir)
         free(cl);
         return 1;
     }
-    printf("cluster up in %s: %u scheduler%s, %u node monitor%s x %u "
+    printf("cluster up in %s: %s%u scheduler%s, %u node monitor%s x %u "
            "slots\n",
-           cl->cc_dir, sp.cs_schedulers, sp.cs_schedulers > 1 ? "s" : "",
-           sp.cs_nodes, sp.cs_nodes > 1 ? "s" : "", sp.cs_slots);
+           cl->cc_dir, sp.cs_flowd ? "flowd, " : "", sp.cs_schedulers,
+           sp.cs_schedulers > 1 ? "s" : "", sp.cs_nodes,
+           sp.cs_nodes > 1 ? "s" : "", sp.cs_slots);
     for (unsigned i = 0; i < cl->cc_n; i++)
-        if (cl->cc_daemons[i].cd_kind == SKC_SCHED)
-            printf("scheduler %s: %s\n", cl->cc_daemons[i].cd_name,
-                   cl->cc_daemons[i].cd_endpoint);
+        if (cl->cc_daemons[i].cd_kind != SKC_NODEMON)
+            printf("%s %s: %s\n", skc_kind_name(cl->cc_daemons[i].cd_kind),
+                   cl->cc_daemons[i].cd_name, cl->cc_daemons[i].cd_endpoint);
     free(cl);
     return 0;
 }

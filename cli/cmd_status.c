@@ -87,6 +87,27 @@ static const shown SCHED_KEYS[] = {
     {NULL, NULL},
 };
 
+static const shown FLOWD_KEYS[] = {
+    {"nodes", "nodes live"},
+    {"nodes_registered", "node registrations"},
+    {"nodes_lost", "nodes lost"},
+    {"heartbeats", "heartbeats"},
+    {"schedulers", "schedulers"},
+    {"jobs", "long jobs"},
+    {"long_running", "long tasks running"},
+    {"long_placed", "long tasks placed"},
+    {"long_reserved", "long tasks reserved"},
+    {"long_waiting", "long tasks waiting"},
+    {"rounds", "rounds"},
+    {"last_round_events", "last round: events"},
+    {"last_round_solve_ms", "last round: solve ms"},
+    {"last_round_algorithm", "last round: algorithm"},
+    {"last_round_placed", "last round: placed"},
+    {"graph_nodes", "graph nodes"},
+    {"graph_arcs", "graph arcs"},
+    {NULL, NULL},
+};
+
 static void print_table(const sk_status *s, unsigned max_rows)
 {
     unsigned nc = sk_status_ncolumns(s), nr = sk_status_nrows(s);
@@ -143,6 +164,8 @@ static int status_of(const char *addr, const char *key, double timeout,
         keys = NODEMON_KEYS;
     else if (strcmp(sk_status_role(s), "scheduler") == 0)
         keys = SCHED_KEYS;
+    else if (strcmp(sk_status_role(s), "flowd") == 0)
+        keys = FLOWD_KEYS;
     if (keys != NULL && !verbose) {
         for (const shown *k = keys; k->sh_key != NULL; k++) {
             const char *v = sk_status_get(s, k->sh_key);

@@ -49,14 +49,36 @@ static void sleep_s(double s)
     nanosleep(&ts, NULL);
 }
 
+/* Each kind of daemon: its name in the cluster file, its program, the
+ * variable that names the program and its folder in a build tree. */
+typedef struct kind_info {
+    const char *ki_name, *ki_binary, *ki_env, *ki_subdir;
+} kind_info;
+
+static const kind_info KINDS[] = {
+    [SKC_SCHED] = {"scheduler", "skylark-sched", "SKYLARK_SCHED", "scheduler"},
+    [SKC_NODEMON] = {"nodemon", "skylark-nodemon", "SKYLARK_NODEMON",
+                     "nodemon"},
+    [SKC_FLOWD] = {"flowd", "skylark-flowd", "SKYLARK_FLOWD", "flowcore/flowd"},
+};
+
 const char *skc_kind_name(skc_kind k)
 {
-    return k == SKC_SCHED ? "scheduler" : "nodemon";
+    return KINDS[k].ki_name;
 }
 
 static const char *binary_name(skc_kind k)
 {
-    return k == SKC_SCHED ? "skylark-sched" : "skylark-nodemon";
+    return KINDS[k].ki_binary;
+}
+
+/* The kind of a program name or of a cluster file's kind, or 0. */
+static skc_kind kind_of(const char *name, int binary)
+{
+    for (int k = SKC_SCHED; k <= SKC_FLOWD; k++)
+        if (strcmp(name, binary ? KINDS[k].ki_binary : KINDS[k].ki_name) == 0)
+            return (skc_kind)k;
+    return 0;
 }
 
 /* ---- where things are -------------------------------------------------- */
@@ -83,16 +105,17 @@ static int executable(const char *path)
 
 int skc_find_binary(const char *name, char *out, size_t len)
 {
-    const char *env = strcmp(name, "skylark-sched") == 0 ? "SKYLARK_SCHED"
-                                                         : "SKYLARK_NODEMON";
-    const char *v = getenv(env);
+    skc_kind kind = kind_of(name, 1);
+    if (kind == 0)
+        return SK_ENOTFOUND;
+    const char *v = getenv(KINDS[kind].ki_env);
     if (v != NULL && v[0] != '\0') {
         snprintf(out, len, "%s", v);
         return executable(out) ? 0 : SK_ENOTFOUND;
     }
     /* Beside the running program; in a build tree the daemons are in
-     * scheduler/ and nodemon/ beside client/ or bench/, and libtool may
-     * run the real program from a .libs folder. */
+     * scheduler/, nodemon/ and flowcore/flowd/ beside cli/ or bench/, and
+     * libtool may run the real program from a .libs folder. */
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) {
@@ -103,8 +126,7 @@ int skc_find_binary(const char *name, char *out, size_t len)
             size_t dl = strlen(self);
             if (dl >= 6 && strcmp(self + dl - 6, "/.libs") == 0)
                 self[dl - 6] = '\0';
-            const char *sub =
-                strcmp(name, "skylark-sched") == 0 ? "scheduler" : "nodemon";
+            const char *sub = KINDS[kind].ki_subdir;
             snprintf(out, len, "%s/%s", self, name);
             if (executable(out))
                 return 0;
@@ -194,14 +216,13 @@ int skc_load(const char *dir, skc_cluster *c, char *err, size_t errlen)
         long pid;
         if (c->cc_n == SKC_MAX_DAEMONS ||
             sscanf(line, "%15s %63s %127s %ld", kind, name, ep, &pid) != 4 ||
-            (strcmp(kind, "scheduler") != 0 && strcmp(kind, "nodemon") != 0) ||
-            pid <= 1) {
+            kind_of(kind, 0) == 0 || pid <= 1) {
             set_err(err, errlen, "%s:%d: not a daemon line", path, lineno);
             rc = SK_EPROTO;
             break;
         }
         skc_daemon *d = &c->cc_daemons[c->cc_n++];
-        d->cd_kind = kind[0] == 's' ? SKC_SCHED : SKC_NODEMON;
+        d->cd_kind = kind_of(kind, 0);
         snprintf(d->cd_name, sizeof d->cd_name, "%s", name);
         snprintf(d->cd_endpoint, sizeof d->cd_endpoint, "%s", ep);
         d->cd_pid = (pid_t)pid;
@@ -387,15 +408,16 @@ static int wait_answer(const skc_spec *sp, const skc_cluster *c,
 typedef struct start_ctx {
     const skc_spec *sx_spec;
     skc_cluster *sx_c;
-    char sx_bin[2][4096]; /* sched, nodemon */
+    char sx_bin[SKC_FLOWD + 1][4096]; /* by kind */
+    const char *sx_flowd;             /* flowd's endpoint, or NULL */
     char *sx_err;
     size_t sx_errlen;
     double sx_deadline;
 } start_ctx;
 
-/* Start daemon d (name set) and wait until it answers, on a fresh port
- * for each of up to three tries. */
-static int start_one(start_ctx *x, skc_daemon *d, unsigned index)
+/* Start daemon d (name set; id its --id) and wait until it answers, on a
+ * fresh port for each of up to three tries. */
+static int start_one(start_ctx *x, skc_daemon *d, unsigned id_number)
 {
     const skc_spec *sp = x->sx_spec;
     skc_cluster *c = x->sx_c;
@@ -409,17 +431,23 @@ static int start_one(start_ctx *x, skc_daemon *d, unsigned index)
         snprintf(d->cd_endpoint, sizeof d->cd_endpoint, "tcp://127.0.0.1:%d",
                  port);
         char id[16], slots[16];
-        snprintf(id, sizeof id, "%u", index + 1);
+        snprintf(id, sizeof id, "%u", id_number);
         snprintf(slots, sizeof slots, "%u", sp->cs_slots);
-        char *argv[16 + 2 * 16 + 2 * SKC_MAX_WEIGHTS];
+        char *argv[18 + 2 * 16 + 2 * SKC_MAX_WEIGHTS];
         int a = 0;
-        argv[a++] = x->sx_bin[d->cd_kind == SKC_SCHED ? 0 : 1];
+        argv[a++] = x->sx_bin[d->cd_kind];
         argv[a++] = "--listen";
         argv[a++] = d->cd_endpoint;
         argv[a++] = "--name";
         argv[a++] = d->cd_name;
-        argv[a++] = "--id";
-        argv[a++] = id;
+        if (d->cd_kind != SKC_FLOWD) {
+            argv[a++] = "--id";
+            argv[a++] = id;
+            if (x->sx_flowd != NULL) {
+                argv[a++] = "--flowd";
+                argv[a++] = (char *)x->sx_flowd;
+            }
+        }
         argv[a++] = "--log-level";
         argv[a++] = (char *)(sp->cs_log_level ? sp->cs_log_level : "info");
         argv[a++] = "--key-file";
@@ -467,7 +495,7 @@ static int start_one(start_ctx *x, skc_daemon *d, unsigned index)
     return SK_ESYS;
 }
 
-/* Every scheduler sees every node monitor. */
+/* Every scheduler, and flowd, sees every node monitor. */
 static int wait_membership(start_ctx *x)
 {
     skc_cluster *c = x->sx_c;
@@ -478,7 +506,7 @@ static int wait_membership(start_ctx *x)
         }
         int all = 1;
         for (unsigned i = 0; i < c->cc_n && all; i++) {
-            if (c->cc_daemons[i].cd_kind != SKC_SCHED)
+            if (c->cc_daemons[i].cd_kind == SKC_NODEMON)
                 continue;
             sk_status *s;
             if (sk_status_fetch_keyed(c->cc_daemons[i].cd_endpoint, skc_key(c),
@@ -496,8 +524,8 @@ static int wait_membership(start_ctx *x)
         sleep_s(0.05);
     }
     set_err(x->sx_err, x->sx_errlen,
-            "the schedulers do not see all %u node monitors in time (logs in "
-            "%s/logs)",
+            "the schedulers or flowd do not see all %u node monitors in time "
+            "(logs in %s/logs)",
             x->sx_spec->cs_nodes, c->cc_dir);
     return SK_ETIMEDOUT;
 }
@@ -513,7 +541,8 @@ int skc_start(const skc_spec *sp, skc_cluster *c, char *err, size_t errlen)
         return rc;
     }
     if (sp->cs_schedulers < 1 || sp->cs_schedulers > 16 || sp->cs_nodes < 1 ||
-        sp->cs_schedulers + sp->cs_nodes > SKC_MAX_DAEMONS ||
+        sp->cs_schedulers + sp->cs_nodes + (sp->cs_flowd != 0) >
+            SKC_MAX_DAEMONS ||
         sp->cs_slots < 1 || sp->cs_slots > 4096) {
         set_err(err, errlen, "bad cluster size");
         return SK_EINVAL;
@@ -529,14 +558,21 @@ int skc_start(const skc_spec *sp, skc_cluster *c, char *err, size_t errlen)
             }
     if ((rc = ensure_dir(dir, err, errlen)) != 0)
         return rc;
-    start_ctx x = {sp, c, {"", ""}, err, errlen, 0};
-    if (skc_find_binary("skylark-sched", x.sx_bin[0], sizeof x.sx_bin[0]) !=
-            0 ||
-        skc_find_binary("skylark-nodemon", x.sx_bin[1], sizeof x.sx_bin[1]) !=
-            0) {
+    start_ctx x = {sp, c, {"", "", "", ""}, NULL, err, errlen, 0};
+    if (skc_find_binary("skylark-sched", x.sx_bin[SKC_SCHED],
+                        sizeof x.sx_bin[0]) != 0 ||
+        skc_find_binary("skylark-nodemon", x.sx_bin[SKC_NODEMON],
+                        sizeof x.sx_bin[0]) != 0) {
         set_err(err, errlen,
                 "cannot find skylark-sched and skylark-nodemon (set "
                 "SKYLARK_SCHED and SKYLARK_NODEMON, or PATH)");
+        return SK_ENOTFOUND;
+    }
+    if (sp->cs_flowd && skc_find_binary("skylark-flowd", x.sx_bin[SKC_FLOWD],
+                                        sizeof x.sx_bin[0]) != 0) {
+        set_err(err, errlen,
+                "cannot find skylark-flowd (set SKYLARK_FLOWD, or PATH; "
+                "--no-flowd starts a cluster without it)");
         return SK_ENOTFOUND;
     }
     memset(c, 0, sizeof *c);
@@ -548,7 +584,10 @@ int skc_start(const skc_spec *sp, skc_cluster *c, char *err, size_t errlen)
             return rc;
     }
     x.sx_deadline = mono_s() + (sp->cs_timeout > 0 ? sp->cs_timeout : 30);
-    unsigned total = sp->cs_schedulers + sp->cs_nodes;
+    /* flowd first, so that the others' --flowd names its endpoint; ids
+     * count schedulers and node monitors only, as without it. */
+    unsigned first = sp->cs_flowd ? 1 : 0;
+    unsigned total = first + sp->cs_schedulers + sp->cs_nodes;
     for (unsigned i = 0; i < total && rc == 0; i++) {
         if (cancelled(sp)) {
             set_err(err, errlen, "interrupted");
@@ -557,17 +596,23 @@ int skc_start(const skc_spec *sp, skc_cluster *c, char *err, size_t errlen)
         }
         skc_daemon *d = &c->cc_daemons[c->cc_n];
         memset(d, 0, sizeof *d);
-        if (i < sp->cs_schedulers) {
+        unsigned k = i - first; /* among schedulers and node monitors */
+        if (i < first) {
+            d->cd_kind = SKC_FLOWD;
+            snprintf(d->cd_name, sizeof d->cd_name, "flowd");
+        } else if (k < sp->cs_schedulers) {
             d->cd_kind = SKC_SCHED;
-            snprintf(d->cd_name, sizeof d->cd_name, "sched%u", i);
+            snprintf(d->cd_name, sizeof d->cd_name, "sched%u", k);
         } else {
             d->cd_kind = SKC_NODEMON;
             snprintf(d->cd_name, sizeof d->cd_name, "n%u",
-                     i - sp->cs_schedulers);
+                     k - sp->cs_schedulers);
         }
-        rc = start_one(&x, d, i);
+        rc = start_one(&x, d, i < first ? 0 : k + 1);
         if (d->cd_pid > 0)
             c->cc_n++; /* recorded even on failure, to be stopped */
+        if (rc == 0 && d->cd_kind == SKC_FLOWD)
+            x.sx_flowd = d->cd_endpoint;
         if (rc == 0)
             rc = save(c, err, errlen);
         if (rc == 0 && !sp->cs_quiet && isatty(STDERR_FILENO))

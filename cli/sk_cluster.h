@@ -1,8 +1,8 @@
 /*
- * sk_cluster.h - a local Skylark cluster on loopback: the schedulers and
- * node monitors that `skylark cluster up` starts in the background (and
- * bench/short-path starts for its run), the cluster file that records
- * them, and stopping them again.
+ * sk_cluster.h - a local Skylark cluster on loopback: the flow node,
+ * schedulers and node monitors that `skylark cluster up` starts in the
+ * background (and bench/short-path starts for its run, without flowd),
+ * the cluster file that records them, and stopping them again.
  *
  * A cluster lives in a directory (default: $SKYLARK_DIR, else
  * $XDG_RUNTIME_DIR/skylark, else /tmp/skylark-UID), which holds the
@@ -29,6 +29,7 @@
 typedef enum skc_kind {
     SKC_SCHED = 1,
     SKC_NODEMON = 2,
+    SKC_FLOWD = 3, /* the flow node, started first when there is one */
 } skc_kind;
 
 /* One daemon of the cluster. */
@@ -48,10 +49,12 @@ typedef struct skc_cluster {
 
 /* What to start. */
 typedef struct skc_spec {
-    const char *cs_dir;                      /* NULL: skc_default_dir */
-    unsigned cs_schedulers;                  /* 1..16 */
-    unsigned cs_nodes;                       /* 1..(SKC_MAX_DAEMONS - 16) */
-    unsigned cs_slots;                       /* per node, 1..4096 */
+    const char *cs_dir;     /* NULL: skc_default_dir */
+    unsigned cs_schedulers; /* 1..16 */
+    unsigned cs_nodes;      /* 1..(SKC_MAX_DAEMONS - 16) */
+    unsigned cs_slots;      /* per node, 1..4096 */
+    int cs_flowd;           /* start one skylark-flowd first and give every
+                               scheduler and node monitor --flowd */
     const char *cs_weights[SKC_MAX_WEIGHTS]; /* "USER=W", to every node */
     unsigned cs_nweights;
     const char *cs_log_level; /* NULL: info */
@@ -62,7 +65,7 @@ typedef struct skc_spec {
     volatile sig_atomic_t *cs_cancel;
 } skc_spec;
 
-/* skc_kind_name returns "scheduler" or "nodemon". */
+/* skc_kind_name returns "scheduler", "nodemon" or "flowd". */
 const char *skc_kind_name(skc_kind k);
 
 /* skc_default_dir writes the default cluster directory into out. Returns
@@ -70,8 +73,9 @@ const char *skc_kind_name(skc_kind k);
 int skc_default_dir(char *out, size_t len);
 
 /* skc_find_binary finds the program name ("skylark-sched",
- * "skylark-nodemon"): $SKYLARK_SCHED or $SKYLARK_NODEMON, next to the
- * running program, in the build tree beside it, or on PATH. Returns 0 with
+ * "skylark-nodemon", "skylark-flowd"): $SKYLARK_SCHED, $SKYLARK_NODEMON
+ * or $SKYLARK_FLOWD, next to the running program, in the build tree
+ * beside it, or on PATH. Returns 0 with
  * the path in out, or SK_ENOTFOUND. */
 int skc_find_binary(const char *name, char *out, size_t len);
 
@@ -89,9 +93,9 @@ int skc_alive(const skc_daemon *d);
 /* skc_start starts the cluster described by spec into c (creating the
  * directory, mode 0700, and the cluster key in it unless one is there),
  * writes the cluster file, and waits until every
- * daemon answers a status request and every scheduler sees every node
- * monitor. Returns 0; SK_EEXIST if a cluster already runs in the
- * directory; SK_ETIMEDOUT, SK_ESYS, SK_ENOTFOUND (a binary) or
+ * daemon answers a status request and every scheduler (and flowd, with
+ * cs_flowd) sees every node monitor. Returns 0; SK_EEXIST if a cluster already
+ * runs in the directory; SK_ETIMEDOUT, SK_ESYS, SK_ENOTFOUND (a binary) or
  * SK_ECANCELED (spec->cs_cancel) with a message in err, after stopping
  * whatever it started. */
 int skc_start(const skc_spec *spec, skc_cluster *c, char *err, size_t errlen);

@@ -580,6 +580,14 @@ void sk_daemon_destroy(sk_daemon *d)
     free(d);
 }
 
+int sk_daemon_reset_peer(sk_daemon *d, sk_peer ref)
+{
+    sk_peer_id tid = sk_peermap_tid(&d->d_peers, ref);
+    if (tid == 0)
+        return SK_ENOTFOUND;
+    return sk_transport_reset(d->d_t, tid);
+}
+
 sk_link *sk_daemon_link(sk_daemon *d)
 {
     return d->d_link;

@@ -128,6 +128,15 @@ void sk_daemon_destroy(sk_daemon *d);
  * exited). */
 void sk_daemon_pump(sk_daemon *d);
 
+/* sk_daemon_reset_peer ends the transport session of the peer the core
+ * knows as ref, as a message that cannot be sent does: before the loop
+ * next sleeps both sides see the peer leave (the core gets dc_peer_down
+ * then, not during this call), and a peer that connected to us comes
+ * back on a new session with a new HELLO. For a core that has written a
+ * peer off while its session lives (flowd's node timeout). Returns 0,
+ * SK_ENOTFOUND (no such peer) or SK_ESTATE (its session is ending). */
+int sk_daemon_reset_peer(sk_daemon *d, sk_peer ref);
+
 /* sk_daemon_status_add adds one pair to the STATUS_REPLY being extended
  * (only from dh_status); key and value are copied. Pairs past
  * SK_MAX_STATUS_KV are dropped. */

@@ -24,7 +24,7 @@
 #define DEFAULT_LISTEN "tcp://127.0.0.1:7071"
 #define DEFAULT_SCHED  "tcp://127.0.0.1:7070"
 #define MAX_SCHEDULERS 64
-#define NOWN           4 /* schedulers, labels, shell, kill_grace_ms */
+#define NOWN           5 /* schedulers, flowd, labels, shell, kill_grace_ms */
 #define NKEYS          (NM_CONFIG_NKEYS + SK_DAEMON_NKEYS + NOWN)
 
 /* The daemon: the core, its command executor and the shell. */
@@ -33,10 +33,11 @@ typedef struct nm_daemon {
     nm_cmdexec *nd_cmd;
     sk_daemon *nd_shell;
     struct ev_loop *nd_loop;
-    ev_timer nd_grace;   /* shutdown: SIGKILL what SIGTERM left */
-    int nd_stopping;     /* a signal asked us to stop */
-    uint32_t nd_nsched;  /* schedulers we connect to */
-    uint64_t nd_ignored; /* launches refused while stopping */
+    ev_timer nd_grace;    /* shutdown: SIGKILL what SIGTERM left */
+    int nd_stopping;      /* a signal asked us to stop */
+    uint32_t nd_nsched;   /* schedulers we connect to */
+    const char *nd_flowd; /* the flow node we connect to, or "" */
+    uint64_t nd_ignored;  /* launches refused while stopping */
 } nm_daemon;
 
 /* Adapters from the shell's void * core to the node monitor core. */
@@ -153,6 +154,7 @@ static void on_status(void *arg, sk_daemon *d)
     nm_daemon *nd = arg;
     const nm_cmdexec_stats *cs = nm_cmdexec_stats_get(nd->nd_cmd);
     sk_daemon_status_add(d, "nodemon.schedulers", "%u", nd->nd_nsched);
+    sk_daemon_status_add(d, "nodemon.flowd", "%s", nd->nd_flowd);
     sk_daemon_status_add(d, "cmdexec.running", "%u", cs->cs_running);
     sk_daemon_status_add(d, "cmdexec.started", "%llu",
                          (unsigned long long)cs->cs_started);
@@ -188,6 +190,8 @@ static const sk_daemon_option OPTIONS[] = {
      ")"},
     {"scheduler", "ENDPOINT", "nodemon", "schedulers",
      "a scheduler to serve (repeatable; default " DEFAULT_SCHED ")"},
+    {"flowd", "ENDPOINT", "nodemon", "flowd",
+     "the flow node to register with and heartbeat (default: none)"},
     {"name", "NAME", "nodemon", "node",
      "this node's name (default: host name)"},
     {"id", "N", "nodemon", "node_id", "this node's id (default 0)"},
@@ -240,6 +244,7 @@ int main(int argc, char **argv)
     nm_cmdexec_config_init(&cx);
     sk_strlist scheds = {NULL, 0, MAX_SCHEDULERS, SK_MAX_ADDR_LEN, 1};
     sk_strlist labels = {NULL, 0, SK_MAX_LABELS, SK_MAX_LABEL_LEN, 0};
+    char flowd[SK_MAX_ADDR_LEN + 1] = "";
 
     sk_config_key keys[NKEYS];
     size_t n = nm_config_keys(&cfg, &weights, keys);
@@ -254,6 +259,16 @@ int main(int argc, char **argv)
                                 sk_strlist_parse,
                                 "schedulers to serve, comma-separated (each "
                                 "value adds; the command line replaces)"};
+    keys[n++] = (sk_config_key){"nodemon",
+                                "flowd",
+                                SK_CONFIG_CUSTOM,
+                                flowd,
+                                0,
+                                0,
+                                0,
+                                sk_daemon_parse_endpoint,
+                                "the flow node (skylark-flowd) to register "
+                                "with and send HEARTBEAT; none by default"};
     keys[n++] = (sk_config_key){"nodemon",
                                 "labels",
                                 SK_CONFIG_CUSTOM,
@@ -327,6 +342,7 @@ int main(int argc, char **argv)
     nm_daemon nd;
     memset(&nd, 0, sizeof nd);
     nd.nd_nsched = scheds.sl_count;
+    nd.nd_flowd = flowd;
     rc = nm_new(&cfg, &weights, sk_daemon_seed(&ds), &nd.nd_core);
     if (rc != 0) {
         sk_error("cannot create the node monitor core: %s", sk_strerror(rc));
@@ -346,11 +362,19 @@ int main(int argc, char **argv)
         goto out_loop;
     }
 
+    /* The schedulers, then flowd: the side that connects speaks first, so
+     * flowd answers our HELLO and the core starts its heartbeats. */
+    const char *connect[MAX_SCHEDULERS + 1];
+    uint32_t nconnect = 0;
+    for (uint32_t i = 0; i < scheds.sl_count; i++)
+        connect[nconnect++] = scheds.sl_items[i];
+    if (flowd[0] != '\0')
+        connect[nconnect++] = flowd;
     sk_daemon_config dc = {
         .dc_transport = tc,
         .dc_listen = ds.ds_listen,
-        .dc_connect = (const char *const *)scheds.sl_items,
-        .dc_nconnect = scheds.sl_count,
+        .dc_connect = connect,
+        .dc_nconnect = nconnect,
         .dc_hello =
             {
                 .he_role = SK_ROLE_NODEMON,
@@ -376,10 +400,11 @@ int main(int argc, char **argv)
     if (rc != 0)
         goto out_cmd;
     sk_info("%s %s: node %s (id %lld) ready: %lld slots, %lld millicores, "
-            "%lld MiB, %u schedulers",
+            "%lld MiB, %u schedulers, flowd %s",
             PROG, sk_version(), cfg.nc_node, (long long)cfg.nc_node_id,
             (long long)cfg.nc_slots, (long long)cfg.nc_cpu_milli,
-            (long long)cfg.nc_mem_mb, scheds.sl_count);
+            (long long)cfg.nc_mem_mb, scheds.sl_count,
+            flowd[0] != '\0' ? flowd : "none");
     sk_daemon_run(nd.nd_shell);
     ev_timer_stop(nd.nd_loop, &nd.nd_grace);
     sk_daemon_destroy(nd.nd_shell);

@@ -148,6 +148,7 @@ typedef struct sched_stats {
     uint64_t ss_stale;        /* for an attempt that is not current */
     uint64_t ss_limit_nodes;  /* HELLO refused: too many node monitors */
     uint64_t ss_limit_frontends;    /* refused: too many frontends */
+    uint64_t ss_memberships;        /* MEMBERSHIP messages applied */
     uint64_t ss_membership_unknown; /* MEMBERSHIP entries for no node */
     uint64_t ss_nomem;              /* allocation failures (work dropped) */
     /* gauges */

@@ -17,7 +17,7 @@
 
 #define PROG           "skylark-sched"
 #define DEFAULT_LISTEN "tcp://127.0.0.1:7070"
-#define NKEYS          (SCHED_CONFIG_NKEYS + SK_DAEMON_NKEYS)
+#define NKEYS          (SCHED_CONFIG_NKEYS + SK_DAEMON_NKEYS + 1) /* flowd */
 
 /* Adapters from the shell's void * core to the scheduler core. */
 static void core_up(void *c, sk_peer p, const sk_hello *h, sk_time now)
@@ -65,6 +65,8 @@ static const sk_daemon_option OPTIONS[] = {
      "endpoint to listen on (default " DEFAULT_LISTEN ")"},
     {"name", "NAME", "sched", "name", "this scheduler's name (default sched)"},
     {"id", "N", "sched", "id", "this scheduler's id (default 0)"},
+    {"flowd", "ENDPOINT", "sched", "flowd",
+     "the flow node to take the cluster directory from (default: none)"},
     {"log-level", "LEVEL", "sched", "log_level",
      "debug, info, warn, error or off (default info)"},
 };
@@ -81,6 +83,20 @@ int main(int argc, char **argv)
     sk_config_key keys[NKEYS];
     sched_config_keys(&cfg, keys);
     sk_daemon_settings_keys(&ds, "sched", keys + SCHED_CONFIG_NKEYS);
+    /* Connecting to flowd: it answers our HELLO with its own and sends
+     * MEMBERSHIP, which the core applies (sched_core.h). */
+    char flowd[SK_MAX_ADDR_LEN + 1] = "";
+    keys[NKEYS - 1] = (sk_config_key){"sched",
+                                      "flowd",
+                                      SK_CONFIG_CUSTOM,
+                                      flowd,
+                                      0,
+                                      0,
+                                      0,
+                                      sk_daemon_parse_endpoint,
+                                      "the flow node (skylark-flowd) to "
+                                      "connect to for the cluster directory; "
+                                      "none by default"};
 
     sk_daemon_cli cli = {
         PROG,
@@ -118,9 +134,12 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    const char *connect[1] = {flowd};
     sk_daemon_config dc = {
         .dc_transport = tc,
         .dc_listen = ds.ds_listen,
+        .dc_connect = connect,
+        .dc_nconnect = flowd[0] != '\0' ? 1 : 0,
         .dc_hello =
             {
                 .he_role = SK_ROLE_SCHEDULER,
@@ -141,9 +160,10 @@ int main(int argc, char **argv)
         return 1;
     }
     sk_info("%s %s: scheduler %s (id %lld) ready: probe ratio %g, %lld "
-            "attempts",
+            "attempts, flowd %s",
             PROG, sk_version(), cfg.sc_name, (long long)cfg.sc_id,
-            cfg.sc_probe_ratio, (long long)cfg.sc_max_attempts);
+            cfg.sc_probe_ratio, (long long)cfg.sc_max_attempts,
+            flowd[0] != '\0' ? flowd : "none");
     sk_daemon_run(d);
     sk_daemon_destroy(d);
     sched_free(core);

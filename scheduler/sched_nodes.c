@@ -218,6 +218,7 @@ void sched_node_membership(sched_core *c, sk_peer from, const sk_membership *mb)
         c->c_stats.ss_bad_field++;
         return;
     }
+    c->c_stats.ss_memberships++;
     /* A full directory restates every node flowd knows: a node it no
      * longer calls saturated must be probed again. */
     if (mb->mb_full) {

@@ -94,6 +94,8 @@ void sched_status_reply(sched_core *c, sk_peer from,
     kv_u64(&f, "id", (uint64_t)c->c_cfg.sc_id);
     kv_u64(&f, "nodes", st->ss_nodes);
     kv_u64(&f, "nodes_live", st->ss_live);
+    kv_u64(&f, "memberships", st->ss_memberships);
+    kv_u64(&f, "membership_unknown", st->ss_membership_unknown);
     kv_u64(&f, "frontends", st->ss_frontends);
     kv_u64(&f, "jobs", st->ss_jobs);
     kv_u64(&f, "job_bytes", st->ss_bytes);

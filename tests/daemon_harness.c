@@ -26,6 +26,7 @@
 static char dir[256];
 static char sched_path[1024];
 static char nodemon_path[1024];
+static char flowd_path[1024];
 static dh_proc *procs[MAX_PROCS];
 static int nprocs;
 static double heartbeat = 1.0;
@@ -96,6 +97,8 @@ void dh_init(void)
     snprintf(sched_path, sizeof sched_path, "%s/scheduler/skylark-sched", top);
     snprintf(nodemon_path, sizeof nodemon_path, "%s/nodemon/skylark-nodemon",
              top);
+    snprintf(flowd_path, sizeof flowd_path, "%s/flowcore/flowd/skylark-flowd",
+             top);
     if (access(sched_path, X_OK) != 0 || access(nodemon_path, X_OK) != 0)
         tap_bail_out("daemons not found under %s (set top_builddir)", top);
     snprintf(dir, sizeof dir, "/tmp/skylark-test-XXXXXX");
@@ -119,6 +122,11 @@ const char *dh_sched_path(void)
 const char *dh_nodemon_path(void)
 {
     return nodemon_path;
+}
+
+const char *dh_flowd_path(void)
+{
+    return flowd_path;
 }
 
 const char *dh_write_file(const char *name, const char *text)
@@ -332,6 +340,23 @@ int dh_start_nodemon(dh_proc *p, const char *name, int id, int slots,
     char listen[64];
     snprintf(listen, sizeof listen, "tcp://127.0.0.1:%d", tu_free_port());
     return dh_start_nodemon_at(p, name, id, slots, listen, eps, n, extra);
+}
+
+int dh_start_flowd(dh_proc *p, const char *name, const char *const *extra)
+{
+    memset(p, 0, sizeof *p);
+    if (access(flowd_path, X_OK) != 0) {
+        tap_diag("%s not found", flowd_path);
+        return -1;
+    }
+    snprintf(p->dp_name, sizeof p->dp_name, "%s", name);
+    snprintf(p->dp_endpoint, sizeof p->dp_endpoint, "tcp://127.0.0.1:%d",
+             tu_free_port());
+    char *argv[64] = {flowd_path, "--listen", p->dp_endpoint, "--name",
+                      p->dp_name};
+    int argc = 5;
+    heartbeat_args(argv, &argc);
+    return start(p, name, argv, argc, extra);
 }
 
 /* ---- the test client ---------------------------------------------------- */

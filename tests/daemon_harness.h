@@ -1,9 +1,9 @@
 /*
  * daemon_harness.h - what the integration tests use to run real
- * skylark-sched and skylark-nodemon processes on loopback: starting them
- * on free ports with their logs in a temporary folder, signalling and
- * waiting for them, killing every one of them however the test ends
- * (atexit, and PR_SET_PDEATHSIG if the test itself dies), and a test
+ * skylark-sched, skylark-nodemon and skylark-flowd processes on loopback:
+ * starting them on free ports with their logs in a temporary folder,
+ * signalling and waiting for them, killing every one of them however the
+ * test ends (atexit, and PR_SET_PDEATHSIG if the test itself dies), and a test
  * client on sk_link that plays frontend and status tool: it submits jobs,
  * records every JOB_ACCEPTED, TASK_STARTED, TASK_FINISHED and JOB_DONE per
  * task, and asks daemons for their STATUS_REPLY.
@@ -39,9 +39,11 @@ void dh_init(void);
 /* dh_dir returns the temporary folder (removed at exit). */
 const char *dh_dir(void);
 
-/* dh_sched_path, dh_nodemon_path: the daemon binaries. */
+/* dh_sched_path, dh_nodemon_path, dh_flowd_path: the daemon binaries
+ * (skylark-flowd is looked for only when a test starts it). */
 const char *dh_sched_path(void);
 const char *dh_nodemon_path(void);
+const char *dh_flowd_path(void);
 
 /* dh_spawn starts argv[0] with argv, stdout and stderr appended to
  * dh_dir()/log_name. Returns 0 or -1. */
@@ -86,6 +88,12 @@ int dh_start_sched_at(dh_proc *p, const char *name, int id, const char *listen,
 int dh_start_nodemon_at(dh_proc *p, const char *name, int id, int slots,
                         const char *listen, const char *const *scheds, int n,
                         const char *const *extra);
+
+/* dh_start_flowd starts a flow node named name on a free port, with the
+ * heartbeat of dh_set_heartbeat, plus extra (NULL-terminated, may be
+ * NULL), and waits until it listens. Schedulers and node monitors reach
+ * it with "--flowd", p->dp_endpoint in their extra. Returns 0 or -1. */
+int dh_start_flowd(dh_proc *p, const char *name, const char *const *extra);
 
 /* dh_wait_exit waits up to timeout seconds for p to exit. Returns 1 (its
  * status in dp_status) or 0. */

@@ -272,7 +272,7 @@ static void cleanup(void)
 int main(void)
 {
     tap_timeout(150);
-    tap_plan(25);
+    tap_plan(29);
     const char *b = getenv("top_builddir");
     snprintf(skylark, sizeof skylark, "%s/cli/skylark", b ? b : ".");
     snprintf(upper, sizeof upper, "%s/client/examples/upper", b ? b : ".");
@@ -290,8 +290,9 @@ int main(void)
     int rc = run(30, "cluster", "up", "--dir", dir, "--schedulers", "2",
                  "--nodes", "3", "--slots", "2", "--weight", "alice=3", NULL);
     read_pids();
-    tap_ok(rc == 0 && has("cluster up in") && npids == 5,
-           "cluster up starts 2 schedulers and 3 node monitors");
+    tap_ok(rc == 0 && has("cluster up in") && has("flowd flowd: tcp://") &&
+               npids == 6,
+           "cluster up starts flowd, 2 schedulers and 3 node monitors");
     if (rc != 0)
         tap_diag("%s", out);
     rc = run(10, "cluster", "up", "--dir", dir, NULL);
@@ -301,8 +302,17 @@ int main(void)
     int ups = 0;
     for (const char *p = out; (p = strstr(p, "  up  ")) != NULL; p++)
         ups++;
-    tap_ok(rc == 0 && ups == 5 && has("3 node monitors"),
+    tap_ok(rc == 0 && ups == 6 && has("3 node monitors"),
            "status lists every daemon as up, each scheduler seeing 3 nodes");
+    tap_ok(rc == 0 && has("\nflowd      flowd ") &&
+               has("3 nodes, 2 schedulers, 0 long tasks running"),
+           "status lists flowd up, with the 3 nodes and 2 schedulers");
+    if (!has("3 nodes, 2 schedulers"))
+        tap_diag("%s", out);
+    rc = run(10, "status", "--dir", dir, endpoint_of("flowd"), NULL);
+    tap_ok(rc == 0 && has("flowd flowd at") && has("nodes live") &&
+               has("heartbeats") && has("last round: algorithm"),
+           "status of flowd: nodes, heartbeats, the last round");
     rc = run(10, "status", "--dir", dir, endpoint_of("n1"), NULL);
     tap_ok(rc == 0 && has("nodemon n1") && has("slots") && has("user"),
            "status of a node monitor: its slots and users");
@@ -428,9 +438,10 @@ int main(void)
     tap_ok(frozen > 0 && kill(frozen, SIGSTOP) == 0,
            "node monitor n2 (pid %ld) stopped with SIGSTOP", (long)frozen);
     rc = run(20, "cluster", "down", "--dir", dir, "--grace", "1", NULL);
-    tap_ok(rc == 0 && has("4 daemons stopped, 1 killed after 1 s\n"),
-           "cluster down: 4 daemons stopped, 1 killed after the grace period");
-    if (rc != 0 || !has("4 daemons stopped, 1 killed after 1 s\n"))
+    tap_ok(rc == 0 && has("5 daemons stopped, 1 killed after 1 s\n"),
+           "cluster down: 5 daemons stopped (flowd too), 1 killed after the "
+           "grace period");
+    if (rc != 0 || !has("5 daemons stopped, 1 killed after 1 s\n"))
         tap_diag("%s", out);
     int left = 0;
     for (int i = 0; i < npids; i++)
@@ -438,7 +449,7 @@ int main(void)
             tap_diag("pid %ld still exists", (long)pids[i]);
             left++;
         }
-    tap_ok(npids == 5 && left == 0 && any_alive() == 0,
+    tap_ok(npids == 6 && left == 0 && any_alive() == 0,
            "when cluster down returns, no daemon pid exists (ESRCH)");
     char path[300];
     snprintf(path, sizeof path, "%s/cluster", dir);
@@ -449,6 +460,18 @@ int main(void)
            "status without a cluster: exit 1");
     rc = run(10, "cluster", "down", "--dir", dir, NULL);
     tap_ok(rc == 0, "cluster down again is harmless");
+
+    /* --no-flowd: schedulers and node monitors only, as before flowd. */
+    rc = run(30, "cluster", "up", "--dir", dir, "--nodes", "1", "--slots", "1",
+             "--no-flowd", NULL);
+    read_pids();
+    tap_ok(rc == 0 && npids == 2 && !has("flowd") && pid_of("flowd") == 0,
+           "cluster up --no-flowd: a scheduler and a node monitor, no flowd");
+    if (rc != 0)
+        tap_diag("%s", out);
+    rc = run(20, "cluster", "down", "--dir", dir, NULL);
+    tap_ok(rc == 0 && has("2 daemons stopped\n") && any_alive() == 0,
+           "... and down stops both");
 
     /* The demo itself, on this build, with a small workload. */
     const char *src = getenv("top_srcdir");
@@ -489,7 +512,7 @@ int main(void)
     rc = run_demo(demo, 60, "--no-setup", "--jobs", "9", NULL);
     tap_ok(rc == 0 && has("== skylark cluster up") && has("64 tasks: 64 ok") &&
                has("9 jobs of 10-50 tasks") && has("alice            4") &&
-               has("10 daemons stopped"),
+               has("11 daemons stopped"),
            "scripts/demo --no-setup --jobs 9: cluster, run, workload, down");
     if (rc != 0)
         tap_diag("%s", out);

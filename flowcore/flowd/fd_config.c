@@ -3,6 +3,7 @@
  */
 #include "fd_core.h"
 #include "fd_policy.h"
+#include "sk_log.h"
 #include "skylark.h"
 
 #include <stdio.h>
@@ -113,4 +114,144 @@ int fd_config_check(const fd_config *cfg, char *err, size_t errlen)
         return SK_ECONFIG;
     }
     return 0;
+}
+
+/* "algorithm": ssp, cost-scaling, relax or race. */
+static int parse_algorithm(void *dst, const char *name, const char *value,
+                           char *err, size_t errlen)
+{
+    (void)name;
+    if (fc_algorithm_parse(value, dst) != 0) {
+        snprintf(err, errlen,
+                 "must be ssp, cost-scaling, relax or race, got '%s'", value);
+        return SK_ECONFIG;
+    }
+    return 0;
+}
+
+/* "policy": one of the cost models of fd_policy.h. */
+static int parse_policy(void *dst, const char *name, const char *value,
+                        char *err, size_t errlen)
+{
+    (void)name;
+    if (strlen(value) >= sizeof((fd_config *)0)->fc_policy ||
+        fd_policy_find(value) == NULL) {
+        snprintf(err, errlen, "must be quincy, spread or multires, got '%s'",
+                 value);
+        return SK_ECONFIG;
+    }
+    memcpy(dst, value, strlen(value) + 1);
+    return 0;
+}
+
+#define KEY_INT(key, field, lo, hi, help)                                      \
+    (sk_config_key)                                                            \
+    {                                                                          \
+        section, key, SK_CONFIG_INT, &cfg->field, 0, lo, hi, NULL, help        \
+    }
+
+/* The ranges are fd_config_check's (which stays the judge): a value out
+ * of them is refused where it was written, with its file and line. */
+size_t fd_config_keys(fd_config *cfg, const char *section, sk_config_key *keys)
+{
+    size_t n = 0;
+    keys[n++] = (sk_config_key){section,
+                                "name",
+                                SK_CONFIG_STRING,
+                                cfg->fc_name,
+                                sizeof cfg->fc_name,
+                                0,
+                                0,
+                                NULL,
+                                "name shown by skylark status"};
+    keys[n++] = (sk_config_key){section,
+                                "policy",
+                                SK_CONFIG_CUSTOM,
+                                cfg->fc_policy,
+                                0,
+                                0,
+                                0,
+                                parse_policy,
+                                "cost model: quincy, spread or multires"};
+    keys[n++] = (sk_config_key){section,
+                                "algorithm",
+                                SK_CONFIG_CUSTOM,
+                                &cfg->fc_algorithm,
+                                0,
+                                0,
+                                0,
+                                parse_algorithm,
+                                "solver: ssp, cost-scaling, relax or race"};
+    keys[n++] = KEY_INT("round_ms", fc_round_ms, 1, 3600000,
+                        "a round this long after the first change");
+    keys[n++] = KEY_INT("round_events", fc_round_events, 1, 100000000,
+                        "... or at once after this many changes");
+    keys[n++] = KEY_INT("heartbeat_ms", fc_heartbeat_ms, 1, 3600000,
+                        "the node monitors' HEARTBEAT period");
+    keys[n++] = KEY_INT("node_timeout_ms", fc_node_timeout_ms, 1, 86400000,
+                        "a node silent this long is down");
+    keys[n++] = KEY_INT("settle_ms", fc_settle_ms, 0, 3600000,
+                        "after start, nothing is placed for this long");
+    keys[n++] = KEY_INT("reserve_timeout_ms", fc_reserve_timeout_ms, 1,
+                        86400000, "a RESERVE unanswered this long is lost");
+    keys[n++] = KEY_INT("max_attempts", fc_max_attempts, 1, SK_MAX_ATTEMPTS,
+                        "attempts of a task when its job does not say");
+    keys[n++] = KEY_INT("max_rejects", fc_max_rejects, 1, 1000000,
+                        "RESERVE_REJECTs before a task fails");
+    keys[n++] = (sk_config_key){section,
+                                "long_share",
+                                SK_CONFIG_DOUBLE,
+                                &cfg->fc_long_share,
+                                0,
+                                0.0,
+                                1.0,
+                                NULL,
+                                "share of a node's slots for long tasks, "
+                                "(0, 1], unless it has a long_share label"};
+    keys[n++] = KEY_INT("max_nodes", fc_max_nodes, 1, SK_MAX_NODES,
+                        "node monitors registered");
+    keys[n++] = KEY_INT("max_schedulers", fc_max_schedulers, 1, 65536,
+                        "schedulers registered");
+    keys[n++] = KEY_INT("max_jobs", fc_max_jobs, 1, 10000000, "jobs held");
+    keys[n++] =
+        KEY_INT("max_tasks", fc_max_tasks, 1, 50000000, "tasks held, all jobs");
+    keys[n++] = KEY_INT("max_job_tasks", fc_max_job_tasks, 1, SK_MAX_TASKS,
+                        "tasks in one job");
+    keys[n++] = KEY_INT("max_job_bytes", fc_max_job_bytes, 1, (int64_t)1 << 34,
+                        "bytes of the specs and names of one job");
+    keys[n++] = KEY_INT("q_cluster_cost", fc_q_cluster_cost, 0, COST_MAX,
+                        "quincy: task to the cluster aggregator");
+    keys[n++] = KEY_INT("q_rack_cost", fc_q_rack_cost, 0, COST_MAX,
+                        "quincy: task to a preferred rack");
+    keys[n++] = KEY_INT("q_node_cost", fc_q_node_cost, 0, COST_MAX,
+                        "quincy: task to a preferred node");
+    keys[n++] = KEY_INT("q_busy_cost", fc_q_busy_cost, 0, COST_MAX,
+                        "quincy: a slot behind short work");
+    keys[n++] = KEY_INT("q_queue_cost", fc_q_queue_cost, 0, 1000,
+                        "quincy: per short reservation queued on the node");
+    keys[n++] = KEY_INT("q_unsched_cost", fc_q_unsched_cost, 0, COST_MAX,
+                        "quincy: leaving a task unscheduled");
+    keys[n++] = KEY_INT("q_wait_cost", fc_q_wait_cost, 0, COST_MAX,
+                        "quincy: more per second a task has waited");
+    keys[n++] = (sk_config_key){section,
+                                "preemption",
+                                SK_CONFIG_BOOL,
+                                &cfg->fc_preemption,
+                                0,
+                                0,
+                                0,
+                                NULL,
+                                "placed tasks may be moved or stopped"};
+    keys[n++] = KEY_INT("q_kill_cost", fc_q_kill_cost, 0, COST_MAX,
+                        "preemption: per second of work lost");
+    keys[n++] = KEY_INT("q_move_cost", fc_q_move_cost, 0, COST_MAX,
+                        "preemption: moving a task elsewhere");
+    keys[n++] = KEY_INT("s_load_cost", fc_s_load_cost, 0, COST_MAX,
+                        "spread: a slot's cost at full load");
+    keys[n++] = KEY_INT("m_use_cost", fc_m_use_cost, 0, COST_MAX,
+                        "multires: a node's cost at full use");
+    keys[n++] = KEY_INT("max_classes", fc_max_classes, 1, 65536,
+                        "distinct (request, labels) of jobs");
+    SK_ASSERT(n == FD_CONFIG_NKEYS);
+    return n;
 }

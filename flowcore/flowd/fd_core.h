@@ -89,6 +89,7 @@
 #define FD_CORE_H
 
 #include "flowcore.h"
+#include "sk_config.h"
 #include "sk_core.h"
 #include "sk_proto.h"
 
@@ -151,6 +152,21 @@ void fd_config_init(fd_config *cfg);
  * small enough that no arc the policy makes can exceed FC_MAX_COST.
  * Returns 0 or SK_ECONFIG with a message naming the field in err. */
 int fd_config_check(const fd_config *cfg, char *err, size_t errlen);
+
+/* The number of entries fd_config_keys fills. */
+#define FD_CONFIG_NKEYS 31u
+
+/* fd_config_keys fills keys[0..FD_CONFIG_NKEYS) with the description of
+ * cfg's fields for sk_config_load, section [section] (skylark-flowd:
+ * "flowd"): every field of fd_config under its name without the fc_
+ * prefix (name, policy, algorithm, round_ms, ..., max_classes), with
+ * the ranges of fd_config_check; "algorithm" is parsed by
+ * fc_algorithm_parse and "policy" checked against the policies, so that
+ * a bad value is refused at its file and line. fd_config_check still
+ * decides what is valid as a whole (costs against each other). Returns
+ * FD_CONFIG_NKEYS.
+ * The keys point into cfg; cfg and section must outlive the table. */
+size_t fd_config_keys(fd_config *cfg, const char *section, sk_config_key *keys);
 
 /* Counters and gauges. */
 typedef struct fd_stats {

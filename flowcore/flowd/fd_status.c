@@ -67,6 +67,9 @@ int fd_status_build(fd_core *c, const sk_status_request *req, sk_time now,
     kv(&b, "policy", "%s", c->c_pol->po_name);
     kv(&b, "nodes", "%" PRIu64, st->fs_nodes);
     kv(&b, "schedulers", "%" PRIu64, st->fs_schedulers);
+    kv(&b, "nodes_registered", "%" PRIu64, st->fs_nodes_up);
+    kv(&b, "nodes_lost", "%" PRIu64, st->fs_nodes_down);
+    kv(&b, "heartbeats", "%" PRIu64, st->fs_heartbeats);
     kv(&b, "jobs", "%" PRIu64, st->fs_jobs);
     kv(&b, "long_waiting", "%" PRIu64, st->fs_waiting);
     kv(&b, "long_reserved", "%" PRIu64, st->fs_reserved);
