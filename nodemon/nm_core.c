@@ -369,7 +369,7 @@ static nm_task *launch(nm_core *nm, const launch_req *lr, sk_time now)
     if (t == NULL || launch == NULL || spec == NULL || user == NULL ||
         fw == NULL) {
         if (launch != NULL)
-            nm->nm_out->ob_len--; /* the unfinished LAUNCH_TASK is the last */
+            sk_outbox_unpush(nm->nm_out, launch);
         nm_pool_put(&nm->nm_task_pool, t);
         nm->nm_st.ns_nomem++;
         report_end(nm, j, lr->lr_task, lr->lr_attempt, SK_TASK_FAILED, now, now,
@@ -1009,7 +1009,7 @@ void nm_on_message(nm_core *nm, sk_peer from, const sk_msg *msg, sk_time now)
             return;
         if (nm_fill_status(nm, &msg->m_status_request, now,
                            &m->m_status_reply) != 0) {
-            nm->nm_out->ob_len--; /* the unfinished reply is the last */
+            sk_outbox_unpush(nm->nm_out, m);
             nm->nm_st.ns_nomem++;
             return;
         }
