@@ -234,8 +234,8 @@ static void frontend_down(sched_core *c, sched_fe *fe)
         c->c_stats.ss_jobs_abandoned++;
         sched_job_free(c, j);
     }
-    sched_map_del(&c->c_fes, fe->fe_peer);
-    sched_map_free(&fe->fe_jobs);
+    sk_map_del(&c->c_fes, fe->fe_peer);
+    sk_map_free(&fe->fe_jobs);
     free(fe);
     c->c_stats.ss_frontends--;
 }
@@ -304,8 +304,8 @@ void sched_peer_up(sched_core *c, sk_peer peer, const sk_hello *hello,
     sched_scratch_reset(&c->c_scratch);
     if (hello->he_role != SK_ROLE_NODEMON && hello->he_role != SK_ROLE_FRONTEND)
         return;
-    if (sched_map_get(&c->c_nodes, peer) != NULL ||
-        sched_map_get(&c->c_fes, peer) != NULL) {
+    if (sk_map_get(&c->c_nodes, peer) != NULL ||
+        sk_map_get(&c->c_fes, peer) != NULL) {
         c->c_stats.ss_bad_peer++;
         return;
     }
@@ -321,7 +321,7 @@ void sched_peer_down(sched_core *c, sk_peer peer, sk_time now)
     sched_node *nd = sched_node_unlink(c, peer);
     if (nd != NULL)
         node_down(c, nd, now);
-    sched_fe *fe = sched_map_get(&c->c_fes, peer);
+    sched_fe *fe = sk_map_get(&c->c_fes, peer);
     if (fe != NULL)
         frontend_down(c, fe);
 }
@@ -365,11 +365,11 @@ static void on_get_task(sched_core *c, sk_peer from, const sk_get_task *gt,
 {
     /* Only a node monitor holds a slot waiting for the answer; anyone
      * else asking is counted and ignored. */
-    if (sched_map_get(&c->c_nodes, from) == NULL) {
+    if (sk_map_get(&c->c_nodes, from) == NULL) {
         c->c_stats.ss_bad_peer++;
         return;
     }
-    sched_resv *r = sched_map_get(&c->c_resvs, gt->gt_resv);
+    sched_resv *r = sk_map_get(&c->c_resvs, gt->gt_resv);
     /* A node always gets an answer: it holds a slot until it does. A
      * probe cancelled while its GET_TASK was on the way lands here. */
     if (r == NULL || r->rs_job->j_id != gt->gt_job) {
@@ -417,7 +417,7 @@ static void on_get_task(sched_core *c, sk_peer from, const sk_get_task *gt,
 static sched_task *task_of(sched_core *c, sk_peer from, uint64_t job,
                            uint32_t task, uint32_t attempt)
 {
-    sched_job *j = sched_map_get(&c->c_jobs, job);
+    sched_job *j = sk_map_get(&c->c_jobs, job);
     if (j == NULL) {
         c->c_stats.ss_unknown_job++;
         return NULL;
@@ -554,8 +554,8 @@ void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
         break;
     case SK_MSG_MEMBERSHIP:
         /* The directory comes from flowd, never from a node or frontend. */
-        if (sched_map_get(&c->c_nodes, from) != NULL ||
-            sched_map_get(&c->c_fes, from) != NULL)
+        if (sk_map_get(&c->c_nodes, from) != NULL ||
+            sk_map_get(&c->c_fes, from) != NULL)
             c->c_stats.ss_bad_peer++;
         else
             sched_node_membership(c, from, &msg->m_membership);
@@ -644,17 +644,17 @@ void sched_free(sched_core *c)
     for (uint32_t i = 0; i < c->c_fes.mp_cap; i++) {
         sched_fe *fe = c->c_fes.mp_vals[i];
         if (fe != NULL) {
-            sched_map_free(&fe->fe_jobs);
+            sk_map_free(&fe->fe_jobs);
             free(fe);
         }
     }
     for (uint32_t i = 0; i < c->c_nodes.mp_cap; i++)
         sched_node_destroy(c->c_nodes.mp_vals[i]);
-    sched_map_free(&c->c_nodes);
-    sched_map_free(&c->c_names);
-    sched_map_free(&c->c_fes);
-    sched_map_free(&c->c_jobs);
-    sched_map_free(&c->c_resvs);
+    sk_map_free(&c->c_nodes);
+    sk_map_free(&c->c_names);
+    sk_map_free(&c->c_fes);
+    sk_map_free(&c->c_jobs);
+    sk_map_free(&c->c_resvs);
     free(c->c_live);
     free(c->c_picks);
     sk_outbox_free(&c->c_out);
@@ -719,6 +719,6 @@ int sched_task_get(const sched_core *c, sk_peer fe, uint64_t sj_job,
 
 bool sched_node_live(const sched_core *c, sk_peer peer)
 {
-    const sched_node *nd = sched_map_get(&c->c_nodes, peer);
+    const sched_node *nd = sk_map_get(&c->c_nodes, peer);
     return nd != NULL && nd->nd_live != SCHED_NOT_LIVE;
 }

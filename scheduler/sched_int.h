@@ -8,7 +8,7 @@
 #define SCHED_INT_H
 
 #include "sched_core.h"
-#include "sched_map.h"
+#include "sk_map.h"
 #include "sk_rng.h"
 
 #include <stddef.h>
@@ -107,7 +107,7 @@ struct sched_job {
 /* A frontend: a peer that submits jobs. */
 struct sched_fe {
     sk_peer fe_peer;
-    sched_map fe_jobs; /* sj_job -> sched_job */
+    sk_map fe_jobs; /* sj_job -> sched_job */
     sched_job *fe_list;
 };
 
@@ -124,11 +124,11 @@ struct sched_core {
     sk_outbox c_out;
     sched_stats c_stats;
     sched_scratch c_scratch;
-    sched_map c_nodes;   /* peer -> sched_node */
-    sched_map c_names;   /* name hash -> sched_node (chained) */
-    sched_map c_fes;     /* peer -> sched_fe */
-    sched_map c_jobs;    /* j_id -> sched_job */
-    sched_map c_resvs;   /* rs_id -> sched_resv */
+    sk_map c_nodes;      /* peer -> sched_node */
+    sk_map c_names;      /* name hash -> sched_node (chained) */
+    sk_map c_fes;        /* peer -> sched_fe */
+    sk_map c_jobs;       /* j_id -> sched_job */
+    sk_map c_resvs;      /* rs_id -> sched_resv */
     sched_node **c_live; /* up, unsaturated nodes, in any order */
     uint32_t c_nlive;
     uint32_t c_live_cap;

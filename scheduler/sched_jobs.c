@@ -16,7 +16,7 @@
 
 sched_fe *sched_fe_get(sched_core *c, sk_peer peer)
 {
-    sched_fe *fe = sched_map_get(&c->c_fes, peer);
+    sched_fe *fe = sk_map_get(&c->c_fes, peer);
     if (fe != NULL)
         return fe;
     if (c->c_stats.ss_frontends >= (uint64_t)c->c_cfg.sc_max_frontends) {
@@ -24,7 +24,7 @@ sched_fe *sched_fe_get(sched_core *c, sk_peer peer)
         return NULL;
     }
     fe = calloc(1, sizeof *fe);
-    if (fe == NULL || sched_map_put(&c->c_fes, peer, fe) != 0) {
+    if (fe == NULL || sk_map_put(&c->c_fes, peer, fe) != 0) {
         free(fe);
         c->c_stats.ss_nomem++;
         return NULL;
@@ -36,8 +36,8 @@ sched_fe *sched_fe_get(sched_core *c, sk_peer peer)
 
 sched_job *sched_job_lookup(const sched_core *c, sk_peer fe, uint64_t sj_job)
 {
-    const sched_fe *f = sched_map_get(&c->c_fes, fe);
-    return f == NULL ? NULL : sched_map_get(&f->fe_jobs, sj_job);
+    const sched_fe *f = sk_map_get(&c->c_fes, fe);
+    return f == NULL ? NULL : sk_map_get(&f->fe_jobs, sj_job);
 }
 
 static void reject(sched_core *c, sk_peer to, uint64_t job, const char *why,
@@ -221,7 +221,7 @@ static void free_job_memory(sched_job *j)
 void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
 {
     sched_stats *st = &c->c_stats;
-    if (sched_map_get(&c->c_nodes, from) != NULL) {
+    if (sk_map_get(&c->c_nodes, from) != NULL) {
         reject(c, from, sj->sj_job, "node monitors do not submit jobs",
                &st->ss_reject_other);
         return;
@@ -237,7 +237,7 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
         reject(c, from, sj->sj_job, why, &st->ss_reject_limit);
         return;
     }
-    if (sched_map_get(&fe->fe_jobs, sj->sj_job) != NULL) {
+    if (sk_map_get(&fe->fe_jobs, sj->sj_job) != NULL) {
         reject(c, from, sj->sj_job, "duplicate job id: already in flight",
                &st->ss_reject_dup);
         return;
@@ -279,9 +279,9 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
     /* Room in every index now, so that nothing below can half-fail. */
     uint64_t bound = (uint64_t)(j->j_ntasks - j->j_qlen) *
                      (uint64_t)fmin(ceil(j->j_ratio), SK_MAX_PREFERRED);
-    if (sched_map_reserve(&c->c_jobs, 1) != 0 ||
-        sched_map_reserve(&fe->fe_jobs, 1) != 0 || bound > UINT32_MAX / 2 ||
-        sched_map_reserve(&c->c_resvs, npicks + (uint32_t)bound) != 0) {
+    if (sk_map_reserve(&c->c_jobs, 1) != 0 ||
+        sk_map_reserve(&fe->fe_jobs, 1) != 0 || bound > UINT32_MAX / 2 ||
+        sk_map_reserve(&c->c_resvs, npicks + (uint32_t)bound) != 0) {
         free_job_memory(j);
         st->ss_nomem++;
         reject(c, from, sj->sj_job, "out of memory", &st->ss_reject_other);
@@ -289,8 +289,8 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
     }
     j->j_id = ++c->c_next_job;
     j->j_fe = fe;
-    sched_map_put(&c->c_jobs, j->j_id, j);
-    sched_map_put(&fe->fe_jobs, j->j_fe_job, j);
+    sk_map_put(&c->c_jobs, j->j_id, j);
+    sk_map_put(&fe->fe_jobs, j->j_fe_job, j);
     j->j_fnext = fe->fe_list;
     if (fe->fe_list != NULL)
         fe->fe_list->j_fprev = j;
@@ -325,7 +325,7 @@ void sched_place(sched_core *c, sched_job *j, uint32_t npicks, uint32_t task)
     for (uint32_t i = 0; i < npicks; i++) {
         sched_node *nd = c->c_picks[i];
         sched_resv *r = calloc(1, sizeof *r);
-        if (r == NULL || sched_map_put(&c->c_resvs, c->c_next_resv + 1, r)) {
+        if (r == NULL || sk_map_put(&c->c_resvs, c->c_next_resv + 1, r)) {
             free(r);
             c->c_stats.ss_nomem++;
             sk_error("job %llu: reservation dropped: out of memory",
@@ -419,7 +419,7 @@ void sched_resv_take(sched_core *c, sched_resv *r, uint32_t n)
         r->rs_nnext->rs_nprev = r->rs_nprev;
     else
         nd->nd_rtail = r->rs_nprev;
-    sched_map_del(&c->c_resvs, r->rs_id);
+    sk_map_del(&c->c_resvs, r->rs_id);
     free(r);
 }
 
@@ -448,9 +448,9 @@ void sched_job_free(sched_core *c, sched_job *j)
         sched_resv_take(c, j->j_resvs, j->j_resvs->rs_count);
     for (uint32_t i = 0; i < j->j_ntasks; i++)
         sched_task_unbind(c, &j->j_tasks[i]);
-    sched_map_del(&c->c_jobs, j->j_id);
+    sk_map_del(&c->c_jobs, j->j_id);
     sched_fe *fe = j->j_fe;
-    sched_map_del(&fe->fe_jobs, j->j_fe_job);
+    sk_map_del(&fe->fe_jobs, j->j_fe_job);
     if (j->j_fprev != NULL)
         j->j_fprev->j_fnext = j->j_fnext;
     else

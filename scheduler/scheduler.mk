@@ -9,8 +9,6 @@ scheduler_libsched_la_SOURCES = \
 	scheduler/sched_config.c \
 	scheduler/sched_int.h \
 	scheduler/sched_jobs.c \
-	scheduler/sched_map.c \
-	scheduler/sched_map.h \
 	scheduler/sched_nodes.c \
 	scheduler/sched_prefetch.c \
 	scheduler/sched_scratch.c \
