@@ -6,7 +6,7 @@
 #ifndef NM_INT_H
 #define NM_INT_H
 
-#include "nm_arena.h"
+#include "sk_arena.h"
 #include "nm_core.h"
 #include "nm_htab.h"
 #include "nm_list.h"
@@ -114,7 +114,7 @@ struct nm_long {
  */
 struct nm_core {
     sk_outbox *nm_out; /* nm_own_out, or the driver's (nm_share_outbox) */
-    nm_arena nm_scratch;
+    sk_arena nm_scratch;
     uint32_t nm_slots_total;
     uint32_t nm_long_max; /* floor(long_share * slots) */
     uint32_t nm_nrunning;

@@ -4,7 +4,6 @@
 
 noinst_LTLIBRARIES += nodemon/libnodemon.la
 nodemon_libnodemon_la_SOURCES = \
-	nodemon/nm_arena.c nodemon/nm_arena.h \
 	nodemon/nm_config.c nodemon/nm_config.h \
 	nodemon/nm_core.c nodemon/nm_core.h \
 	nodemon/nm_htab.c nodemon/nm_htab.h \

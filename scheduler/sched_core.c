@@ -152,8 +152,10 @@ bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
         f->tf_job = j->j_fe_job;
         f->tf_task = task_index(t);
         f->tf_attempt = t->tk_attempt;
-        /* The node may be freed within this call; the outbox outlives it. */
-        f->tf_node = sched_scratch_strdup(&c->c_scratch, node);
+        /* The node may be freed within this call; the outbox outlives it.
+         * Out of memory, the report goes without the node's name. */
+        const char *copy = sk_arena_strdup(&c->c_scratch, node);
+        f->tf_node = copy != NULL ? copy : "";
         f->tf_status = status;
         f->tf_exit = exit_code;
         f->tf_output = output;
@@ -301,7 +303,7 @@ void sched_peer_up(sched_core *c, sk_peer peer, const sk_hello *hello,
                    sk_time now)
 {
     (void)now;
-    sched_scratch_reset(&c->c_scratch);
+    sk_arena_rewind(&c->c_scratch);
     if (hello->he_role != SK_ROLE_NODEMON && hello->he_role != SK_ROLE_FRONTEND)
         return;
     if (sk_map_get(&c->c_nodes, peer) != NULL ||
@@ -317,7 +319,7 @@ void sched_peer_up(sched_core *c, sk_peer peer, const sk_hello *hello,
 
 void sched_peer_down(sched_core *c, sk_peer peer, sk_time now)
 {
-    sched_scratch_reset(&c->c_scratch);
+    sk_arena_rewind(&c->c_scratch);
     sched_node *nd = sched_node_unlink(c, peer);
     if (nd != NULL)
         node_down(c, nd, now);
@@ -483,8 +485,7 @@ static void on_task_finished(sched_core *c, sk_peer from,
         out.b_data += out.b_len - SK_MAX_OUTPUT_BYTES;
         out.b_len = SK_MAX_OUTPUT_BYTES;
     }
-    uint8_t *copy =
-        out.b_len ? sched_scratch_alloc(&c->c_scratch, out.b_len) : NULL;
+    uint8_t *copy = out.b_len ? sk_arena_alloc(&c->c_scratch, out.b_len) : NULL;
     if (copy != NULL)
         memcpy(copy, out.b_data, out.b_len);
     else
@@ -535,7 +536,7 @@ static void on_cancel_job(sched_core *c, sk_peer from, const sk_cancel_job *cj,
 void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
                       sk_time now)
 {
-    sched_scratch_reset(&c->c_scratch);
+    sk_arena_rewind(&c->c_scratch);
     switch (msg->m_type) {
     case SK_MSG_SUBMIT_JOB:
         sched_submit(c, from, &msg->m_submit_job);
@@ -571,7 +572,7 @@ void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
 
 void sched_on_timer(sched_core *c, sk_time now)
 {
-    sched_scratch_reset(&c->c_scratch);
+    sk_arena_rewind(&c->c_scratch);
     if (c->c_cfg.sc_launch_timeout_ms == 0)
         return;
     sk_time limit = (sk_time)c->c_cfg.sc_launch_timeout_ms * 1000;
@@ -658,7 +659,7 @@ void sched_free(sched_core *c)
     free(c->c_live);
     free(c->c_picks);
     sk_outbox_free(&c->c_out);
-    sched_scratch_free(&c->c_scratch);
+    sk_arena_fini(&c->c_scratch);
     free(c);
 }
 

@@ -8,6 +8,7 @@
 #define SCHED_INT_H
 
 #include "sched_core.h"
+#include "sk_arena.h"
 #include "sk_map.h"
 #include "sk_rng.h"
 
@@ -111,19 +112,12 @@ struct sched_fe {
     sched_job *fe_list;
 };
 
-/* A bump allocator for what outgoing messages point to; emptied at the
- * start of every call into the core (the outbox lifetime rule). */
-typedef struct sched_scratch {
-    struct sched_chunk *sc_chunks;
-    size_t sc_used; /* bytes used in the first chunk */
-} sched_scratch;
-
 struct sched_core {
     sched_config c_cfg;
     sk_rng c_rng;
     sk_outbox c_out;
     sched_stats c_stats;
-    sched_scratch c_scratch;
+    sk_arena c_scratch;  /* what the outbox points to, until the next call */
     sk_map c_nodes;      /* peer -> sched_node */
     sk_map c_names;      /* name hash -> sched_node (chained) */
     sk_map c_fes;        /* peer -> sched_fe */
@@ -140,14 +134,6 @@ struct sched_core {
     uint64_t c_next_resv;
     uint64_t c_stamp; /* for nd_mark */
 };
-
-/* sched_scratch.c */
-void *sched_scratch_alloc(sched_scratch *s, size_t len);
-const char *sched_scratch_printf(sched_scratch *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-const char *sched_scratch_strdup(sched_scratch *s, const char *str);
-void sched_scratch_reset(sched_scratch *s);
-void sched_scratch_free(sched_scratch *s);
 
 /* sched_nodes.c: the node table */
 void sched_node_add(sched_core *c, sk_peer peer, const sk_hello *h);

@@ -67,25 +67,24 @@ static const char *check_limits(sched_core *c, const sk_submit_job *sj,
                                 size_t *bytes)
 {
     const sched_config *cfg = &c->c_cfg;
-    sched_scratch *s = &c->c_scratch;
+    sk_arena *s = &c->c_scratch;
     if (sj->sj_long)
         return "long-running jobs go to the flow path, not to sampling";
     if (sj->sj_ntasks == 0 || sj->sj_tasks == NULL)
         return "job has no task";
     if (sj->sj_ntasks > cfg->sc_max_tasks)
-        return sched_scratch_printf(s, "job has %u tasks, limit %lld",
-                                    sj->sj_ntasks,
-                                    (long long)cfg->sc_max_tasks);
+        return sk_arena_printf(s, "job has %u tasks, limit %lld", sj->sj_ntasks,
+                               (long long)cfg->sc_max_tasks);
     if (sj->sj_priority >= SK_PRIORITIES)
-        return sched_scratch_printf(s, "priority %u out of range 0..%u",
-                                    sj->sj_priority, SK_PRIORITIES - 1);
+        return sk_arena_printf(s, "priority %u out of range 0..%u",
+                               sj->sj_priority, SK_PRIORITIES - 1);
     double d = sj->sj_probe_ratio;
     if (d != 0 && !(d >= 1 && d <= cfg->sc_max_probe_ratio))
-        return sched_scratch_printf(s, "probe ratio %g out of range 1..%g", d,
-                                    cfg->sc_max_probe_ratio);
+        return sk_arena_printf(s, "probe ratio %g out of range 1..%g", d,
+                               cfg->sc_max_probe_ratio);
     if (sj->sj_max_attempts > SK_MAX_ATTEMPTS)
-        return sched_scratch_printf(s, "max attempts %u over the limit %u",
-                                    sj->sj_max_attempts, SK_MAX_ATTEMPTS);
+        return sk_arena_printf(s, "max attempts %u over the limit %u",
+                               sj->sj_max_attempts, SK_MAX_ATTEMPTS);
     if (sj->sj_nlabels > SK_MAX_LABELS ||
         (sj->sj_nlabels > 0 && sj->sj_labels == NULL))
         return "too many labels";
@@ -105,32 +104,31 @@ static const char *check_limits(sched_core *c, const sk_submit_job *sj,
         const sk_task_spec *ts = &sj->sj_tasks[i];
         if (ts->ts_spec.b_len > cfg->sc_max_spec_bytes ||
             (ts->ts_spec.b_len > 0 && ts->ts_spec.b_data == NULL))
-            return sched_scratch_printf(s,
-                                        "task %u: spec of %u bytes, limit "
-                                        "%lld",
-                                        i, ts->ts_spec.b_len,
-                                        (long long)cfg->sc_max_spec_bytes);
+            return sk_arena_printf(s,
+                                   "task %u: spec of %u bytes, limit "
+                                   "%lld",
+                                   i, ts->ts_spec.b_len,
+                                   (long long)cfg->sc_max_spec_bytes);
         if (ts->ts_npreferred > SK_MAX_PREFERRED ||
             (ts->ts_npreferred > 0 && ts->ts_preferred == NULL))
-            return sched_scratch_printf(s,
-                                        "task %u: too many preferred "
-                                        "nodes",
-                                        i);
+            return sk_arena_printf(s,
+                                   "task %u: too many preferred "
+                                   "nodes",
+                                   i);
         total += ts->ts_spec.b_len;
         ptrs += ts->ts_npreferred;
         for (uint32_t k = 0; k < ts->ts_npreferred; k++) {
             long n = str_len(ts->ts_preferred[k], SK_MAX_NAME_LEN);
             if (n < 0)
-                return sched_scratch_printf(s, "task %u: node name too long",
-                                            i);
+                return sk_arena_printf(s, "task %u: node name too long", i);
             total += (uint64_t)n + 1;
         }
     }
     total += ptrs * sizeof(char *);
     if (total > (uint64_t)cfg->sc_max_job_bytes)
-        return sched_scratch_printf(s, "job of %llu bytes, limit %lld",
-                                    (unsigned long long)total,
-                                    (long long)cfg->sc_max_job_bytes);
+        return sk_arena_printf(s, "job of %llu bytes, limit %lld",
+                               (unsigned long long)total,
+                               (long long)cfg->sc_max_job_bytes);
     *bytes = (size_t)total;
     return NULL;
 }
@@ -244,9 +242,8 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
     }
     if (st->ss_jobs >= (uint64_t)c->c_cfg.sc_max_jobs) {
         reject(c, from, sj->sj_job,
-               sched_scratch_printf(&c->c_scratch,
-                                    "%lld jobs in flight already",
-                                    (long long)c->c_cfg.sc_max_jobs),
+               sk_arena_printf(&c->c_scratch, "%lld jobs in flight already",
+                               (long long)c->c_cfg.sc_max_jobs),
                &st->ss_reject_limit);
         return;
     }

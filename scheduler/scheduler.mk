@@ -11,7 +11,6 @@ scheduler_libsched_la_SOURCES = \
 	scheduler/sched_jobs.c \
 	scheduler/sched_nodes.c \
 	scheduler/sched_prefetch.c \
-	scheduler/sched_scratch.c \
 	scheduler/sched_status.c
 scheduler_libsched_la_LIBADD = client/libskylark.la -lm
 
