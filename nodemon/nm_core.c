@@ -1274,13 +1274,6 @@ uint32_t nm_job_queued(const nm_core *nm, sk_peer sched, uint64_t job)
     return n;
 }
 
-int nm_status(nm_core *nm, const sk_status_request *req, sk_time now,
-              sk_status_reply *reply)
-{
-    enter(nm);
-    return nm_fill_status(nm, req, now, reply);
-}
-
 uint64_t nm_job_local(const nm_core *nm, sk_peer sched, uint64_t job)
 {
     const nm_peer *s = find_peer(nm, sched);

@@ -129,9 +129,12 @@ static bool job_done(sched_core *c, sched_job *j, sk_time end)
     return true;
 }
 
-bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
-                      int32_t exit_code, sk_bytes output, const char *node,
-                      uint64_t launch_us, uint64_t end_us)
+/* sched_task_final records a task's outcome and tells its frontend;
+ * returns true when the job ended and was freed. */
+static bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
+                             int32_t exit_code, sk_bytes output,
+                             const char *node, uint64_t launch_us,
+                             uint64_t end_us)
 {
     sched_job *j = t->tk_job;
     SK_ASSERT(t->tk_state != SCHED_TASK_DONE);

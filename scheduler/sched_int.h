@@ -139,8 +139,6 @@ struct sched_core {
 void sched_node_add(sched_core *c, sk_peer peer, const sk_hello *h);
 sched_node *sched_node_unlink(sched_core *c, sk_peer peer);
 void sched_node_destroy(sched_node *nd);
-sched_node *sched_node_by_name(const sched_core *c, const char *name);
-bool sched_node_fits(const sched_node *nd, const sched_job *j);
 void sched_node_membership(sched_core *c, sk_peer from,
                            const sk_membership *mb);
 uint32_t sched_sample_any(sched_core *c, const sched_job *j, uint64_t want);
@@ -160,9 +158,6 @@ sched_fe *sched_fe_get(sched_core *c, sk_peer peer);
 
 /* sched_core.c: task life cycle. The functions returning bool return
  * true when the job ended and was freed: the caller must not touch it. */
-bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
-                      int32_t exit_code, sk_bytes output, const char *node,
-                      uint64_t launch_us, uint64_t end_us);
 bool sched_task_fail(sched_core *c, sched_task *t, const char *why);
 void sched_task_unbind(sched_core *c, sched_task *t);
 void sched_pending_changed(sched_core *c, sched_job *j);

@@ -174,7 +174,7 @@ sched_node *sched_node_unlink(sched_core *c, sk_peer peer)
     return nd;
 }
 
-sched_node *sched_node_by_name(const sched_core *c, const char *name)
+static sched_node *sched_node_by_name(const sched_core *c, const char *name)
 {
     sched_node *nd = sk_map_get(&c->c_names, name_hash(name));
     /* Several peers may carry one name (a node monitor that restarted
@@ -199,7 +199,7 @@ static bool has_label(const sched_node *nd, const char *label)
     return false;
 }
 
-bool sched_node_fits(const sched_node *nd, const sched_job *j)
+static bool sched_node_fits(const sched_node *nd, const sched_job *j)
 {
     if (nd->nd_slots == 0 || nd->nd_res.r_cpu_milli < j->j_res.r_cpu_milli ||
         nd->nd_res.r_mem_mb < j->j_res.r_mem_mb)
