@@ -15,8 +15,9 @@
  * Costs: sk_map_get, sk_map_put and sk_map_del O(1) expected; a put that
  * grows the table O(n) (amortised O(1)). The table starts at 16 slots on
  * the first insertion, doubles when more than three quarters full and
- * never shrinks: 16 bytes per slot, at most 32 bytes per entry right
- * after a doubling. No call allocates but sk_map_reserve and sk_map_put.
+ * never shrinks: 16 bytes per slot, so from 21 to 43 bytes per entry
+ * once past 12 entries (more after deletions or a reservation). No call
+ * allocates but sk_map_reserve and sk_map_put.
  *
  * Limits: at most SK_MAP_MAX entries (2^30: the capacity stays a 32-bit
  * power of two); sk_map_reserve and sk_map_put return SK_ELIMIT past it.
