@@ -103,7 +103,11 @@ static int executable(const char *path)
            access(path, X_OK) == 0;
 }
 
-int skc_find_binary(const char *name, char *out, size_t len)
+/* skc_find_binary finds the program name ("skylark-sched",
+ * "skylark-nodemon"): $SKYLARK_SCHED or $SKYLARK_NODEMON, next to the
+ * running program, in the build tree beside it, or on PATH. Returns 0 with
+ * the path in out, or SK_ENOTFOUND. */
+static int skc_find_binary(const char *name, char *out, size_t len)
 {
     skc_kind kind = kind_of(name, 1);
     if (kind == 0)

@@ -72,19 +72,12 @@ const char *skc_kind_name(skc_kind k);
  * 0, or SK_ELIMIT if it does not fit. */
 int skc_default_dir(char *out, size_t len);
 
-/* skc_find_binary finds the program name ("skylark-sched",
- * "skylark-nodemon", "skylark-flowd"): $SKYLARK_SCHED, $SKYLARK_NODEMON
- * or $SKYLARK_FLOWD, next to the running program, in the build tree
- * beside it, or on PATH. Returns 0 with
- * the path in out, or SK_ENOTFOUND. */
-int skc_find_binary(const char *name, char *out, size_t len);
-
 /* skc_key returns c's key file, or NULL if the cluster has none. */
 const char *skc_key(const skc_cluster *c);
 
-/* skc_load reads the cluster file of dir into c (and finds its key). Returns 0,
- * SK_ENOTFOUND if there is none, SK_EPROTO (with a message in err) if it is
- * damaged. */
+/* skc_load reads the cluster file of dir into c (and finds its key).
+ * Returns 0, SK_ENOTFOUND if there is none, SK_EPROTO (with a message in
+ * err) if it is damaged. */
 int skc_load(const char *dir, skc_cluster *c, char *err, size_t errlen);
 
 /* skc_alive tells whether d's process still runs (and is that daemon). */

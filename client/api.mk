@@ -5,25 +5,18 @@
 
 client_libskylark_impl_la_SOURCES += \
 	client/sk_apiutil.c \
-	client/sk_idmap.c \
 	client/sk_frontend.c \
 	client/sk_frontend_job.c \
 	client/sk_executor.c \
 	client/sk_status.c
 noinst_HEADERS += \
 	client/sk_apiutil.h \
-	client/sk_idmap.h \
 	client/sk_frontend_int.h
 
 check_PROGRAMS += tests/test_client_endpoint
 TESTS += tests/test_client_endpoint
 tests_test_client_endpoint_SOURCES = tests/test_client_endpoint.c
 tests_test_client_endpoint_LDADD = $(SK_TEST_LDADD)
-
-check_PROGRAMS += tests/test_client_idmap
-TESTS += tests/test_client_idmap
-tests_test_client_idmap_SOURCES = tests/test_client_idmap.c
-tests_test_client_idmap_LDADD = $(SK_TEST_LDADD)
 
 CLIENT_TEST_LDADD = $(SK_TRANSPORT_TEST_LDADD)
 

@@ -1,5 +1,6 @@
 # libskylark: the common pieces (version and errors, logging, configuration,
-# seeded randomness). Other client fragments append their sources.
+# seeded randomness, the cores' outbox and arena, the hash map). Other
+# client fragments append their sources.
 #
 # Every object of the library is built once, into the uninstalled
 # convenience library libskylark_impl.la, with -fvisibility=hidden: only
@@ -14,7 +15,8 @@ noinst_LTLIBRARIES += client/libskylark_impl.la
 lib_LTLIBRARIES += client/libskylark.la
 # Installed as <skylark/skylark.h>, in $(includedir)/skylark.
 pkginclude_HEADERS += client/skylark.h
-noinst_HEADERS += client/sk_log.h client/sk_config.h client/sk_rng.h client/sk_core.h
+noinst_HEADERS += client/sk_log.h client/sk_config.h client/sk_rng.h client/sk_core.h \
+	client/sk_arena.h client/sk_map.h
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA += client/skylark.pc
 EXTRA_DIST += client/skylark.pc.in
@@ -25,7 +27,9 @@ client_libskylark_impl_la_SOURCES = \
 	client/sk_log.c \
 	client/sk_config.c \
 	client/sk_rng.c \
-	client/sk_core.c
+	client/sk_core.c \
+	client/sk_arena.c \
+	client/sk_map.c
 client_libskylark_impl_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
 	$(NANOMSG_CFLAGS) $(MSGPACK_CFLAGS) $(SODIUM_CFLAGS)
 client_libskylark_impl_la_LIBADD = $(NANOMSG_LIBS) $(MSGPACK_LIBS) \

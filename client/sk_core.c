@@ -2,6 +2,7 @@
  * sk_core.c - the outbox of the sans-I/O cores.
  */
 #include "sk_core.h"
+#include "sk_log.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,12 @@ sk_msg *sk_outbox_push(sk_outbox *ob, sk_peer peer, sk_msg_type type)
     out->o_peer = peer;
     out->o_msg.m_type = type;
     return &out->o_msg;
+}
+
+void sk_outbox_unpush(sk_outbox *ob, const sk_msg *msg)
+{
+    SK_ASSERT(ob->ob_len > 0 && msg == &ob->ob_msgs[ob->ob_len - 1].o_msg);
+    ob->ob_len--;
 }
 
 void sk_outbox_clear(sk_outbox *ob)

@@ -51,6 +51,13 @@ typedef struct sk_outbox {
  * memory (the caller counts and logs the loss). */
 sk_msg *sk_outbox_push(sk_outbox *ob, sk_peer peer, sk_msg_type type);
 
+/* sk_outbox_unpush takes back msg, which must be the message the last
+ * sk_outbox_push returned and still the last in ob (it aborts otherwise):
+ * for a core that pushed a message first and then failed to fill it (out
+ * of memory for what it points to), so that no half-made message is sent.
+ * O(1); the outbox keeps its memory. */
+void sk_outbox_unpush(sk_outbox *ob, const sk_msg *msg);
+
 /* sk_outbox_clear empties the outbox, keeping its memory. */
 void sk_outbox_clear(sk_outbox *ob);
 

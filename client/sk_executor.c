@@ -5,8 +5,8 @@
  * their ends (TASK_FINISHED).
  */
 #include "sk_apiutil.h"
-#include "sk_idmap.h"
 #include "sk_keyfile.h"
+#include "sk_map.h"
 #include "sk_link.h"
 #include "sk_log.h"
 #include "sk_proto.h"
@@ -51,7 +51,7 @@ struct sk_executor {
     char ex_framework[SK_MAX_NAME_LEN + 1];
     uint64_t ex_incarnation;
     sk_executor_callbacks ex_cb;
-    sk_idmap ex_jobs; /* job id -> ex_job */
+    sk_map ex_jobs; /* job id -> ex_job */
     ex_pending *ex_pend_head, *ex_pend_tail;
     ev_timer ex_retry_w;
     sk_buf ex_buf;
@@ -69,7 +69,7 @@ void sk_executor_opts_init(sk_executor_opts *o)
 static ex_run *find_run(sk_executor *ex, uint64_t job, uint32_t task,
                         uint32_t attempt, ex_job **jout)
 {
-    ex_job *j = sk_idmap_get(&ex->ex_jobs, job);
+    ex_job *j = sk_map_get(&ex->ex_jobs, job);
     if (jout != NULL)
         *jout = j;
     if (j == NULL)
@@ -83,11 +83,11 @@ static ex_run *find_run(sk_executor *ex, uint64_t job, uint32_t task,
 
 static int add_run(sk_executor *ex, uint64_t job, const ex_run *r)
 {
-    ex_job *j = sk_idmap_get(&ex->ex_jobs, job);
+    ex_job *j = sk_map_get(&ex->ex_jobs, job);
     if (j == NULL) {
         if ((j = calloc(1, sizeof *j)) == NULL)
             return SK_ENOMEM;
-        if (sk_idmap_put(&ex->ex_jobs, job, j) != 0) {
+        if (sk_map_put(&ex->ex_jobs, job, j) != 0) {
             free(j);
             return SK_ENOMEM;
         }
@@ -97,7 +97,7 @@ static int add_run(sk_executor *ex, uint64_t job, const ex_run *r)
         ex_run *nr = realloc(j->xj_runs, ncap * sizeof *nr);
         if (nr == NULL) {
             if (j->xj_n == 0)
-                free(sk_idmap_del(&ex->ex_jobs, job));
+                free(sk_map_del(&ex->ex_jobs, job));
             return SK_ENOMEM;
         }
         j->xj_runs = nr;
@@ -113,7 +113,7 @@ static void del_run(sk_executor *ex, uint64_t job, ex_job *j, ex_run *r)
     *r = j->xj_runs[--j->xj_n];
     ex->ex_stats.es_running--;
     if (j->xj_n == 0) {
-        sk_idmap_del(&ex->ex_jobs, job);
+        sk_map_del(&ex->ex_jobs, job);
         free(j->xj_runs);
         free(j);
     }
@@ -317,7 +317,7 @@ static void on_kill(sk_executor *ex, const sk_kill_task *k)
     kill_list kl = {NULL, NULL, 0};
     ex_job *j;
     if (k->kt_task == SK_TASK_ANY) {
-        j = sk_idmap_get(&ex->ex_jobs, k->kt_job);
+        j = sk_map_get(&ex->ex_jobs, k->kt_job);
         if (j != NULL && collect(&kl, k->kt_job, j->xj_runs, j->xj_n) != 0)
             sk_error("executor %s: out of memory killing job %llu", ex->ex_name,
                      (unsigned long long)k->kt_job);
@@ -405,10 +405,10 @@ static void on_down(void *arg, sk_peer_id peer, sk_peer_down_reason why)
     /* The node monitor has reported these LOST: forget them, and tell the
      * framework to stop them. */
     kill_list kl = {NULL, NULL, 0};
-    size_t pos = 0;
+    uint32_t pos = 0;
     uint64_t job;
     ex_job *j;
-    while ((j = sk_idmap_next(&ex->ex_jobs, &pos, &job)) != NULL) {
+    while ((j = sk_map_next(&ex->ex_jobs, &pos, &job)) != NULL) {
         if (collect(&kl, job, j->xj_runs, j->xj_n) != 0)
             sk_error("executor %s: out of memory forgetting tasks",
                      ex->ex_name);
@@ -416,7 +416,7 @@ static void on_down(void *arg, sk_peer_id peer, sk_peer_down_reason why)
         free(j->xj_runs);
         free(j);
     }
-    sk_idmap_free(&ex->ex_jobs);
+    sk_map_free(&ex->ex_jobs);
     ex->ex_stats.es_running = 0;
     kill_all(ex, &kl);
     if (ex->ex_cb.ec_session != NULL)
@@ -488,13 +488,13 @@ void sk_executor_destroy(sk_executor *ex)
     if (ex->ex_loop != NULL)
         ev_timer_stop(ex->ex_loop, &ex->ex_retry_w);
     sk_link_destroy(ex->ex_link);
-    size_t pos = 0;
+    uint32_t pos = 0;
     ex_job *j;
-    while ((j = sk_idmap_next(&ex->ex_jobs, &pos, NULL)) != NULL) {
+    while ((j = sk_map_next(&ex->ex_jobs, &pos, NULL)) != NULL) {
         free(j->xj_runs);
         free(j);
     }
-    sk_idmap_free(&ex->ex_jobs);
+    sk_map_free(&ex->ex_jobs);
     while (ex->ex_pend_head != NULL) {
         ex_pending *p = ex->ex_pend_head;
         ex->ex_pend_head = p->xp_next;

@@ -399,12 +399,12 @@ void sk_frontend_destroy(sk_frontend *fe)
     }
     sk_link_destroy(fe->fe_link);
     fe_free_jobs(fe);
-    size_t pos = 0;
+    uint32_t pos = 0;
     fe_kept *k;
-    while ((k = sk_idmap_next(&fe->fe_kept, &pos, NULL)) != NULL)
+    while ((k = sk_map_next(&fe->fe_kept, &pos, NULL)) != NULL)
         free(k);
-    sk_idmap_free(&fe->fe_kept);
-    sk_idmap_free(&fe->fe_jobs);
+    sk_map_free(&fe->fe_kept);
+    sk_map_free(&fe->fe_jobs);
     for (unsigned i = 0; i < fe->fe_nendpoints; i++)
         free(fe->fe_endpoints[i]);
     sk_buf_free(&fe->fe_buf);
@@ -448,7 +448,7 @@ static void copy_result(sk_job_result *out, fe_kept *k)
 int sk_frontend_wait_job(sk_frontend *fe, sk_job_id job, double timeout,
                          sk_job_result *out)
 {
-    fe_kept *k = sk_idmap_del(&fe->fe_kept, job);
+    fe_kept *k = sk_map_del(&fe->fe_kept, job);
     if (k != NULL) {
         fe->fe_wait_result = *k;
         free(k);
@@ -456,7 +456,7 @@ int sk_frontend_wait_job(sk_frontend *fe, sk_job_id job, double timeout,
             copy_result(out, &fe->fe_wait_result);
         return 0;
     }
-    if (sk_idmap_get(&fe->fe_jobs, job) == NULL) {
+    if (sk_map_get(&fe->fe_jobs, job) == NULL) {
         fe_set_error(fe, "job %llu is not in flight", (unsigned long long)job);
         return SK_ENOTFOUND;
     }
@@ -470,7 +470,7 @@ int sk_frontend_wait_job(sk_frontend *fe, sk_job_id job, double timeout,
         return rc;
     }
     /* A job without jc_job_done also left its result in fe_kept. */
-    free(sk_idmap_del(&fe->fe_kept, job));
+    free(sk_map_del(&fe->fe_kept, job));
     if (out != NULL)
         copy_result(out, &fe->fe_wait_result);
     return 0;
@@ -478,7 +478,7 @@ int sk_frontend_wait_job(sk_frontend *fe, sk_job_id job, double timeout,
 
 static int is_idle(void *arg)
 {
-    return ((sk_frontend *)arg)->fe_jobs.im_count == 0;
+    return ((sk_frontend *)arg)->fe_jobs.mp_len == 0;
 }
 
 int sk_frontend_wait_idle(sk_frontend *fe, double timeout)
@@ -493,7 +493,7 @@ void sk_frontend_stats_get(sk_frontend *fe, sk_frontend_stats *out)
     sk_link_stats_get(fe->fe_link, &ls);
     out->fs_undecodable =
         ls.ls_bad_version + ls.ls_bad_type + ls.ls_bad_limit + ls.ls_malformed;
-    out->fs_jobs_in_flight = fe->fe_jobs.im_count;
+    out->fs_jobs_in_flight = fe->fe_jobs.mp_len;
     out->fs_jobs_waiting = fe->fe_nwaiting;
     out->fs_connected = fe->fe_up;
     out->fs_scheduler = fe->fe_endpoints[fe->fe_cur];

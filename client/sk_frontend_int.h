@@ -7,7 +7,7 @@
 #ifndef SK_FRONTEND_INT_H
 #define SK_FRONTEND_INT_H
 
-#include "sk_idmap.h"
+#include "sk_map.h"
 #include "sk_link.h"
 #include "sk_proto.h"
 #include "skylark.h"
@@ -82,8 +82,8 @@ struct sk_frontend {
     ev_timer fe_queue_w;   /* waiting jobs past fo_queue_timeout */
     ev_timer fe_retry_w;   /* the transport pushed back: send again */
     sk_job_id fe_next_id;
-    sk_idmap fe_jobs; /* in flight */
-    sk_idmap fe_kept; /* ended, results kept for a wait */
+    sk_map fe_jobs; /* in flight */
+    sk_map fe_kept; /* ended, results kept for a wait */
     fe_job *fe_wait_head, *fe_wait_tail;
     uint64_t fe_nwaiting;
     fe_job *fe_cancels; /* CANCEL_JOB to hand over */

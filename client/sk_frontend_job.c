@@ -74,11 +74,11 @@ static void free_job(fe_job *j)
 
 void fe_free_jobs(sk_frontend *fe)
 {
-    size_t pos = 0;
+    uint32_t pos = 0;
     fe_job *j;
-    while ((j = sk_idmap_next(&fe->fe_jobs, &pos, NULL)) != NULL)
+    while ((j = sk_map_next(&fe->fe_jobs, &pos, NULL)) != NULL)
         free_job(j);
-    sk_idmap_free(&fe->fe_jobs);
+    sk_map_free(&fe->fe_jobs);
     fe->fe_wait_head = fe->fe_wait_tail = NULL;
     fe->fe_cancels = NULL;
     fe->fe_nwaiting = 0;
@@ -135,7 +135,7 @@ void fe_end_job(sk_frontend *fe, fe_job *j, sk_outcome outcome, int err,
     for (uint32_t t = 0; t < j->fj_ntasks; t++)
         if (!(j->fj_tasks[t].ft_flags & FT_ENDED))
             decide_task(fe, j, t, outcome, reason, now);
-    sk_idmap_del(&fe->fe_jobs, j->fj_id);
+    sk_map_del(&fe->fe_jobs, j->fj_id);
     fe->fe_stats.fs_jobs_ended++;
 
     fe_kept k;
@@ -166,7 +166,7 @@ void fe_end_job(sk_frontend *fe, fe_job *j, sk_outcome outcome, int err,
     fe_kept *keep = malloc(sizeof *keep);
     if (keep != NULL) {
         *keep = k;
-        if (sk_idmap_put(&fe->fe_kept, r->jr_job, keep) == 0)
+        if (sk_map_put(&fe->fe_kept, r->jr_job, keep) == 0)
             return;
         free(keep);
     }
@@ -178,20 +178,21 @@ void fe_lose_jobs(sk_frontend *fe, const char *endpoint)
 {
     /* Collect first: callbacks may submit (into the waiting list) while
      * these end. */
-    size_t n = 0, pos = 0;
+    size_t n = 0;
+    uint32_t pos = 0;
     fe_job *j;
-    sk_job_id *ids = malloc((fe->fe_jobs.im_count + 1) * sizeof *ids);
+    sk_job_id *ids = malloc((fe->fe_jobs.mp_len + 1) * sizeof *ids);
     if (ids == NULL) {
         sk_error("frontend %s: out of memory losing jobs", fe->fe_name);
         return;
     }
-    while ((j = sk_idmap_next(&fe->fe_jobs, &pos, NULL)) != NULL)
+    while ((j = sk_map_next(&fe->fe_jobs, &pos, NULL)) != NULL)
         if (j->fj_state == FJ_SENT || j->fj_state == FJ_ACCEPTED)
             ids[n++] = j->fj_id;
     char reason[SK_MAX_ADDR_LEN + 32];
     snprintf(reason, sizeof reason, "scheduler lost: %s", endpoint);
     for (size_t i = 0; i < n; i++) {
-        j = sk_idmap_get(&fe->fe_jobs, ids[i]);
+        j = sk_map_get(&fe->fe_jobs, ids[i]);
         if (j == NULL)
             continue;
         /* A job whose every task has its outcome lacks only JOB_DONE. */
@@ -428,7 +429,7 @@ int sk_frontend_submit(sk_frontend *fe, const sk_job_desc *jd,
     int rc = check_job(fe, jd);
     if (rc != 0)
         return rc;
-    if (fe->fe_jobs.im_count >= fe->fe_max_jobs) {
+    if (fe->fe_jobs.mp_len >= fe->fe_max_jobs) {
         fe_set_error(fe, "%u jobs in flight: the limit", fe->fe_max_jobs);
         return SK_ELIMIT;
     }
@@ -439,7 +440,7 @@ int sk_frontend_submit(sk_frontend *fe, const sk_job_desc *jd,
     j->fj_ntasks = jd->jo_ntasks;
     j->fj_tasks = calloc(jd->jo_ntasks, sizeof *j->fj_tasks);
     if (j->fj_tasks == NULL || (rc = encode_job(fe, j, jd)) != 0 ||
-        (rc = sk_idmap_put(&fe->fe_jobs, j->fj_id, j)) != 0) {
+        (rc = sk_map_put(&fe->fe_jobs, j->fj_id, j)) != 0) {
         free_job(j);
         return rc != 0 ? rc : SK_ENOMEM;
     }
@@ -465,7 +466,7 @@ int sk_frontend_submit(sk_frontend *fe, const sk_job_desc *jd,
 
 int sk_frontend_cancel(sk_frontend *fe, sk_job_id id, const char *reason)
 {
-    fe_job *j = sk_idmap_get(&fe->fe_jobs, id);
+    fe_job *j = sk_map_get(&fe->fe_jobs, id);
     if (j == NULL) {
         fe_set_error(fe, "job %llu is not in flight", (unsigned long long)id);
         return SK_ENOTFOUND;
@@ -495,7 +496,7 @@ int sk_frontend_cancel(sk_frontend *fe, sk_job_id id, const char *reason)
 
 static fe_job *find_job(sk_frontend *fe, uint64_t id)
 {
-    fe_job *j = sk_idmap_get(&fe->fe_jobs, id);
+    fe_job *j = sk_map_get(&fe->fe_jobs, id);
     if (j == NULL || j->fj_state == FJ_WAITING || j->fj_state == FJ_ENDING) {
         fe->fe_stats.fs_unknown_job++;
         return NULL;

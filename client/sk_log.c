@@ -26,11 +26,6 @@ void sk_log_set_level(sk_log_level level)
         log_threshold = level;
 }
 
-sk_log_level sk_log_get_level(void)
-{
-    return log_threshold;
-}
-
 int sk_log_parse_level(const char *text, sk_log_level *out)
 {
     static const char *const lower[] = {"debug", "info", "warn", "error",
@@ -42,13 +37,6 @@ int sk_log_parse_level(const char *text, sk_log_level *out)
         }
     }
     return SK_EINVAL;
-}
-
-const char *sk_log_level_name(sk_log_level level)
-{
-    if (level < SK_LOG_DEBUG || level > SK_LOG_OFF)
-        return "?";
-    return level_names[level];
 }
 
 void sk_log_set_component(const char *name)

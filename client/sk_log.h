@@ -27,15 +27,9 @@ typedef void (*sk_log_sink)(void *arg, sk_log_level level, const char *line);
  * The default is SK_LOG_INFO. */
 void sk_log_set_level(sk_log_level level);
 
-/* sk_log_get_level returns the current threshold. */
-sk_log_level sk_log_get_level(void);
-
 /* sk_log_parse_level turns "debug", "info", "warn", "error" or "off"
  * (case-insensitive) into a level. Returns 0, or SK_EINVAL for other text. */
 int sk_log_parse_level(const char *text, sk_log_level *out);
-
-/* sk_log_level_name returns "DEBUG", "INFO", "WARN", "ERROR" or "OFF". */
-const char *sk_log_level_name(sk_log_level level);
 
 /* sk_log_set_component names the component that writes ("sched",
  * "nodemon", ...). The name is copied (at most 31 bytes are kept). */

@@ -446,13 +446,9 @@ typedef struct sk_buf {
 /* sk_buf_init makes buf empty, without allocating. */
 void sk_buf_init(sk_buf *buf);
 
-/* sk_buf_reserve makes room for extra more bytes after b_len, growing
+/* sk_buf_append copies len bytes to the end of buf, growing it
  * geometrically. Returns 0, SK_ELIMIT if the total would exceed
  * SK_MAX_MSG_BYTES, or SK_ENOMEM (buf unchanged). */
-int sk_buf_reserve(sk_buf *buf, size_t extra);
-
-/* sk_buf_append copies len bytes to the end of buf. Errors as for
- * sk_buf_reserve. */
 int sk_buf_append(sk_buf *buf, const void *data, size_t len);
 
 /* sk_buf_free releases the memory of buf and makes it empty. */

@@ -17,7 +17,9 @@ void sk_buf_init(sk_buf *buf)
     buf->b_cap = 0;
 }
 
-int sk_buf_reserve(sk_buf *buf, size_t extra)
+/* sk_buf_reserve makes room for extra more bytes after b_len (errors as
+ * for sk_buf_append). */
+static int sk_buf_reserve(sk_buf *buf, size_t extra)
 {
     if (extra > SK_MAX_MSG_BYTES || buf->b_len > SK_MAX_MSG_BYTES - extra)
         return SK_ELIMIT;

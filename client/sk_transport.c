@@ -41,7 +41,7 @@ sk_tpeer *sk_tpeer_at(sk_transport *t, uint32_t slot)
     return &t->t_chunks[slot / SK_TPEER_CHUNK][slot % SK_TPEER_CHUNK];
 }
 
-uint32_t sk_tpeer_slot(sk_transport *t, const sk_tpeer *p)
+static uint32_t sk_tpeer_slot(sk_transport *t, const sk_tpeer *p)
 {
     (void)t;
     return p->pe_slot;

@@ -118,7 +118,6 @@ struct sk_transport {
 
 /* Slot access. */
 sk_tpeer *sk_tpeer_at(sk_transport *t, uint32_t slot);
-uint32_t sk_tpeer_slot(sk_transport *t, const sk_tpeer *p);
 sk_peer_id sk_tpeer_id(sk_transport *t, const sk_tpeer *p);
 
 /* A new peer slot, zeroed, or NULL at tc_max_peers. */
@@ -164,8 +163,6 @@ void sk_tpeer_send_reset(sk_transport *t, const uint8_t route[8]);
 
 /* Receive watchers and the tick (sk_transport_rx.c). */
 void sk_trx_router_cb(struct ev_loop *loop, ev_io *w, int revents);
-/* Receives every frame waiting on the router socket. */
-void sk_trx_router_drain(sk_transport *t);
 void sk_trx_dealer_cb(struct ev_loop *loop, ev_io *w, int revents);
 void sk_trx_dealer_snd_cb(struct ev_loop *loop, ev_io *w, int revents);
 void sk_trx_tick_cb(struct ev_loop *loop, ev_timer *w, int revents);

@@ -357,6 +357,9 @@ static int route_of(struct nn_msghdr *h, uint8_t route[8])
     return SK_EPROTO;
 }
 
+/* Receives every frame waiting on the router socket. */
+static void sk_trx_router_drain(sk_transport *t);
+
 void sk_trx_router_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
     (void)loop;
@@ -364,7 +367,7 @@ void sk_trx_router_cb(struct ev_loop *loop, ev_io *w, int revents)
     sk_trx_router_drain(w->data);
 }
 
-void sk_trx_router_drain(sk_transport *t)
+static void sk_trx_router_drain(sk_transport *t)
 {
     for (;;) {
         void *body = NULL;

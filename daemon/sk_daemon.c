@@ -30,6 +30,16 @@
 /* Bytes for the keys and values the shell adds to one STATUS_REPLY. */
 #define STATUS_POOL (64u << 10)
 
+/* What the shell counted. */
+typedef struct sk_daemon_stats {
+    uint64_t ds_send_failed; /* the link refused a message of the core */
+    uint64_t ds_unroutable;  /* a message for a reference nobody holds */
+    uint64_t ds_map_full;    /* a peer refused: no reference left */
+    uint64_t ds_hellos;      /* HELLOs handed to the core */
+    uint64_t ds_answers;     /* HELLOs we answered */
+    uint64_t ds_bad_input;   /* inputs the core dropped (dh_bad_input) */
+} sk_daemon_stats;
+
 struct sk_daemon {
     struct ev_loop *d_loop;
     sk_link *d_link;
@@ -586,14 +596,4 @@ int sk_daemon_reset_peer(sk_daemon *d, sk_peer ref)
     if (tid == 0)
         return SK_ENOTFOUND;
     return sk_transport_reset(d->d_t, tid);
-}
-
-sk_link *sk_daemon_link(sk_daemon *d)
-{
-    return d->d_link;
-}
-
-const sk_daemon_stats *sk_daemon_stats_get(const sk_daemon *d)
-{
-    return &d->d_st;
 }

@@ -89,16 +89,6 @@ typedef struct sk_daemon_config {
     sk_peer dc_local;  /* a core reference served by dh_local, or 0 */
 } sk_daemon_config;
 
-/* What the shell counted. */
-typedef struct sk_daemon_stats {
-    uint64_t ds_send_failed; /* the link refused a message of the core */
-    uint64_t ds_unroutable;  /* a message for a reference nobody holds */
-    uint64_t ds_map_full;    /* a peer refused: no reference left */
-    uint64_t ds_hellos;      /* HELLOs handed to the core */
-    uint64_t ds_answers;     /* HELLOs we answered */
-    uint64_t ds_bad_input;   /* inputs the core dropped (dh_bad_input) */
-} sk_daemon_stats;
-
 /* sk_daemon_now returns the wall clock in microseconds since the epoch,
  * the time every core input is stamped with. */
 sk_time sk_daemon_now(void);
@@ -142,11 +132,5 @@ int sk_daemon_reset_peer(sk_daemon *d, sk_peer ref);
  * SK_MAX_STATUS_KV are dropped. */
 void sk_daemon_status_add(sk_daemon *d, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-
-/* sk_daemon_link returns the shell's link (statistics, transport). */
-sk_link *sk_daemon_link(sk_daemon *d);
-
-/* sk_daemon_stats_get returns the shell's counters. */
-const sk_daemon_stats *sk_daemon_stats_get(const sk_daemon *d);
 
 #endif /* SK_DAEMON_H */

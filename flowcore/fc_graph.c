@@ -109,6 +109,12 @@ int fc_graph_new(fc_graph **out)
 /* Blocks from this size up are aligned to and advised for huge pages. */
 #define HUGE_PAGE ((size_t)2 << 20)
 
+/* fc_scratch_free releases s's memory. */
+static void fc_scratch_free(fc_scratch *s);
+
+/* fc_flow_state_free frees the arrays of st. */
+static void fc_flow_state_free(fc_flow_state *st);
+
 void *fc_scratch_get(fc_scratch *s, size_t bytes)
 {
     if (bytes <= s->sc_size)
@@ -135,7 +141,7 @@ void *fc_scratch_get(fc_scratch *s, size_t bytes)
     return p;
 }
 
-void fc_scratch_free(fc_scratch *s)
+static void fc_scratch_free(fc_scratch *s)
 {
     free(s->sc_mem);
     s->sc_mem = NULL;
@@ -672,7 +678,7 @@ void fc_flow_state_copy(const fc_graph *g, fc_flow_state *dst,
     }
 }
 
-void fc_flow_state_free(fc_flow_state *st)
+static void fc_flow_state_free(fc_flow_state *st)
 {
     free(st->fs_rescap);
     free(st->fs_excess);

@@ -73,9 +73,6 @@ enum {
  * where the system has them: solvers read them at random. */
 void *fc_scratch_get(fc_scratch *s, size_t bytes);
 
-/* fc_scratch_free releases s's memory. */
-void fc_scratch_free(fc_scratch *s);
-
 /* Kinds of recorded change, for incremental solvers. */
 typedef enum fc_change_kind {
     FC_CHANGE_NODE_ADD,
@@ -156,9 +153,6 @@ static inline fc_node fc_tail(const fc_graph *g, int32_t r)
  * as large as g's id bounds). */
 void fc_flow_state_copy(const fc_graph *g, fc_flow_state *dst,
                         const fc_flow_state *src);
-
-/* fc_flow_state_free frees the arrays of st. */
-void fc_flow_state_free(fc_flow_state *st);
 
 /* fc_push moves amount units of flow along residual arc r in st, updating
  * the residual capacities of r and its twin and the excesses of its ends. */

@@ -34,7 +34,7 @@ sk_msg *nm_push(nm_core *nm, sk_peer peer, sk_msg_type type)
 /* Entering the core: the previous call's outgoing messages are gone. */
 static void enter(nm_core *nm)
 {
-    nm_arena_rewind(&nm->nm_scratch);
+    sk_arena_rewind(&nm->nm_scratch);
 }
 
 /* ---- lookups ---------------------------------------------------------- */
@@ -264,7 +264,7 @@ static void send_end(nm_core *nm, sk_peer to, uint64_t job, uint32_t task,
     size_t len = strlen(reason);
     if (len > SK_MAX_OUTPUT_BYTES)
         len = SK_MAX_OUTPUT_BYTES;
-    tf->tf_output.b_data = nm_arena_memdup(&nm->nm_scratch, reason, len);
+    tf->tf_output.b_data = sk_arena_memdup(&nm->nm_scratch, reason, len);
     tf->tf_output.b_len = tf->tf_output.b_data != NULL ? (uint32_t)len : 0;
     tf->tf_launch_us = launched;
     tf->tf_end_us = now;
@@ -362,14 +362,14 @@ static nm_task *launch(nm_core *nm, const launch_req *lr, sk_time now)
     sk_msg *launch = nm_push(nm, exec->pe_id, SK_MSG_LAUNCH_TASK);
     void *spec = launch == NULL
                      ? NULL
-                     : nm_arena_memdup(&nm->nm_scratch, lr->lr_spec.b_data,
+                     : sk_arena_memdup(&nm->nm_scratch, lr->lr_spec.b_data,
                                        lr->lr_spec.b_len);
-    char *user = nm_arena_strdup(&nm->nm_scratch, lr->lr_user->us_name);
-    char *fw = nm_arena_strdup(&nm->nm_scratch, lr->lr_framework);
+    char *user = sk_arena_strdup(&nm->nm_scratch, lr->lr_user->us_name);
+    char *fw = sk_arena_strdup(&nm->nm_scratch, lr->lr_framework);
     if (t == NULL || launch == NULL || spec == NULL || user == NULL ||
         fw == NULL) {
         if (launch != NULL)
-            nm->nm_out->ob_len--; /* the unfinished LAUNCH_TASK is the last */
+            sk_outbox_unpush(nm->nm_out, launch);
         nm_pool_put(&nm->nm_task_pool, t);
         nm->nm_st.ns_nomem++;
         report_end(nm, j, lr->lr_task, lr->lr_attempt, SK_TASK_FAILED, now, now,
@@ -727,7 +727,7 @@ static void on_finished(nm_core *nm, nm_peer *x, const sk_task_finished *f,
             *tf = *f;
             tf->tf_job = t->tk_job_id;
             tf->tf_node = nm->nm_cfg.nc_node;
-            tf->tf_output.b_data = nm_arena_memdup(
+            tf->tf_output.b_data = sk_arena_memdup(
                 &nm->nm_scratch, f->tf_output.b_data, f->tf_output.b_len);
             if (tf->tf_output.b_data == NULL)
                 tf->tf_output.b_len = 0;
@@ -750,7 +750,7 @@ static void reserve_reply(nm_core *nm, sk_peer to, sk_msg_type type,
     m->m_reserve_ack.ra_job = job;
     m->m_reserve_ack.ra_task = task;
     m->m_reserve_ack.ra_node_id = (uint32_t)nm->nm_cfg.nc_node_id;
-    m->m_reserve_ack.ra_reason = nm_arena_strdup(&nm->nm_scratch, reason);
+    m->m_reserve_ack.ra_reason = sk_arena_strdup(&nm->nm_scratch, reason);
     if (m->m_reserve_ack.ra_reason == NULL)
         m->m_reserve_ack.ra_reason = "";
     if (type == SK_MSG_RESERVE_REJECT)
@@ -1009,7 +1009,7 @@ void nm_on_message(nm_core *nm, sk_peer from, const sk_msg *msg, sk_time now)
             return;
         if (nm_fill_status(nm, &msg->m_status_request, now,
                            &m->m_status_reply) != 0) {
-            nm->nm_out->ob_len--; /* the unfinished reply is the last */
+            sk_outbox_unpush(nm->nm_out, m);
             nm->nm_st.ns_nomem++;
             return;
         }
@@ -1096,7 +1096,7 @@ int nm_new(const nm_config *cfg, const nm_weights *weights, uint64_t seed,
                nweights * sizeof *nm->nm_weights);
         nm->nm_nweights = nweights;
     }
-    nm_arena_init(&nm->nm_scratch);
+    sk_arena_init(&nm->nm_scratch);
     nm_list_init(&nm->nm_running);
     nm_list_init(&nm->nm_pending);
     nm->nm_command.pe_id = NM_PEER_COMMAND;
@@ -1173,7 +1173,7 @@ void nm_free(nm_core *nm)
     nm_htab_fini(&nm->nm_tasks);
     nm_htab_fini(&nm->nm_longs);
     sk_outbox_free(&nm->nm_own_out);
-    nm_arena_fini(&nm->nm_scratch);
+    sk_arena_fini(&nm->nm_scratch);
     nm_pool_fini(&nm->nm_job_pool);
     nm_pool_fini(&nm->nm_resv_pool);
     nm_pool_fini(&nm->nm_task_pool);
@@ -1272,13 +1272,6 @@ uint32_t nm_job_queued(const nm_core *nm, sk_peer sched, uint64_t job)
          l = l->ln_next)
         n += NM_CONTAINER(l, nm_resv, rs_link)->rs_queued;
     return n;
-}
-
-int nm_status(nm_core *nm, const sk_status_request *req, sk_time now,
-              sk_status_reply *reply)
-{
-    enter(nm);
-    return nm_fill_status(nm, req, now, reply);
 }
 
 uint64_t nm_job_local(const nm_core *nm, sk_peer sched, uint64_t job)

@@ -257,14 +257,4 @@ uint32_t nm_job_queued(const nm_core *nm, sk_peer sched, uint64_t job);
  * job. */
 uint64_t nm_job_local(const nm_core *nm, sk_peer sched, uint64_t job);
 
-/* nm_status fills reply (for the request req, at time now) with key/value
- * pairs (slots, resources, counters) and, when req->sq_table is set, the
- * table of users (user, weight, queued, running, slot_s: seconds of slot
- * time used by its finished and running tasks). The strings and
- * arrays belong to the core and stay valid until the next call into it.
- * nm_on_message answers STATUS_REQUEST with this; the shell may call it
- * directly. Returns 0 or SK_ENOMEM. */
-int nm_status(nm_core *nm, const sk_status_request *req, sk_time now,
-              sk_status_reply *reply);
-
 #endif /* NM_CORE_H */

@@ -6,7 +6,7 @@
 #ifndef NM_INT_H
 #define NM_INT_H
 
-#include "nm_arena.h"
+#include "sk_arena.h"
 #include "nm_core.h"
 #include "nm_htab.h"
 #include "nm_list.h"
@@ -114,7 +114,7 @@ struct nm_long {
  */
 struct nm_core {
     sk_outbox *nm_out; /* nm_own_out, or the driver's (nm_share_outbox) */
-    nm_arena nm_scratch;
+    sk_arena nm_scratch;
     uint32_t nm_slots_total;
     uint32_t nm_long_max; /* floor(long_share * slots) */
     uint32_t nm_nrunning;
@@ -193,7 +193,12 @@ sk_msg *nm_push(nm_core *nm, sk_peer peer, sk_msg_type type);
 /* nm_send_heartbeat sends a HEARTBEAT to flowd (which must be set). */
 void nm_send_heartbeat(nm_core *nm, sk_time now);
 
-/* nm_fill_status is nm_status without rewinding the scratch memory. */
+/* nm_fill_status fills reply (for the request req, at time now) with
+ * key/value pairs (slots, resources, counters) and, when req->sq_table is
+ * set, the table of users (user, weight, queued, running, slot_s: seconds
+ * of slot time used by its finished and running tasks), in the core's
+ * scratch memory: valid until the next call into the core. nm_on_message
+ * answers STATUS_REQUEST with it. Returns 0 or SK_ENOMEM. */
 int nm_fill_status(nm_core *nm, const sk_status_request *req, sk_time now,
                    sk_status_reply *reply);
 

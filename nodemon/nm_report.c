@@ -14,7 +14,7 @@ void nm_send_heartbeat(nm_core *nm, sk_time now)
 {
     nm->nm_hb_next = now + (sk_time)nm->nm_cfg.nc_heartbeat_ms * 1000;
     sk_running *run =
-        nm_arena_alloc(&nm->nm_scratch, nm->nm_nrunning * sizeof *run + 1);
+        sk_arena_alloc(&nm->nm_scratch, nm->nm_nrunning * sizeof *run + 1);
     sk_msg *m =
         run == NULL ? NULL : nm_push(nm, nm->nm_flowd->pe_id, SK_MSG_HEARTBEAT);
     if (m == NULL) {
@@ -68,7 +68,7 @@ static const char *fmt(status_build *b, const char *format, ...)
     va_start(ap, format);
     vsnprintf(text, sizeof text, format, ap);
     va_end(ap);
-    const char *s = nm_arena_strdup(&b->sb_nm->nm_scratch, text);
+    const char *s = sk_arena_strdup(&b->sb_nm->nm_scratch, text);
     if (s == NULL) {
         b->sb_failed = true;
         return "";
@@ -95,7 +95,7 @@ static void add_user_row(void *arg, const nm_user *u)
     status_build *b = arg;
     sk_status_reply *r = b->sb_reply;
     const char **cells =
-        nm_arena_alloc(&b->sb_nm->nm_scratch, NCOLUMNS * sizeof *cells);
+        sk_arena_alloc(&b->sb_nm->nm_scratch, NCOLUMNS * sizeof *cells);
     if (cells == NULL) {
         b->sb_failed = true;
         return;
@@ -124,7 +124,7 @@ int nm_fill_status(nm_core *nm, const sk_status_request *req, sk_time now,
     reply->sr_role = SK_ROLE_NODEMON;
     reply->sr_name = nm->nm_cfg.nc_node;
     reply->sr_time_us = now;
-    reply->sr_kv = nm_arena_alloc(&nm->nm_scratch,
+    reply->sr_kv = sk_arena_alloc(&nm->nm_scratch,
                                   SK_MAX_STATUS_KV * sizeof *reply->sr_kv);
     if (reply->sr_kv == NULL)
         return SK_ENOMEM;
@@ -178,7 +178,7 @@ int nm_fill_status(nm_core *nm, const sk_status_request *req, sk_time now,
     if (req->sq_table) {
         reply->sr_columns = (const char **)columns;
         reply->sr_ncolumns = NCOLUMNS;
-        reply->sr_rows = nm_arena_alloc(
+        reply->sr_rows = sk_arena_alloc(
             &nm->nm_scratch, (nm->nm_q.q_nusers + 1) * sizeof *reply->sr_rows);
         if (reply->sr_rows == NULL)
             return SK_ENOMEM;

@@ -4,7 +4,6 @@
 
 noinst_LTLIBRARIES += nodemon/libnodemon.la
 nodemon_libnodemon_la_SOURCES = \
-	nodemon/nm_arena.c nodemon/nm_arena.h \
 	nodemon/nm_config.c nodemon/nm_config.h \
 	nodemon/nm_core.c nodemon/nm_core.h \
 	nodemon/nm_htab.c nodemon/nm_htab.h \
@@ -29,12 +28,6 @@ TESTS += tests/test_nm_queue
 tests_test_nm_queue_SOURCES = tests/test_nm_queue.c
 tests_test_nm_queue_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
 tests_test_nm_queue_LDADD = $(NM_TEST_LDADD)
-
-check_PROGRAMS += tests/test_nm_arena
-TESTS += tests/test_nm_arena
-tests_test_nm_arena_SOURCES = tests/test_nm_arena.c
-tests_test_nm_arena_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
-tests_test_nm_arena_LDADD = $(NM_TEST_LDADD)
 
 check_PROGRAMS += tests/test_nm_htab
 TESTS += tests/test_nm_htab

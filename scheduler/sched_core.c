@@ -129,9 +129,12 @@ static bool job_done(sched_core *c, sched_job *j, sk_time end)
     return true;
 }
 
-bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
-                      int32_t exit_code, sk_bytes output, const char *node,
-                      uint64_t launch_us, uint64_t end_us)
+/* sched_task_final records a task's outcome and tells its frontend;
+ * returns true when the job ended and was freed. */
+static bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
+                             int32_t exit_code, sk_bytes output,
+                             const char *node, uint64_t launch_us,
+                             uint64_t end_us)
 {
     sched_job *j = t->tk_job;
     SK_ASSERT(t->tk_state != SCHED_TASK_DONE);
@@ -152,8 +155,10 @@ bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
         f->tf_job = j->j_fe_job;
         f->tf_task = task_index(t);
         f->tf_attempt = t->tk_attempt;
-        /* The node may be freed within this call; the outbox outlives it. */
-        f->tf_node = sched_scratch_strdup(&c->c_scratch, node);
+        /* The node may be freed within this call; the outbox outlives it.
+         * Out of memory, the report goes without the node's name. */
+        const char *copy = sk_arena_strdup(&c->c_scratch, node);
+        f->tf_node = copy != NULL ? copy : "";
         f->tf_status = status;
         f->tf_exit = exit_code;
         f->tf_output = output;
@@ -235,8 +240,8 @@ static void frontend_down(sched_core *c, sched_fe *fe)
         c->c_stats.ss_tasks_abandoned += j->j_ntasks - j->j_ndone;
         sched_job_free(c, j);
     }
-    sched_map_del(&c->c_fes, fe->fe_peer);
-    sched_map_free(&fe->fe_jobs);
+    sk_map_del(&c->c_fes, fe->fe_peer);
+    sk_map_free(&fe->fe_jobs);
     free(fe);
     c->c_stats.ss_frontends--;
 }
@@ -302,11 +307,11 @@ void sched_peer_up(sched_core *c, sk_peer peer, const sk_hello *hello,
                    sk_time now)
 {
     (void)now;
-    sched_scratch_reset(&c->c_scratch);
+    sk_arena_rewind(&c->c_scratch);
     if (hello->he_role != SK_ROLE_NODEMON && hello->he_role != SK_ROLE_FRONTEND)
         return;
-    if (sched_map_get(&c->c_nodes, peer) != NULL ||
-        sched_map_get(&c->c_fes, peer) != NULL) {
+    if (sk_map_get(&c->c_nodes, peer) != NULL ||
+        sk_map_get(&c->c_fes, peer) != NULL) {
         c->c_stats.ss_bad_peer++;
         return;
     }
@@ -318,11 +323,11 @@ void sched_peer_up(sched_core *c, sk_peer peer, const sk_hello *hello,
 
 void sched_peer_down(sched_core *c, sk_peer peer, sk_time now)
 {
-    sched_scratch_reset(&c->c_scratch);
+    sk_arena_rewind(&c->c_scratch);
     sched_node *nd = sched_node_unlink(c, peer);
     if (nd != NULL)
         node_down(c, nd, now);
-    sched_fe *fe = sched_map_get(&c->c_fes, peer);
+    sched_fe *fe = sk_map_get(&c->c_fes, peer);
     if (fe != NULL)
         frontend_down(c, fe);
 }
@@ -366,11 +371,11 @@ static void on_get_task(sched_core *c, sk_peer from, const sk_get_task *gt,
 {
     /* Only a node monitor holds a slot waiting for the answer; anyone
      * else asking is counted and ignored. */
-    if (sched_map_get(&c->c_nodes, from) == NULL) {
+    if (sk_map_get(&c->c_nodes, from) == NULL) {
         c->c_stats.ss_bad_peer++;
         return;
     }
-    sched_resv *r = sched_map_get(&c->c_resvs, gt->gt_resv);
+    sched_resv *r = sk_map_get(&c->c_resvs, gt->gt_resv);
     /* A node always gets an answer: it holds a slot until it does. A
      * probe cancelled while its GET_TASK was on the way lands here. */
     if (r == NULL || r->rs_job->j_id != gt->gt_job) {
@@ -418,7 +423,7 @@ static void on_get_task(sched_core *c, sk_peer from, const sk_get_task *gt,
 static sched_task *task_of(sched_core *c, sk_peer from, uint64_t job,
                            uint32_t task, uint32_t attempt)
 {
-    sched_job *j = sched_map_get(&c->c_jobs, job);
+    sched_job *j = sk_map_get(&c->c_jobs, job);
     if (j == NULL) {
         c->c_stats.ss_unknown_job++;
         return NULL;
@@ -484,8 +489,7 @@ static void on_task_finished(sched_core *c, sk_peer from,
         out.b_data += out.b_len - SK_MAX_OUTPUT_BYTES;
         out.b_len = SK_MAX_OUTPUT_BYTES;
     }
-    uint8_t *copy =
-        out.b_len ? sched_scratch_alloc(&c->c_scratch, out.b_len) : NULL;
+    uint8_t *copy = out.b_len ? sk_arena_alloc(&c->c_scratch, out.b_len) : NULL;
     if (copy != NULL)
         memcpy(copy, out.b_data, out.b_len);
     else
@@ -536,7 +540,7 @@ static void on_cancel_job(sched_core *c, sk_peer from, const sk_cancel_job *cj,
 void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
                       sk_time now)
 {
-    sched_scratch_reset(&c->c_scratch);
+    sk_arena_rewind(&c->c_scratch);
     switch (msg->m_type) {
     case SK_MSG_SUBMIT_JOB:
         sched_submit(c, from, &msg->m_submit_job);
@@ -555,8 +559,8 @@ void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
         break;
     case SK_MSG_MEMBERSHIP:
         /* The directory comes from flowd, never from a node or frontend. */
-        if (sched_map_get(&c->c_nodes, from) != NULL ||
-            sched_map_get(&c->c_fes, from) != NULL)
+        if (sk_map_get(&c->c_nodes, from) != NULL ||
+            sk_map_get(&c->c_fes, from) != NULL)
             c->c_stats.ss_bad_peer++;
         else
             sched_node_membership(c, from, &msg->m_membership);
@@ -572,7 +576,7 @@ void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
 
 void sched_on_timer(sched_core *c, sk_time now)
 {
-    sched_scratch_reset(&c->c_scratch);
+    sk_arena_rewind(&c->c_scratch);
     if (c->c_cfg.sc_launch_timeout_ms == 0)
         return;
     sk_time limit = (sk_time)c->c_cfg.sc_launch_timeout_ms * 1000;
@@ -645,21 +649,21 @@ void sched_free(sched_core *c)
     for (uint32_t i = 0; i < c->c_fes.mp_cap; i++) {
         sched_fe *fe = c->c_fes.mp_vals[i];
         if (fe != NULL) {
-            sched_map_free(&fe->fe_jobs);
+            sk_map_free(&fe->fe_jobs);
             free(fe);
         }
     }
     for (uint32_t i = 0; i < c->c_nodes.mp_cap; i++)
         sched_node_destroy(c->c_nodes.mp_vals[i]);
-    sched_map_free(&c->c_nodes);
-    sched_map_free(&c->c_names);
-    sched_map_free(&c->c_fes);
-    sched_map_free(&c->c_jobs);
-    sched_map_free(&c->c_resvs);
+    sk_map_free(&c->c_nodes);
+    sk_map_free(&c->c_names);
+    sk_map_free(&c->c_fes);
+    sk_map_free(&c->c_jobs);
+    sk_map_free(&c->c_resvs);
     free(c->c_live);
     free(c->c_picks);
     sk_outbox_free(&c->c_out);
-    sched_scratch_free(&c->c_scratch);
+    sk_arena_fini(&c->c_scratch);
     free(c);
 }
 
@@ -720,6 +724,6 @@ int sched_task_get(const sched_core *c, sk_peer fe, uint64_t sj_job,
 
 bool sched_node_live(const sched_core *c, sk_peer peer)
 {
-    const sched_node *nd = sched_map_get(&c->c_nodes, peer);
+    const sched_node *nd = sk_map_get(&c->c_nodes, peer);
     return nd != NULL && nd->nd_live != SCHED_NOT_LIVE;
 }

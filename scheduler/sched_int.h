@@ -8,7 +8,8 @@
 #define SCHED_INT_H
 
 #include "sched_core.h"
-#include "sched_map.h"
+#include "sk_arena.h"
+#include "sk_map.h"
 #include "sk_rng.h"
 
 #include <stddef.h>
@@ -108,29 +109,22 @@ struct sched_job {
 /* A frontend: a peer that submits jobs. */
 struct sched_fe {
     sk_peer fe_peer;
-    sched_map fe_jobs; /* sj_job -> sched_job */
+    sk_map fe_jobs; /* sj_job -> sched_job */
     sched_job *fe_list;
     uint64_t fe_bytes; /* bytes of its jobs held (sc_max_fe_bytes) */
 };
-
-/* A bump allocator for what outgoing messages point to; emptied at the
- * start of every call into the core (the outbox lifetime rule). */
-typedef struct sched_scratch {
-    struct sched_chunk *sc_chunks;
-    size_t sc_used; /* bytes used in the first chunk */
-} sched_scratch;
 
 struct sched_core {
     sched_config c_cfg;
     sk_rng c_rng;
     sk_outbox c_out;
     sched_stats c_stats;
-    sched_scratch c_scratch;
-    sched_map c_nodes;   /* peer -> sched_node */
-    sched_map c_names;   /* name hash -> sched_node (chained) */
-    sched_map c_fes;     /* peer -> sched_fe */
-    sched_map c_jobs;    /* j_id -> sched_job */
-    sched_map c_resvs;   /* rs_id -> sched_resv */
+    sk_arena c_scratch;  /* what the outbox points to, until the next call */
+    sk_map c_nodes;      /* peer -> sched_node */
+    sk_map c_names;      /* name hash -> sched_node (chained) */
+    sk_map c_fes;        /* peer -> sched_fe */
+    sk_map c_jobs;       /* j_id -> sched_job */
+    sk_map c_resvs;      /* rs_id -> sched_resv */
     sched_node **c_live; /* up, unsaturated nodes, in any order */
     uint32_t c_nlive;
     uint32_t c_live_cap;
@@ -143,20 +137,10 @@ struct sched_core {
     uint64_t c_stamp; /* for nd_mark */
 };
 
-/* sched_scratch.c */
-void *sched_scratch_alloc(sched_scratch *s, size_t len);
-const char *sched_scratch_printf(sched_scratch *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-const char *sched_scratch_strdup(sched_scratch *s, const char *str);
-void sched_scratch_reset(sched_scratch *s);
-void sched_scratch_free(sched_scratch *s);
-
 /* sched_nodes.c: the node table */
 void sched_node_add(sched_core *c, sk_peer peer, const sk_hello *h);
 sched_node *sched_node_unlink(sched_core *c, sk_peer peer);
 void sched_node_destroy(sched_node *nd);
-sched_node *sched_node_by_name(const sched_core *c, const char *name);
-bool sched_node_fits(const sched_node *nd, const sched_job *j);
 void sched_node_membership(sched_core *c, sk_peer from,
                            const sk_membership *mb);
 uint32_t sched_sample_any(sched_core *c, const sched_job *j, uint64_t want);
@@ -176,9 +160,6 @@ sched_fe *sched_fe_get(sched_core *c, sk_peer peer);
 
 /* sched_core.c: task life cycle. The functions returning bool return
  * true when the job ended and was freed: the caller must not touch it. */
-bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
-                      int32_t exit_code, sk_bytes output, const char *node,
-                      uint64_t launch_us, uint64_t end_us);
 bool sched_task_fail(sched_core *c, sched_task *t, const char *why);
 void sched_task_unbind(sched_core *c, sched_task *t);
 void sched_pending_changed(sched_core *c, sched_job *j);

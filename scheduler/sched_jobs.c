@@ -16,7 +16,7 @@
 
 sched_fe *sched_fe_get(sched_core *c, sk_peer peer)
 {
-    sched_fe *fe = sched_map_get(&c->c_fes, peer);
+    sched_fe *fe = sk_map_get(&c->c_fes, peer);
     if (fe != NULL)
         return fe;
     if (c->c_stats.ss_frontends >= (uint64_t)c->c_cfg.sc_max_frontends) {
@@ -24,7 +24,7 @@ sched_fe *sched_fe_get(sched_core *c, sk_peer peer)
         return NULL;
     }
     fe = calloc(1, sizeof *fe);
-    if (fe == NULL || sched_map_put(&c->c_fes, peer, fe) != 0) {
+    if (fe == NULL || sk_map_put(&c->c_fes, peer, fe) != 0) {
         free(fe);
         c->c_stats.ss_nomem++;
         return NULL;
@@ -36,8 +36,8 @@ sched_fe *sched_fe_get(sched_core *c, sk_peer peer)
 
 sched_job *sched_job_lookup(const sched_core *c, sk_peer fe, uint64_t sj_job)
 {
-    const sched_fe *f = sched_map_get(&c->c_fes, fe);
-    return f == NULL ? NULL : sched_map_get(&f->fe_jobs, sj_job);
+    const sched_fe *f = sk_map_get(&c->c_fes, fe);
+    return f == NULL ? NULL : sk_map_get(&f->fe_jobs, sj_job);
 }
 
 static void reject(sched_core *c, sk_peer to, uint64_t job, const char *why,
@@ -67,29 +67,29 @@ static const char *check_limits(sched_core *c, const sk_submit_job *sj,
                                 size_t *bytes)
 {
     const sched_config *cfg = &c->c_cfg;
-    sched_scratch *s = &c->c_scratch;
+    sk_arena *s = &c->c_scratch;
     if (sj->sj_long)
         return "long-running jobs go to the flow path, not to sampling";
     if (sj->sj_ntasks == 0 || sj->sj_tasks == NULL)
         return "job has no task";
     if (sj->sj_ntasks > cfg->sc_max_tasks)
-        return sched_scratch_printf(s,
+        return sk_arena_printf(s,
                                     "job has %u tasks, over the scheduler's "
                                     "limit of %lld ([sched] max_tasks)",
                                     sj->sj_ntasks,
                                     (long long)cfg->sc_max_tasks);
     if (sj->sj_priority >= SK_PRIORITIES)
-        return sched_scratch_printf(s, "priority %u out of range 0..%u",
-                                    sj->sj_priority, SK_PRIORITIES - 1);
+        return sk_arena_printf(s, "priority %u out of range 0..%u",
+                               sj->sj_priority, SK_PRIORITIES - 1);
     double d = sj->sj_probe_ratio;
     if (d != 0 && !(d >= 1 && d <= cfg->sc_max_probe_ratio))
-        return sched_scratch_printf(s,
+        return sk_arena_printf(s,
                                     "probe ratio %g out of range 1..%g "
                                     "([sched] max_probe_ratio)",
                                     d, cfg->sc_max_probe_ratio);
     if (sj->sj_max_attempts > SK_MAX_ATTEMPTS)
-        return sched_scratch_printf(s, "max attempts %u over the limit %u",
-                                    sj->sj_max_attempts, SK_MAX_ATTEMPTS);
+        return sk_arena_printf(s, "max attempts %u over the limit %u",
+                               sj->sj_max_attempts, SK_MAX_ATTEMPTS);
     if (sj->sj_nlabels > SK_MAX_LABELS ||
         (sj->sj_nlabels > 0 && sj->sj_labels == NULL))
         return "too many labels";
@@ -109,30 +109,29 @@ static const char *check_limits(sched_core *c, const sk_submit_job *sj,
         const sk_task_spec *ts = &sj->sj_tasks[i];
         if (ts->ts_spec.b_len > cfg->sc_max_spec_bytes ||
             (ts->ts_spec.b_len > 0 && ts->ts_spec.b_data == NULL))
-            return sched_scratch_printf(s,
+            return sk_arena_printf(s,
                                         "task %u: spec of %u bytes, limit "
                                         "%lld ([sched] max_spec_bytes)",
                                         i, ts->ts_spec.b_len,
                                         (long long)cfg->sc_max_spec_bytes);
         if (ts->ts_npreferred > SK_MAX_PREFERRED ||
             (ts->ts_npreferred > 0 && ts->ts_preferred == NULL))
-            return sched_scratch_printf(s,
-                                        "task %u: too many preferred "
-                                        "nodes",
-                                        i);
+            return sk_arena_printf(s,
+                                   "task %u: too many preferred "
+                                   "nodes",
+                                   i);
         total += ts->ts_spec.b_len;
         ptrs += ts->ts_npreferred;
         for (uint32_t k = 0; k < ts->ts_npreferred; k++) {
             long n = str_len(ts->ts_preferred[k], SK_MAX_NAME_LEN);
             if (n < 0)
-                return sched_scratch_printf(s, "task %u: node name too long",
-                                            i);
+                return sk_arena_printf(s, "task %u: node name too long", i);
             total += (uint64_t)n + 1;
         }
     }
     total += ptrs * sizeof(char *);
     if (total > (uint64_t)cfg->sc_max_job_bytes)
-        return sched_scratch_printf(s,
+        return sk_arena_printf(s,
                                     "job of %llu bytes, limit %lld "
                                     "([sched] max_job_bytes)",
                                     (unsigned long long)total,
@@ -231,19 +230,19 @@ static const char *over_budget(sched_core *c, const sched_fe *fe, size_t bytes)
 {
     const sched_config *cfg = &c->c_cfg;
     if (fe->fe_jobs.mp_len >= (uint64_t)cfg->sc_max_fe_jobs)
-        return sched_scratch_printf(&c->c_scratch,
+        return sk_arena_printf(&c->c_scratch,
                                     "this frontend has %llu jobs in flight, "
                                     "its limit ([sched] max_fe_jobs)",
                                     (unsigned long long)fe->fe_jobs.mp_len);
     if (fe->fe_bytes + bytes > (uint64_t)cfg->sc_max_fe_bytes)
-        return sched_scratch_printf(&c->c_scratch,
+        return sk_arena_printf(&c->c_scratch,
                                     "this frontend's jobs hold %llu bytes; "
                                     "%zu more is over its budget of %lld "
                                     "([sched] max_fe_bytes)",
                                     (unsigned long long)fe->fe_bytes, bytes,
                                     (long long)cfg->sc_max_fe_bytes);
     if (c->c_stats.ss_bytes + bytes > (uint64_t)cfg->sc_max_bytes)
-        return sched_scratch_printf(&c->c_scratch,
+        return sk_arena_printf(&c->c_scratch,
                                     "the scheduler holds %llu bytes of jobs; "
                                     "%zu more is over its budget of %lld "
                                     "([sched] max_bytes)",
@@ -255,7 +254,7 @@ static const char *over_budget(sched_core *c, const sched_fe *fe, size_t bytes)
 void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
 {
     sched_stats *st = &c->c_stats;
-    if (sched_map_get(&c->c_nodes, from) != NULL) {
+    if (sk_map_get(&c->c_nodes, from) != NULL) {
         reject(c, from, sj->sj_job, "node monitors do not submit jobs",
                &st->ss_reject_other);
         return;
@@ -271,14 +270,14 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
         reject(c, from, sj->sj_job, why, &st->ss_reject_limit);
         return;
     }
-    if (sched_map_get(&fe->fe_jobs, sj->sj_job) != NULL) {
+    if (sk_map_get(&fe->fe_jobs, sj->sj_job) != NULL) {
         reject(c, from, sj->sj_job, "duplicate job id: already in flight",
                &st->ss_reject_dup);
         return;
     }
     if (st->ss_jobs >= (uint64_t)c->c_cfg.sc_max_jobs) {
         reject(c, from, sj->sj_job,
-               sched_scratch_printf(&c->c_scratch,
+               sk_arena_printf(&c->c_scratch,
                                     "%lld jobs in flight already, the "
                                     "limit ([sched] max_jobs)",
                                     (long long)c->c_cfg.sc_max_jobs),
@@ -318,9 +317,9 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
     /* Room in every index now, so that nothing below can half-fail. */
     uint64_t bound = (uint64_t)(j->j_ntasks - j->j_qlen) *
                      (uint64_t)fmin(ceil(j->j_ratio), SK_MAX_PREFERRED);
-    if (sched_map_reserve(&c->c_jobs, 1) != 0 ||
-        sched_map_reserve(&fe->fe_jobs, 1) != 0 || bound > UINT32_MAX / 2 ||
-        sched_map_reserve(&c->c_resvs, npicks + (uint32_t)bound) != 0) {
+    if (sk_map_reserve(&c->c_jobs, 1) != 0 ||
+        sk_map_reserve(&fe->fe_jobs, 1) != 0 || bound > UINT32_MAX / 2 ||
+        sk_map_reserve(&c->c_resvs, npicks + (uint32_t)bound) != 0) {
         free_job_memory(j);
         st->ss_nomem++;
         reject(c, from, sj->sj_job, "out of memory", &st->ss_reject_other);
@@ -331,8 +330,8 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
     j->j_bytes = bytes;
     fe->fe_bytes += bytes;
     st->ss_bytes += bytes;
-    sched_map_put(&c->c_jobs, j->j_id, j);
-    sched_map_put(&fe->fe_jobs, j->j_fe_job, j);
+    sk_map_put(&c->c_jobs, j->j_id, j);
+    sk_map_put(&fe->fe_jobs, j->j_fe_job, j);
     j->j_fnext = fe->fe_list;
     if (fe->fe_list != NULL)
         fe->fe_list->j_fprev = j;
@@ -368,7 +367,7 @@ void sched_place(sched_core *c, sched_job *j, uint32_t npicks, uint32_t task)
     for (uint32_t i = 0; i < npicks; i++) {
         sched_node *nd = c->c_picks[i];
         sched_resv *r = calloc(1, sizeof *r);
-        if (r == NULL || sched_map_put(&c->c_resvs, c->c_next_resv + 1, r)) {
+        if (r == NULL || sk_map_put(&c->c_resvs, c->c_next_resv + 1, r)) {
             free(r);
             c->c_stats.ss_nomem++;
             sk_error("job %llu: reservation dropped: out of memory",
@@ -462,7 +461,7 @@ void sched_resv_take(sched_core *c, sched_resv *r, uint32_t n)
         r->rs_nnext->rs_nprev = r->rs_nprev;
     else
         nd->nd_rtail = r->rs_nprev;
-    sched_map_del(&c->c_resvs, r->rs_id);
+    sk_map_del(&c->c_resvs, r->rs_id);
     free(r);
 }
 
@@ -491,9 +490,9 @@ void sched_job_free(sched_core *c, sched_job *j)
         sched_resv_take(c, j->j_resvs, j->j_resvs->rs_count);
     for (uint32_t i = 0; i < j->j_ntasks; i++)
         sched_task_unbind(c, &j->j_tasks[i]);
-    sched_map_del(&c->c_jobs, j->j_id);
+    sk_map_del(&c->c_jobs, j->j_id);
     sched_fe *fe = j->j_fe;
-    sched_map_del(&fe->fe_jobs, j->j_fe_job);
+    sk_map_del(&fe->fe_jobs, j->j_fe_job);
     if (j->j_fprev != NULL)
         j->j_fprev->j_fnext = j->j_fnext;
     else

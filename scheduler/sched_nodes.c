@@ -135,13 +135,13 @@ void sched_node_add(sched_core *c, sk_peer peer, const sk_hello *h)
         }
         nd->nd_nlabels = h->he_nlabels;
     }
-    if (live_grow(c) != 0 || sched_map_reserve(&c->c_nodes, 1) != 0 ||
-        sched_map_reserve(&c->c_names, 1) != 0)
+    if (live_grow(c) != 0 || sk_map_reserve(&c->c_nodes, 1) != 0 ||
+        sk_map_reserve(&c->c_names, 1) != 0)
         goto nomem;
-    sched_node *same = sched_map_get(&c->c_names, nd->nd_hash);
+    sched_node *same = sk_map_get(&c->c_names, nd->nd_hash);
     nd->nd_hnext = same;
-    sched_map_put(&c->c_names, nd->nd_hash, nd);
-    sched_map_put(&c->c_nodes, peer, nd);
+    sk_map_put(&c->c_names, nd->nd_hash, nd);
+    sk_map_put(&c->c_nodes, peer, nd);
     c->c_stats.ss_nodes++;
     live_add(c, nd);
     c->c_stats.ss_live = c->c_nlive;
@@ -154,16 +154,16 @@ nomem:
 
 sched_node *sched_node_unlink(sched_core *c, sk_peer peer)
 {
-    sched_node *nd = sched_map_del(&c->c_nodes, peer);
+    sched_node *nd = sk_map_del(&c->c_nodes, peer);
     if (nd == NULL)
         return NULL;
     live_remove(c, nd);
-    sched_node *head = sched_map_get(&c->c_names, nd->nd_hash);
+    sched_node *head = sk_map_get(&c->c_names, nd->nd_hash);
     if (head == nd) {
         if (nd->nd_hnext != NULL)
-            sched_map_put(&c->c_names, nd->nd_hash, nd->nd_hnext);
+            sk_map_put(&c->c_names, nd->nd_hash, nd->nd_hnext);
         else
-            sched_map_del(&c->c_names, nd->nd_hash);
+            sk_map_del(&c->c_names, nd->nd_hash);
     } else {
         while (head->nd_hnext != nd)
             head = head->nd_hnext;
@@ -174,9 +174,9 @@ sched_node *sched_node_unlink(sched_core *c, sk_peer peer)
     return nd;
 }
 
-sched_node *sched_node_by_name(const sched_core *c, const char *name)
+static sched_node *sched_node_by_name(const sched_core *c, const char *name)
 {
-    sched_node *nd = sched_map_get(&c->c_names, name_hash(name));
+    sched_node *nd = sk_map_get(&c->c_names, name_hash(name));
     /* Several peers may carry one name (a node monitor that restarted
      * before its old connection was noticed gone): prefer a live one. */
     sched_node *found = NULL;
@@ -199,7 +199,7 @@ static bool has_label(const sched_node *nd, const char *label)
     return false;
 }
 
-bool sched_node_fits(const sched_node *nd, const sched_job *j)
+static bool sched_node_fits(const sched_node *nd, const sched_job *j)
 {
     if (nd->nd_slots == 0 || nd->nd_res.r_cpu_milli < j->j_res.r_cpu_milli ||
         nd->nd_res.r_mem_mb < j->j_res.r_mem_mb)
@@ -243,7 +243,7 @@ void sched_node_membership(sched_core *c, sk_peer from, const sk_membership *mb)
         }
         uint64_t h = name_hash(me->me_name);
         bool seen = false;
-        for (sched_node *nd = sched_map_get(&c->c_names, h); nd != NULL;
+        for (sched_node *nd = sk_map_get(&c->c_names, h); nd != NULL;
              nd = nd->nd_hnext) {
             if (strcmp(nd->nd_name, me->me_name) != 0)
                 continue;

@@ -12,7 +12,7 @@
  * can be loaded at once. */
 static void load_task(const sched_core *c, uint64_t job, uint32_t task)
 {
-    const sched_job *j = sched_map_get(&c->c_jobs, job);
+    const sched_job *j = sk_map_get(&c->c_jobs, job);
     if (j != NULL && task < j->j_ntasks) {
         __builtin_prefetch(&j->j_tasks[task]);
         __builtin_prefetch((const char *)&j->j_tasks[task] + 64);
@@ -23,8 +23,8 @@ void sched_prefetch_msg(const sched_core *c, sk_peer from, const sk_msg *msg)
 {
     switch (msg->m_type) {
     case SK_MSG_GET_TASK:
-        sched_map_prefetch(&c->c_nodes, from);
-        sched_map_prefetch(&c->c_resvs, msg->m_get_task.gt_resv);
+        sk_map_prefetch(&c->c_nodes, from);
+        sk_map_prefetch(&c->c_resvs, msg->m_get_task.gt_resv);
         break;
     case SK_MSG_TASK_STARTED:
         load_task(c, msg->m_task_started.st_job, msg->m_task_started.st_task);

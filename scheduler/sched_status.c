@@ -18,7 +18,7 @@ static const char *const COLUMNS[] = {
 #define NCOLUMNS (sizeof COLUMNS / sizeof COLUMNS[0])
 
 typedef struct kv_fill {
-    sched_scratch *kf_s;
+    sk_arena *kf_s;
     sk_status_kv *kf_kv;
     uint32_t kf_n;
 } kv_fill;
@@ -28,37 +28,36 @@ static void kv_u64(kv_fill *f, const char *key, uint64_t v)
     if (f->kf_kv == NULL || f->kf_n >= STATUS_KV)
         return;
     f->kf_kv[f->kf_n].kv_key = key;
-    f->kf_kv[f->kf_n].kv_value = sched_scratch_printf(f->kf_s, "%" PRIu64, v);
+    f->kf_kv[f->kf_n].kv_value = sk_arena_printf(f->kf_s, "%" PRIu64, v);
     f->kf_n++;
 }
 
 static void fill_table(sched_core *c, sk_status_reply *sr)
 {
-    sched_scratch *s = &c->c_scratch;
+    sk_arena *s = &c->c_scratch;
     uint32_t rows = 0;
     for (sched_job *j = c->c_all; j != NULL && rows < SK_MAX_STATUS_ROWS;
          j = j->j_anext)
         rows++;
-    sk_status_row *row = sched_scratch_alloc(s, rows * sizeof *row + 1);
+    sk_status_row *row = sk_arena_alloc(s, rows * sizeof *row + 1);
     if (row == NULL)
         return;
     sr->sr_columns = (const char **)COLUMNS;
     sr->sr_ncolumns = NCOLUMNS;
     uint32_t n = 0;
     for (sched_job *j = c->c_all; j != NULL && n < rows; j = j->j_anext) {
-        const char **cell = sched_scratch_alloc(s, NCOLUMNS * sizeof *cell);
+        const char **cell = sk_arena_alloc(s, NCOLUMNS * sizeof *cell);
         if (cell == NULL)
             break;
-        cell[0] = sched_scratch_printf(s, "%" PRIu64, j->j_id);
-        cell[1] = sched_scratch_printf(s, "%u", j->j_fe->fe_peer);
-        cell[2] = sched_scratch_printf(s, "%" PRIu64, j->j_fe_job);
-        cell[3] =
-            sched_scratch_printf(s, "%.*s", (int)SK_MAX_STATUS_LEN, j->j_user);
-        cell[4] = sched_scratch_printf(s, "%u", j->j_ntasks);
-        cell[5] = sched_scratch_printf(s, "%u", j->j_npending);
-        cell[6] = sched_scratch_printf(s, "%u", j->j_nlaunched);
-        cell[7] = sched_scratch_printf(s, "%u", j->j_ndone);
-        cell[8] = sched_scratch_printf(s, "%" PRIu64, j->j_resv_open);
+        cell[0] = sk_arena_printf(s, "%" PRIu64, j->j_id);
+        cell[1] = sk_arena_printf(s, "%u", j->j_fe->fe_peer);
+        cell[2] = sk_arena_printf(s, "%" PRIu64, j->j_fe_job);
+        cell[3] = sk_arena_printf(s, "%.*s", (int)SK_MAX_STATUS_LEN, j->j_user);
+        cell[4] = sk_arena_printf(s, "%u", j->j_ntasks);
+        cell[5] = sk_arena_printf(s, "%u", j->j_npending);
+        cell[6] = sk_arena_printf(s, "%u", j->j_nlaunched);
+        cell[7] = sk_arena_printf(s, "%u", j->j_ndone);
+        cell[8] = sk_arena_printf(s, "%" PRIu64, j->j_resv_open);
         row[n].sw_cells = cell;
         row[n].sw_ncells = NCOLUMNS;
         n++;
@@ -81,8 +80,7 @@ void sched_status_reply(sched_core *c, sk_peer from,
     sr->sr_time_us = now;
     kv_fill f = {
         &c->c_scratch,
-        sched_scratch_alloc(&c->c_scratch, STATUS_KV * sizeof(sk_status_kv)),
-        0};
+        sk_arena_alloc(&c->c_scratch, STATUS_KV * sizeof(sk_status_kv)), 0};
     uint64_t bad = st->ss_bad_type + st->ss_bad_peer + st->ss_bad_field +
                    st->ss_unknown_job + st->ss_bad_state + st->ss_stale;
     /* Counted from the jobs themselves rather than kept in step, so that

@@ -9,11 +9,8 @@ scheduler_libsched_la_SOURCES = \
 	scheduler/sched_config.c \
 	scheduler/sched_int.h \
 	scheduler/sched_jobs.c \
-	scheduler/sched_map.c \
-	scheduler/sched_map.h \
 	scheduler/sched_nodes.c \
 	scheduler/sched_prefetch.c \
-	scheduler/sched_scratch.c \
 	scheduler/sched_status.c
 # Its users link client/libskylark_impl.la after it: a convenience library
 # added to another is copied into it, and the simulator links both cores.

@@ -36,8 +36,10 @@ static const char *delay_name(sim_delay_kind k)
                                   : "fixed";
 }
 
-void sim_point_describe(const sim_params *p, const sim_names *names, char *buf,
-                        size_t len)
+/* sim_point_describe writes a one-line description of the point's
+ * parameters into buf. */
+static void sim_point_describe(const sim_params *p, const sim_names *names,
+                               char *buf, size_t len)
 {
     (void)names;
     const sim_strategy *st = sim_strategy_get(p->p_strategy);

@@ -23,11 +23,6 @@ typedef struct sim_point {
  * strategy (random, per-task, batch) and generated workload, or NAN. */
 double sim_point_closed_form(const sim_params *p);
 
-/* sim_point_describe writes a one-line description of the point's
- * parameters into buf. */
-void sim_point_describe(const sim_params *p, const sim_names *names, char *buf,
-                        size_t len);
-
 /* sim_report_print writes the summary of point idx of n to out. */
 void sim_report_print(FILE *out, const sim_point *pt, const sim_names *names,
                       uint32_t idx, uint32_t n);

@@ -213,7 +213,9 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int dh_wait_ready(dh_proc *p, double timeout)
+/* dh_wait_ready waits until the log of p shows "INFO: listening on ".
+ * Returns 1, or 0 when p exited or timeout seconds passed. */
+static int dh_wait_ready(dh_proc *p, double timeout)
 {
     double end = now_s() + timeout;
     while (now_s() < end) {
@@ -742,11 +744,6 @@ uint32_t dh_client_launches(const dh_client *c)
 uint32_t dh_client_kills(const dh_client *c)
 {
     return c->c_kills;
-}
-
-sk_link *dh_client_link(dh_client *c)
-{
-    return c->c_link;
 }
 
 int dh_client_downs(const dh_client *c)

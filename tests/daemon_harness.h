@@ -55,10 +55,6 @@ int dh_spawn(dh_proc *p, const char *log_name, char *const argv[]);
  * 127. hook NULL removes it. The hook must be async-signal-safe. */
 void dh_set_child_hook(int (*hook)(void *), void *arg);
 
-/* dh_wait_ready waits until the log of p shows "INFO: listening on ".
- * Returns 1, or 0 when p exited or timeout seconds passed. */
-int dh_wait_ready(dh_proc *p, double timeout);
-
 /* dh_set_heartbeat sets the transport heartbeat (seconds) and misses of
  * the daemons and clients started after it: a peer silent for their
  * product is down. Default 1 s and 3: the tests share loaded machines,
@@ -222,9 +218,7 @@ void dh_client_executor(dh_client *c, const char *framework, bool auto_finish);
 uint32_t dh_client_launches(const dh_client *c);
 uint32_t dh_client_kills(const dh_client *c);
 
-/* dh_client_link returns the client's link; dh_client_downs counts the
- * peer-down events it saw. */
-sk_link *dh_client_link(dh_client *c);
+/* dh_client_downs counts the peer-down events the client saw. */
 int dh_client_downs(const dh_client *c);
 
 #endif /* DAEMON_HARNESS_H */

@@ -20,7 +20,8 @@ void fct_rng_seed(fct_rng *r, uint64_t seed)
     r->r_state = seed ^ 0x9e3779b97f4a7c15ULL;
 }
 
-uint64_t fct_rng_next(fct_rng *r)
+/* fct_rng_next returns the next 64 random bits. */
+static uint64_t fct_rng_next(fct_rng *r)
 {
     /* splitmix64: every seed, including 0, gives a good stream. */
     uint64_t z = (r->r_state += 0x9e3779b97f4a7c15ULL);

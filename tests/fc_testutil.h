@@ -29,9 +29,6 @@ typedef struct fct_rng {
 /* fct_rng_seed starts a generator; the same seed gives the same stream. */
 void fct_rng_seed(fct_rng *r, uint64_t seed);
 
-/* fct_rng_next returns the next 64 random bits. */
-uint64_t fct_rng_next(fct_rng *r);
-
 /* fct_rng_range returns a uniform integer in [lo, hi] (lo <= hi). */
 int64_t fct_rng_range(fct_rng *r, int64_t lo, int64_t hi);
 

@@ -1,9 +1,11 @@
 /*
  * test_common.c - libskylark's common pieces: version and error text,
- * logging, configuration files and overrides, the seeded generator.
+ * logging, configuration files and overrides, the seeded generator, the
+ * cores' outbox.
  */
 #include "config.h"
 #include "sk_config.h"
+#include "sk_core.h"
 #include "sk_log.h"
 #include "sk_rng.h"
 #include "skylark.h"
@@ -381,6 +383,36 @@ static void test_rng(void)
            lo, hi);
 }
 
+/* A core that pushed a message and could not fill it takes it back: the
+ * messages before it stay as they were, and the next push reuses its place. */
+static void test_outbox(void)
+{
+    sk_outbox ob = {0};
+    int ok = 1;
+    for (uint32_t i = 0; i < 40; i++) {
+        sk_msg *m = sk_outbox_push(&ob, i, SK_MSG_TASK_STARTED);
+        ok &= m != NULL;
+        if (m != NULL)
+            m->m_task_started.st_task = i;
+    }
+    sk_msg *last = sk_outbox_push(&ob, 99, SK_MSG_LAUNCH_TASK);
+    ok &= last != NULL;
+    sk_outbox_unpush(&ob, last);
+    for (uint32_t i = 0; i < 40; i++)
+        ok &= ob.ob_msgs[i].o_peer == i &&
+              ob.ob_msgs[i].o_msg.m_task_started.st_task == i;
+    tap_ok(ok && ob.ob_len == 40,
+           "sk_outbox_unpush takes back the last message, and only it");
+    sk_msg *again = sk_outbox_push(&ob, 7, SK_MSG_GET_TASK);
+    tap_ok(again == last && ob.ob_len == 41 && ob.ob_msgs[40].o_peer == 7 &&
+               again->m_type == SK_MSG_GET_TASK,
+           "the next push takes its place");
+    sk_outbox_unpush(&ob, again);
+    sk_outbox_clear(&ob);
+    tap_ok(ob.ob_len == 0, "sk_outbox_clear empties the outbox");
+    sk_outbox_free(&ob);
+}
+
 int main(void)
 {
     tap_timeout(60);
@@ -390,5 +422,6 @@ int main(void)
     test_config();
     test_config_bytes();
     test_rng();
+    test_outbox();
     return tap_exit_status();
 }

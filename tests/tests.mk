@@ -11,3 +11,14 @@ check_PROGRAMS += tests/test_common
 TESTS += tests/test_common
 tests_test_common_SOURCES = tests/test_common.c
 tests_test_common_LDADD = $(SK_TEST_LDADD)
+
+# The hash map and the arena of libskylark's internal part.
+check_PROGRAMS += tests/test_map
+TESTS += tests/test_map
+tests_test_map_SOURCES = tests/test_map.c
+tests_test_map_LDADD = $(SK_TEST_LDADD)
+
+check_PROGRAMS += tests/test_arena
+TESTS += tests/test_arena
+tests_test_arena_SOURCES = tests/test_arena.c
+tests_test_arena_LDADD = $(SK_TEST_LDADD)

@@ -1,13 +1,10 @@
 /*
- * sched_map.c - the scheduler core's hash map (linear probing, backward
- * shift deletion).
+ * sk_map.c - 64-bit keys to pointers (see sk_map.h).
  */
-#include "sched_map.h"
+#include "sk_map.h"
 #include "skylark.h"
 
 #include <stdlib.h>
-
-#define MAP_MAX_CAP (1u << 31)
 
 /* The splitmix64 finaliser: keys such as peer numbers and sequential job
  * ids are far from random, and linear probing needs them spread. */
@@ -21,7 +18,7 @@ static uint64_t mix(uint64_t k)
     return k;
 }
 
-static int grow(sched_map *m, uint32_t cap)
+static int grow(sk_map *m, uint32_t cap)
 {
     uint64_t *keys = malloc((size_t)cap * sizeof *keys);
     void **vals = calloc(cap, sizeof *vals);
@@ -47,14 +44,14 @@ static int grow(sched_map *m, uint32_t cap)
     return 0;
 }
 
-int sched_map_reserve(sched_map *m, uint32_t extra)
+int sk_map_reserve(sk_map *m, uint32_t extra)
 {
     uint64_t need = (uint64_t)m->mp_len + extra;
+    if (need > SK_MAP_MAX)
+        return SK_ELIMIT;
     uint64_t cap = m->mp_cap ? m->mp_cap : 16;
     while (need * 4 > cap * 3)
         cap *= 2;
-    if (cap > MAP_MAX_CAP)
-        return SK_ELIMIT;
     if (cap == m->mp_cap)
         return 0;
     return grow(m, (uint32_t)cap);
@@ -62,7 +59,7 @@ int sched_map_reserve(sched_map *m, uint32_t extra)
 
 /* find returns the slot holding key, or the empty slot where it would go.
  * The table is never full, so the probe ends. */
-static uint32_t find(const sched_map *m, uint64_t key)
+static uint32_t find(const sk_map *m, uint64_t key)
 {
     uint32_t i = (uint32_t)mix(key) & (m->mp_cap - 1);
     while (m->mp_vals[i] != NULL && m->mp_keys[i] != key)
@@ -70,7 +67,7 @@ static uint32_t find(const sched_map *m, uint64_t key)
     return i;
 }
 
-int sched_map_put(sched_map *m, uint64_t key, void *val)
+int sk_map_put(sk_map *m, uint64_t key, void *val)
 {
     if (m->mp_cap > 0) {
         uint32_t i = find(m, key);
@@ -79,7 +76,7 @@ int sched_map_put(sched_map *m, uint64_t key, void *val)
             return 0;
         }
     }
-    int rc = sched_map_reserve(m, 1);
+    int rc = sk_map_reserve(m, 1);
     if (rc != 0)
         return rc;
     uint32_t i = find(m, key);
@@ -89,14 +86,14 @@ int sched_map_put(sched_map *m, uint64_t key, void *val)
     return 0;
 }
 
-void *sched_map_get(const sched_map *m, uint64_t key)
+void *sk_map_get(const sk_map *m, uint64_t key)
 {
     if (m->mp_cap == 0)
         return NULL;
     return m->mp_vals[find(m, key)];
 }
 
-void sched_map_prefetch(const sched_map *m, uint64_t key)
+void sk_map_prefetch(const sk_map *m, uint64_t key)
 {
     if (m->mp_cap == 0)
         return;
@@ -105,7 +102,7 @@ void sched_map_prefetch(const sched_map *m, uint64_t key)
     __builtin_prefetch(&m->mp_vals[i]);
 }
 
-void *sched_map_del(sched_map *m, uint64_t key)
+void *sk_map_del(sk_map *m, uint64_t key)
 {
     if (m->mp_cap == 0)
         return NULL;
@@ -131,7 +128,19 @@ void *sched_map_del(sched_map *m, uint64_t key)
     return val;
 }
 
-void sched_map_free(sched_map *m)
+void *sk_map_next(const sk_map *m, uint32_t *pos, uint64_t *key)
+{
+    for (; *pos < m->mp_cap; (*pos)++) {
+        if (m->mp_vals[*pos] != NULL) {
+            if (key != NULL)
+                *key = m->mp_keys[*pos];
+            return m->mp_vals[(*pos)++];
+        }
+    }
+    return NULL;
+}
+
+void sk_map_free(sk_map *m)
 {
     free(m->mp_keys);
     free(m->mp_vals);

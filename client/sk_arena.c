@@ -1,24 +1,22 @@
 /*
- * nm_arena.c - per-call scratch memory of the node monitor core.
+ * sk_arena.c - per-call scratch memory of the cores (see sk_arena.h).
  */
-#include "nm_arena.h"
+#include "sk_arena.h"
 
 #include <stdalign.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Small: a node monitor's calls need a few hundred bytes, and a large
- * block per core spreads a simulated cluster's cores over more memory. */
-#define NM_CHUNK_MIN 512u
-
-struct nm_chunk {
-    nm_chunk *ch_next;
+struct sk_chunk {
+    sk_chunk *ch_next;
     alignas(max_align_t) unsigned char ch_data[];
 };
 
-void nm_arena_init(nm_arena *a)
+void sk_arena_init(sk_arena *a)
 {
     a->ar_chunks = NULL;
     a->ar_size = 0;
@@ -30,9 +28,9 @@ void nm_arena_init(nm_arena *a)
 
 /* add_chunk puts a new block of size usable bytes in front; false when
  * out of memory. */
-static bool add_chunk(nm_arena *a, size_t size)
+static bool add_chunk(sk_arena *a, size_t size)
 {
-    nm_chunk *c = malloc(sizeof *c + size);
+    sk_chunk *c = malloc(sizeof *c + size);
     if (c == NULL)
         return false;
     c->ch_next = a->ar_chunks;
@@ -43,16 +41,16 @@ static bool add_chunk(nm_arena *a, size_t size)
     return true;
 }
 
-static void free_chunks(nm_chunk *c)
+static void free_chunks(sk_chunk *c)
 {
     while (c != NULL) {
-        nm_chunk *next = c->ch_next;
+        sk_chunk *next = c->ch_next;
         free(c);
         c = next;
     }
 }
 
-void nm_arena_rewind(nm_arena *a)
+void sk_arena_rewind(sk_arena *a)
 {
     if (a->ar_used == 0)
         return; /* nothing to forget: the block stays untouched */
@@ -66,20 +64,18 @@ void nm_arena_rewind(nm_arena *a)
         free_chunks(a->ar_chunks);
         a->ar_chunks = NULL;
         a->ar_size = 0;
-        add_chunk(a, a->ar_peak < NM_CHUNK_MIN ? NM_CHUNK_MIN : a->ar_peak);
+        add_chunk(a, a->ar_peak < SK_ARENA_MIN ? SK_ARENA_MIN : a->ar_peak);
     }
 }
 
-void *nm_arena_alloc(nm_arena *a, size_t size)
+void *sk_arena_alloc(sk_arena *a, size_t size)
 {
-    /* No block can be this large, and rounding it up or adding a block's
-     * header would wrap around to a small size (SIZE_MAX gave 0 bytes). */
     if (size > SIZE_MAX / 2)
-        return NULL;
+        return NULL; /* the rounding and the block header would overflow */
     size_t need =
         (size + alignof(max_align_t) - 1) & ~(size_t)(alignof(max_align_t) - 1);
     if ((a->ar_chunks == NULL || a->ar_size - a->ar_top < need) &&
-        !add_chunk(a, need < NM_CHUNK_MIN ? NM_CHUNK_MIN : need))
+        !add_chunk(a, need < SK_ARENA_MIN ? SK_ARENA_MIN : need))
         return NULL;
     void *p = a->ar_chunks->ch_data + a->ar_top;
     a->ar_top += need;
@@ -87,23 +83,40 @@ void *nm_arena_alloc(nm_arena *a, size_t size)
     return p;
 }
 
-char *nm_arena_strdup(nm_arena *a, const char *s)
+char *sk_arena_strdup(sk_arena *a, const char *s)
 {
     if (s == NULL)
         s = "";
-    return nm_arena_memdup(a, s, strlen(s) + 1);
+    return sk_arena_memdup(a, s, strlen(s) + 1);
 }
 
-void *nm_arena_memdup(nm_arena *a, const void *data, size_t len)
+void *sk_arena_memdup(sk_arena *a, const void *data, size_t len)
 {
-    void *p = nm_arena_alloc(a, len);
+    void *p = sk_arena_alloc(a, len);
     if (p != NULL && len > 0)
         memcpy(p, data, len);
     return p;
 }
 
-void nm_arena_fini(nm_arena *a)
+const char *sk_arena_printf(sk_arena *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return "";
+    char *p = sk_arena_alloc(a, (size_t)n + 1);
+    if (p == NULL)
+        return "";
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+void sk_arena_fini(sk_arena *a)
 {
     free_chunks(a->ar_chunks);
-    nm_arena_init(a);
+    sk_arena_init(a);
 }
