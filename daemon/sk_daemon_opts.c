@@ -55,11 +55,8 @@ int sk_daemon_check_endpoint(const char *value, char *err, size_t errlen)
     return SK_ECONFIG;
 }
 
-/* sk_daemon_parse_endpoint is an sk_config parser (SK_CONFIG_CUSTOM)
- * that checks an endpoint and copies it into dst, a char array of
- * SK_MAX_ADDR_LEN + 1. */
-static int sk_daemon_parse_endpoint(void *dst, const char *name,
-                                    const char *value, char *err, size_t errlen)
+int sk_daemon_parse_endpoint(void *dst, const char *name, const char *value,
+                             char *err, size_t errlen)
 {
     (void)name;
     int rc = sk_daemon_check_endpoint(value, err, errlen);

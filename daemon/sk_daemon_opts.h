@@ -84,6 +84,12 @@ uint64_t sk_daemon_seed(const sk_daemon_settings *s);
  * "'VALUE': " and sk_endpoint_check's words. */
 int sk_daemon_check_endpoint(const char *value, char *err, size_t errlen);
 
+/* sk_daemon_parse_endpoint is an sk_config parser (SK_CONFIG_CUSTOM)
+ * that checks an endpoint and copies it into dst, a char array of
+ * SK_MAX_ADDR_LEN + 1 (a daemon's endpoint keys: listen, flowd). */
+int sk_daemon_parse_endpoint(void *dst, const char *name, const char *value,
+                             char *err, size_t errlen);
+
 /* A list of strings filled from repeated or comma-separated values. */
 typedef struct sk_strlist {
     char **sl_items;

@@ -20,13 +20,13 @@ void fd_send_reserve(fd_core *c, sk_time now, fd_task *t, fd_node *n)
     c->c_resv_next = (c->c_resv_next + 1) & 0xffffffffu;
     if (c->c_resv_next == 0)
         c->c_resv_next = 1;
-    if (sk_idmap_put(&c->c_task_by_resv, resv, t) != 0) {
+    if (sk_map_put(&c->c_task_by_resv, resv, t) != 0) {
         c->c_st.fs_nomem++;
         return; /* stays waiting */
     }
     sk_msg *m = fd_push(c, n->n_peer, SK_MSG_RESERVE);
     if (m == NULL) {
-        sk_idmap_del(&c->c_task_by_resv, resv);
+        sk_map_del(&c->c_task_by_resv, resv);
         return;
     }
     fd_task_assign(c, t, n);
@@ -67,7 +67,7 @@ void fd_send_release(fd_core *c, fd_node *n, uint64_t resv, uint64_t job,
 void fd_on_reserve_answer(fd_core *c, sk_time now, fd_node *n,
                           const sk_reserve_ack *ra, bool ack)
 {
-    fd_task *t = sk_idmap_get(&c->c_task_by_resv, ra->ra_resv);
+    fd_task *t = sk_map_get(&c->c_task_by_resv, ra->ra_resv);
     if (t == NULL || t->t_node != n || t->t_job->j_id != ra->ra_job ||
         t->t_index != ra->ra_task) {
         c->c_st.fs_unknown++;

@@ -23,12 +23,12 @@ static uint64_t name_hash(const char *s)
 
 fd_node *fd_node_by_peer(const fd_core *c, sk_peer peer)
 {
-    return sk_idmap_get(&c->c_node_by_peer, (uint64_t)peer + 1);
+    return sk_map_get(&c->c_node_by_peer, (uint64_t)peer + 1);
 }
 
 fd_node *fd_node_by_name(const fd_core *c, const char *name)
 {
-    fd_node *n = sk_idmap_get(&c->c_node_by_name, name_hash(name));
+    fd_node *n = sk_map_get(&c->c_node_by_name, name_hash(name));
     while (n != NULL && strcmp(n->n_name, name) != 0)
         n = n->n_name_next;
     return n;
@@ -116,12 +116,12 @@ void fd_node_free(fd_core *c, fd_node *n)
 static void unlink_name(fd_core *c, fd_node *n)
 {
     uint64_t h = name_hash(n->n_name);
-    fd_node *first = sk_idmap_get(&c->c_node_by_name, h);
+    fd_node *first = sk_map_get(&c->c_node_by_name, h);
     if (first == n) {
         if (n->n_name_next != NULL)
-            sk_idmap_put(&c->c_node_by_name, h, n->n_name_next);
+            sk_map_put(&c->c_node_by_name, h, n->n_name_next);
         else
-            sk_idmap_del(&c->c_node_by_name, h);
+            sk_map_del(&c->c_node_by_name, h);
         return;
     }
     for (fd_node *p = first; p != NULL; p = p->n_name_next) {
@@ -148,7 +148,7 @@ void fd_node_down(fd_core *c, sk_time now, fd_node *n, const char *why)
     n->n_rack->r_nnodes--;
     rack_dirty(c, n->n_rack);
     n->n_dead = true;
-    sk_idmap_del(&c->c_node_by_peer, (uint64_t)n->n_peer + 1);
+    sk_map_del(&c->c_node_by_peer, (uint64_t)n->n_peer + 1);
     unlink_name(c, n);
     fd_list_remove(&n->n_seen_link);
     c->c_nnodes--;
@@ -230,7 +230,7 @@ void fd_on_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
     n->n_last_seen = now;
     n->n_mstate = 0; /* never announced */
     fd_list_init(&n->n_tasks);
-    if (sk_idmap_put(&c->c_node_by_peer, (uint64_t)from + 1, n) != 0) {
+    if (sk_map_put(&c->c_node_by_peer, (uint64_t)from + 1, n) != 0) {
         fd_slots_give(&c->c_nodes, n->n_slot);
         n->n_rack = NULL;
         for (uint32_t i = 0; i < n->n_nlabels; i++)
@@ -241,8 +241,8 @@ void fd_on_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
         return;
     }
     uint64_t hk = name_hash(n->n_name);
-    n->n_name_next = sk_idmap_get(&c->c_node_by_name, hk);
-    if (sk_idmap_put(&c->c_node_by_name, hk, n) != 0)
+    n->n_name_next = sk_map_get(&c->c_node_by_name, hk);
+    if (sk_map_put(&c->c_node_by_name, hk, n) != 0)
         c->c_st.fs_nomem++; /* unreachable by name: no preference arcs */
     r->r_nnodes++;
     r->r_cap += fd_node_room(n);
@@ -302,10 +302,10 @@ static int cmp_order(const void *a, const void *b)
  * one has it waiting. */
 static bool adopt(fd_core *c, sk_time now, fd_node *n, const sk_running *ru)
 {
-    size_t pos = 0;
+    uint32_t pos = 0;
     uint64_t key;
     fd_sched *s;
-    while ((s = sk_idmap_next(&c->c_sched_by_peer, &pos, &key)) != NULL) {
+    while ((s = sk_map_next(&c->c_sched_by_peer, &pos, &key)) != NULL) {
         fd_job *j = fd_job_find(s, ru->ru_job);
         if (j == NULL || ru->ru_task >= j->j_ntasks)
             continue;

@@ -124,10 +124,10 @@ void fd_core_free(fd_core *c)
 {
     if (c == NULL)
         return;
-    size_t pos = 0;
+    uint32_t pos = 0;
     uint64_t key;
     fd_sched *s;
-    while ((s = sk_idmap_next(&c->c_sched_by_peer, &pos, &key)) != NULL)
+    while ((s = sk_map_next(&c->c_sched_by_peer, &pos, &key)) != NULL)
         fd_sched_free(c, s);
     for (uint32_t i = 0; i < c->c_jobs.sl_len; i++) {
         fd_job *j = fd_slots_get(&c->c_jobs, i);
@@ -151,10 +151,10 @@ void fd_core_free(fd_core *c)
     fd_slots_free(&c->c_racks);
     fd_slots_free(&c->c_jobs);
     fd_slots_free(&c->c_tasks);
-    sk_idmap_free(&c->c_node_by_peer);
-    sk_idmap_free(&c->c_node_by_name);
-    sk_idmap_free(&c->c_sched_by_peer);
-    sk_idmap_free(&c->c_task_by_resv);
+    sk_map_free(&c->c_node_by_peer);
+    sk_map_free(&c->c_node_by_name);
+    sk_map_free(&c->c_sched_by_peer);
+    sk_map_free(&c->c_task_by_resv);
     sk_outbox_clear(&c->c_out); /* unsent: the driver is done */
     fd_enter(c);
     free(c->c_scratch.sc_ptr);

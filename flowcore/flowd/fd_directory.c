@@ -94,9 +94,9 @@ void fd_membership_flush(fd_core *c)
     if (k == 0)
         return;
     c->c_mb_seq++;
-    size_t pos = 0;
+    uint32_t pos = 0;
     uint64_t key;
     fd_sched *s;
-    while ((s = sk_idmap_next(&c->c_sched_by_peer, &pos, &key)) != NULL)
+    while ((s = sk_map_next(&c->c_sched_by_peer, &pos, &key)) != NULL)
         send_membership(c, s->s_peer, false, v, k);
 }

@@ -16,14 +16,14 @@
 
 fd_sched *fd_sched_by_peer(const fd_core *c, sk_peer peer)
 {
-    return sk_idmap_get(&c->c_sched_by_peer, (uint64_t)peer + 1);
+    return sk_map_get(&c->c_sched_by_peer, (uint64_t)peer + 1);
 }
 
 fd_job *fd_job_find(const fd_sched *s, uint64_t id)
 {
     if (id == UINT64_MAX)
         return s->s_job_max;
-    return sk_idmap_get(&s->s_jobs, id + 1);
+    return sk_map_get(&s->s_jobs, id + 1);
 }
 
 void fd_on_sched_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
@@ -39,7 +39,7 @@ void fd_on_sched_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
     }
     fd_sched *s = calloc(1, sizeof *s);
     if (s == NULL ||
-        sk_idmap_put(&c->c_sched_by_peer, (uint64_t)from + 1, s) != 0) {
+        sk_map_put(&c->c_sched_by_peer, (uint64_t)from + 1, s) != 0) {
         free(s);
         c->c_st.fs_nomem++;
         return;
@@ -52,8 +52,8 @@ void fd_on_sched_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
 
 void fd_sched_free(fd_core *c, fd_sched *s)
 {
-    sk_idmap_del(&c->c_sched_by_peer, (uint64_t)s->s_peer + 1);
-    sk_idmap_free(&s->s_jobs);
+    sk_map_del(&c->c_sched_by_peer, (uint64_t)s->s_peer + 1);
+    sk_map_free(&s->s_jobs);
     free(s);
 }
 
@@ -138,7 +138,7 @@ void fd_task_unassign(fd_core *c, fd_task *t)
     n->n_ntasks--;
     fd_node_touch(c, n);
     if (t->t_resv != 0)
-        sk_idmap_del(&c->c_task_by_resv, t->t_resv);
+        sk_map_del(&c->c_task_by_resv, t->t_resv);
     t->t_resv = 0;
     t->t_node = NULL;
     t->t_seen = false;
@@ -156,7 +156,7 @@ static void job_retire(fd_core *c, fd_job *j)
         if (j->j_id == UINT64_MAX)
             s->s_job_max = NULL;
         else
-            sk_idmap_del(&s->s_jobs, j->j_id + 1);
+            sk_map_del(&s->s_jobs, j->j_id + 1);
         s->s_njobs--;
     }
     c->c_njobs--;
@@ -364,7 +364,7 @@ void fd_on_submit(fd_core *c, sk_time now, fd_sched *s, const sk_submit_job *sj)
                  ? fd_slots_take(&c->c_jobs, j, &j->j_slot)
                  : SK_ENOMEM;
     if (rc == 0 && sj->sj_job != UINT64_MAX)
-        rc = sk_idmap_put(&s->s_jobs, sj->sj_job + 1, j);
+        rc = sk_map_put(&s->s_jobs, sj->sj_job + 1, j);
     if (rc != 0) {
         if (j != NULL && tasks != NULL && blob != NULL)
             fd_slots_give(&c->c_jobs, j->j_slot);
