@@ -102,6 +102,9 @@ void fe_free_jobs(sk_frontend *fe)
     fe->fe_nwaiting = 0;
 }
 
+/* Room for the first line of a resubmitted command (make_resubmission). */
+#define FE_CMD_PREFIX_MAX 96
+
 /* ---- outcomes ---------------------------------------------------------- */
 
 /* Report the end of task t of j; the caller has checked it had none. */
@@ -198,38 +201,84 @@ void fe_end_job(sk_frontend *fe, fe_job *j, sk_outcome outcome, int err,
 
 /* Cut a resubmission of j's unfinished tasks out of the whole job, under
  * a new wire id, and make it j's current submission. Each task's attempts
- * there are numbered after every attempt of it seen so far. Returns 0, or
- * SK_ENOMEM (or a codec error) with j unchanged. */
+ * there are numbered after every attempt of it seen so far. The command
+ * executor tells a command its index and attempt in the submission
+ * (SKYLARK_TASK_INDEX, SKYLARK_ATTEMPT), so a command job's commands get
+ * a first line that puts back the job's: without it, a command that
+ * shards its work by index would do another task's share. Should that
+ * not fit (a spec or the message over its limit), the commands go as
+ * they are, with a warning. Returns 0, or SK_ENOMEM (or a codec error)
+ * with j unchanged. */
 static int make_resubmission(sk_frontend *fe, fe_job *j)
 {
     sk_msg m;
     int rc = sk_msg_decode(j->fj_msg, j->fj_msg_len, &m);
     if (rc != 0)
         return rc;
+    sk_submit_job *sj = &m.m_submit_job;
+    sk_task_spec *all = sj->sj_tasks;
+    int cmd = sj->sj_framework[0] == '\0';
     uint32_t n = j->fj_ntasks - j->fj_nended;
+    size_t spec_bytes = 0;
+    for (uint32_t t = 0; cmd && t < j->fj_ntasks; t++)
+        if (!(j->fj_tasks[t].ft_flags & FT_ENDED))
+            spec_bytes += all[t].ts_spec.b_len + FE_CMD_PREFIX_MAX;
     uint32_t *map = malloc(n * sizeof *map);
+    uint32_t *base = malloc(n * sizeof *base);
     sk_task_spec *ts = malloc(n * sizeof *ts);
+    char *specs = spec_bytes > 0 ? malloc(spec_bytes) : NULL;
     uint64_t *old = realloc(j->fj_old, j->fj_nsubs * sizeof *old);
     uint8_t *resub = NULL;
     if (old != NULL)
         j->fj_old = old;
     rc = SK_ENOMEM;
-    if (map == NULL || ts == NULL || old == NULL)
+    if (map == NULL || base == NULL || ts == NULL || old == NULL ||
+        (spec_bytes > 0 && specs == NULL))
         goto out;
-    sk_submit_job *sj = &m.m_submit_job;
     uint32_t k = 0;
-    for (uint32_t t = 0; t < j->fj_ntasks; t++)
-        if (!(j->fj_tasks[t].ft_flags & FT_ENDED)) {
-            map[k] = t;
-            ts[k++] = sj->sj_tasks[t];
-        }
+    for (uint32_t t = 0; t < j->fj_ntasks; t++) {
+        fe_task *ft = &j->fj_tasks[t];
+        if (ft->ft_flags & FT_ENDED)
+            continue;
+        map[k] = t;
+        /* The lost scheduler may have launched an attempt we never saw
+         * start: skip a number for it too. */
+        base[k] = ((ft->ft_flags & FT_STARTED) ? ft->ft_attempt
+                                               : ft->ft_attempt_base) +
+                  1;
+        k++;
+    }
     SK_ASSERT(k == n);
-    sk_task_spec *all = sj->sj_tasks;
     uint64_t wire = FE_RESUB_BIT | fe->fe_next_wire;
     sj->sj_job = wire;
     sj->sj_tasks = ts;
     sj->sj_ntasks = n;
-    rc = sk_msg_encode(&fe->fe_buf, &m);
+    for (int prefix = cmd; prefix >= 0; prefix--) {
+        char *next = specs;
+        for (uint32_t i = 0; i < n; i++) {
+            ts[i] = all[map[i]];
+            if (!prefix)
+                continue;
+            /* Specs of a command job end with their NUL (encode_job). */
+            int len = snprintf(next, FE_CMD_PREFIX_MAX,
+                               "export SKYLARK_TASK_INDEX=%u "
+                               "SKYLARK_ATTEMPT=$((SKYLARK_ATTEMPT+%u))\n",
+                               map[i], base[i]);
+            SK_ASSERT(len > 0 && len < FE_CMD_PREFIX_MAX);
+            memcpy(next + len, ts[i].ts_spec.b_data, ts[i].ts_spec.b_len);
+            ts[i].ts_spec.b_data = (const uint8_t *)next;
+            ts[i].ts_spec.b_len += (uint32_t)len;
+            next += ts[i].ts_spec.b_len;
+        }
+        rc = sk_msg_encode(&fe->fe_buf, &m);
+        if (rc == 0 && fe->fe_buf.b_len > fe->fe_max_msg)
+            rc = SK_ELIMIT;
+        if (rc != SK_ELIMIT || !prefix)
+            break;
+        sk_warn("frontend %s: job %llu: the commands with their task index "
+                "do not fit in a submission; they go as they are",
+                fe->fe_name, (unsigned long long)j->fj_id);
+    }
     sj->sj_tasks = all; /* the decoded message owns these */
     sj->sj_ntasks = j->fj_ntasks;
     if (rc != 0)
@@ -252,19 +301,14 @@ static int make_resubmission(sk_frontend *fe, fe_job *j)
     j->fj_resub = resub;
     j->fj_resub_len = (uint32_t)fe->fe_buf.b_len;
     resub = NULL;
-    for (uint32_t i = 0; i < n; i++) {
-        fe_task *ft = &j->fj_tasks[j->fj_sub_map[i]];
-        /* The lost scheduler may have launched an attempt we never saw
-         * start: skip a number for it too. */
-        ft->ft_attempt_base =
-            ((ft->ft_flags & FT_STARTED) ? ft->ft_attempt
-                                         : ft->ft_attempt_base) +
-            1;
-    }
+    for (uint32_t i = 0; i < n; i++)
+        j->fj_tasks[j->fj_sub_map[i]].ft_attempt_base = base[i];
     rc = 0;
 out:
     free(resub);
+    free(specs);
     free(ts);
+    free(base);
     free(map);
     sk_msg_free(&m);
     return rc;

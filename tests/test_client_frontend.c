@@ -548,6 +548,11 @@ static void start_pair(fake *a, fake *b, char *aep, char *bep)
     snprintf(bep, 64, "%s", b->fk_endpoint);
 }
 
+static int fe_waiting(void *arg)
+{
+    return stats(arg).fs_jobs_waiting > 0;
+}
+
 /* Waits for the nth SUBMIT_JOB at f and returns it, or NULL. */
 static const sk_submit_job *got_submit(fake *f, int n)
 {
@@ -556,8 +561,16 @@ static const sk_submit_job *got_submit(fake *f, int n)
     return &fake_last(f, SK_MSG_SUBMIT_JOB)->m_submit_job;
 }
 
-static int spec_is(const sk_submit_job *sj, uint32_t i, const char *want)
+/* Whether task i of a resubmission is job task `task`'s command "t<task>"
+ * with the first line that gives it back its index and attempt base. */
+static int spec_is(const sk_submit_job *sj, uint32_t i, uint32_t task,
+                   uint32_t base)
 {
+    char want[128];
+    snprintf(want, sizeof want,
+             "export SKYLARK_TASK_INDEX=%u "
+             "SKYLARK_ATTEMPT=$((SKYLARK_ATTEMPT+%u))\nt%u",
+             task, base, task);
     size_t n = strlen(want) + 1;
     return i < sj->sj_ntasks && sj->sj_tasks[i].ts_spec.b_len == n &&
            memcmp(sj->sj_tasks[i].ts_spec.b_data, want, n) == 0;
@@ -590,11 +603,12 @@ static void test_failover(void)
 
     sj = got_submit(&b, 1);
     tap_ok(sj != NULL && sj->sj_job != id && (sj->sj_job >> 63) == 1 &&
-               sj->sj_ntasks == 4 && spec_is(sj, 0, "t2") &&
-               spec_is(sj, 1, "t3") && spec_is(sj, 2, "t4") &&
-               spec_is(sj, 3, "t5") && strcmp(sj->sj_user, "ana") == 0 &&
+               sj->sj_ntasks == 4 && spec_is(sj, 0, 2, 1) &&
+               spec_is(sj, 1, 3, 1) && spec_is(sj, 2, 4, 1) &&
+               spec_is(sj, 3, 5, 1) && strcmp(sj->sj_user, "ana") == 0 &&
                stats(fe).fs_failed_over == 1 && r.r_job_dones == 0,
-           "A lost: B gets only the 4 unfinished tasks, under a new id");
+           "A lost: B gets only the 4 unfinished tasks, under a new id, "
+           "each command told its task index in the job");
     uint64_t wb = sj != NULL ? sj->sj_job : 0;
 
     /* B runs them; its indices 0..3 are the job's tasks 2..5. */
@@ -722,7 +736,7 @@ static void test_failover_cancel(void)
     send_finished(&a, id, 0, SK_TASK_OK, 0, "");
     tu_run_for(loop, 0.1);
     fake_stop(&a);
-    tu_run_for(loop, 0.2);
+    tu_run_until(loop, fe_waiting, fe, 5);
     tap_ok(stats(fe).fs_jobs_waiting == 1 && r.r_job_dones == 0,
            "A lost, B down: the job waits to fail over");
     tap_is_int(sk_frontend_cancel(fe, id, "stop"), 0, "cancel it");

@@ -4,9 +4,11 @@
  * daemons on loopback: two schedulers, three node monitors registered
  * with both. The job's unfinished tasks move to the other scheduler and
  * the job completes with every task OK, each reported once under its own
- * index. Each command appends its task index (from the spec, which the
- * failover keeps, unlike SKYLARK_TASK_INDEX) to a ledger, so the test
- * counts the executions that really happened: only tasks running at the
+ * index. Each command appends its task index (from the spec) and the
+ * SKYLARK_TASK_INDEX it was given to a ledger: they must agree, also for
+ * tasks run by the second scheduler, to which the job's task 150 may be
+ * task 50 of the resubmission. And the test counts the executions that
+ * really happened: only tasks running at the
  * moment of the kill may run twice (the lost scheduler's attempt runs on
  * with nobody to report to: the "orphans" of issue 21, not fixed here),
  * so at most one per slot. The counts are printed as diagnostics.
@@ -116,8 +118,8 @@ int main(void)
     static char specs[NTASKS][600];
     static sk_task_desc td[NTASKS];
     for (int t = 0; t < NTASKS; t++) {
-        snprintf(specs[t], sizeof specs[t], "echo %d >> %s; sleep 0.05", t,
-                 ledger);
+        snprintf(specs[t], sizeof specs[t],
+                 "echo %d $SKYLARK_TASK_INDEX >> %s; sleep 0.05", t, ledger);
         td[t].td_spec = specs[t];
         td[t].td_spec_len = (uint32_t)strlen(specs[t]);
     }
@@ -164,10 +166,10 @@ int main(void)
     static int runs[NTASKS];
     int bad = 0, never = 0, twice = 0, more = 0, lines = 0;
     FILE *f = fopen(ledger, "r");
-    int t;
-    while (f != NULL && fscanf(f, "%d", &t) == 1) {
+    int t, env;
+    while (f != NULL && fscanf(f, "%d %d", &t, &env) == 2) {
         lines++;
-        if (t >= 0 && t < NTASKS)
+        if (t >= 0 && t < NTASKS && env == t)
             runs[t]++;
         else
             bad++;
@@ -184,9 +186,9 @@ int main(void)
              lines, NTASKS, twice, more, never);
     tap_ok(f != NULL && bad == 0 && never == 0 && more == 0 &&
                twice <= NNODES * SLOTS,
-           "every task ran; %d ran twice (at most one per slot: those "
-           "running at the kill), none more",
-           twice);
+           "every task ran, told its own index (%d not); %d ran twice (at "
+           "most one per slot: those running at the kill), none more",
+           bad, twice);
     if (tap_failures() > 0)
         for (int i = 0; i < 2; i++)
             dh_log_tail(&sched[i], 10);
