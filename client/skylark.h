@@ -387,7 +387,8 @@ int sk_frontend_wait_idle(sk_frontend *fe, double timeout);
 /* Counters of a frontend, monotonic except the gauges. */
 typedef struct sk_frontend_stats {
     uint64_t fs_jobs_submitted;
-    uint64_t fs_jobs_accepted;
+    uint64_t fs_jobs_accepted; /* JOB_ACCEPTED answers: a job that failed
+                                  over is counted at each scheduler */
     uint64_t fs_jobs_rejected;
     uint64_t fs_jobs_ended; /* all ways */
     uint64_t fs_tasks_ended;

@@ -65,9 +65,10 @@ TESTS += tests/test_auth_cluster
 tests_test_auth_cluster_SOURCES = tests/test_auth_cluster.c
 tests_test_auth_cluster_LDADD = $(DH_TEST_LDADD)
 
-# A frontend's scheduler killed mid-job: the job fails over (libskylark).
+# A frontend's scheduler killed mid-job: the job fails over (libskylark,
+# and `skylark run` with two schedulers).
 check_PROGRAMS += tests/test_integration_failover
 TESTS += tests/test_integration_failover
 tests_test_integration_failover_SOURCES = tests/test_integration_failover.c
 tests_test_integration_failover_LDADD = $(DH_TEST_LDADD)
-EXTRA_tests_test_integration_failover_DEPENDENCIES = $(DH_TEST_DEPS)
+EXTRA_tests_test_integration_failover_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark

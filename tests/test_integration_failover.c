@@ -12,12 +12,16 @@
  * moment of the kill may run twice (the lost scheduler's attempt runs on
  * with nobody to report to: the "orphans" of issue 21, not fixed here),
  * so at most one per slot. The counts are printed as diagnostics.
+ * Then the same through the command line: `skylark run --scheduler A
+ * --scheduler B` on another pair of schedulers, A killed mid-job: every
+ * task ok, exit 0.
  */
 #include "daemon_harness.h"
 #include "skylark.h"
 #include "tap.h"
 
 #include <ev.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +32,8 @@
 #define NTASKS  300
 #define KILL_AT 100 /* outcomes seen before the kill */
 
-static dh_proc sched[2];
-static dh_proc nodes[NNODES];
+static dh_proc sched[4];
+static dh_proc nodes[NNODES + 2];
 
 typedef struct run {
     sk_frontend *rn_fe;
@@ -73,9 +77,81 @@ static void on_job(void *arg, const sk_job_result *r)
     rn->rn_jr = *r;
 }
 
+static int count_lines(const char *path, int *distinct, int n)
+{
+    int *seen = calloc((size_t)n, sizeof *seen), lines = 0, t;
+    *distinct = 0;
+    FILE *f = fopen(path, "r");
+    while (f != NULL && fscanf(f, "%d", &t) == 1) {
+        lines++;
+        if (t >= 0 && t < n && seen[t]++ == 0)
+            ++*distinct;
+    }
+    if (f != NULL)
+        fclose(f);
+    free(seen);
+    return lines;
+}
+
+/* skylark run with two schedulers (s3, s4, and two node monitors of
+ * theirs); s3, where the job goes first, is killed a third of the way. */
+static void test_cli(void)
+{
+    if (dh_start_sched(&sched[2], "s3", 3, NULL) != 0 ||
+        dh_start_sched(&sched[3], "s4", 4, NULL) != 0)
+        tap_bail_out("the schedulers did not start");
+    const dh_proc *s[] = {&sched[2], &sched[3]};
+    if (dh_start_nodemon(&nodes[NNODES], "n4", 4, SLOTS, s, 2, NULL) != 0 ||
+        dh_start_nodemon(&nodes[NNODES + 1], "n5", 5, SLOTS, s, 2, NULL) != 0)
+        tap_bail_out("the node monitors did not start");
+    dh_client *tool = dh_client_new("tool", "t3");
+    int seen = 1;
+    for (int i = 2; i < 4; i++) {
+        sk_peer_id p = dh_client_connect(tool, sched[i].dp_endpoint, 5);
+        seen &= p != 0 && dh_wait_status(tool, p, "nodes", 2, 10, NULL);
+    }
+    dh_client_free(tool);
+    const char *top = getenv("top_builddir");
+    char cli[1024], ledger[512], cmd[700];
+    snprintf(cli, sizeof cli, "%s/cli/skylark", top != NULL ? top : ".");
+    snprintf(ledger, sizeof ledger, "%s/ledger-cli", dh_dir());
+    snprintf(cmd, sizeof cmd, "echo $SKYLARK_TASK_INDEX >> %s; sleep 0.05",
+             ledger);
+    char *argv[] = {cli,           "run",
+                    "--dir",       (char *)dh_dir(),
+                    "--scheduler", sched[2].dp_endpoint,
+                    "--scheduler", sched[3].dp_endpoint,
+                    "-n",          "200",
+                    cmd,           NULL};
+    dh_proc cr;
+    memset(&cr, 0, sizeof cr);
+    int distinct = 0, killed = 0;
+    if (seen && dh_spawn(&cr, "cli-run", argv) == 0) {
+        for (int i = 0; i < 3000 && count_lines(ledger, &distinct, 200) < 60;
+             i++)
+            usleep(10 * 1000);
+        dh_kill(&sched[2]);
+        killed = 1;
+        if (!dh_wait_exit(&cr, 60))
+            dh_kill(&cr);
+    }
+    tap_ok(killed && WIFEXITED(cr.dp_status) && WEXITSTATUS(cr.dp_status) == 0,
+           "skylark run --scheduler s3 --scheduler s4, s3 killed mid-job: "
+           "exit 0");
+    tap_ok(killed && dh_log_has(&cr, "200 tasks: 200 ok, 0 failed") &&
+               dh_log_has(&cr, "moved to another (1 time)"),
+           "it says 200 ok and that the job moved");
+    int lines = count_lines(ledger, &distinct, 200);
+    tap_ok(distinct == 200 && lines - distinct <= 2 * SLOTS,
+           "every task ran under its own index; %d of 200 twice",
+           lines - distinct);
+    if (tap_failures() > 0)
+        dh_log_tail(&cr, 10);
+}
+
 int main(void)
 {
-    tap_plan(5);
+    tap_plan(8);
     tap_timeout(120);
     dh_init();
     if (dh_start_sched(&sched[0], "s1", 1, NULL) != 0 ||
@@ -193,5 +269,6 @@ int main(void)
         for (int i = 0; i < 2; i++)
             dh_log_tail(&sched[i], 10);
     sk_frontend_destroy(rn.rn_fe);
+    test_cli();
     return tap_exit_status();
 }
