@@ -781,6 +781,58 @@ static void test_failover_cancel(void)
     sk_frontend_destroy(fe);
 }
 
+/* An executor framework's specs are opaque: they move as they are. A
+ * command whose first line would not fit under the spec limit moves as
+ * it is too. */
+static void test_failover_specs(void)
+{
+    static char big[SK_MAX_SPEC_BYTES];
+    memset(big, 'x', sizeof big - 40);
+    big[sizeof big - 40] = '\0'; /* a command 40 bytes short of the limit */
+    for (int fw = 1; fw >= 0; fw--) {
+        fake a, b;
+        char aep[64], bep[64];
+        start_pair(&a, &b, aep, bep);
+        const char *eps[] = {aep, bep};
+        sk_frontend *fe = make_frontend(eps, 2, 0.3, 10);
+        sk_task_desc td[2] = {{"t0", 2, NULL, 0}, {big, 0, NULL, 0}};
+        td[1].td_spec_len = (uint32_t)strlen(big);
+        if (fw)
+            td[1] = (sk_task_desc){"t1", 2, NULL, 0};
+        sk_job_desc jd;
+        sk_job_desc_init(&jd);
+        jd.jo_framework = fw ? "fw" : NULL;
+        jd.jo_tasks = td;
+        jd.jo_ntasks = 2;
+        rec r;
+        memset(&r, 0, sizeof r);
+        sk_job_callbacks cb = callbacks(&r);
+        sk_job_id id;
+        sk_frontend_submit(fe, &jd, &cb, &id);
+        got_submit(&a, 1);
+        send_ack(&a, id, 1, "");
+        send_finished(&a, id, 0, SK_TASK_OK, 0, "");
+        tu_run_for(loop, 0.1);
+        fake_stop(&a);
+        const sk_submit_job *sj = got_submit(&b, 1);
+        if (fw)
+            tap_ok(sj != NULL && sj->sj_ntasks == 1 &&
+                       strcmp(sj->sj_framework, "fw") == 0 &&
+                       sj->sj_tasks[0].ts_spec.b_len == 2 &&
+                       memcmp(sj->sj_tasks[0].ts_spec.b_data, "t1", 2) == 0,
+                   "failover: an executor framework's spec moves as it is");
+        else
+            tap_ok(sj != NULL && sj->sj_ntasks == 1 &&
+                       sj->sj_tasks[0].ts_spec.b_len == strlen(big) + 1 &&
+                       memcmp(sj->sj_tasks[0].ts_spec.b_data, big,
+                              strlen(big) + 1) == 0,
+                   "failover: a command with no room for its first line "
+                   "moves as it is");
+        fake_stop(&b);
+        sk_frontend_destroy(fe);
+    }
+}
+
 /* --- blocking mode ------------------------------------------------------ */
 
 /* A fake scheduler that runs every job at once: all tasks OK. */
@@ -847,7 +899,7 @@ static void test_blocking(void)
 int main(void)
 {
     tap_timeout(60);
-    tap_plan(54);
+    tap_plan(56);
     sk_log_set_level(SK_LOG_OFF);
     loop = ev_loop_new(EVFLAG_AUTO);
     test_submit_and_outcomes();
@@ -857,6 +909,7 @@ int main(void)
     test_failover();
     test_failover_limit();
     test_failover_cancel();
+    test_failover_specs();
     test_blocking();
     ev_loop_destroy(loop);
     return tap_exit_status();
