@@ -107,9 +107,10 @@ static struct {
     uint64_t l_start_us;
     int l_stopping, l_tty, l_failed_shown;
     unsigned l_rejected, l_unreached; /* jobs not run, by reason */
-    char l_wrong[512]; /* an address is another kind of daemon */
-    int l_code;        /* 128 + the first signal */
-    int l_leave;       /* nonzero: leave now with this status */
+    char l_wrong[512];    /* an address is another kind of daemon */
+    int l_code;           /* 128 + the first signal */
+    int l_leave;          /* nonzero: leave now with this status */
+    unsigned l_failovers; /* jobs moved to another scheduler */
     ev_timer l_draw, l_grace, l_deadline;
     ev_signal l_int, l_term;
     struct ev_loop *l_loop;
@@ -187,6 +188,7 @@ static void on_job_done(void *arg, const sk_job_result *r)
 {
     user *u = arg;
     u->u_jobs_done++;
+    L.l_failovers += r->jr_failovers;
     int notrun = r->jr_error == SK_EREJECTED || r->jr_error == SK_ETIMEDOUT;
     if (notrun) {
         u->u_jobs_notrun++;
@@ -479,6 +481,10 @@ static void summary(const skc_cluster *cl, unsigned nscheds)
     free(ro);
     printf("(job response: submit to last outcome; overhead: task launch - "
            "job submit,\n including the wait for a free slot)\n");
+    if (L.l_failovers > 0)
+        printf("failovers: %u (jobs moved to another scheduler with their "
+               "unfinished tasks)\n",
+               L.l_failovers);
     if (notrun_jobs > 0)
         printf("not run: %llu job%s of %llu tasks in all (%u rejected by the "
                "scheduler, %u with no scheduler reachable)\n",

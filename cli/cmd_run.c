@@ -479,12 +479,19 @@ int cmd_run(int argc, char **argv)
         rs.rs_bad - jr.jr_cancelled - rs.rs_job_level - rs.rs_failures_shown;
     if (unshown > 0)
         fprintf(stderr, "... and %u more tasks did not succeed\n", unshown);
+    if (jr.jr_failovers > 0)
+        fprintf(stderr,
+                "skylark run: the scheduler was lost; the unfinished tasks "
+                "moved to another (%u time%s)\n",
+                jr.jr_failovers, jr.jr_failovers > 1 ? "s" : "");
     if (jr.jr_error != 0)
         fprintf(stderr, "skylark run: %s\n", jr.jr_reason);
     char b1[32], b2[32], b3[32];
-    /* A job the scheduler rejected, or that found none, ran no task: its
-     * tasks did not fail, and its reason was said once above. */
-    if (jr.jr_error == SK_EREJECTED || jr.jr_error == SK_ETIMEDOUT)
+    /* A job the scheduler rejected, or that found none, ran no task (unless
+     * that happened on a failover): its tasks did not fail, and its reason
+     * was said once above. */
+    if ((jr.jr_error == SK_EREJECTED || jr.jr_error == SK_ETIMEDOUT) &&
+        jr.jr_failovers == 0)
         printf("job %llu: %u tasks: none run (%s)\n",
                (unsigned long long)jr.jr_job, jr.jr_tasks,
                jr.jr_error == SK_EREJECTED ? "job rejected"

@@ -54,6 +54,7 @@ void sk_frontend_opts_init(sk_frontend_opts *o)
     o->fo_queue_timeout = 30.0;
     o->fo_heartbeat = 1.0;
     o->fo_max_jobs = 100000;
+    o->fo_max_failovers = 3;
 }
 
 /* ---- the session ------------------------------------------------------ */
@@ -259,7 +260,7 @@ static void retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
 static int hand_cancel(sk_frontend *fe, fe_job *j)
 {
     sk_msg m = {.m_type = SK_MSG_CANCEL_JOB};
-    m.m_cancel_job.cj_job = j->fj_id;
+    m.m_cancel_job.cj_job = j->fj_wire;
     m.m_cancel_job.cj_reason = j->fj_cancel_reason ? j->fj_cancel_reason : "";
     int rc = sk_link_send(fe->fe_link, fe->fe_peer, &m);
     if (rc == 0) {
@@ -278,7 +279,9 @@ void fe_flush(sk_frontend *fe)
     int pushed_back = 0;
     while (fe->fe_wait_head != NULL) {
         fe_job *j = fe->fe_wait_head;
-        int rc = sk_transport_send(t, fe->fe_peer, j->fj_msg, j->fj_msg_len);
+        uint32_t len;
+        const uint8_t *msg = fe_job_msg(j, &len);
+        int rc = sk_transport_send(t, fe->fe_peer, msg, len);
         if (rc == SK_EAGAIN) {
             pushed_back = 1;
             break;
@@ -319,6 +322,7 @@ int sk_frontend_create(struct ev_loop *loop, const sk_frontend_opts *o,
         o->fo_nschedulers > FE_MAX_ENDPOINTS || o->fo_schedulers == NULL ||
         o->fo_connect_timeout < 0.01 || o->fo_heartbeat < 0.01 ||
         o->fo_queue_timeout < 0 || o->fo_max_jobs == 0 ||
+        o->fo_max_failovers > FE_MAX_FAILOVERS ||
         (o->fo_name != NULL && !sk_name_valid(o->fo_name)))
         return SK_EINVAL;
     for (unsigned i = 0; i < o->fo_nschedulers; i++)
@@ -345,7 +349,9 @@ int sk_frontend_create(struct ev_loop *loop, const sk_frontend_opts *o,
     fe->fe_connect_timeout = o->fo_connect_timeout;
     fe->fe_queue_timeout = o->fo_queue_timeout;
     fe->fe_max_jobs = o->fo_max_jobs;
+    fe->fe_max_failovers = o->fo_max_failovers;
     fe->fe_next_id = 1;
+    fe->fe_next_wire = 1;
     sk_buf_init(&fe->fe_buf);
 
     sk_transport_config cfg;

@@ -16,6 +16,13 @@
 
 #define FE_MAX_ENDPOINTS 16
 
+/* The most failovers a job may be given (fo_max_failovers). */
+#define FE_MAX_FAILOVERS 16
+
+/* Wire ids of resubmissions have the top bit set, so that they never
+ * meet a public job id (those count from 1 and stay far below). */
+#define FE_RESUB_BIT (UINT64_C(1) << 63)
+
 /* Where a job is. */
 typedef enum fj_state {
     FJ_WAITING = 1,  /* in the frontend, not yet handed to a scheduler */
@@ -29,8 +36,12 @@ typedef enum fj_state {
 #define FT_STARTED 2u /* a TASK_STARTED was seen */
 
 typedef struct fe_task {
-    uint64_t ft_launch_us; /* latest TASK_STARTED */
-    uint32_t ft_attempt;   /* latest attempt seen */
+    uint64_t ft_launch_us;    /* latest TASK_STARTED */
+    uint32_t ft_attempt;      /* latest attempt seen, as the framework
+                                 numbers it (ft_attempt_base + the
+                                 scheduler's number) */
+    uint32_t ft_attempt_base; /* the framework's number of the current
+                                 submission's attempt 0 */
     uint8_t ft_flags;
 } fe_task;
 
@@ -44,8 +55,23 @@ typedef struct fe_job {
     sk_job_callbacks fj_cb;
     uint64_t fj_submit_us;
     double fj_queued_at; /* ev_now when submitted, for fo_queue_timeout */
-    uint8_t *fj_msg;     /* encoded SUBMIT_JOB until handed over */
+    uint8_t *fj_msg;     /* encoded SUBMIT_JOB of the whole job: until
+                            handed over, or for the job's life when it
+                            may fail over (resubmissions are cut from it) */
     uint32_t fj_msg_len;
+    uint8_t *fj_resub; /* encoded resubmission until handed over */
+    uint32_t fj_resub_len;
+    /* Submissions (failover): each has its own wire id (sj_job); the
+     * first is fj_id, the later ones come from fe_next_wire. */
+    uint64_t fj_wire;       /* the current submission's */
+    uint64_t *fj_old;       /* the earlier ones', fj_nsubs - 1 of them */
+    unsigned fj_nsubs;      /* submissions made (1..) */
+    uint32_t *fj_sub_map;   /* current submission's task i is task
+                               fj_sub_map[i] of the job; NULL: identity */
+    uint32_t fj_sub_ntasks; /* tasks in it */
+    uint32_t fj_sub_count[SK_OUTCOME_CANCELLED + 1]; /* its outcomes, as
+                                                        its JOB_DONE
+                                                        should count them */
     int fj_cancel;          /* 1 cancel wanted, 2 CANCEL_JOB handed over */
     char *fj_cancel_reason; /* until handed over */
     struct fe_job *fj_prev, *fj_next; /* waiting list */
@@ -76,14 +102,17 @@ struct sk_frontend {
     unsigned fe_refused; /* endpoints in a row that failed authentication */
     double fe_connect_timeout, fe_queue_timeout;
     unsigned fe_max_jobs;
-    uint32_t fe_max_msg;   /* largest transport message */
-    ev_timer fe_connect_w; /* no session in time: next endpoint */
-    ev_timer fe_switch_w;  /* session lost: move on outside the callback */
-    ev_timer fe_queue_w;   /* waiting jobs past fo_queue_timeout */
-    ev_timer fe_retry_w;   /* the transport pushed back: send again */
+    unsigned fe_max_failovers; /* fo_max_failovers */
+    uint32_t fe_max_msg;       /* largest transport message */
+    ev_timer fe_connect_w;     /* no session in time: next endpoint */
+    ev_timer fe_switch_w;      /* session lost: move on outside the callback */
+    ev_timer fe_queue_w;       /* waiting jobs past fo_queue_timeout */
+    ev_timer fe_retry_w;       /* the transport pushed back: send again */
     sk_job_id fe_next_id;
-    sk_map fe_jobs; /* in flight */
-    sk_map fe_kept; /* ended, results kept for a wait */
+    sk_map fe_jobs;      /* in flight, by public id */
+    sk_map fe_wire;      /* in flight, by the wire id of every submission */
+    uint64_t fe_next_wire; /* for resubmissions, with FE_RESUB_BIT */
+    sk_map fe_kept;      /* ended, results kept for a wait */
     fe_job *fe_wait_head, *fe_wait_tail;
     uint64_t fe_nwaiting;
     fe_job *fe_cancels; /* CANCEL_JOB to hand over */
@@ -107,8 +136,14 @@ void fe_set_error(sk_frontend *fe, const char *fmt, ...)
 /* sk_frontend_job.c: a message from the scheduler in session. */
 void fe_on_message(sk_frontend *fe, const sk_msg *msg);
 
-/* sk_frontend_job.c: the session ended: every job handed over ends. */
+/* sk_frontend_job.c: the session ended: every job handed over fails
+ * over (waits again, with its unfinished tasks, for the next session) or
+ * ends (see skylark.h). */
 void fe_lose_jobs(sk_frontend *fe, const char *endpoint);
+
+/* sk_frontend_job.c: the message that hands j's current submission over,
+ * and its length. */
+const uint8_t *fe_job_msg(const fe_job *j, uint32_t *len);
 
 /* sk_frontend_job.c: end every task without an outcome with outcome and
  * reason, then the job with err and reason. Takes j off the waiting and

@@ -34,9 +34,23 @@ static void fe_unwait(sk_frontend *fe, fe_job *j)
 void fe_job_sent(sk_frontend *fe, fe_job *j)
 {
     fe_unwait(fe, j);
-    free(j->fj_msg);
-    j->fj_msg = NULL;
+    free(j->fj_resub);
+    j->fj_resub = NULL;
+    if (fe->fe_max_failovers == 0) {
+        free(j->fj_msg);
+        j->fj_msg = NULL;
+    }
     j->fj_state = FJ_SENT;
+}
+
+const uint8_t *fe_job_msg(const fe_job *j, uint32_t *len)
+{
+    if (j->fj_resub != NULL) {
+        *len = j->fj_resub_len;
+        return j->fj_resub;
+    }
+    *len = j->fj_msg_len;
+    return j->fj_msg;
 }
 
 static void enwait(sk_frontend *fe, fe_job *j)
@@ -68,6 +82,9 @@ static void free_job(fe_job *j)
 {
     free(j->fj_tasks);
     free(j->fj_msg);
+    free(j->fj_resub);
+    free(j->fj_sub_map);
+    free(j->fj_old);
     free(j->fj_cancel_reason);
     free(j);
 }
@@ -79,10 +96,14 @@ void fe_free_jobs(sk_frontend *fe)
     while ((j = sk_map_next(&fe->fe_jobs, &pos, NULL)) != NULL)
         free_job(j);
     sk_map_free(&fe->fe_jobs);
+    sk_map_free(&fe->fe_wire);
     fe->fe_wait_head = fe->fe_wait_tail = NULL;
     fe->fe_cancels = NULL;
     fe->fe_nwaiting = 0;
 }
+
+/* Room for the first line of a resubmitted command (make_resubmission). */
+#define FE_CMD_PREFIX_MAX 96
 
 /* ---- outcomes ---------------------------------------------------------- */
 
@@ -136,6 +157,9 @@ void fe_end_job(sk_frontend *fe, fe_job *j, sk_outcome outcome, int err,
         if (!(j->fj_tasks[t].ft_flags & FT_ENDED))
             decide_task(fe, j, t, outcome, reason, now);
     sk_map_del(&fe->fe_jobs, j->fj_id);
+    sk_map_del(&fe->fe_wire, j->fj_wire);
+    for (unsigned i = 0; i + 1 < j->fj_nsubs; i++)
+        sk_map_del(&fe->fe_wire, j->fj_old[i]);
     fe->fe_stats.fs_jobs_ended++;
 
     fe_kept k;
@@ -151,6 +175,7 @@ void fe_end_job(sk_frontend *fe, fe_job *j, sk_outcome outcome, int err,
     r->jr_error = err;
     r->jr_submit_us = j->fj_submit_us;
     r->jr_end_us = now;
+    r->jr_failovers = j->fj_nsubs - 1;
     snprintf(k.fk_reason, sizeof k.fk_reason, "%s", reason);
     r->jr_reason = k.fk_reason;
     if (j->fj_id == fe->fe_wait_id) {
@@ -174,6 +199,121 @@ void fe_end_job(sk_frontend *fe, fe_job *j, sk_outcome outcome, int err,
             fe->fe_name, (unsigned long long)r->jr_job);
 }
 
+/* Cut a resubmission of j's unfinished tasks out of the whole job, under
+ * a new wire id, and make it j's current submission. Each task's attempts
+ * there are numbered after every attempt of it seen so far. The command
+ * executor tells a command its index and attempt in the submission
+ * (SKYLARK_TASK_INDEX, SKYLARK_ATTEMPT), so a command job's commands get
+ * a first line that puts back the job's: without it, a command that
+ * shards its work by index would do another task's share. Should that
+ * not fit (a spec or the message over its limit), the commands go as
+ * they are, with a warning. Returns 0, or SK_ENOMEM (or a codec error)
+ * with j unchanged. */
+static int make_resubmission(sk_frontend *fe, fe_job *j)
+{
+    sk_msg m;
+    int rc = sk_msg_decode(j->fj_msg, j->fj_msg_len, &m);
+    if (rc != 0)
+        return rc;
+    sk_submit_job *sj = &m.m_submit_job;
+    sk_task_spec *all = sj->sj_tasks;
+    int cmd = sj->sj_framework[0] == '\0';
+    uint32_t n = j->fj_ntasks - j->fj_nended;
+    size_t spec_bytes = 0;
+    for (uint32_t t = 0; cmd && t < j->fj_ntasks; t++)
+        if (!(j->fj_tasks[t].ft_flags & FT_ENDED))
+            spec_bytes += all[t].ts_spec.b_len + FE_CMD_PREFIX_MAX;
+    uint32_t *map = malloc(n * sizeof *map);
+    uint32_t *base = malloc(n * sizeof *base);
+    sk_task_spec *ts = malloc(n * sizeof *ts);
+    char *specs = spec_bytes > 0 ? malloc(spec_bytes) : NULL;
+    uint64_t *old = realloc(j->fj_old, j->fj_nsubs * sizeof *old);
+    uint8_t *resub = NULL;
+    if (old != NULL)
+        j->fj_old = old;
+    rc = SK_ENOMEM;
+    if (map == NULL || base == NULL || ts == NULL || old == NULL ||
+        (spec_bytes > 0 && specs == NULL))
+        goto out;
+    uint32_t k = 0;
+    for (uint32_t t = 0; t < j->fj_ntasks; t++) {
+        fe_task *ft = &j->fj_tasks[t];
+        if (ft->ft_flags & FT_ENDED)
+            continue;
+        map[k] = t;
+        /* The lost scheduler may have launched an attempt we never saw
+         * start: skip a number for it too. */
+        base[k] = ((ft->ft_flags & FT_STARTED) ? ft->ft_attempt
+                                               : ft->ft_attempt_base) +
+                  1;
+        k++;
+    }
+    SK_ASSERT(k == n);
+    uint64_t wire = FE_RESUB_BIT | fe->fe_next_wire;
+    sj->sj_job = wire;
+    sj->sj_tasks = ts;
+    sj->sj_ntasks = n;
+    for (int prefix = cmd; prefix >= 0; prefix--) {
+        char *next = specs;
+        for (uint32_t i = 0; i < n; i++) {
+            ts[i] = all[map[i]];
+            if (!prefix)
+                continue;
+            /* Specs of a command job end with their NUL (encode_job). */
+            int len = snprintf(next, FE_CMD_PREFIX_MAX,
+                               "export SKYLARK_TASK_INDEX=%u "
+                               "SKYLARK_ATTEMPT=$((SKYLARK_ATTEMPT+%u))\n",
+                               map[i], base[i]);
+            SK_ASSERT(len > 0 && len < FE_CMD_PREFIX_MAX);
+            memcpy(next + len, ts[i].ts_spec.b_data, ts[i].ts_spec.b_len);
+            ts[i].ts_spec.b_data = (const uint8_t *)next;
+            ts[i].ts_spec.b_len += (uint32_t)len;
+            next += ts[i].ts_spec.b_len;
+        }
+        rc = sk_msg_encode(&fe->fe_buf, &m);
+        if (rc == 0 && fe->fe_buf.b_len > fe->fe_max_msg)
+            rc = SK_ELIMIT;
+        if (rc != SK_ELIMIT || !prefix)
+            break;
+        sk_warn("frontend %s: job %llu: the commands with their task index "
+                "do not fit in a submission; they go as they are",
+                fe->fe_name, (unsigned long long)j->fj_id);
+    }
+    sj->sj_tasks = all; /* the decoded message owns these */
+    sj->sj_ntasks = j->fj_ntasks;
+    if (rc != 0)
+        goto out;
+    rc = SK_ENOMEM;
+    if ((resub = malloc(fe->fe_buf.b_len)) == NULL ||
+        sk_map_put(&fe->fe_wire, wire, j) != 0)
+        goto out;
+    memcpy(resub, fe->fe_buf.b_data, fe->fe_buf.b_len);
+    fe->fe_next_wire++;
+    j->fj_old[j->fj_nsubs - 1] = j->fj_wire;
+    j->fj_wire = wire;
+    j->fj_nsubs++;
+    free(j->fj_sub_map);
+    j->fj_sub_map = map;
+    map = NULL;
+    j->fj_sub_ntasks = n;
+    memset(j->fj_sub_count, 0, sizeof j->fj_sub_count);
+    free(j->fj_resub);
+    j->fj_resub = resub;
+    j->fj_resub_len = (uint32_t)fe->fe_buf.b_len;
+    resub = NULL;
+    for (uint32_t i = 0; i < n; i++)
+        j->fj_tasks[j->fj_sub_map[i]].ft_attempt_base = base[i];
+    rc = 0;
+out:
+    free(resub);
+    free(specs);
+    free(ts);
+    free(base);
+    free(map);
+    sk_msg_free(&m);
+    return rc;
+}
+
 void fe_lose_jobs(sk_frontend *fe, const char *endpoint)
 {
     /* Collect first: callbacks may submit (into the waiting list) while
@@ -189,16 +329,51 @@ void fe_lose_jobs(sk_frontend *fe, const char *endpoint)
     while ((j = sk_map_next(&fe->fe_jobs, &pos, NULL)) != NULL)
         if (j->fj_state == FJ_SENT || j->fj_state == FJ_ACCEPTED)
             ids[n++] = j->fj_id;
-    char reason[SK_MAX_ADDR_LEN + 32];
-    snprintf(reason, sizeof reason, "scheduler lost: %s", endpoint);
+    char reason[SK_MAX_ADDR_LEN + 64];
+    ev_now_update(fe->fe_loop);
     for (size_t i = 0; i < n; i++) {
         j = sk_map_get(&fe->fe_jobs, ids[i]);
-        if (j == NULL)
+        if (j == NULL || (j->fj_state != FJ_SENT && j->fj_state != FJ_ACCEPTED))
             continue;
         /* A job whose every task has its outcome lacks only JOB_DONE. */
-        int complete = j->fj_nended == j->fj_ntasks;
-        fe_end_job(fe, j, SK_OUTCOME_LOST, complete ? 0 : SK_ECLOSED,
-                   complete ? "" : reason);
+        if (j->fj_nended == j->fj_ntasks) {
+            fe_end_job(fe, j, SK_OUTCOME_LOST, 0, "");
+            continue;
+        }
+        /* A job being cancelled is not moved: what its framework wanted
+         * is that its unfinished tasks stop being its concern. */
+        if (j->fj_cancel != 0) {
+            snprintf(reason, sizeof reason,
+                     "scheduler lost while cancelling: %s", endpoint);
+            fe_end_job(fe, j, SK_OUTCOME_CANCELLED, 0, reason);
+            continue;
+        }
+        unsigned done = j->fj_nsubs - 1;
+        if (done > 0)
+            snprintf(reason, sizeof reason,
+                     "scheduler lost: %s (after %u failover%s)", endpoint, done,
+                     done > 1 ? "s" : "");
+        else
+            snprintf(reason, sizeof reason, "scheduler lost: %s", endpoint);
+        if (done >= fe->fe_max_failovers) {
+            fe_end_job(fe, j, SK_OUTCOME_LOST, SK_ECLOSED, reason);
+            continue;
+        }
+        int rc = make_resubmission(fe, j);
+        if (rc != 0) {
+            sk_error("frontend %s: job %llu cannot fail over: %s", fe->fe_name,
+                     (unsigned long long)j->fj_id, sk_strerror(rc));
+            fe_end_job(fe, j, SK_OUTCOME_LOST, SK_ECLOSED, reason);
+            continue;
+        }
+        sk_info("frontend %s: job %llu fails over with %u unfinished tasks "
+                "of %u (failover %u of at most %u)",
+                fe->fe_name, (unsigned long long)j->fj_id, j->fj_sub_ntasks,
+                j->fj_ntasks, done + 1, fe->fe_max_failovers);
+        j->fj_state = FJ_WAITING;
+        j->fj_queued_at = ev_now(fe->fe_loop);
+        enwait(fe, j);
+        fe->fe_stats.fs_failed_over++;
     }
     free(ids);
 }
@@ -436,13 +611,19 @@ int sk_frontend_submit(sk_frontend *fe, const sk_job_desc *jd,
     fe_job *j = calloc(1, sizeof *j);
     if (j == NULL)
         return SK_ENOMEM;
-    j->fj_id = fe->fe_next_id;
-    j->fj_ntasks = jd->jo_ntasks;
+    j->fj_id = j->fj_wire = fe->fe_next_id;
+    j->fj_nsubs = 1;
+    j->fj_ntasks = j->fj_sub_ntasks = jd->jo_ntasks;
     j->fj_tasks = calloc(jd->jo_ntasks, sizeof *j->fj_tasks);
     if (j->fj_tasks == NULL || (rc = encode_job(fe, j, jd)) != 0 ||
-        (rc = sk_map_put(&fe->fe_jobs, j->fj_id, j)) != 0) {
+        (rc = sk_map_put(&fe->fe_wire, j->fj_wire, j)) != 0) {
         free_job(j);
         return rc != 0 ? rc : SK_ENOMEM;
+    }
+    if ((rc = sk_map_put(&fe->fe_jobs, j->fj_id, j)) != 0) {
+        sk_map_del(&fe->fe_wire, j->fj_wire);
+        free_job(j);
+        return rc;
     }
     fe->fe_next_id++;
     if (cb != NULL)
@@ -475,7 +656,8 @@ int sk_frontend_cancel(sk_frontend *fe, sk_job_id id, const char *reason)
         return 0;
     if (j->fj_state == FJ_WAITING) {
         fe_end_job(fe, j, SK_OUTCOME_CANCELLED, 0,
-                   "cancelled before it reached a scheduler");
+                   j->fj_nsubs > 1 ? "cancelled while failing over"
+                                   : "cancelled before it reached a scheduler");
         return 0;
     }
     j->fj_cancel = 1;
@@ -494,32 +676,43 @@ int sk_frontend_cancel(sk_frontend *fe, sk_job_id id, const char *reason)
 
 /* ---- the scheduler's messages ------------------------------------------ */
 
-static fe_job *find_job(sk_frontend *fe, uint64_t id)
+/* The job a message names by the wire id of one of its submissions, if
+ * that is the current one and it was handed over. */
+static fe_job *find_job(sk_frontend *fe, uint64_t wire)
 {
-    fe_job *j = sk_map_get(&fe->fe_jobs, id);
-    if (j == NULL || j->fj_state == FJ_WAITING || j->fj_state == FJ_ENDING) {
-        fe->fe_stats.fs_unknown_job++;
+    fe_job *j = sk_map_get(&fe->fe_wire, wire);
+    if (j == NULL || j->fj_state == FJ_ENDING ||
+        (j->fj_state == FJ_WAITING && wire == j->fj_wire)) {
+        fe->fe_stats.fs_unknown_job++; /* not (yet) handed over */
+        return NULL;
+    }
+    if (wire != j->fj_wire) {
+        /* A submission that failed over: its task went to the next. */
+        fe->fe_stats.fs_stale++;
         return NULL;
     }
     return j;
 }
 
-/* The task a report names, if it is in range and has no outcome yet. */
-static fe_task *find_task(sk_frontend *fe, fe_job *j, uint32_t task)
+/* The task a report names by its index in the current submission, if it
+ * is in range and has no outcome yet; its index in the job in *task. */
+static fe_task *find_task(sk_frontend *fe, fe_job *j, uint32_t sub,
+                          uint32_t *task)
 {
     if (j->fj_state != FJ_ACCEPTED) {
         fe->fe_stats.fs_unexpected++; /* a report before JOB_ACCEPTED */
         return NULL;
     }
-    if (task >= j->fj_ntasks) {
+    if (sub >= j->fj_sub_ntasks) {
         fe->fe_stats.fs_bad_field++;
         return NULL;
     }
-    if (j->fj_tasks[task].ft_flags & FT_ENDED) {
+    *task = j->fj_sub_map != NULL ? j->fj_sub_map[sub] : sub;
+    if (j->fj_tasks[*task].ft_flags & FT_ENDED) {
         fe->fe_stats.fs_duplicate++;
         return NULL;
     }
-    return &j->fj_tasks[task];
+    return &j->fj_tasks[*task];
 }
 
 static void on_answer(sk_frontend *fe, const sk_job_ack *a, int accepted)
@@ -545,22 +738,24 @@ static void on_answer(sk_frontend *fe, const sk_job_ack *a, int accepted)
 static void on_started(sk_frontend *fe, const sk_task_started *s)
 {
     fe_job *j = find_job(fe, s->st_job);
-    fe_task *t = j != NULL ? find_task(fe, j, s->st_task) : NULL;
+    uint32_t task;
+    fe_task *t = j != NULL ? find_task(fe, j, s->st_task, &task) : NULL;
     if (t == NULL)
         return;
-    if ((t->ft_flags & FT_STARTED) && s->st_attempt <= t->ft_attempt) {
+    uint32_t attempt = t->ft_attempt_base + s->st_attempt;
+    if ((t->ft_flags & FT_STARTED) && attempt <= t->ft_attempt) {
         fe->fe_stats.fs_duplicate++; /* the same or an older attempt */
         return;
     }
     t->ft_flags |= FT_STARTED;
-    t->ft_attempt = s->st_attempt;
+    t->ft_attempt = attempt;
     t->ft_launch_us = s->st_launch_us;
     if (j->fj_cb.jc_started == NULL)
         return;
     sk_task_start st = {
         .ts_job = j->fj_id,
-        .ts_task = s->st_task,
-        .ts_attempt = s->st_attempt,
+        .ts_task = task,
+        .ts_attempt = attempt,
         .ts_node = s->st_node,
         .ts_submit_us = j->fj_submit_us,
         .ts_launch_us = s->st_launch_us,
@@ -571,7 +766,8 @@ static void on_started(sk_frontend *fe, const sk_task_started *s)
 static void on_finished(sk_frontend *fe, const sk_task_finished *f)
 {
     fe_job *j = find_job(fe, f->tf_job);
-    fe_task *t = j != NULL ? find_task(fe, j, f->tf_task) : NULL;
+    uint32_t task;
+    fe_task *t = j != NULL ? find_task(fe, j, f->tf_task, &task) : NULL;
     if (t == NULL)
         return;
     if (f->tf_status < SK_OUTCOME_OK || f->tf_status > SK_OUTCOME_CANCELLED) {
@@ -580,11 +776,12 @@ static void on_finished(sk_frontend *fe, const sk_task_finished *f)
     }
     if (f->tf_launch_us != 0)
         t->ft_launch_us = f->tf_launch_us;
-    t->ft_attempt = f->tf_attempt;
+    t->ft_attempt = t->ft_attempt_base + f->tf_attempt;
+    j->fj_sub_count[f->tf_status]++;
     sk_task_result r = {
         .tr_job = j->fj_id,
-        .tr_task = f->tf_task,
-        .tr_attempt = f->tf_attempt,
+        .tr_task = task,
+        .tr_attempt = t->ft_attempt,
         .tr_outcome = (sk_outcome)f->tf_status,
         .tr_exit = f->tf_exit,
         .tr_output = f->tf_output.b_data,
@@ -596,7 +793,7 @@ static void on_finished(sk_frontend *fe, const sk_task_finished *f)
         .tr_launch_us = t->ft_launch_us,
         .tr_end_us = f->tf_end_us,
     };
-    end_task(fe, j, f->tf_task, &r);
+    end_task(fe, j, task, &r);
 }
 
 static void on_job_done(sk_frontend *fe, const sk_job_done *d)
@@ -608,11 +805,12 @@ static void on_job_done(sk_frontend *fe, const sk_job_done *d)
         fe->fe_stats.fs_unexpected++;
         return;
     }
-    if (d->jd_tasks != j->fj_ntasks || d->jd_ok != j->fj_count[SK_TASK_OK] ||
-        d->jd_failed != j->fj_count[SK_TASK_FAILED] ||
-        d->jd_killed != j->fj_count[SK_TASK_KILLED] ||
-        d->jd_lost != j->fj_count[SK_TASK_LOST] ||
-        d->jd_cancelled != j->fj_count[SK_TASK_CANCELLED]) {
+    /* The scheduler counts what it reported of its submission. */
+    const uint32_t *c = j->fj_sub_count;
+    if (d->jd_tasks != j->fj_sub_ntasks || d->jd_ok != c[SK_TASK_OK] ||
+        d->jd_failed != c[SK_TASK_FAILED] ||
+        d->jd_killed != c[SK_TASK_KILLED] || d->jd_lost != c[SK_TASK_LOST] ||
+        d->jd_cancelled != c[SK_TASK_CANCELLED]) {
         /* Our own counts are what the callbacks said: they stand. */
         fe->fe_stats.fs_bad_field++;
         sk_warn("frontend %s: JOB_DONE for job %llu disagrees with the task "

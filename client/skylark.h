@@ -160,17 +160,34 @@ typedef uint64_t sk_job_id;
  * - rejected: the scheduler refused the job (over a limit, no node
  *   monitor can run it...): every task FAILED, tr_reason "job rejected:
  *   <the scheduler's reason>", jr_error SK_EREJECTED;
- * - scheduler lost: the session with the scheduler ended (it died, the
+ * - failed over: the session with the scheduler ended (it died, the
  *   network broke, a heartbeat timeout of 3 * fo_heartbeat) after the job
  *   was handed to it. The scheduler forgets a frontend's jobs when the
- *   frontend goes away, and its node monitors keep running what was
- *   already launched without anyone to report to, so the outcome of the
- *   unfinished tasks is unknown: each is reported LOST with tr_reason
- *   "scheduler lost", tr_started telling whether any attempt was seen to
- *   start; jr_error SK_ECLOSED. They are not resubmitted (a task that
- *   started might run twice); a framework that wants them run resubmits
- *   them itself. Jobs that were still waiting in the frontend are not
- *   affected: they go to the next scheduler;
+ *   frontend goes away, so the frontend moves the job: it resubmits its
+ *   unfinished tasks, and only those, to the next scheduler that answers
+ *   (the endpoints in turn), as new attempts. The outcomes already
+ *   reported stand. The job keeps its id and every task its index in the
+ *   callbacks; on the wire each submission has its own job id and task
+ *   numbering (an executor's li_task, and a command's
+ *   SKYLARK_TASK_INDEX, are the index in the submission that ran it:
+ *   frameworks that need their own task identity put it in the spec).
+ *   Attempt numbers go on increasing across schedulers: a task's attempts
+ *   at the new scheduler are numbered after the last one seen (one more
+ *   is skipped, for an attempt the lost scheduler may have launched
+ *   unseen). The resubmission waits like a new job: FAILED "no scheduler
+ *   reachable" after fo_queue_timeout, FAILED "job rejected" if the next
+ *   scheduler refuses it. A task that was running when its scheduler was
+ *   lost may run twice: its node monitor goes on running the lost
+ *   scheduler's attempt with nobody to report to, and the frontend, which
+ *   has no session with that scheduler, cannot cancel it. A job is moved
+ *   at most fo_max_failovers times; jr_failovers tells how often;
+ * - scheduler lost: the job's scheduler was lost once more than
+ *   fo_max_failovers allows (with 0: at once): each unfinished task is
+ *   reported LOST with tr_reason "scheduler lost: ENDPOINT" (and "(after
+ *   N failovers)"), tr_started telling whether any attempt was seen to
+ *   start; jr_error SK_ECLOSED. A job being cancelled (sk_frontend_cancel)
+ *   whose scheduler is lost is not moved: its unfinished tasks end
+ *   CANCELLED, tr_reason "scheduler lost while cancelling: ENDPOINT";
  * - no scheduler: the job waited longer than fo_queue_timeout for a
  *   session: every task FAILED, tr_reason "no scheduler reachable",
  *   jr_error SK_ETIMEDOUT;
@@ -186,7 +203,12 @@ typedef uint64_t sk_job_id;
  * frontend does not have in flight, a second outcome for a task, a field
  * out of range, or a message a scheduler has no business sending is
  * counted (sk_frontend_stats) and dropped; it never changes an outcome
- * already reported.
+ * already reported. One outcome per task, the first final one: once a
+ * task has its outcome, any later report of it (a second attempt, a
+ * repeat) is dropped (fs_duplicate); a report that names a submission of
+ * a job that has failed over since (a straggler of the lost scheduler's
+ * run) is dropped (fs_stale) even for a task without an outcome, since
+ * the task belongs to the current submission, whose report counts.
  *
  * Two ways to drive it. With the caller's loop (sk_frontend_create with a
  * struct ev_loop *), the frontend adds its watchers to that loop and works
@@ -228,6 +250,10 @@ typedef struct sk_frontend_opts {
                                   the same key is refused (the next one is
                                   tried; when all refuse, waiting jobs fail
                                   with SK_EREJECTED and the reason) */
+    unsigned fo_max_failovers; /* times a job may be moved to another
+                                  scheduler when its scheduler is lost
+                                  (default 3; 0: never, its unfinished
+                                  tasks end LOST; at most 16) */
 } sk_frontend_opts;
 
 /* sk_frontend_opts_init fills o with the defaults above and no scheduler. */
@@ -333,13 +359,14 @@ typedef struct sk_job_result {
     sk_job_id jr_job;
     uint32_t jr_tasks; /* tasks in the job; the counts add up to it */
     uint32_t jr_ok, jr_failed, jr_killed, jr_lost, jr_cancelled;
-    int jr_error;          /* 0: every outcome is the scheduler's (or a
-                              cancellation); SK_EREJECTED, SK_ECLOSED,
-                              SK_ETIMEDOUT, SK_EROLE, SK_EPROTO: see
-                              above */
+    int jr_error;          /* 0: every outcome is a scheduler's (or a
+                              cancellation), also after failovers;
+                              SK_EREJECTED, SK_ECLOSED, SK_ETIMEDOUT,
+                              SK_EROLE, SK_EPROTO: see above */
     const char *jr_reason; /* "" or the reason that goes with jr_error */
     uint64_t jr_submit_us;
     uint64_t jr_end_us;
+    unsigned jr_failovers; /* times it moved to another scheduler */
 } sk_job_result;
 
 /* What a job reports, all optional. The structures handed to a callback,
@@ -352,7 +379,9 @@ typedef struct sk_job_callbacks {
 } sk_job_callbacks;
 
 /* sk_frontend_submit checks job against the limits, copies it (the caller
- * may free it on return) and sends it to the scheduler, at once when a
+ * may free it on return; with fo_max_failovers > 0 the encoded copy is
+ * kept until the job ends, to cut resubmissions from) and sends it to the
+ * scheduler, at once when a
  * session is up, else when one comes up. cb is copied; NULL means no
  * callbacks. Returns 0 with the job's id in *out (out may be NULL), after
  * which every outcome comes through cb (never from inside this call);
@@ -370,7 +399,10 @@ SK_API int sk_frontend_submit(sk_frontend *fe, const sk_job_desc *job,
  * CANCELLED, callbacks from this call); one handed to a scheduler gets
  * CANCEL_JOB, and its tasks end as the scheduler reports them: CANCELLED
  * for those not yet finished (a running task is killed), their real
- * outcome for those that finished first. Returns 0 (also when a cancel is
+ * outcome for those that finished first. After a failover the cancel
+ * goes to the scheduler that holds the job now; a job waiting to fail
+ * over ends at once (its unfinished tasks CANCELLED, "cancelled while
+ * failing over"). Returns 0 (also when a cancel is
  * already under way), SK_ENOTFOUND if the job is not in flight. */
 SK_API int sk_frontend_cancel(sk_frontend *fe, sk_job_id job,
                               const char *reason);
@@ -398,7 +430,8 @@ SK_API int sk_frontend_wait_idle(sk_frontend *fe, double timeout);
 /* Counters of a frontend, monotonic except the gauges. */
 typedef struct sk_frontend_stats {
     uint64_t fs_jobs_submitted;
-    uint64_t fs_jobs_accepted;
+    uint64_t fs_jobs_accepted; /* JOB_ACCEPTED answers: a job that failed
+                                  over is counted at each scheduler */
     uint64_t fs_jobs_rejected;
     uint64_t fs_jobs_ended; /* all ways */
     uint64_t fs_tasks_ended;
@@ -408,7 +441,13 @@ typedef struct sk_frontend_stats {
     uint64_t fs_wrong_role;     /* endpoints that answered as another kind
                                    of daemon (each try counts) */
     uint64_t fs_unknown_job;    /* dropped: for no job in flight */
-    uint64_t fs_duplicate;      /* dropped: an answer or outcome twice */
+    uint64_t fs_duplicate;      /* dropped: an answer or outcome twice,
+                                   or the report of a task that already
+                                   has its outcome */
+    uint64_t fs_failed_over;    /* jobs moved to another scheduler (a job
+                                   counts once per move) */
+    uint64_t fs_stale;          /* dropped: for a submission of a job
+                                   that has failed over since */
     uint64_t fs_bad_field;      /* dropped: task index or status out of
                                    range, counts that do not add up */
     uint64_t fs_unexpected;     /* dropped: a type a frontend does not

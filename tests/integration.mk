@@ -85,3 +85,11 @@ TESTS += tests/test_netns_partition
 tests_test_netns_partition_SOURCES = tests/test_netns_partition.c
 tests_test_netns_partition_LDADD = $(NETNS_TEST_LDADD)
 EXTRA_tests_test_netns_partition_DEPENDENCIES = $(NETNS_TEST_DEPS)
+
+# A frontend's scheduler killed mid-job: the job fails over (libskylark,
+# and `skylark run` with two schedulers).
+check_PROGRAMS += tests/test_integration_failover
+TESTS += tests/test_integration_failover
+tests_test_integration_failover_SOURCES = tests/test_integration_failover.c
+tests_test_integration_failover_LDADD = $(DH_TEST_LDADD)
+EXTRA_tests_test_integration_failover_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark

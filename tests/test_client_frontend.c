@@ -8,8 +8,12 @@
  * when no scheduler answers; what a lost scheduler does to jobs in flight
  * and to jobs still waiting; fallback to the next endpoint; a JOB_DONE
  * that leaves tasks without an outcome; a node monitor where a scheduler
- * was wanted; refusals of bad submissions; and
- * the blocking mode with its own loop.
+ * was wanted; refusals of bad submissions; the blocking mode with its own
+ * loop; and failover: a job whose scheduler is lost moves to the next with
+ * only its unfinished tasks, under a new wire id whose task indices map
+ * back to the job's, one outcome per task, stragglers and duplicates
+ * dropped, the failover limit, the waiting limit, and cancellation during
+ * and after a failover.
  */
 #include "sk_log.h"
 #include "sk_proto.h"
@@ -35,6 +39,8 @@ typedef struct rec {
     int r_outcome[MAXT];
     int r_exit[MAXT];
     int r_started[MAXT];
+    uint32_t r_attempt[MAXT];
+    uint32_t r_start_task, r_start_attempt; /* the latest jc_started */
     char r_output[MAXT][64];
     char r_reason[MAXT][128];
     char r_node[MAXT][32];
@@ -51,6 +57,8 @@ static void cb_started(void *arg, const sk_task_start *s)
     if (r->r_job_dones > 0)
         r->r_order_bad++;
     r->r_starts++;
+    r->r_start_task = s->ts_task;
+    r->r_start_attempt = s->ts_attempt;
     r->r_submit_us = s->ts_submit_us;
     r->r_launch_us = s->ts_launch_us;
 }
@@ -67,6 +75,7 @@ static void cb_task_done(void *arg, const sk_task_result *t)
     r->r_outcome[t->tr_task] = t->tr_outcome;
     r->r_exit[t->tr_task] = t->tr_exit;
     r->r_started[t->tr_task] = t->tr_started;
+    r->r_attempt[t->tr_task] = t->tr_attempt;
     snprintf(r->r_output[t->tr_task], sizeof r->r_output[0], "%.*s",
              (int)t->tr_output_len, (const char *)t->tr_output);
     snprintf(r->r_reason[t->tr_task], sizeof r->r_reason[0], "%s",
@@ -100,11 +109,15 @@ static int fe_up(void *arg)
     return st.fs_connected;
 }
 
+/* fo_max_failovers of the frontends make_frontend makes. */
+static unsigned max_failovers = 3;
+
 static sk_frontend *make_frontend(const char *const *eps, unsigned n,
                                   double connect_timeout, double queue_timeout)
 {
     sk_frontend_opts o;
     sk_frontend_opts_init(&o);
+    o.fo_max_failovers = max_failovers;
     o.fo_schedulers = eps;
     o.fo_nschedulers = n;
     o.fo_connect_timeout = connect_timeout;
@@ -205,7 +218,10 @@ static void test_submit_and_outcomes(void)
     char ep[64];
     snprintf(ep, sizeof ep, "%s", s.fk_endpoint);
     const char *eps[] = {ep};
+    /* The rule without failover: a lost scheduler's tasks end LOST. */
+    max_failovers = 0;
     sk_frontend *fe = make_frontend(eps, 1, 2, 5);
+    max_failovers = 3;
     tap_ok(tu_run_until(loop, fe_up, fe, 5) &&
                fake_wait_count(&s, SK_MSG_HELLO, 1, 5) &&
                fake_last(&s, SK_MSG_HELLO)->m_hello.he_role == SK_ROLE_FRONTEND,
@@ -431,7 +447,9 @@ static void test_fallback(void)
     char bep[64];
     snprintf(bep, sizeof bep, "%s", b.fk_endpoint);
     const char *eps[] = {dead, bep};
+    max_failovers = 0;
     sk_frontend *fe = make_frontend(eps, 2, 0.3, 10);
+    max_failovers = 3;
     rec r0;
     memset(&r0, 0, sizeof r0);
     sk_job_id id0 = submit(fe, 1, &r0);
@@ -567,6 +585,302 @@ static void test_refusals(void)
     sk_frontend_destroy(fe);
 }
 
+/* --- failover ----------------------------------------------------------- */
+
+/* Two fake schedulers; the frontend knows A first, then B. */
+static void start_pair(fake *a, fake *b, char *aep, char *bep)
+{
+    fake_start(a, loop, NULL, "sched", "sa", SK_ROLE_SCHEDULER);
+    fake_start(b, loop, NULL, "sched", "sb", SK_ROLE_SCHEDULER);
+    snprintf(aep, 64, "%s", a->fk_endpoint);
+    snprintf(bep, 64, "%s", b->fk_endpoint);
+}
+
+static int fe_waiting(void *arg)
+{
+    return stats(arg).fs_jobs_waiting > 0;
+}
+
+/* Waits for the nth SUBMIT_JOB at f and returns it, or NULL. */
+static const sk_submit_job *got_submit(fake *f, int n)
+{
+    if (!fake_wait_count(f, SK_MSG_SUBMIT_JOB, n, 5))
+        return NULL;
+    return &fake_last(f, SK_MSG_SUBMIT_JOB)->m_submit_job;
+}
+
+/* Whether task i of a resubmission is job task `task`'s command "t<task>"
+ * with the first line that gives it back its index and attempt base. */
+static int spec_is(const sk_submit_job *sj, uint32_t i, uint32_t task,
+                   uint32_t base)
+{
+    char want[128];
+    snprintf(want, sizeof want,
+             "export SKYLARK_TASK_INDEX=%u "
+             "SKYLARK_ATTEMPT=$((SKYLARK_ATTEMPT+%u))\nt%u",
+             task, base, task);
+    size_t n = strlen(want) + 1;
+    return i < sj->sj_ntasks && sj->sj_tasks[i].ts_spec.b_len == n &&
+           memcmp(sj->sj_tasks[i].ts_spec.b_data, want, n) == 0;
+}
+
+static void test_failover(void)
+{
+    fake a, b;
+    char aep[64], bep[64];
+    start_pair(&a, &b, aep, bep);
+    const char *eps[] = {aep, bep};
+    sk_frontend *fe = make_frontend(eps, 2, 0.3, 10);
+    rec r;
+    memset(&r, 0, sizeof r);
+    sk_job_id id = submit(fe, 6, &r);
+    const sk_submit_job *sj = got_submit(&a, 1);
+    tap_ok(sj != NULL && sj->sj_job == id && sj->sj_ntasks == 6,
+           "failover: the job goes to A first, under its own id");
+
+    /* A: tasks 0 and 1 end, 2 and 3 start, 4 and 5 wait; then A dies. */
+    send_ack(&a, id, 1, "");
+    for (uint32_t t = 0; t < 4; t++)
+        send_started(&a, id, t, 0, 100 + t);
+    send_finished(&a, id, 0, SK_TASK_OK, 0, "");
+    send_finished(&a, id, 1, SK_TASK_FAILED, 3, "");
+    tu_run_for(loop, 0.1);
+    tap_ok(r.r_dones == 2 && r.r_starts == 4 && r.r_job_dones == 0,
+           "A reports 4 starts and 2 outcomes");
+    fake_stop(&a);
+
+    sj = got_submit(&b, 1);
+    tap_ok(sj != NULL && sj->sj_job != id && (sj->sj_job >> 63) == 1 &&
+               sj->sj_ntasks == 4 && spec_is(sj, 0, 2, 1) &&
+               spec_is(sj, 1, 3, 1) && spec_is(sj, 2, 4, 1) &&
+               spec_is(sj, 3, 5, 1) && strcmp(sj->sj_user, "ana") == 0 &&
+               stats(fe).fs_failed_over == 1 && r.r_job_dones == 0,
+           "A lost: B gets only the 4 unfinished tasks, under a new id, "
+           "each command told its task index in the job");
+    uint64_t wb = sj != NULL ? sj->sj_job : 0;
+
+    /* B runs them; its indices 0..3 are the job's tasks 2..5. */
+    send_ack(&b, wb, 1, "");
+    send_started(&b, wb, 0, 0, 500);
+    tu_run_for(loop, 0.1);
+    tap_ok(r.r_starts == 5 && r.r_start_task == 2 && r.r_start_attempt == 1,
+           "B's start of its task 0 is the job's task 2, attempt 1 (after "
+           "A's attempt 0)");
+    send_finished(&b, wb, 0, SK_TASK_OK, 0, "b0");
+    send_finished(&b, wb, 1, SK_TASK_OK, 0, "b1");
+    /* Stragglers: reports naming A's submission, for a task that ended
+     * and for one that is B's now; and a second outcome from B. */
+    send_finished(&b, id, 0, SK_TASK_FAILED, 9, "late");
+    send_finished(&b, id, 4, SK_TASK_OK, 0, "late");
+    send_started(&b, id, 5, 1, 1);
+    send_finished(&b, wb, 0, SK_TASK_FAILED, 1, "again");
+    tu_run_for(loop, 0.1);
+    sk_frontend_stats st = stats(fe);
+    tap_ok(r.r_dones == 4 && r.r_outcome[0] == SK_OUTCOME_OK &&
+               r.r_outcome[2] == SK_OUTCOME_OK && r.r_done[4] == 0 &&
+               strcmp(r.r_output[2], "b0") == 0 && st.fs_stale == 3 &&
+               st.fs_duplicate == 1 && r.r_starts == 5,
+           "reports naming A's submission (3) and a second outcome from B "
+           "are dropped and counted; no outcome changes");
+    send_finished(&b, wb, 2, SK_TASK_OK, 0, "");
+    send_finished(&b, wb, 3, SK_TASK_FAILED, 2, "");
+    send_job_done(&b, wb, 4, 3, 1, 0);
+    tu_run_until(loop, job_ended, &r, 5);
+    int once = 1;
+    for (int t = 0; t < 6; t++)
+        once &= r.r_done[t] == 1;
+    tap_ok(
+        r.r_job_dones == 1 && once && r.r_order_bad == 0 &&
+            r.r_jr.jr_job == id && r.r_jr.jr_tasks == 6 && r.r_jr.jr_ok == 4 &&
+            r.r_jr.jr_failed == 2 && r.r_jr.jr_lost == 0 &&
+            r.r_jr.jr_error == 0 && r.r_jr.jr_failovers == 1 &&
+            r.r_outcome[1] == SK_OUTCOME_FAILED &&
+            r.r_outcome[5] == SK_OUTCOME_FAILED && r.r_exit[5] == 2 &&
+            r.r_attempt[0] == 0 && r.r_attempt[2] == 1 && r.r_attempt[4] == 1 &&
+            stats(fe).fs_bad_field == 0 && stats(fe).fs_jobs_in_flight == 0,
+        "the job ends once: every task once under its own index, counts "
+        "4 ok + 2 failed = 6, no error, 1 failover");
+    fake_stop(&b);
+    sk_frontend_destroy(fe);
+}
+
+static void test_failover_limit(void)
+{
+    fake a, b;
+    char aep[64], bep[64];
+    start_pair(&a, &b, aep, bep);
+    const char *eps[] = {aep, bep};
+    max_failovers = 1;
+    sk_frontend *fe = make_frontend(eps, 2, 0.3, 10);
+    max_failovers = 3;
+    rec r;
+    memset(&r, 0, sizeof r);
+    sk_job_id id = submit(fe, 3, &r);
+    got_submit(&a, 1);
+    send_ack(&a, id, 1, "");
+    send_finished(&a, id, 0, SK_TASK_OK, 0, "");
+    tu_run_for(loop, 0.1);
+    fake_stop(&a);
+    const sk_submit_job *sj = got_submit(&b, 1);
+    uint64_t wb = sj != NULL ? sj->sj_job : 0;
+    send_ack(&b, wb, 1, "");
+    send_started(&b, wb, 1, 0, 10);
+    send_finished(&b, wb, 0, SK_TASK_OK, 0, "");
+    tu_run_for(loop, 0.1);
+    fake_stop(&b);
+    tu_run_until(loop, job_ended, &r, 5);
+    char want[128];
+    snprintf(want, sizeof want, "scheduler lost: %s (after 1 failover)", bep);
+    tap_ok(r.r_job_dones == 1 && r.r_jr.jr_error == SK_ECLOSED &&
+               r.r_jr.jr_ok == 2 && r.r_jr.jr_lost == 1 &&
+               r.r_jr.jr_failovers == 1 && r.r_outcome[2] == SK_OUTCOME_LOST &&
+               r.r_started[2] == 1 && strcmp(r.r_reason[2], want) == 0 &&
+               strcmp(r.r_jr_reason, want) == 0 &&
+               stats(fe).fs_failed_over == 1,
+           "fo_max_failovers 1: lost again, the rest ends LOST with the "
+           "reason");
+    sk_frontend_destroy(fe);
+
+    /* No other scheduler within fo_queue_timeout: FAILED, as for a job
+     * that never reached one; what ended stays. */
+    char dead[64];
+    snprintf(dead, sizeof dead, "tcp://127.0.0.1:%d", tu_free_port());
+    fake_start(&a, loop, NULL, "sched", "sa", SK_ROLE_SCHEDULER);
+    snprintf(aep, sizeof aep, "%s", a.fk_endpoint);
+    const char *eps2[] = {aep, dead};
+    fe = make_frontend(eps2, 2, 0.2, 0.5);
+    memset(&r, 0, sizeof r);
+    id = submit(fe, 2, &r);
+    got_submit(&a, 1);
+    send_ack(&a, id, 1, "");
+    send_finished(&a, id, 1, SK_TASK_OK, 0, "");
+    tu_run_for(loop, 0.1);
+    fake_stop(&a);
+    tu_run_until(loop, job_ended, &r, 5);
+    tap_ok(r.r_job_dones == 1 && r.r_jr.jr_error == SK_ETIMEDOUT &&
+               r.r_jr.jr_ok == 1 && r.r_jr.jr_failed == 1 &&
+               r.r_outcome[0] == SK_OUTCOME_FAILED &&
+               strncmp(r.r_reason[0], "no scheduler reachable", 22) == 0,
+           "failing over, no scheduler within fo_queue_timeout: the "
+           "unfinished task ends FAILED");
+    sk_frontend_destroy(fe);
+}
+
+static void test_failover_cancel(void)
+{
+    /* Cancelled while waiting for the next scheduler. */
+    fake a, b;
+    char dead[64], aep[64], bep[64];
+    snprintf(dead, sizeof dead, "tcp://127.0.0.1:%d", tu_free_port());
+    fake_start(&a, loop, NULL, "sched", "sa", SK_ROLE_SCHEDULER);
+    snprintf(aep, sizeof aep, "%s", a.fk_endpoint);
+    const char *eps[] = {aep, dead};
+    sk_frontend *fe = make_frontend(eps, 2, 0.3, 10);
+    rec r;
+    memset(&r, 0, sizeof r);
+    sk_job_id id = submit(fe, 3, &r);
+    got_submit(&a, 1);
+    send_ack(&a, id, 1, "");
+    send_finished(&a, id, 0, SK_TASK_OK, 0, "");
+    tu_run_for(loop, 0.1);
+    fake_stop(&a);
+    tu_run_until(loop, fe_waiting, fe, 5);
+    tap_ok(stats(fe).fs_jobs_waiting == 1 && r.r_job_dones == 0,
+           "A lost, B down: the job waits to fail over");
+    tap_is_int(sk_frontend_cancel(fe, id, "stop"), 0, "cancel it");
+    tap_ok(r.r_job_dones == 1 && r.r_jr.jr_ok == 1 &&
+               r.r_jr.jr_cancelled == 2 && r.r_jr.jr_error == 0 &&
+               strcmp(r.r_reason[2], "cancelled while failing over") == 0,
+           "at once: its unfinished tasks end CANCELLED, the one that "
+           "ended stays OK");
+    sk_frontend_destroy(fe);
+
+    /* Cancelled after it moved: the cancel goes to B, under B's id. */
+    start_pair(&a, &b, aep, bep);
+    const char *eps2[] = {aep, bep};
+    fe = make_frontend(eps2, 2, 0.3, 10);
+    memset(&r, 0, sizeof r);
+    id = submit(fe, 3, &r);
+    got_submit(&a, 1);
+    send_ack(&a, id, 1, "");
+    send_finished(&a, id, 2, SK_TASK_OK, 0, "");
+    tu_run_for(loop, 0.1);
+    fake_stop(&a);
+    const sk_submit_job *sj = got_submit(&b, 1);
+    uint64_t wb = sj != NULL ? sj->sj_job : 0;
+    send_ack(&b, wb, 1, "");
+    tu_run_for(loop, 0.05);
+    sk_frontend_cancel(fe, id, "enough");
+    fake_wait_count(&b, SK_MSG_CANCEL_JOB, 1, 5);
+    const sk_msg *m = fake_last(&b, SK_MSG_CANCEL_JOB);
+    tap_ok(m != NULL && m->m_cancel_job.cj_job == wb,
+           "a cancel after the failover names B's submission");
+    send_finished(&b, wb, 0, SK_TASK_CANCELLED, -1, "");
+    send_finished(&b, wb, 1, SK_TASK_CANCELLED, -1, "");
+    send_job_done(&b, wb, 2, 0, 0, 2);
+    tu_run_until(loop, job_ended, &r, 5);
+    tap_ok(r.r_job_dones == 1 && r.r_jr.jr_ok == 1 &&
+               r.r_jr.jr_cancelled == 2 && r.r_jr.jr_error == 0 &&
+               r.r_outcome[0] == SK_OUTCOME_CANCELLED &&
+               r.r_outcome[1] == SK_OUTCOME_CANCELLED &&
+               r.r_outcome[2] == SK_OUTCOME_OK && r.r_jr.jr_failovers == 1,
+           "B's CANCELLED reports map to tasks 0 and 1; task 2 stays OK");
+    fake_stop(&b);
+    sk_frontend_destroy(fe);
+}
+
+/* An executor framework's specs are opaque: they move as they are. A
+ * command whose first line would not fit under the spec limit moves as
+ * it is too. */
+static void test_failover_specs(void)
+{
+    static char big[SK_MAX_SPEC_BYTES];
+    memset(big, 'x', sizeof big - 40);
+    big[sizeof big - 40] = '\0'; /* a command 40 bytes short of the limit */
+    for (int fw = 1; fw >= 0; fw--) {
+        fake a, b;
+        char aep[64], bep[64];
+        start_pair(&a, &b, aep, bep);
+        const char *eps[] = {aep, bep};
+        sk_frontend *fe = make_frontend(eps, 2, 0.3, 10);
+        sk_task_desc td[2] = {{"t0", 2, NULL, 0}, {big, 0, NULL, 0}};
+        td[1].td_spec_len = (uint32_t)strlen(big);
+        if (fw)
+            td[1] = (sk_task_desc){"t1", 2, NULL, 0};
+        sk_job_desc jd;
+        sk_job_desc_init(&jd);
+        jd.jo_framework = fw ? "fw" : NULL;
+        jd.jo_tasks = td;
+        jd.jo_ntasks = 2;
+        rec r;
+        memset(&r, 0, sizeof r);
+        sk_job_callbacks cb = callbacks(&r);
+        sk_job_id id;
+        sk_frontend_submit(fe, &jd, &cb, &id);
+        got_submit(&a, 1);
+        send_ack(&a, id, 1, "");
+        send_finished(&a, id, 0, SK_TASK_OK, 0, "");
+        tu_run_for(loop, 0.1);
+        fake_stop(&a);
+        const sk_submit_job *sj = got_submit(&b, 1);
+        if (fw)
+            tap_ok(sj != NULL && sj->sj_ntasks == 1 &&
+                       strcmp(sj->sj_framework, "fw") == 0 &&
+                       sj->sj_tasks[0].ts_spec.b_len == 2 &&
+                       memcmp(sj->sj_tasks[0].ts_spec.b_data, "t1", 2) == 0,
+                   "failover: an executor framework's spec moves as it is");
+        else
+            tap_ok(sj != NULL && sj->sj_ntasks == 1 &&
+                       sj->sj_tasks[0].ts_spec.b_len == strlen(big) + 1 &&
+                       memcmp(sj->sj_tasks[0].ts_spec.b_data, big,
+                              strlen(big) + 1) == 0,
+                   "failover: a command with no room for its first line "
+                   "moves as it is");
+        fake_stop(&b);
+        sk_frontend_destroy(fe);
+    }
+}
+
 /* --- blocking mode ------------------------------------------------------ */
 
 /* A fake scheduler that runs every job at once: all tasks OK. */
@@ -633,7 +947,7 @@ static void test_blocking(void)
 int main(void)
 {
     tap_timeout(60);
-    tap_plan(45);
+    tap_plan_lazy();
     sk_log_set_level(SK_LOG_OFF);
     loop = ev_loop_new(EVFLAG_AUTO);
     test_submit_and_outcomes();
@@ -641,7 +955,12 @@ int main(void)
     test_fallback();
     test_wrong_role();
     test_refusals();
+    test_failover();
+    test_failover_limit();
+    test_failover_cancel();
+    test_failover_specs();
     test_blocking();
     ev_loop_destroy(loop);
+    tap_done();
     return tap_exit_status();
 }
