@@ -107,10 +107,10 @@ static struct {
     uint64_t l_start_us;
     int l_stopping, l_tty, l_failed_shown;
     unsigned l_rejected, l_unreached; /* jobs not run, by reason */
-    char l_wrong[512];    /* an address is another kind of daemon */
-    int l_code;           /* 128 + the first signal */
-    int l_leave;          /* nonzero: leave now with this status */
-    unsigned l_failovers; /* jobs moved to another scheduler */
+    char l_wrong[512];                /* an address is another kind of daemon */
+    int l_code;                       /* 128 + the first signal */
+    int l_leave;                      /* nonzero: leave now with this status */
+    unsigned l_failovers;             /* jobs moved to another scheduler */
     ev_timer l_draw, l_grace, l_deadline;
     ev_signal l_int, l_term;
     struct ev_loop *l_loop;
@@ -569,8 +569,8 @@ int cmd_load(int argc, char **argv)
         return 2;                                                              \
     } while (0)
     double timeout = 0;
-    while ((c = getopt_long(argc, argv, "u:j:T:D:k:s:d:t:K:h", longopts, NULL)) !=
-           -1) {
+    while ((c = getopt_long(argc, argv, "u:j:T:D:k:s:d:t:K:h", longopts,
+                            NULL)) != -1) {
         switch (c) {
         case 'u':
             users = optarg;

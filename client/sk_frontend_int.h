@@ -109,10 +109,10 @@ struct sk_frontend {
     ev_timer fe_queue_w;       /* waiting jobs past fo_queue_timeout */
     ev_timer fe_retry_w;       /* the transport pushed back: send again */
     sk_job_id fe_next_id;
-    sk_map fe_jobs;      /* in flight, by public id */
-    sk_map fe_wire;      /* in flight, by the wire id of every submission */
+    sk_map fe_jobs;        /* in flight, by public id */
+    sk_map fe_wire;        /* in flight, by the wire id of every submission */
     uint64_t fe_next_wire; /* for resubmissions, with FE_RESUB_BIT */
-    sk_map fe_kept;      /* ended, results kept for a wait */
+    sk_map fe_kept;        /* ended, results kept for a wait */
     fe_job *fe_wait_head, *fe_wait_tail;
     uint64_t fe_nwaiting;
     fe_job *fe_cancels; /* CANCEL_JOB to hand over */

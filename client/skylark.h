@@ -641,7 +641,7 @@ SK_API int sk_status_fetch(const char *endpoint, double timeout, int table,
  * returns SK_ECONFIG when the key file cannot be used, and SK_EREJECTED
  * when the daemon does not hold the same key (or has none). */
 SK_API int sk_status_fetch_keyed(const char *endpoint, const char *key_file,
-                          double timeout, int table, sk_status **out);
+                                 double timeout, int table, sk_status **out);
 
 /* sk_status_free releases s. NULL is a no-op. */
 SK_API void sk_status_free(sk_status *s);

@@ -74,19 +74,18 @@ static const char *check_limits(sched_core *c, const sk_submit_job *sj,
         return "job has no task";
     if (sj->sj_ntasks > cfg->sc_max_tasks)
         return sk_arena_printf(s,
-                                    "job has %u tasks, over the scheduler's "
-                                    "limit of %lld ([sched] max_tasks)",
-                                    sj->sj_ntasks,
-                                    (long long)cfg->sc_max_tasks);
+                               "job has %u tasks, over the scheduler's "
+                               "limit of %lld ([sched] max_tasks)",
+                               sj->sj_ntasks, (long long)cfg->sc_max_tasks);
     if (sj->sj_priority >= SK_PRIORITIES)
         return sk_arena_printf(s, "priority %u out of range 0..%u",
                                sj->sj_priority, SK_PRIORITIES - 1);
     double d = sj->sj_probe_ratio;
     if (d != 0 && !(d >= 1 && d <= cfg->sc_max_probe_ratio))
         return sk_arena_printf(s,
-                                    "probe ratio %g out of range 1..%g "
-                                    "([sched] max_probe_ratio)",
-                                    d, cfg->sc_max_probe_ratio);
+                               "probe ratio %g out of range 1..%g "
+                               "([sched] max_probe_ratio)",
+                               d, cfg->sc_max_probe_ratio);
     if (sj->sj_max_attempts > SK_MAX_ATTEMPTS)
         return sk_arena_printf(s, "max attempts %u over the limit %u",
                                sj->sj_max_attempts, SK_MAX_ATTEMPTS);
@@ -110,10 +109,10 @@ static const char *check_limits(sched_core *c, const sk_submit_job *sj,
         if (ts->ts_spec.b_len > cfg->sc_max_spec_bytes ||
             (ts->ts_spec.b_len > 0 && ts->ts_spec.b_data == NULL))
             return sk_arena_printf(s,
-                                        "task %u: spec of %u bytes, limit "
-                                        "%lld ([sched] max_spec_bytes)",
-                                        i, ts->ts_spec.b_len,
-                                        (long long)cfg->sc_max_spec_bytes);
+                                   "task %u: spec of %u bytes, limit "
+                                   "%lld ([sched] max_spec_bytes)",
+                                   i, ts->ts_spec.b_len,
+                                   (long long)cfg->sc_max_spec_bytes);
         if (ts->ts_npreferred > SK_MAX_PREFERRED ||
             (ts->ts_npreferred > 0 && ts->ts_preferred == NULL))
             return sk_arena_printf(s,
@@ -132,10 +131,10 @@ static const char *check_limits(sched_core *c, const sk_submit_job *sj,
     total += ptrs * sizeof(char *);
     if (total > (uint64_t)cfg->sc_max_job_bytes)
         return sk_arena_printf(s,
-                                    "job of %llu bytes, limit %lld "
-                                    "([sched] max_job_bytes)",
-                                    (unsigned long long)total,
-                                    (long long)cfg->sc_max_job_bytes);
+                               "job of %llu bytes, limit %lld "
+                               "([sched] max_job_bytes)",
+                               (unsigned long long)total,
+                               (long long)cfg->sc_max_job_bytes);
     *bytes = (size_t)total;
     return NULL;
 }
@@ -231,23 +230,23 @@ static const char *over_budget(sched_core *c, const sched_fe *fe, size_t bytes)
     const sched_config *cfg = &c->c_cfg;
     if (fe->fe_jobs.mp_len >= (uint64_t)cfg->sc_max_fe_jobs)
         return sk_arena_printf(&c->c_scratch,
-                                    "this frontend has %llu jobs in flight, "
-                                    "its limit ([sched] max_fe_jobs)",
-                                    (unsigned long long)fe->fe_jobs.mp_len);
+                               "this frontend has %llu jobs in flight, "
+                               "its limit ([sched] max_fe_jobs)",
+                               (unsigned long long)fe->fe_jobs.mp_len);
     if (fe->fe_bytes + bytes > (uint64_t)cfg->sc_max_fe_bytes)
         return sk_arena_printf(&c->c_scratch,
-                                    "this frontend's jobs hold %llu bytes; "
-                                    "%zu more is over its budget of %lld "
-                                    "([sched] max_fe_bytes)",
-                                    (unsigned long long)fe->fe_bytes, bytes,
-                                    (long long)cfg->sc_max_fe_bytes);
+                               "this frontend's jobs hold %llu bytes; "
+                               "%zu more is over its budget of %lld "
+                               "([sched] max_fe_bytes)",
+                               (unsigned long long)fe->fe_bytes, bytes,
+                               (long long)cfg->sc_max_fe_bytes);
     if (c->c_stats.ss_bytes + bytes > (uint64_t)cfg->sc_max_bytes)
         return sk_arena_printf(&c->c_scratch,
-                                    "the scheduler holds %llu bytes of jobs; "
-                                    "%zu more is over its budget of %lld "
-                                    "([sched] max_bytes)",
-                                    (unsigned long long)c->c_stats.ss_bytes,
-                                    bytes, (long long)cfg->sc_max_bytes);
+                               "the scheduler holds %llu bytes of jobs; "
+                               "%zu more is over its budget of %lld "
+                               "([sched] max_bytes)",
+                               (unsigned long long)c->c_stats.ss_bytes, bytes,
+                               (long long)cfg->sc_max_bytes);
     return NULL;
 }
 
@@ -278,9 +277,9 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
     if (st->ss_jobs >= (uint64_t)c->c_cfg.sc_max_jobs) {
         reject(c, from, sj->sj_job,
                sk_arena_printf(&c->c_scratch,
-                                    "%lld jobs in flight already, the "
-                                    "limit ([sched] max_jobs)",
-                                    (long long)c->c_cfg.sc_max_jobs),
+                               "%lld jobs in flight already, the "
+                               "limit ([sched] max_jobs)",
+                               (long long)c->c_cfg.sc_max_jobs),
                &st->ss_reject_limit);
         return;
     }

@@ -177,7 +177,8 @@ int main(void)
             "isinstance(x[\"pid\"], int))",
             out, sizeof out);
     snprintf(want, sizeof want,
-             "%s\nscheduler sched0 up scheduler sched0 True True\n"
+             "%s\nflowd flowd up flowd flowd True True\n"
+             "scheduler sched0 up scheduler sched0 True True\n"
              "nodemon n0 up nodemon n0 True True\n"
              "nodemon n1 up nodemon n1 True True\n",
              dir);
@@ -203,7 +204,7 @@ int main(void)
     int ups = 0;
     for (const char *p = R.r_out; (p = strstr(p, "  up  ")) != NULL; p++)
         ups++;
-    tap_ok(ups == 3, "the text view agrees: 3 daemons up");
+    tap_ok(ups == 4, "the text view agrees: 4 daemons up (flowd too)");
 
     cr_sky(10, NULL, "status", "--json", "tcp://127.0.0.1:1", "--timeout",
            "0.3", NULL);

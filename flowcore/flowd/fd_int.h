@@ -97,7 +97,7 @@ typedef struct fd_task {
 typedef struct fd_sched {
     sk_peer s_peer;
     uint32_t s_id;     /* he_id: rv_sched */
-    sk_map s_jobs;   /* sj_job + 1 -> fd_job */
+    sk_map s_jobs;     /* sj_job + 1 -> fd_job */
     fd_job *s_job_max; /* the job numbered UINT64_MAX */
     uint32_t s_njobs;
 } fd_sched;
@@ -296,7 +296,7 @@ struct fd_core {
     sk_map c_node_by_name;  /* name hash -> fd_node chain (live) */
     sk_map c_sched_by_peer; /* peer + 1 -> fd_sched */
     sk_map c_task_by_resv;  /* resv -> fd_task */
-    uint64_t c_ntasks;        /* tasks held (not dead) */
+    uint64_t c_ntasks;      /* tasks held (not dead) */
     uint64_t c_njobs;
     uint64_t c_nnodes;
     uint64_t c_resv_next;
