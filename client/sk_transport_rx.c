@@ -147,6 +147,33 @@ static void seq_gap(sk_transport *t, sk_tpeer *p, uint32_t got)
 /* --- router side -----------------------------------------------------------
  */
 
+/* A peer for the session a dealer's HELLO f starts on route, in the route
+ * map; NULL, counted and logged, at tc_max_peers (or, for a sealed
+ * handshake, tc_max_pending handshakes under way). */
+static sk_tpeer *router_peer_new(sk_transport *t, const uint8_t route[8],
+                                 const sk_tframe *f, int sealed)
+{
+    sk_tpeer *p = !sealed || t->t_pending < t->t_cfg.tc_max_pending
+                      ? sk_tpeer_alloc(t)
+                      : NULL;
+    if (p == NULL) {
+        uint64_t n = ++t->t_stats.ts_peer_limit;
+        if (n <= 10 || (n & (n - 1)) == 0)
+            sk_warn("transport: %s %s refused: %u peers%s is the limit",
+                    f->tf_role, f->tf_name, t->t_cfg.tc_max_peers,
+                    sealed ? " or handshakes under way" : "");
+        return NULL;
+    }
+    memcpy(p->pe_route, route, 8);
+    memcpy(p->pe_role, f->tf_role, sizeof p->pe_role);
+    memcpy(p->pe_name, f->tf_name, sizeof p->pe_name);
+    p->pe_incarnation = f->tf_incarnation;
+    p->pe_rx_seq = f->tf_seq + 1;
+    p->pe_last_rx = ev_now(t->t_loop);
+    sk_tmap_route_add(t, p);
+    return p;
+}
+
 /* A sealed handshake from a dealer: a pending session whose keys are
  * derived now; it comes up when the dealer's first frame opens. An
  * existing session of this pipe ends (the dealer started over). */
@@ -159,25 +186,11 @@ static void router_hello_sealed(sk_transport *t, sk_tpeer *p,
     }
     if (p != NULL)
         sk_tpeer_down(t, p, SK_PEER_RESET);
-    p = t->t_pending < t->t_cfg.tc_max_pending ? sk_tpeer_alloc(t) : NULL;
-    if (p == NULL) {
-        uint64_t n = ++t->t_stats.ts_peer_limit;
-        if (n <= 10 || (n & (n - 1)) == 0)
-            sk_warn("transport: %s %s refused: %u peers or %u handshakes "
-                    "under way is the limit",
-                    f->tf_role, f->tf_name, t->t_cfg.tc_max_peers,
-                    t->t_cfg.tc_max_pending);
+    p = router_peer_new(t, route, f, 1);
+    if (p == NULL)
         return;
-    }
-    memcpy(p->pe_route, route, 8);
-    memcpy(p->pe_role, f->tf_role, sizeof p->pe_role);
-    memcpy(p->pe_name, f->tf_name, sizeof p->pe_name);
-    p->pe_incarnation = f->tf_incarnation;
-    p->pe_rx_seq = f->tf_seq + 1;
-    p->pe_last_rx = ev_now(t->t_loop);
     p->pe_pending = 1;
     t->t_pending++;
-    sk_tmap_route_add(t, p);
 
     uint8_t body[SK_TFRAME_HELLO_SEALED_MAX];
     size_t n = sk_tframe_hello_body(body, t->t_cfg.tc_role, t->t_cfg.tc_name,
@@ -231,22 +244,10 @@ static void router_hello(sk_transport *t, sk_tpeer *p, const uint8_t route[8],
     if (old != NULL && old->pe_conn == NULL)
         sk_tpeer_down(t, old, SK_PEER_REPLACED);
 
-    p = sk_tpeer_alloc(t);
-    if (p == NULL) {
-        uint64_t n = ++t->t_stats.ts_peer_limit;
-        if (n <= 10 || (n & (n - 1)) == 0)
-            sk_warn("transport: %s %s refused: %u peers is the limit",
-                    f->tf_role, f->tf_name, t->t_cfg.tc_max_peers);
+    p = router_peer_new(t, route, f, 0);
+    if (p == NULL)
         return;
-    }
-    memcpy(p->pe_route, route, 8);
-    memcpy(p->pe_role, f->tf_role, sizeof p->pe_role);
-    memcpy(p->pe_name, f->tf_name, sizeof p->pe_name);
-    p->pe_incarnation = f->tf_incarnation;
-    p->pe_rx_seq = f->tf_seq + 1;
-    p->pe_last_rx = now;
     p->pe_up = 1;
-    sk_tmap_route_add(t, p);
     sk_tpeer_send_hello(t, p);
     report_up(t, p);
 }
