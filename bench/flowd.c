@@ -251,7 +251,8 @@ typedef struct bench {
     samples lat_ms;
     uint64_t reserves, acks, ends, releases, lost, rejected, arrivals,
         arrived_tasks, round_fail, warm_rounds;
-    double warm_s; /* wall time of the warm-up */
+    uint64_t held_max; /* long tasks held, the most after a round */
+    double warm_s;     /* wall time of the warm-up */
 } bench;
 
 static bjob *job_add(bench *b)
@@ -629,6 +630,10 @@ static bool run_round(bench *b, void (*step)(bench *, sk_time))
     drain(b);
     if (rc != 0 || src != 0)
         b->round_fail++;
+    const fd_stats *fs = fd_core_stats(b->c);
+    uint64_t held = fs->fs_running + fs->fs_placed + fs->fs_reserved;
+    if (held > b->held_max)
+        b->held_max = held;
     if (measured) {
         sample_add(&b->r_events, (double)events);
         sample_add(&b->r_begin, (t1 - t0) * 1e3);
@@ -1100,9 +1105,9 @@ int main(int argc, char **argv)
     printf("# placement latency (SUBMIT_JOB reaches the core -> RESERVE "
            "sent, virtual ms, round wall time counted):\n");
     print_dist("latency", &b->lat_ms, "ms");
-    printf("# peak RSS (ru_maxrss, before the anchor): %.0f MiB with %" PRIu64
-           " long tasks held\n",
-           rss_mib, held);
+    printf("# peak RSS (ru_maxrss, before the anchor): %.0f MiB; long tasks "
+           "held: %" PRIu64 " at most, %" PRIu64 " at the end\n",
+           rss_mib, b->held_max, held);
     fflush(stdout);
 
     /* The anchor: the steady-state network, LEMON from scratch. */
@@ -1145,12 +1150,14 @@ int main(int argc, char **argv)
     double med = quant(&b->r_total, 0.5), p99 = quant(&b->r_total, 0.99);
     printf("# targets\n");
     if (lemon > 0 && b->r_total.s_n > 0)
-        printf("#   round <= 1/20 of LEMON's best from scratch (%.1f ms): "
-               "median round %.2f ms = 1/%.0f: %s; p99 round %.2f ms = "
-               "1/%.0f: %s\n",
-               lemon * 1e3, med, lemon * 1e3 / med,
+        printf("#   round / LEMON's best from scratch (%.1f ms) <= 0.05: "
+               "median round %.2f ms = %.3f: %s; p99 round %.2f ms = %.3f: "
+               "%s; median solve alone %.2f ms = %.3f\n",
+               lemon * 1e3, med, med / (lemon * 1e3),
                med * 20 <= lemon * 1e3 ? "MET" : "MISSED", p99,
-               lemon * 1e3 / p99, p99 * 20 <= lemon * 1e3 ? "MET" : "MISSED");
+               p99 / (lemon * 1e3), p99 * 20 <= lemon * 1e3 ? "MET" : "MISSED",
+               quant(&b->r_solve, 0.5),
+               quant(&b->r_solve, 0.5) / (lemon * 1e3));
     double lp99 = quant(&b->lat_ms, 0.99);
     printf("#   placement latency p99 < 1 s at 10x: %.1f ms at %gx%s\n", lp99,
            o->speed,
@@ -1159,11 +1166,11 @@ int main(int argc, char **argv)
            : lp99 < 1000        ? ": MET"
                                 : ": MISSED");
     printf("#   peak RSS < 1 GiB at 12,500 nodes with 100,000 long tasks: "
-           "%.0f MiB with %u nodes, %" PRIu64 " tasks%s\n",
-           rss_mib, o->nodes, held,
-           o->nodes < 12500 || held < 100000 ? " (not that scale)"
-           : rss_mib < 1024                  ? ": MET"
-                                             : ": MISSED");
+           "%.0f MiB with %u nodes, up to %" PRIu64 " tasks%s\n",
+           rss_mib, o->nodes, b->held_max,
+           o->nodes < 12500 || b->held_max < 100000 ? " (not that scale)"
+           : rss_mib < 1024                         ? ": MET"
+                                                    : ": MISSED");
     fd_core_free(b->c);
     return status;
 }
