@@ -252,6 +252,7 @@ typedef struct bench {
     uint64_t reserves, acks, ends, releases, lost, rejected, arrivals,
         arrived_tasks, round_fail, warm_rounds;
     uint64_t held_max; /* long tasks held, the most after a round */
+    bool quiet;        /* rounds after the measured phase: not recorded */
     double warm_s;     /* wall time of the warm-up */
 } bench;
 
@@ -617,7 +618,7 @@ static bool run_round(bench *b, void (*step)(bench *, sk_time))
     double t2 = wall();
     uint64_t events = r->rd_events;
     sk_time started = b->now;
-    bool measured = b->measure != NEVER && started >= b->measure;
+    bool measured = !b->quiet && b->measure != NEVER && started >= b->measure;
     /* Messages that arrive during the solve. */
     step(b, started + (sk_time)((t2 - t0) * 1e6));
     double t3 = wall();
@@ -648,6 +649,13 @@ static bool run_round(bench *b, void (*step)(bench *, sk_time))
 }
 
 static bsrc *g_src;
+
+/* A round's step that applies nothing (quiesce). */
+static void step_none(bench *b, sk_time until)
+{
+    (void)b;
+    (void)until;
+}
 
 /* The time of the next event of any kind but the core's own timer. */
 static sk_time next_event(bench *b)
@@ -778,31 +786,77 @@ static double lemon_anchor(const bo *o, const char *path, int64_t *cost)
     return best;
 }
 
-/* flowcore on the same state from scratch, for comparison: the policy's
- * fresh build solved without a starting flow. */
-static void flowcore_scratch(bench *b, fc_int128 *cost)
+/* Solves g from scratch with the configured algorithm; prints a line
+ * named what and returns the cost through *cost (0: solved). */
+static int fc_scratch(const bench *b, fc_graph *g, const char *what,
+                      double build_s, fc_int128 *cost)
 {
-    fc_graph *g;
-    double t0 = wall();
-    if (fd_core_build_fresh(b->c, b->now, &g) != 0) {
-        printf("  flowcore fresh build failed\n");
-        return;
-    }
-    double t1 = wall();
     fc_solve_options opt;
     fc_solve_options_init(&opt);
     opt.so_algorithm = b->o.alg;
     opt.so_incremental = false;
     fc_solve_stats st;
+    double t0 = wall();
     int rc = fc_solve(g, &opt, &st);
-    double t2 = wall();
+    double t1 = wall();
     *cost = st.ss_cost;
-    printf("  flowcore  from scratch (%s): build %.1f ms, solve %.1f ms "
-           "(won: %s), %s, cost %" PRId64 "\n",
-           fc_algorithm_name(b->o.alg), (t1 - t0) * 1e3, (t2 - t1) * 1e3,
+    printf("  flowcore  %s (%s): build %.1f ms, solve %.1f ms (won: %s), %s, "
+           "cost %" PRId64 " (%d nodes, %d arcs)\n",
+           what, fc_algorithm_name(b->o.alg), build_s * 1e3, (t1 - t0) * 1e3,
            fc_algorithm_name(st.ss_algorithm), rc == 0 ? "optimal" : "FAILED",
-           (int64_t)st.ss_cost);
+           (int64_t)st.ss_cost, fc_graph_node_count(g), fc_graph_arc_count(g));
+    return rc;
+}
+
+/* flowcore from scratch on the dumped file (the same network LEMON
+ * reads: its cost must be LEMON's) and on the policy's fresh build of the
+ * core's state (fd_core_build_fresh: equal to the kept network up to
+ * numbering when no change is pending). Returns 0 when both solved. */
+static int flowcore_scratch(bench *b, const char *path, fc_int128 *file_cost,
+                            fc_int128 *fresh_cost)
+{
+    int rc = -1;
+    fc_dimacs_reader *r = NULL;
+    FILE *f = fopen(path, "r");
+    fc_dimacs_end end;
+    size_t lines;
+    double t0 = wall();
+    if (f == NULL || fc_dimacs_reader_new(NULL, &r) != 0 ||
+        fc_dimacs_read(r, f, path, &end, &lines) != 0) {
+        printf("  flowcore cannot read %s: %s\n", path,
+               r ? fc_dimacs_error(r) : "");
+    } else {
+        rc = fc_scratch(b, fc_dimacs_graph(r), "from scratch on the dump",
+                        wall() - t0, file_cost);
+    }
+    if (f != NULL)
+        fclose(f);
+    fc_dimacs_reader_free(r);
+    fc_graph *g;
+    t0 = wall();
+    if (fd_core_build_fresh(b->c, b->now, &g) != 0) {
+        printf("  flowcore fresh build failed\n");
+        return -1;
+    }
+    rc |= fc_scratch(b, g, "fresh build of the core's state", wall() - t0,
+                     fresh_cost);
     fc_graph_free(g);
+    return rc;
+}
+
+/* After the measured phase: no more input; rounds until no change is
+ * pending, so that the kept network is the core's state (at most 8). */
+static void quiesce(bench *b)
+{
+    b->quiet = true;
+    for (int i = 0; i < 8 && fd_core_stats(b->c)->fs_events > 0; i++) {
+        sk_time dl = fd_core_next_deadline(b->c);
+        if (dl != SK_TIME_NEVER && dl > b->now)
+            b->now = dl;
+        fd_core_on_timer(b->c, b->now);
+        drain(b);
+        run_round(b, step_none);
+    }
 }
 
 /* --- command line ---------------------------------------------------------*/
@@ -1125,23 +1179,35 @@ int main(int argc, char **argv)
         } else {
             f = fopen(path, "w");
         }
+        quiesce(b);
+        uint64_t pending = fd_core_stats(b->c)->fs_events;
         if (f == NULL || fd_core_dump(b->c, f) != 0 || fclose(f) != 0) {
             fprintf(stderr, "bench/flowd: cannot write %s\n", path);
             return 1;
         }
-        printf("# anchor: the network at the end (fd_core_dump%s%s):\n",
-               o->dump ? " in " : "", o->dump ? o->dump : "");
-        fc_int128 fcost = 0;
-        flowcore_scratch(b, &fcost);
+        printf("# anchor: the network at the end, after rounds without "
+               "input until no change was pending (%" PRIu64
+               " pending; fd_core_dump%s%s):\n",
+               pending, o->dump ? " in " : "", o->dump ? o->dump : "");
+        fc_int128 file_cost = 0, fresh_cost = 0;
+        if (flowcore_scratch(b, path, &file_cost, &fresh_cost) != 0)
+            status = 1;
         lemon = lemon_anchor(o, path, &lcost);
         if (o->dump == NULL)
             unlink(path);
-        if (lemon > 0 && (int64_t)fcost != lcost) {
-            printf("!!! flowcore's fresh cost %" PRId64
+        if (lemon > 0 && (int64_t)file_cost != lcost) {
+            printf("!!! MISMATCH: flowcore's optimum on the dump %" PRId64
                    " differs from LEMON's %" PRId64 "\n",
-                   (int64_t)fcost, lcost);
+                   (int64_t)file_cost, lcost);
             status = 1;
         }
+        if ((int64_t)fresh_cost != (int64_t)file_cost)
+            printf("!!! the fresh build's optimum %" PRId64
+                   " differs from the kept network's %" PRId64 "%s\n",
+                   (int64_t)fresh_cost, (int64_t)file_cost,
+                   pending > 0 ? " (changes were pending)"
+                               : ": the incrementally kept network is not "
+                                 "the one the policy builds from the state");
     }
     loadavg(la1, sizeof la1);
     printf("# load average at the end: %s\n", la1);
