@@ -428,11 +428,12 @@ static sk_time end_time(const bench *b, const bjob *j, uint32_t task,
 static void ack(bench *b, const ev *e)
 {
     uint32_t k = e->e_node - 1;
-    bnode *n = &b->nodes[k];
-    if (k >= b->o.nodes || n->n_nrun >= b->o.slots) {
-        fprintf(stderr, "bench/flowd: RESERVE beyond node %u's slots\n", k);
+    if (k >= b->o.nodes || b->nodes[k].n_nrun >= b->o.slots) {
+        fprintf(stderr, "bench/flowd: RESERVE to peer %u beyond its slots\n",
+                e->e_node);
         exit(1);
     }
+    bnode *n = &b->nodes[k];
     n->n_run[n->n_nrun++] = (brun){
         .r_job = e->e_job, .r_task = e->e_task, .r_attempt = e->e_attempt};
     sk_msg m = {.m_type = SK_MSG_RESERVE_ACK};
@@ -889,7 +890,7 @@ static void usage(FILE *f)
         "  --no-lemon         skip the anchor\n"
         "  --dump FILE        keep the steady-state network there (default:\n"
         "                     a temporary file, removed)\n"
-        "  --help\n"
+        "  --help, --version\n"
         "\n"
         "Exit status: 0 done, 1 the core or a solve failed, 2 bad usage.\n");
 }
@@ -927,7 +928,8 @@ static int parse(int argc, char **argv, bo *o)
         O_LRUNS,
         O_NOLEMON,
         O_DUMP,
-        O_HELP
+        O_HELP,
+        O_VERSION
     };
     static const struct option longopts[] = {
         {"jobs", required_argument, NULL, O_JOBS},
@@ -944,6 +946,7 @@ static int parse(int argc, char **argv, bo *o)
         {"no-lemon", no_argument, NULL, O_NOLEMON},
         {"dump", required_argument, NULL, O_DUMP},
         {"help", no_argument, NULL, O_HELP},
+        {"version", no_argument, NULL, O_VERSION},
         {NULL, 0, NULL, 0},
     };
     *o = (bo){.nodes = 12500,
@@ -1024,6 +1027,9 @@ static int parse(int argc, char **argv, bo *o)
             break;
         case O_HELP:
             usage(stdout);
+            exit(0);
+        case O_VERSION:
+            printf("bench/flowd 1\n");
             exit(0);
         default:
             usage(stderr);
