@@ -7,3 +7,4 @@ bench_transport_SOURCES = bench/transport.c
 bench_transport_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS)
 bench_transport_LDADD = tests/libtransport_util.a client/libskylark_impl.la \
 	$(NANOMSG_LIBS) $(EV_LIBS)
+include $(top_srcdir)/bench/flowd.mk
