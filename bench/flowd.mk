@@ -11,6 +11,6 @@ bench_flowd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd \
 bench_flowd_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 bench_flowd_CXXFLAGS = $(AM_CXXFLAGS) $(PTHREAD_CFLAGS)
 bench_flowd_LDADD = flowcore/flowd/libflowd.la sim/libsim.la \
-	flowcore/libflowcore.la client/libskylark.la $(LEMON_LIBS) \
+	flowcore/libflowcore.la client/libskylark_impl.la $(LEMON_LIBS) \
 	$(PTHREAD_LIBS) -lm
 endif
