@@ -24,6 +24,10 @@
  * fan-out on this machine); and free-running, each dealer answering and
  * getting the next message at once, the message rate through the router.
  *
+ * With --insecure, the cluster runs without a cluster key (clear
+ * sessions), as a daemon did before keys: alternate runs with and without
+ * it to see what authenticated sessions cost (docs/SECURITY.md).
+ *
  * With --spread, the daemons are pinned round-robin to the CPUs after
  * they start (all their threads), instead of being placed by the kernel:
  * a way to see how much of the result is where the kernel runs them.
@@ -68,7 +72,8 @@ static struct {
     long pings, stream;
     int verbose;
     int spread;
-} opt = {3, 16, 4, 4.0, 1.0, 50, 8, 5000, 200000, 0, 0};
+    int insecure; /* the cluster without a key */
+} opt = {3, 16, 4, 4.0, 1.0, 50, 8, 5000, 200000, 0, 0, 0};
 
 static struct ev_loop *loop;
 
@@ -771,7 +776,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: bench/short-path [--reps R] [--nodes N] [--slots S]\n"
                "                        [--phase SECONDS] [--task-ms MS] "
-               "[--job-tasks K] [--spread] [--verbose]\n"
+               "[--job-tasks K] [--spread] [--insecure] [--verbose]\n"
                "Measures the short-task path on a local cluster (see the "
                "source's header).\n"
                "  --reps R        repetitions (default 3)\n"
@@ -781,7 +786,8 @@ static void usage(FILE *f)
                "  --task-ms MS    how long a task holds its slot in (b) "
                "(default 50)\n"
                "  --job-tasks K   tasks per job in (b) (default 8)\n"
-               "  --spread        pin the daemons round-robin to the CPUs\n");
+               "  --spread        pin the daemons round-robin to the CPUs\n"
+               "  --insecure      no cluster key: clear sessions\n");
 }
 
 int main(int argc, char **argv)
@@ -797,6 +803,7 @@ int main(int argc, char **argv)
         {"dealer", required_argument, NULL, 'D'},
         {"verbose", no_argument, NULL, 'v'},
         {"spread", no_argument, NULL, 'S'},
+        {"insecure", no_argument, NULL, 'I'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -835,6 +842,9 @@ int main(int argc, char **argv)
         case 'S':
             opt.spread = 1;
             break;
+        case 'I':
+            opt.insecure = 1;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -867,6 +877,7 @@ int main(int argc, char **argv)
     sp.cs_log_level = "warn";
     sp.cs_timeout = 60;
     sp.cs_quiet = 1;
+    sp.cs_insecure = opt.insecure;
     static skc_cluster cl;
     char err[1024];
     if (skc_start(&sp, &cl, err, sizeof err) != 0) {
@@ -916,12 +927,14 @@ int main(int argc, char **argv)
     printf("# machine: %ld CPUs, load average at start %s\n",
            sysconf(_SC_NPROCESSORS_ONLN), la);
     printf("# bench/short-path: 1 scheduler, %u node monitors x %u slots, "
-           "%d repetitions%s\n"
+           "%d repetitions%s%s\n"
            "# (b) jobs of %u tasks holding a slot %u ms, Poisson arrivals, "
            "%.0f s measured per load after %.0f s\n"
            "# (c) zero-length tasks, %u jobs of %u tasks kept in flight\n",
            opt.nodes, opt.slots, opt.reps,
            opt.spread ? ", daemons pinned round-robin to the CPUs" : "",
+           opt.insecure ? ", no cluster key (clear sessions)"
+                        : ", sessions sealed under the cluster key",
            opt.job_tasks, opt.task_ms, opt.phase_s, opt.warmup_s, 4 * opt.nodes,
            4 * opt.slots);
     for (int r = 0; r < opt.reps; r++) {

@@ -454,8 +454,10 @@ static int start_one(start_ctx *x, skc_daemon *d, unsigned id_number)
         }
         argv[a++] = "--log-level";
         argv[a++] = (char *)(sp->cs_log_level ? sp->cs_log_level : "info");
-        argv[a++] = "--key-file";
-        argv[a++] = c->cc_key;
+        if (c->cc_key[0] != '\0') {
+            argv[a++] = "--key-file";
+            argv[a++] = c->cc_key;
+        }
         if (d->cd_kind == SKC_NODEMON) {
             argv[a++] = "--slots";
             argv[a++] = slots;
@@ -582,7 +584,9 @@ int skc_start(const skc_spec *sp, skc_cluster *c, char *err, size_t errlen)
     memset(c, 0, sizeof *c);
     snprintf(c->cc_dir, sizeof c->cc_dir, "%s", dir);
     find_key(c);
-    if (c->cc_key[0] == '\0') {
+    if (sp->cs_insecure) {
+        c->cc_key[0] = '\0';
+    } else if (c->cc_key[0] == '\0') {
         snprintf(c->cc_key, sizeof c->cc_key, "%s/%s", dir, KEY_FILE);
         if ((rc = sk_keyfile_create(c->cc_key, err, errlen)) != 0)
             return rc;

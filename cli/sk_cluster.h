@@ -60,6 +60,8 @@ typedef struct skc_spec {
     const char *cs_log_level; /* NULL: info */
     double cs_timeout;        /* seconds to wait for readiness */
     int cs_quiet;             /* no progress on stderr */
+    int cs_insecure;          /* no cluster key: unauthenticated sessions
+                                 (benchmarks measure what keys cost) */
     /* NULL, or a flag (set by a signal handler) that makes skc_start stop
      * what it started and return SK_ECANCELED within about 0.25 s */
     volatile sig_atomic_t *cs_cancel;
