@@ -1063,12 +1063,12 @@ int main(int argc, char **argv)
 
     fd_config cfg;
     fd_config_init(&cfg);
-    snprintf(cfg.fc_policy, sizeof cfg.fc_policy, "%s", o->policy);
-    cfg.fc_algorithm = o->alg;
-    cfg.fc_max_nodes = o->nodes;
-    cfg.fc_max_jobs = 1000000;
-    cfg.fc_max_tasks = 4000000;
-    cfg.fc_long_share = 1;
+    snprintf(cfg.fdc_policy, sizeof cfg.fdc_policy, "%s", o->policy);
+    cfg.fdc_algorithm = o->alg;
+    cfg.fdc_max_nodes = o->nodes;
+    cfg.fdc_max_jobs = 1000000;
+    cfg.fdc_max_tasks = 4000000;
+    cfg.fdc_long_share = 1;
     if (fd_core_new(&cfg, 1, T0, &b->c, err, sizeof err) != 0) {
         fprintf(stderr, "bench/flowd: %s\n", err);
         return 1;
@@ -1110,7 +1110,7 @@ int main(int argc, char **argv)
     src_advance(&src);
     run(b, NEVER, fill_running);
     /* Two more heartbeat periods so that the core has seen every start. */
-    run(b, b->now + 2 * cfg.fc_heartbeat_ms * US_PER_MS, NULL);
+    run(b, b->now + 2 * cfg.fdc_heartbeat_ms * US_PER_MS, NULL);
     b->warm_s = wall() - w0;
     const fd_stats *st = fd_core_stats(b->c);
     printf("# warm-up: %" PRIu64 " long tasks of the trace's jobs present at "

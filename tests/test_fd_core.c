@@ -39,7 +39,7 @@ static fd_config cfg_test(void)
 {
     fd_config cfg;
     fd_config_init(&cfg);
-    cfg.fc_algorithm = FC_ALG_SSP;
+    cfg.fdc_algorithm = FC_ALG_SSP;
     return cfg;
 }
 
@@ -78,19 +78,19 @@ static void test_config(void)
     fd_config_init(&cfg);
     char err[200] = "";
     tap_is_int(fd_config_check(&cfg, err, sizeof err), 0, "defaults valid");
-    cfg.fc_q_unsched_cost = 50;
+    cfg.fdc_q_unsched_cost = 50;
     tap_is_int(fd_config_check(&cfg, err, sizeof err), SK_ECONFIG,
                "unscheduled cheaper than a placement refused");
     tap_ok(strstr(err, "q_unsched_cost") != NULL, "message names it: %s", err);
     fd_config_init(&cfg);
-    cfg.fc_round_ms = 0;
+    cfg.fdc_round_ms = 0;
     tap_is_int(fd_config_check(&cfg, err, sizeof err), SK_ECONFIG,
                "round_ms 0 refused");
     fd_core *c;
     fd_config_init(&cfg);
     tap_is_int(fd_core_new(&cfg, 0, T0, &c, err, sizeof err), SK_ECONFIG,
                "epoch 0 refused");
-    snprintf(cfg.fc_policy, sizeof cfg.fc_policy, "nope");
+    snprintf(cfg.fdc_policy, sizeof cfg.fdc_policy, "nope");
     tap_is_int(fd_core_new(&cfg, 1, T0, &c, err, sizeof err), SK_ECONFIG,
                "unknown policy refused");
 }
@@ -247,7 +247,7 @@ static void test_basic(void)
 static void test_timeout(void)
 {
     fd_config cfg = cfg_test();
-    cfg.fc_max_attempts = 2;
+    cfg.fdc_max_attempts = 2;
     fd_core *c = fdt_core(&cfg, T0);
     fdt_node(c, T0, 1, "n1", 2, NULL, 1.0); /* cap 2 */
     fdt_node(c, T0, 2, "n2", 1, NULL, 1.0); /* cap 1 */
@@ -504,8 +504,8 @@ static void test_restart(void)
 static void test_preemption(bool on)
 {
     fd_config cfg = cfg_test();
-    cfg.fc_preemption = on;
-    cfg.fc_max_attempts = 1;
+    cfg.fdc_preemption = on;
+    cfg.fdc_max_attempts = 1;
     fd_core *c = fdt_core(&cfg, T0);
     fdt_node(c, T0, 1, "n1", 1, NULL, 1.0); /* cap 1 */
     fdt_sched(c, T0, SCHED, SID);
@@ -550,7 +550,7 @@ static void test_preemption(bool on)
 static void test_rejects_and_sched_down(void)
 {
     fd_config cfg = cfg_test();
-    cfg.fc_max_rejects = 2;
+    cfg.fdc_max_rejects = 2;
     fd_core *c = fdt_core(&cfg, T0);
     fdt_node(c, T0, 1, "n1", 4, NULL, -1);
     fdt_sched(c, T0, SCHED, SID);
@@ -591,9 +591,9 @@ static void test_rejects_and_sched_down(void)
 static void test_limits(void)
 {
     fd_config cfg = cfg_test();
-    cfg.fc_max_jobs = 2;
-    cfg.fc_max_classes = 2;
-    cfg.fc_max_tasks = 5;
+    cfg.fdc_max_jobs = 2;
+    cfg.fdc_max_classes = 2;
+    cfg.fdc_max_tasks = 5;
     fd_core *c = fdt_core(&cfg, T0);
     fdt_sched(c, T0, SCHED, SID);
     const char *a[] = {"a"}, *b[] = {"b"};
@@ -658,7 +658,7 @@ static void *solve_thread(void *arg)
 static void test_threaded_round(void)
 {
     fd_config cfg = cfg_test();
-    cfg.fc_algorithm = FC_ALG_RACE;
+    cfg.fdc_algorithm = FC_ALG_RACE;
     fd_core *c = fdt_core(&cfg, T0);
     for (uint32_t i = 1; i <= 40; i++) {
         char name[16];
@@ -706,8 +706,8 @@ static void test_threaded_round(void)
 static void test_bad_input(void)
 {
     fd_config cfg = cfg_test();
-    cfg.fc_max_job_tasks = 10;
-    cfg.fc_max_nodes = 2;
+    cfg.fdc_max_job_tasks = 10;
+    cfg.fdc_max_nodes = 2;
     fd_core *c = fdt_core(&cfg, T0);
     fdt_node(c, T0, 1, "n1", 4, NULL, -1);
     fdt_node(c, T0, 2, "n2", 4, NULL, -1);

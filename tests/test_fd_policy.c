@@ -303,7 +303,7 @@ static void test_late_preference(void)
 static void test_spread(void)
 {
     fd_config cfg = cfg_test();
-    snprintf(cfg.fc_policy, sizeof cfg.fc_policy, "spread");
+    snprintf(cfg.fdc_policy, sizeof cfg.fdc_policy, "spread");
     fd_core *c = fdt_core(&cfg, T0);
     fdt_node(c, T0, 1, "n1", 4, NULL, -1); /* cap 3 */
     fdt_node(c, T0, 2, "n2", 4, NULL, -1); /* cap 3 */
@@ -376,7 +376,7 @@ static void test_labels(void)
 static void test_multires(void)
 {
     fd_config cfg = cfg_test();
-    snprintf(cfg.fc_policy, sizeof cfg.fc_policy, "multires");
+    snprintf(cfg.fdc_policy, sizeof cfg.fdc_policy, "multires");
     fd_core *c = fdt_core(&cfg, T0);
     fdt_node(c, T0, 1, "n1", 4, NULL, -1);  /* 4000m, 4096M, cap 3 */
     fdt_node(c, T0, 2, "n2", 2, NULL, 1.0); /* 2000m, 2048M, cap 2 */

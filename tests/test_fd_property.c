@@ -347,13 +347,13 @@ static void run_seed(int seed)
     fct_rng_seed(&w->rng, (uint64_t)seed * 7919u + 1);
     fd_config cfg;
     fd_config_init(&cfg);
-    cfg.fc_settle_ms = 0;
-    cfg.fc_round_events = 4;
-    cfg.fc_max_attempts = 4;
-    cfg.fc_max_rejects = 3;
-    cfg.fc_preemption = seed % 2 == 0;
+    cfg.fdc_settle_ms = 0;
+    cfg.fdc_round_events = 4;
+    cfg.fdc_max_attempts = 4;
+    cfg.fdc_max_rejects = 3;
+    cfg.fdc_preemption = seed % 2 == 0;
     static const char *const policies[] = {"quincy", "spread", "multires"};
-    snprintf(cfg.fc_policy, sizeof cfg.fc_policy, "%s", policies[seed % 3]);
+    snprintf(cfg.fdc_policy, sizeof cfg.fdc_policy, "%s", policies[seed % 3]);
     w->now = T0;
     w->c = fdt_core(&cfg, w->now);
     fdt_sched(w->c, w->now, SCHED, SID);
@@ -376,7 +376,7 @@ static void run_seed(int seed)
     tap_ok(ok,
            "seed %d (%s%s): %d rounds, kept network equals a fresh build, "
            "same optimum (flowcore%s)",
-           seed, cfg.fc_policy, cfg.fc_preemption ? ", preemption" : "",
+           seed, cfg.fdc_policy, cfg.fdc_preemption ? ", preemption" : "",
            w->compared, w->lemon_runs > 0 ? ", LEMON" : "");
     tap_is_int(fdt_encode_failures(), 0, "seed %d: every message encodes",
                seed);

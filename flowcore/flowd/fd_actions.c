@@ -91,7 +91,7 @@ void fd_on_reserve_answer(fd_core *c, sk_time now, fd_node *n,
     sk_debug("flowd: RESERVE of job %llu task %u rejected by %s: %s",
              (unsigned long long)ra->ra_job, ra->ra_task, n->n_name,
              ra->ra_reason != NULL ? ra->ra_reason : "");
-    if (++t->t_rejects >= (uint32_t)c->c_cfg.fc_max_rejects) {
+    if (++t->t_rejects >= (uint32_t)c->c_cfg.fdc_max_rejects) {
         char why[SK_MAX_REASON_LEN];
         snprintf(why, sizeof why, "rejected by %u reservations, last by %s: %s",
                  t->t_rejects, n->n_name,
@@ -109,7 +109,7 @@ void fd_on_reserve_answer(fd_core *c, sk_time now, fd_node *n,
 
 void fd_reserve_timeouts(fd_core *c, sk_time now)
 {
-    sk_time limit = (sk_time)c->c_cfg.fc_reserve_timeout_ms * 1000;
+    sk_time limit = (sk_time)c->c_cfg.fdc_reserve_timeout_ms * 1000;
     while (!fd_list_empty(&c->c_reserves)) {
         fd_task *t = FD_CONTAINER(c->c_reserves.l_next, fd_task, t_resv_link);
         if (t->t_since + limit > now)

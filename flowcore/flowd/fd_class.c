@@ -3,7 +3,7 @@
  * same resources and carry the same labels share one class, so that a
  * policy that must look at where a task fits (multires) or may go
  * (labels) builds arcs per class and node, not per task and node. A
- * class lives while a live job refers to it; at most fc_max_classes
+ * class lives while a live job refers to it; at most fdc_max_classes
  * exist (a job that would make one more is refused).
  */
 #include "fd_int.h"
@@ -57,7 +57,7 @@ int fd_class_ref(fd_core *c, const sk_submit_job *sj, fd_class **out)
             return 0;
         }
     }
-    if (c->c_nclasses >= (uint64_t)c->c_cfg.fc_max_classes)
+    if (c->c_nclasses >= (uint64_t)c->c_cfg.fdc_max_classes)
         return SK_ELIMIT;
     fd_class *k = calloc(1, sizeof *k);
     if (k == NULL)

@@ -176,7 +176,7 @@ void fd_on_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
     }
     const char *rack = label_value(h, "rack");
     const char *share = label_value(h, "long_share");
-    double ls = c->c_cfg.fc_long_share;
+    double ls = c->c_cfg.fdc_long_share;
     char *end = NULL;
     if (share != NULL)
         ls = strtod(share, &end);
@@ -189,10 +189,10 @@ void fd_on_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
         return;
     }
     fd_node *old = fd_node_by_name(c, h->he_name);
-    if (old == NULL && c->c_nnodes >= (uint64_t)c->c_cfg.fc_max_nodes) {
+    if (old == NULL && c->c_nnodes >= (uint64_t)c->c_cfg.fdc_max_nodes) {
         c->c_st.fs_limit++;
         sk_warn("flowd: node %s refused: max_nodes (%lld) reached", h->he_name,
-                (long long)c->c_cfg.fc_max_nodes);
+                (long long)c->c_cfg.fdc_max_nodes);
         return;
     }
     fd_node *n = calloc(1, sizeof *n);

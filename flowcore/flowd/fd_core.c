@@ -95,9 +95,9 @@ int fd_core_new(const fd_config *cfg, uint64_t epoch, sk_time now,
     if (c == NULL)
         return SK_ENOMEM;
     c->c_cfg = *cfg;
-    c->c_pol = fd_policy_find(cfg->fc_policy);
+    c->c_pol = fd_policy_find(cfg->fdc_policy);
     c->c_epoch = epoch;
-    c->c_settle_until = now + (sk_time)cfg->fc_settle_ms * 1000;
+    c->c_settle_until = now + (sk_time)cfg->fdc_settle_ms * 1000;
     c->c_resv_next = 1;
     fd_list_init(&c->c_by_seen);
     fd_list_init(&c->c_reserves);
@@ -250,7 +250,7 @@ void fd_core_peer_down(fd_core *c, sk_time now, sk_peer peer)
 void fd_core_on_timer(fd_core *c, sk_time now)
 {
     fd_enter(c);
-    sk_time limit = (sk_time)c->c_cfg.fc_node_timeout_ms * 1000;
+    sk_time limit = (sk_time)c->c_cfg.fdc_node_timeout_ms * 1000;
     while (!fd_list_empty(&c->c_by_seen)) {
         fd_node *n = FD_CONTAINER(c->c_by_seen.l_next, fd_node, n_seen_link);
         if (n->n_last_seen + limit > now)
@@ -265,8 +265,8 @@ sk_time fd_round_due(const fd_core *c)
 {
     if (c->c_round_out || c->c_events == 0)
         return SK_TIME_NEVER;
-    sk_time t = c->c_first_event + (sk_time)c->c_cfg.fc_round_ms * 1000;
-    if (c->c_events >= (uint64_t)c->c_cfg.fc_round_events)
+    sk_time t = c->c_first_event + (sk_time)c->c_cfg.fdc_round_ms * 1000;
+    if (c->c_events >= (uint64_t)c->c_cfg.fdc_round_events)
         t = c->c_first_event;
     return t > c->c_settle_until ? t : c->c_settle_until;
 }
@@ -278,13 +278,14 @@ sk_time fd_core_next_deadline(const fd_core *c)
         const fd_node *n =
             FD_CONTAINER(c->c_by_seen.l_next, fd_node, n_seen_link);
         sk_time d =
-            n->n_last_seen + (sk_time)c->c_cfg.fc_node_timeout_ms * 1000;
+            n->n_last_seen + (sk_time)c->c_cfg.fdc_node_timeout_ms * 1000;
         t = d < t ? d : t;
     }
     if (!fd_list_empty(&c->c_reserves)) {
         const fd_task *k =
             FD_CONTAINER(c->c_reserves.l_next, fd_task, t_resv_link);
-        sk_time d = k->t_since + (sk_time)c->c_cfg.fc_reserve_timeout_ms * 1000;
+        sk_time d =
+            k->t_since + (sk_time)c->c_cfg.fdc_reserve_timeout_ms * 1000;
         t = d < t ? d : t;
     }
     return t;

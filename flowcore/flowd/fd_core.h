@@ -30,7 +30,7 @@
  * Peers. A peer introduces itself with HELLO: role NODEMON is a node
  * (he_slots, he_res, he_labels; its rack from the label "rack=NAME", as
  * HELLO has no rack field yet; its long share from the label
- * "long_share=X" when present, else fc_long_share, which must then match
+ * "long_share=X" when present, else fdc_long_share, which must then match
  * the node monitors' configuration), role SCHEDULER a scheduler (he_id
  * is the id RESERVE carries in rv_sched). A scheduler gets the whole
  * MEMBERSHIP on its HELLO, then the changes (a node up, saturated by long
@@ -50,9 +50,9 @@
  * not know; this cap is in the network and checked again before every
  * RESERVE. Task preferences name nodes, or racks as "rack=NAME" (the
  * protocol has no preferred racks yet); job labels restrict the nodes a
- * job may use. The policy (fc_policy: quincy, spread, multires; see
+ * job may use. The policy (fdc_policy: quincy, spread, multires; see
  * fd_quincy.c, fd_spread.c, fd_multires.c) sets the costs; with
- * fc_preemption a round may also move or stop placed tasks.
+ * fdc_preemption a round may also move or stop placed tasks.
  *
  * How a long task ends, in the core's view (every task ends exactly
  * once): its scheduler forwards the TASK_FINISHED of the attempt; or the
@@ -64,13 +64,13 @@
  * outcome itself belongs to the scheduler (the node monitor sends it
  * there). The core reports to the scheduler only what it decides itself:
  * TASK_FINISHED LOST when a task's node timed out or its RESERVE went
- * unanswered and no attempt is left, FAILED after fc_max_rejects
+ * unanswered and no attempt is left, FAILED after fdc_max_rejects
  * rejections. A cancelled job's tasks are released with kill and
  * forgotten; their KILLED outcomes reach the scheduler from the nodes.
  *
  * Restart. A core starts in epoch `epoch` (reservation ids and MEMBERSHIP
  * epochs carry it, so they never repeat an earlier epoch's) and a settle
- * window of fc_settle_ms: nodes re-register and their heartbeats report
+ * window of fdc_settle_ms: nodes re-register and their heartbeats report
  * running long tasks, which are adopted as running when a scheduler has
  * (re-)forwarded their job; nothing is placed until the window ends.
  * After it, a long task a node reports that the core does not know is
@@ -101,39 +101,39 @@
 /* Settings of a core. Integer fields are int64_t so that a daemon's
  * configuration loader can fill them directly. */
 typedef struct fd_config {
-    char fc_name[64];           /* name in STATUS_REPLY */
-    char fc_policy[16];         /* cost model: "quincy", "spread", "multires" */
-    fc_algorithm fc_algorithm;  /* what the round asks for */
-    int64_t fc_round_ms;        /* a round this long after a change */
-    int64_t fc_round_events;    /* ... or at once after this many */
-    int64_t fc_heartbeat_ms;    /* the node monitors' period */
-    int64_t fc_node_timeout_ms; /* silent this long: the node is down */
-    int64_t fc_settle_ms;       /* after start: nothing placed */
-    int64_t fc_reserve_timeout_ms; /* RESERVE unanswered: lost */
-    int64_t fc_max_attempts;       /* attempts of a task by default */
-    int64_t fc_max_rejects;        /* RESERVE_REJECTs before FAILED */
-    double fc_long_share;          /* nodes without a long_share label */
+    char fdc_name[64];          /* name in STATUS_REPLY */
+    char fdc_policy[16];        /* cost model: "quincy", "spread", "multires" */
+    fc_algorithm fdc_algorithm; /* what the round asks for */
+    int64_t fdc_round_ms;       /* a round this long after a change */
+    int64_t fdc_round_events;   /* ... or at once after this many */
+    int64_t fdc_heartbeat_ms;   /* the node monitors' period */
+    int64_t fdc_node_timeout_ms;    /* silent this long: the node is down */
+    int64_t fdc_settle_ms;          /* after start: nothing placed */
+    int64_t fdc_reserve_timeout_ms; /* RESERVE unanswered: lost */
+    int64_t fdc_max_attempts;       /* attempts of a task by default */
+    int64_t fdc_max_rejects;        /* RESERVE_REJECTs before FAILED */
+    double fdc_long_share;          /* nodes without a long_share label */
     /* limits on input */
-    int64_t fc_max_nodes;      /* node monitors registered */
-    int64_t fc_max_schedulers; /* schedulers registered */
-    int64_t fc_max_jobs;       /* jobs held */
-    int64_t fc_max_tasks;      /* tasks held, all jobs */
-    int64_t fc_max_job_tasks;  /* tasks in one job */
-    int64_t fc_max_job_bytes;  /* specs and names of one job */
+    int64_t fdc_max_nodes;      /* node monitors registered */
+    int64_t fdc_max_schedulers; /* schedulers registered */
+    int64_t fdc_max_jobs;       /* jobs held */
+    int64_t fdc_max_tasks;      /* tasks held, all jobs */
+    int64_t fdc_max_job_tasks;  /* tasks in one job */
+    int64_t fdc_max_job_bytes;  /* specs and names of one job */
     /* quincy's costs (fd_quincy.c says how they combine) */
-    int64_t fc_q_cluster_cost; /* task -> cluster aggregator */
-    int64_t fc_q_rack_cost;    /* task -> a preferred rack */
-    int64_t fc_q_node_cost;    /* task -> a preferred node */
-    int64_t fc_q_busy_cost;    /* a slot behind short work */
-    int64_t fc_q_queue_cost;   /* per short reservation queued there */
-    int64_t fc_q_unsched_cost; /* leaving a task unscheduled */
-    int64_t fc_q_wait_cost;    /* ... more per second it has waited */
-    bool fc_preemption;        /* placed tasks may be moved or stopped */
-    int64_t fc_q_kill_cost;    /* preemption: per second of work lost */
-    int64_t fc_q_move_cost;    /* preemption: moving a task elsewhere */
-    int64_t fc_s_load_cost;    /* spread: a slot's cost at full load */
-    int64_t fc_m_use_cost;     /* multires: a node's cost at full use */
-    int64_t fc_max_classes;    /* distinct (request, labels) of jobs */
+    int64_t fdc_q_cluster_cost; /* task -> cluster aggregator */
+    int64_t fdc_q_rack_cost;    /* task -> a preferred rack */
+    int64_t fdc_q_node_cost;    /* task -> a preferred node */
+    int64_t fdc_q_busy_cost;    /* a slot behind short work */
+    int64_t fdc_q_queue_cost;   /* per short reservation queued there */
+    int64_t fdc_q_unsched_cost; /* leaving a task unscheduled */
+    int64_t fdc_q_wait_cost;    /* ... more per second it has waited */
+    bool fdc_preemption;        /* placed tasks may be moved or stopped */
+    int64_t fdc_q_kill_cost;    /* preemption: per second of work lost */
+    int64_t fdc_q_move_cost;    /* preemption: moving a task elsewhere */
+    int64_t fdc_s_load_cost;    /* spread: a slot's cost at full load */
+    int64_t fdc_m_use_cost;     /* multires: a node's cost at full use */
+    int64_t fdc_max_classes;    /* distinct (request, labels) of jobs */
 } fd_config;
 
 /* fd_config_init sets the defaults: name "flowd", policy "quincy",
@@ -158,7 +158,7 @@ int fd_config_check(const fd_config *cfg, char *err, size_t errlen);
 
 /* fd_config_keys fills keys[0..FD_CONFIG_NKEYS) with the description of
  * cfg's fields for sk_config_load, section [section] (skylark-flowd:
- * "flowd"): every field of fd_config under its name without the fc_
+ * "flowd"): every field of fd_config under its name without the fdc_
  * prefix (name, policy, algorithm, round_ms, ..., max_classes), with
  * the ranges of fd_config_check; "algorithm" is parsed by
  * fc_algorithm_parse and "policy" checked against the policies, so that
@@ -229,7 +229,7 @@ typedef struct fd_core fd_core;
 /* fd_core_new creates a core with a copy of cfg (NULL: defaults), in
  * epoch epoch (1..2^31-1; a new one at every start of the daemon, e.g.
  * its start time in seconds), started at now: the settle window runs
- * until now + fc_settle_ms. Returns 0 with the core in *out,
+ * until now + fdc_settle_ms. Returns 0 with the core in *out,
  * SK_ECONFIG (cfg invalid, unknown policy or epoch out of range, with a
  * message in err when err is not NULL) or SK_ENOMEM. */
 int fd_core_new(const fd_config *cfg, uint64_t epoch, sk_time now,
@@ -253,8 +253,8 @@ void fd_core_on_msg(fd_core *c, sk_time now, sk_peer from, const sk_msg *msg);
 void fd_core_peer_down(fd_core *c, sk_time now, sk_peer peer);
 
 /* fd_core_on_timer does what is due at now: nodes silent for
- * fc_node_timeout_ms go down, RESERVEs unanswered for
- * fc_reserve_timeout_ms are lost (RELEASE with kill sent in case they
+ * fdc_node_timeout_ms go down, RESERVEs unanswered for
+ * fdc_reserve_timeout_ms are lost (RELEASE with kill sent in case they
  * arrive, the task re-planned with its next attempt). Harmless when
  * called early. It does not start rounds: see fd_round_begin. */
 void fd_core_on_timer(fd_core *c, sk_time now);
@@ -286,8 +286,8 @@ typedef struct fd_round {
 } fd_round;
 
 /* fd_round_begin starts a round when one is due: the settle window is
- * over, no round is out, and changes are pending for fc_round_ms (or
- * fc_round_events of them are). It applies the queued changes to the
+ * over, no round is out, and changes are pending for fdc_round_ms (or
+ * fdc_round_events of them are). It applies the queued changes to the
  * network through the policy and hands it out in *out (the core's
  * struct, valid until fd_round_end). Returns 0; SK_EAGAIN when no round
  * is due (not an error); SK_ESTATE when a round is out; SK_ENOMEM or
@@ -297,7 +297,7 @@ int fd_round_begin(fd_core *c, sk_time now, fd_round **out);
 
 /* fd_round_end takes the round back with fc_solve's result solve_rc and
  * stats (NULL allowed). On success the flow's placements are compared
- * with what runs: with fc_preemption, a placed task whose flow left its
+ * with what runs: with fdc_preemption, a placed task whose flow left its
  * node (to another node, or unscheduled) gets a RELEASE with kill there
  * and waits again with its next attempt (moves do not count against
  * max_attempts); then a waiting task whose flow reaches a live node gets

@@ -33,7 +33,7 @@ void fd_on_sched_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
         c->c_st.fs_bad_peer++;
         return;
     }
-    if (c->c_st.fs_schedulers >= (uint64_t)c->c_cfg.fc_max_schedulers) {
+    if (c->c_st.fs_schedulers >= (uint64_t)c->c_cfg.fdc_max_schedulers) {
         c->c_st.fs_limit++;
         return;
     }
@@ -253,18 +253,18 @@ static const char *check_job(fd_core *c, const fd_sched *s,
                              size_t *nprefs)
 {
     const fd_config *cfg = &c->c_cfg;
-    if (sj->sj_ntasks == 0 || sj->sj_ntasks > cfg->fc_max_job_tasks)
+    if (sj->sj_ntasks == 0 || sj->sj_ntasks > cfg->fdc_max_job_tasks)
         return fd_scratch_printf(c, "%u tasks: flowd takes 1..%lld per job",
                                  sj->sj_ntasks,
-                                 (long long)cfg->fc_max_job_tasks);
-    if (c->c_njobs >= (uint64_t)cfg->fc_max_jobs)
+                                 (long long)cfg->fdc_max_job_tasks);
+    if (c->c_njobs >= (uint64_t)cfg->fdc_max_jobs)
         return fd_scratch_printf(c, "flowd holds max_jobs (%lld) jobs",
-                                 (long long)cfg->fc_max_jobs);
-    if (c->c_ntasks + sj->sj_ntasks > (uint64_t)cfg->fc_max_tasks)
+                                 (long long)cfg->fdc_max_jobs);
+    if (c->c_ntasks + sj->sj_ntasks > (uint64_t)cfg->fdc_max_tasks)
         return fd_scratch_printf(c,
                                  "flowd would hold more than max_tasks "
                                  "(%lld) tasks",
-                                 (long long)cfg->fc_max_tasks);
+                                 (long long)cfg->fdc_max_tasks);
     if (fd_job_find(s, sj->sj_job) != NULL)
         return "a job with this id is in flight";
     if (sj->sj_priority >= SK_PRIORITIES ||
@@ -299,11 +299,11 @@ static const char *check_job(fd_core *c, const fd_sched *s,
         }
         *nprefs += ts->ts_npreferred;
     }
-    if (total > (uint64_t)cfg->fc_max_job_bytes)
+    if (total > (uint64_t)cfg->fdc_max_job_bytes)
         return fd_scratch_printf(c,
                                  "the job's specs and names take %zu "
                                  "bytes, over max_job_bytes (%lld)",
-                                 total, (long long)cfg->fc_max_job_bytes);
+                                 total, (long long)cfg->fdc_max_job_bytes);
     *bytes = total;
     return NULL;
 }
@@ -353,7 +353,7 @@ void fd_on_submit(fd_core *c, sk_time now, fd_sched *s, const sk_submit_job *sj)
                    : fd_scratch_printf(c,
                                        "flowd holds max_classes (%lld) "
                                        "distinct requests and label sets",
-                                       (long long)c->c_cfg.fc_max_classes));
+                                       (long long)c->c_cfg.fdc_max_classes));
         return;
     }
     fd_job *j = calloc(1, sizeof *j);
@@ -391,7 +391,7 @@ void fd_on_submit(fd_core *c, sk_time now, fd_sched *s, const sk_submit_job *sj)
     j->j_long = sj->sj_long;
     j->j_max_attempts = sj->sj_max_attempts > 0
                             ? sj->sj_max_attempts
-                            : (uint32_t)c->c_cfg.fc_max_attempts;
+                            : (uint32_t)c->c_cfg.fdc_max_attempts;
     j->j_ntasks = sj->sj_ntasks;
     j->j_tasks = tasks;
     j->j_blob = blob;

@@ -360,7 +360,7 @@ int main(int argc, char **argv)
     char err[512];
     sk_transport_config tc;
     if (fd_config_check(&cfg, err, sizeof err) != 0 ||
-        sk_daemon_transport_config(&ds, "flowd", cfg.fc_name, &tc, err,
+        sk_daemon_transport_config(&ds, "flowd", cfg.fdc_name, &tc, err,
                                    sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", PROG, err);
         return 2;
@@ -402,7 +402,7 @@ int main(int argc, char **argv)
             {
                 .he_role = SK_ROLE_FLOWD,
                 .he_incarnation = now,
-                .he_name = cfg.fc_name,
+                .he_name = cfg.fdc_name,
                 .he_addrs = addrs,
                 .he_naddrs = 1,
                 .he_framework = "",
@@ -420,9 +420,9 @@ int main(int argc, char **argv)
         goto out_solver;
     sk_info("%s %s: flow node %s ready: policy %s, algorithm %s, rounds "
             "after %lld ms, node timeout %lld ms, epoch %" PRIu64,
-            PROG, sk_version(), cfg.fc_name, cfg.fc_policy,
-            fc_algorithm_name(cfg.fc_algorithm), (long long)cfg.fc_round_ms,
-            (long long)cfg.fc_node_timeout_ms, epoch);
+            PROG, sk_version(), cfg.fdc_name, cfg.fdc_policy,
+            fc_algorithm_name(cfg.fdc_algorithm), (long long)cfg.fdc_round_ms,
+            (long long)cfg.fdc_node_timeout_ms, epoch);
     sk_daemon_run(fdd.fdd_shell);
     if (fdd.fdd_out != NULL)
         sk_info("round %" PRIu64 " cancelled: its solve was still out",

@@ -87,7 +87,7 @@ static int m_class_node(const fd_core *c, fd_net *net, fd_class *k, fd_node *n)
     int64_t use = sc > sm ? sc : sm;
     use = use < 1000 ? use : 1000;
     return fd_net_pair_set(net, a, ke->e_node, ne->e_node, cap,
-                           c->c_cfg.fc_m_use_cost * use / 1000);
+                           c->c_cfg.fdc_m_use_cost * use / 1000);
 }
 
 const fd_policy fd_policy_multires = {

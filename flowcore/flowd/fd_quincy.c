@@ -99,7 +99,7 @@ static int q_node_update(const fd_core *c, fd_net *net, fd_node *n)
     if (cheap > room)
         cheap = room;
     int64_t queue = n->n_queue < 100000 ? n->n_queue : 100000;
-    int64_t busy = cfg->fc_q_busy_cost + queue * cfg->fc_q_queue_cost;
+    int64_t busy = cfg->fdc_q_busy_cost + queue * cfg->fdc_q_queue_cost;
     int rc =
         fd_net_arc_set(net, &e->e_arc[0], e->e_node, net->nt_sink, cheap, 0);
     if (rc == 0)
@@ -160,9 +160,9 @@ static int64_t unsched_cost(const fd_config *cfg, const fd_task *t,
                             uint64_t now)
 {
     int64_t cost =
-        cfg->fc_q_unsched_cost + waited_s(t, now) * cfg->fc_q_wait_cost;
+        cfg->fdc_q_unsched_cost + waited_s(t, now) * cfg->fdc_q_wait_cost;
     if (!t->t_job->j_long) /* fallback short work goes ahead of long */
-        cost += cfg->fc_q_unsched_cost;
+        cost += cfg->fdc_q_unsched_cost;
     return cost < FD_WAIT_CAP ? cost : FD_WAIT_CAP;
 }
 
@@ -174,14 +174,14 @@ static int64_t stop_cost(const fd_config *cfg, const fd_task *t, uint64_t now)
                        ? (now - t->t_run_since) / 1000000
                        : 0;
     int64_t r = (int64_t)(ran < (uint64_t)FD_WAIT_CAP ? ran : FD_WAIT_CAP);
-    int64_t cost = unsched_cost(cfg, t, now) + r * cfg->fc_q_kill_cost;
+    int64_t cost = unsched_cost(cfg, t, now) + r * cfg->fdc_q_kill_cost;
     return cost < FD_WAIT_CAP ? cost : FD_WAIT_CAP;
 }
 
 static int64_t move_cost(const fd_config *cfg, const fd_task *t, uint64_t now)
 {
     return stop_cost(cfg, t, now) - unsched_cost(cfg, t, now) +
-           cfg->fc_q_cluster_cost + cfg->fc_q_move_cost;
+           cfg->fdc_q_cluster_cost + cfg->fdc_q_move_cost;
 }
 
 int fd_q_task_arcs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
@@ -203,7 +203,7 @@ int fd_q_task_arcs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
         if (ne == NULL)
             return FC_EINVAL;
         int rc = fd_net_arc(net, v, ne->e_node, 1, 0, NULL);
-        if (!cfg->fc_preemption) {
+        if (!cfg->fdc_preemption) {
             if (rc == 0)
                 rc = fd_net_arc(net, v, je->e_node, 1, FD_ESCAPE_COST,
                                 &te->e_arc[0]);
@@ -220,7 +220,7 @@ int fd_q_task_arcs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
     int rc = fd_net_arc(net, v, je->e_node, 1, unsched_cost(cfg, t, now),
                         &te->e_arc[0]);
     if (rc == 0)
-        rc = fd_net_arc(net, v, agg, 1, cfg->fc_q_cluster_cost, NULL);
+        rc = fd_net_arc(net, v, agg, 1, cfg->fdc_q_cluster_cost, NULL);
     for (uint32_t i = 0; rc == 0 && i < t->t_nprefs; i++) {
         const char *p = t->t_prefs[i];
         fd_gent *pe = NULL;
@@ -229,13 +229,13 @@ int fd_q_task_arcs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
             /* a rack may hold nodes the class may not use */
             fd_rack *r = ke != NULL ? NULL : fd_rack_by_name(c, p + 5);
             pe = r == NULL ? NULL : fd_net_find(net, FD_G_RACK, r->r_slot);
-            cost = cfg->fc_q_rack_cost;
+            cost = cfg->fdc_q_rack_cost;
         } else {
             fd_node *n = fd_node_by_name(c, p);
             if (n != NULL && k != NULL && !fd_q_fits(k, n))
                 n = NULL;
             pe = n == NULL ? NULL : fd_net_find(net, FD_G_NODE, n->n_slot);
-            cost = cfg->fc_q_node_cost;
+            cost = cfg->fdc_q_node_cost;
         }
         if (pe != NULL)
             rc = fd_net_arc(net, v, pe->e_node, 1, cost, NULL);
@@ -252,7 +252,7 @@ int fd_q_task_costs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
     if (t->t_state == FD_TASK_WAITING)
         return fd_net_arc_set(net, &te->e_arc[0], FC_NONE, FC_NONE, 1,
                               unsched_cost(cfg, t, now));
-    if (!cfg->fc_preemption || te->e_arc[1] == FC_NONE)
+    if (!cfg->fdc_preemption || te->e_arc[1] == FC_NONE)
         return 0;
     int rc = fd_net_arc_set(net, &te->e_arc[0], FC_NONE, FC_NONE, 1,
                             stop_cost(cfg, t, now));

@@ -51,7 +51,7 @@ int fd_round_begin(fd_core *c, sk_time now, fd_round **out)
         return rc;
     fd_round *r = &c->c_round;
     r->rd_graph = c->c_net->nt_g;
-    r->rd_algorithm = c->c_cfg.fc_algorithm;
+    r->rd_algorithm = c->c_cfg.fdc_algorithm;
     r->rd_incremental = !c->c_solve_failed;
     r->rd_seq++;
     r->rd_events = c->c_events;
@@ -108,7 +108,7 @@ static void evict(fd_core *c, sk_time now, fd_task *t)
 static void act(fd_core *c, sk_time now, const fc_placement *pl, size_t count)
 {
     c->c_stamp++;
-    bool preempt = c->c_cfg.fc_preemption;
+    bool preempt = c->c_cfg.fdc_preemption;
     for (size_t i = 0; i < count; i++) {
         fd_task *t;
         fd_node *n;

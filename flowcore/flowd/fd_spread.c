@@ -42,8 +42,8 @@ static int s_node_update(const fd_core *c, fd_net *net, fd_node *n)
     for (int k = 0; rc == 0 && k < FD_SPREAD_ARCS; k++) {
         int64_t to = room * (k + 1) / FD_SPREAD_ARCS;
         int64_t cost =
-            cfg->fc_s_load_cost * (shortw + from + 1) / (int64_t)n->n_slots +
-            queue * cfg->fc_q_queue_cost;
+            cfg->fdc_s_load_cost * (shortw + from + 1) / (int64_t)n->n_slots +
+            queue * cfg->fdc_q_queue_cost;
         rc = fd_net_arc_set(net, &e->e_arc[k], e->e_node, net->nt_sink,
                             to - from, cost);
         from = to;

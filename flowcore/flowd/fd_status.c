@@ -106,7 +106,7 @@ int fd_status_build(fd_core *c, const sk_status_request *req, sk_time now,
         return SK_ENOMEM;
     reply->sr_request = req->sq_request;
     reply->sr_role = SK_ROLE_FLOWD;
-    reply->sr_name = c->c_cfg.fc_name;
+    reply->sr_name = c->c_cfg.fdc_name;
     reply->sr_time_us = now;
     reply->sr_kv = b.b_kv;
     reply->sr_nkv = b.b_n;

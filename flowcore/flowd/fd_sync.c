@@ -177,7 +177,7 @@ int fd_sync(fd_core *c, fd_net *net, sk_time now)
     for (fd_link *l = c->c_waiting.l_next; l != &c->c_waiting; l = l->l_next)
         KEEP(po->po_task_costs(c, net, FD_CONTAINER(l, fd_task, t_wait_link),
                                now));
-    if (c->c_cfg.fc_preemption) /* what stopping a placed task costs */
+    if (c->c_cfg.fdc_preemption) /* what stopping a placed task costs */
         for (fd_link *l = c->c_assigned.l_next; l != &c->c_assigned;
              l = l->l_next)
             KEEP(po->po_task_costs(
