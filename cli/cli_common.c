@@ -57,6 +57,22 @@ void cli_dir(const char *dir, char *out, size_t len)
         snprintf(out, len, "/tmp/skylark");
 }
 
+int cli_schedulers(const char *who, const char *dir, const char **scheds,
+                   unsigned max, unsigned *n, skc_cluster **cl)
+{
+    *cl = NULL;
+    if (*n > 0)
+        return 0;
+    if ((*cl = cli_load_cluster(who, dir)) == NULL)
+        return -1;
+    *n = skc_scheduler_endpoints(*cl, scheds, max);
+    if (*n == 0) {
+        fprintf(stderr, "%s: the local cluster has no scheduler\n", who);
+        return -1;
+    }
+    return 0;
+}
+
 const char *cli_key_file(const char *given, const char *dir, char *buf,
                          size_t len)
 {

@@ -43,6 +43,15 @@ void cli_dir(const char *dir, char *out, size_t len);
  * the prefix who. The caller frees it. */
 skc_cluster *cli_load_cluster(const char *who, const char *dir);
 
+/* cli_schedulers gives a command its schedulers: when none was given on
+ * its command line (*n is 0) it loads the local cluster of dir (NULL: the
+ * default) into a new *cl, which the caller frees, and fills scheds (up to
+ * max) and *n with the cluster's schedulers; otherwise it does nothing
+ * (*cl NULL). Returns 0, or -1 after saying why on stderr with the prefix
+ * who (no cluster, or one without a scheduler). */
+int cli_schedulers(const char *who, const char *dir, const char **scheds,
+                   unsigned max, unsigned *n, skc_cluster **cl);
+
 /* cli_key_file says which cluster key a command uses: given (its
  * --key-file), else $SKYLARK_KEY_FILE, else the key of the local cluster
  * in dir (NULL: the default directory) if it has one; NULL for none. The

@@ -638,17 +638,10 @@ int cmd_load(int argc, char **argv)
     if (L.l_nusers == 0)
         USAGE_ERR("no users");
 
-    skc_cluster *cl = NULL;
-    if (nscheds == 0) {
-        if ((cl = cli_load_cluster("skylark load", dir)) == NULL)
-            return 1;
-        nscheds = skc_scheduler_endpoints(cl, scheds, MAX_SCHEDS);
-        if (nscheds == 0) {
-            fprintf(stderr, "skylark load: the local cluster has no "
-                            "scheduler\n");
-            return 1;
-        }
-    }
+    skc_cluster *cl;
+    if (cli_schedulers("skylark load", dir, scheds, MAX_SCHEDS, &nscheds,
+                       &cl) != 0)
+        return 1;
     char keybuf[4200];
     const char *key_file = cli_key_file(key, dir, keybuf, sizeof keybuf);
     sk_rng_seed(&L.l_rng, seed);

@@ -371,17 +371,10 @@ int cmd_run(int argc, char **argv)
     if (cmd == NULL || len > 65536)
         USAGE_ERR("the command is over 64 KiB");
 
-    skc_cluster *cl = NULL;
-    if (nscheds == 0) {
-        if ((cl = cli_load_cluster("skylark run", dir)) == NULL)
-            return 1;
-        nscheds = skc_scheduler_endpoints(cl, scheds, MAX_SCHEDS);
-        if (nscheds == 0) {
-            fprintf(stderr, "skylark run: the local cluster has no "
-                            "scheduler\n");
-            return 1;
-        }
-    }
+    skc_cluster *cl;
+    if (cli_schedulers("skylark run", dir, scheds, MAX_SCHEDS, &nscheds, &cl) !=
+        0)
+        return 1;
     struct ev_loop *loop = ev_default_loop(0);
     sk_frontend_opts fo;
     sk_frontend_opts_init(&fo);

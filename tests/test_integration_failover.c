@@ -8,10 +8,13 @@
  * SKYLARK_TASK_INDEX it was given to a ledger: they must agree, also for
  * tasks run by the second scheduler, to which the job's task 150 may be
  * task 50 of the resubmission. And the test counts the executions that
- * really happened: only tasks running at the
- * moment of the kill may run twice (the lost scheduler's attempt runs on
- * with nobody to report to: the "orphans" of issue 21, not fixed here),
- * so at most one per slot. The counts are printed as diagnostics.
+ * really happened: only tasks without a reported outcome at the moment of
+ * the kill may run twice (the lost scheduler's attempt runs on with
+ * nobody to report to: the "orphans" of issue 21, not fixed here). Those
+ * are the tasks running then, at most one per slot, and those that had
+ * just ended but whose report was still on its way through the killed
+ * scheduler (measured: up to 2 of them beside 8 busy slots under load),
+ * so the bound is two per slot. The counts are printed as diagnostics.
  * Then the same through the command line: `skylark run --scheduler A
  * --scheduler B` on another pair of schedulers, A killed mid-job: every
  * task ok, exit 0.
@@ -142,7 +145,7 @@ static void test_cli(void)
                dh_log_has(&cr, "moved to another (1 time)"),
            "it says 200 ok and that the job moved");
     int lines = count_lines(ledger, &distinct, 200);
-    tap_ok(distinct == 200 && lines - distinct <= 2 * SLOTS,
+    tap_ok(distinct == 200 && lines - distinct <= 2 * 2 * SLOTS,
            "every task ran under its own index; %d of 200 twice",
            lines - distinct);
     if (tap_failures() > 0)
@@ -261,9 +264,10 @@ int main(void)
              "twice, %d never",
              lines, NTASKS, twice, more, never);
     tap_ok(f != NULL && bad == 0 && never == 0 && more == 0 &&
-               twice <= NNODES * SLOTS,
+               twice <= 2 * NNODES * SLOTS,
            "every task ran, told its own index (%d not); %d ran twice (at "
-           "most one per slot: those running at the kill), none more",
+           "most two per slot: running or unreported at the kill), none "
+           "more",
            bad, twice);
     if (tap_failures() > 0)
         for (int i = 0; i < 2; i++)
