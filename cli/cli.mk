@@ -49,7 +49,7 @@ tests_test_cli_docs_LDADD = tests/libtap.a
 check_PROGRAMS += tests/test_cli_cluster
 TESTS += tests/test_cli_cluster
 tests_test_cli_cluster_SOURCES = tests/test_cli_cluster.c
-tests_test_cli_cluster_LDADD = tests/libtap.a
+tests_test_cli_cluster_LDADD = tests/libcli_run.a tests/libtap.a
 
 # Running the tool in tests: stdout and stderr apart, timed, signalled.
 noinst_LIBRARIES += tests/libcli_run.a

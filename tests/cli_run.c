@@ -113,3 +113,37 @@ void cr_sky(double limit, const cr_pokes *pk, ...)
     argv[n] = NULL;
     cr_run(argv, limit, pk);
 }
+
+/* Finds the line of the daemon called name in dir's cluster file (kind,
+ * name, endpoint, pid): its endpoint into ep and its pid. Returns 1 if
+ * found. */
+static int cluster_line(const char *dir, const char *name, char ep[128],
+                        long *pid)
+{
+    char path[600], kind[16], nm[64], line[512];
+    snprintf(path, sizeof path, "%s/cluster", dir);
+    FILE *f = fopen(path, "r");
+    int found = 0;
+    while (f != NULL && !found && fgets(line, sizeof line, f) != NULL)
+        found = sscanf(line, "%15s %63s %127s %ld", kind, nm, ep, pid) == 4 &&
+                strcmp(nm, name) == 0;
+    if (f != NULL)
+        fclose(f);
+    return found;
+}
+
+const char *cr_endpoint_of(const char *dir, const char *name)
+{
+    static char ep[128];
+    long pid;
+    if (!cluster_line(dir, name, ep, &pid))
+        ep[0] = '\0';
+    return ep;
+}
+
+long cr_pid_of(const char *dir, const char *name)
+{
+    char ep[128];
+    long pid;
+    return cluster_line(dir, name, ep, &pid) ? pid : 0;
+}

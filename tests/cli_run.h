@@ -2,7 +2,8 @@
  * cli_run.h - what the tests of the `skylark` tool share: running a
  * program with its stdout and stderr kept apart, under a time limit
  * (SIGKILL when it overruns), timed, and sending it signals at given
- * moments; and finding the tool in the build tree.
+ * moments; finding the tool in the build tree; and reading the cluster
+ * file of a local cluster.
  */
 #ifndef CLI_RUN_H
 #define CLI_RUN_H
@@ -35,5 +36,13 @@ void cr_run(char *const argv[], double limit, const cr_pokes *pk);
 
 /* cr_sky runs `skylark ARGS...` (NULL-terminated) as cr_run. */
 void cr_sky(double limit, const cr_pokes *pk, ...);
+
+/* cr_endpoint_of returns the endpoint of the daemon called name in the
+ * cluster file of dir (a static buffer, "" if there is none). */
+const char *cr_endpoint_of(const char *dir, const char *name);
+
+/* cr_pid_of returns the pid of the daemon called name in the cluster file
+ * of dir, or 0. */
+long cr_pid_of(const char *dir, const char *name);
 
 #endif /* CLI_RUN_H */

@@ -9,6 +9,7 @@
  * refused before anything starts, Ctrl-C, a small workload. The test is
  * the daemons' subreaper; whatever happens, they are stopped at exit.
  */
+#include "cli_run.h"
 #include "tap.h"
 
 #include <errno.h>
@@ -166,42 +167,13 @@ static int has(const char *s)
 /* The endpoint of the daemon called name, from the cluster file. */
 static const char *endpoint_of(const char *name)
 {
-    static char ep[128];
-    char path[300], kind[16], nm[64];
-    long pid;
-    snprintf(path, sizeof path, "%s/cluster", dir);
-    FILE *f = fopen(path, "r");
-    ep[0] = '\0';
-    if (f == NULL)
-        return ep;
-    char line[512];
-    while (fgets(line, sizeof line, f) != NULL)
-        if (sscanf(line, "%15s %63s %127s %ld", kind, nm, ep, &pid) == 4 &&
-            strcmp(nm, name) == 0)
-            break;
-        else
-            ep[0] = '\0';
-    fclose(f);
-    return ep;
+    return cr_endpoint_of(dir, name);
 }
 
 /* The pid of the daemon called name, from the cluster file; 0 if none. */
 static pid_t pid_of(const char *name)
 {
-    char path[300], kind[16], nm[64], ep[128], line[512];
-    long pid = 0;
-    snprintf(path, sizeof path, "%s/cluster", dir);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return 0;
-    while (fgets(line, sizeof line, f) != NULL)
-        if (sscanf(line, "%15s %63s %127s %ld", kind, nm, ep, &pid) == 4 &&
-            strcmp(nm, name) == 0)
-            break;
-        else
-            pid = 0;
-    fclose(f);
-    return (pid_t)pid;
+    return (pid_t)cr_pid_of(dir, name);
 }
 
 /* The pids of the cluster file, for the last-resort cleanup. */

@@ -36,23 +36,7 @@ static void cleanup(void)
 /* The endpoint of the daemon called name, from the cluster file. */
 static const char *endpoint_of(const char *name)
 {
-    static char ep[128];
-    char path[300], kind[16], nm[64];
-    long pid;
-    snprintf(path, sizeof path, "%s/cluster", dir);
-    FILE *f = fopen(path, "r");
-    ep[0] = '\0';
-    if (f == NULL)
-        return ep;
-    char line[512];
-    while (fgets(line, sizeof line, f) != NULL)
-        if (sscanf(line, "%15s %63s %127s %ld", kind, nm, ep, &pid) == 4 &&
-            strcmp(nm, name) == 0)
-            break;
-        else
-            ep[0] = '\0';
-    fclose(f);
-    return ep;
+    return cr_endpoint_of(dir, name);
 }
 
 /* Feed the last command's stdout to python3 running script (which reads
