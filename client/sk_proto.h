@@ -30,7 +30,7 @@
 
 /* The protocol version carried by every message. A receiver rejects any
  * other version with SK_EVERSION. */
-#define SK_PROTOCOL_VERSION 1
+#define SK_PROTOCOL_VERSION 2
 
 /* Limits. Encoders refuse (SK_ELIMIT) to produce a message that exceeds
  * one; decoders reject (SK_ELIMIT) input that exceeds one. Lengths are in
@@ -154,6 +154,7 @@ typedef struct sk_hello {
     const char **he_labels;   /* node labels */
     uint32_t he_nlabels;      /* <= SK_MAX_LABELS */
     const char *he_framework; /* executors: the framework they run */
+    const char *he_rack;      /* node monitors: their rack ("" = none) */
 } sk_hello;
 
 /* One task of a SUBMIT_JOB. */
@@ -161,7 +162,22 @@ typedef struct sk_task_spec {
     sk_bytes ts_spec;          /* opaque, <= SK_MAX_SPEC_BYTES */
     const char **ts_preferred; /* preferred node names (may be empty) */
     uint32_t ts_npreferred;    /* <= SK_MAX_PREFERRED */
+    const char **ts_racks;     /* preferred racks (flow path only) */
+    uint32_t ts_nracks;        /* <= SK_MAX_PREFERRED */
+    uint32_t ts_attempt;       /* scheduler to flowd: the attempt number to
+                                  go on from (< SK_MAX_ATTEMPTS); 0 else */
+    bool ts_done;              /* scheduler to flowd, re-forwarding after a
+                                  flowd restart: the task has ended, keep
+                                  its index but do not place it */
 } sk_task_spec;
+
+/* Where a short job is placed (sj_placement). Long jobs always go to the
+ * flow path. */
+typedef enum sk_placement {
+    SK_PLACE_SAMPLE = 0, /* batch sampling, flowd as fallback */
+    SK_PLACE_FLOW = 1,   /* straight to flowd */
+} sk_placement;
+#define SK_PLACE_MAX SK_PLACE_FLOW
 
 /* SUBMIT_JOB: frontend to scheduler; scheduler to flowd for long jobs and
  * for the fallback of short jobs that sampling could not place. */
@@ -179,6 +195,7 @@ typedef struct sk_submit_job {
     const char *sj_framework; /* executor to use; "" = command executor */
     sk_task_spec *sj_tasks;   /* the tasks */
     uint32_t sj_ntasks;       /* 1..SK_MAX_TASKS */
+    uint8_t sj_placement;     /* sk_placement */
 } sk_submit_job;
 
 /* JOB_ACCEPTED (reason "") and JOB_REJECTED: scheduler to frontend. */

@@ -90,6 +90,7 @@ static const sk_field hello_fields[] = {
     F_RES(sk_hello, he_res),
     F_STRS(sk_hello, he_labels, he_nlabels, SK_MAX_LABELS, SK_MAX_LABEL_LEN),
     F_STR(sk_hello, he_framework, SK_MAX_NAME_LEN),
+    F_STR(sk_hello, he_rack, SK_MAX_NAME_LEN),
 };
 SCHEMA(hello, sk_hello, NULL);
 
@@ -97,6 +98,10 @@ static const sk_field task_spec_fields[] = {
     F_BYTES(sk_task_spec, ts_spec, SK_MAX_SPEC_BYTES),
     F_STRS(sk_task_spec, ts_preferred, ts_npreferred, SK_MAX_PREFERRED,
            SK_MAX_NAME_LEN),
+    F_STRS(sk_task_spec, ts_racks, ts_nracks, SK_MAX_PREFERRED,
+           SK_MAX_NAME_LEN),
+    F_U32(sk_task_spec, ts_attempt, 0, SK_MAX_ATTEMPTS - 1),
+    F_BOOL(sk_task_spec, ts_done),
 };
 SCHEMA(task_spec, sk_task_spec, NULL);
 
@@ -121,6 +126,7 @@ static const sk_field submit_job_fields[] = {
     F_STR(sk_submit_job, sj_framework, SK_MAX_NAME_LEN),
     F_ARRAY(sk_submit_job, sj_tasks, sj_ntasks, 1, SK_MAX_TASKS,
             task_spec_schema),
+    F_U8(sk_submit_job, sj_placement, 0, SK_PLACE_MAX),
 };
 SCHEMA(submit_job, sk_submit_job, submit_job_check);
 

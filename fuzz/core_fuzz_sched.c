@@ -203,7 +203,9 @@ static void submit(driver *d, cf_script *s, sk_peer from)
         uint32_t np = cf_below(s, 4) == 0 ? 1 + cf_below(s, 2) : 0;
         for (uint32_t k = 0; k < np; k++)
             pref[i][k] = cf_pick(s, node_names);
-        tasks[i] = (sk_task_spec){{(const uint8_t *)"t", 1}, pref[i], np};
+        tasks[i] = (sk_task_spec){.ts_spec = {(const uint8_t *)"t", 1},
+                                  .ts_preferred = pref[i],
+                                  .ts_npreferred = np};
     }
     const char *lab[1] = {cf_pick(s, labels)};
     sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};

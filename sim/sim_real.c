@@ -522,7 +522,7 @@ static void submit_now(sim *s, sim_job *j)
         uint64_t d = j->j_dur[t];
         for (int i = 0; i < SPEC_BYTES; i++, d >>= 8)
             b[i] = (uint8_t)d;
-        rs->specs[t] = (sk_task_spec){{b, SPEC_BYTES}, NULL, 0};
+        rs->specs[t] = (sk_task_spec){.ts_spec = {b, SPEC_BYTES}};
         uint32_t n = sim_job_npref(j, t);
         if (n > 0) {
             uint32_t off = j->j_pref_off[t];

@@ -123,9 +123,9 @@ int main(void)
         tap_bail_out("cannot listen or connect on %s", ep);
     tap_ok(tu_run_until(loop, both_up, s, 10), "both sides come up");
 
-    sk_task_spec tasks[3] = {{{(const uint8_t *)"x", 1}, NULL, 0},
-                             {{(const uint8_t *)"y", 1}, NULL, 0},
-                             {{NULL, 0}, NULL, 0}};
+    sk_task_spec tasks[3] = {{.ts_spec = {(const uint8_t *)"x", 1}},
+                             {.ts_spec = {(const uint8_t *)"y", 1}},
+                             {.ts_spec = {NULL, 0}}};
     sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
     m.m_submit_job.sj_job = 7;
     m.m_submit_job.sj_user = "ana";

@@ -160,6 +160,7 @@ static void fill_hello(pg *g, sk_hello *m)
     m->he_res = res(g);
     m->he_labels = strs(g, SK_MAX_LABELS, SK_MAX_LABEL_LEN, &m->he_nlabels);
     m->he_framework = str(g, SK_MAX_NAME_LEN);
+    m->he_rack = str(g, SK_MAX_NAME_LEN);
 }
 
 static void fill_submit(pg *g, sk_submit_job *m)
@@ -191,7 +192,11 @@ static void fill_submit(pg *g, sk_submit_job *m)
         t->ts_spec = bytes(g, below(g, 8) ? 64 : SK_MAX_SPEC_BYTES);
         t->ts_preferred =
             strs(g, SK_MAX_PREFERRED, SK_MAX_NAME_LEN, &t->ts_npreferred);
+        t->ts_racks = strs(g, SK_MAX_PREFERRED, SK_MAX_NAME_LEN, &t->ts_nracks);
+        t->ts_attempt = (uint32_t)range(g, 0, SK_MAX_ATTEMPTS - 1);
+        t->ts_done = below(g, 2);
     }
+    m->sj_placement = (uint8_t)range(g, 0, SK_PLACE_MAX);
 }
 
 static void fill_heartbeat(pg *g, sk_heartbeat *m)

@@ -195,7 +195,7 @@ static const submit_knobs submit_ok = {.ntasks = 2,
 static int submit(submit_knobs k)
 {
     tw w = {0};
-    tw_env(&w, 11, SK_MSG_SUBMIT_JOB);
+    tw_env(&w, 12, SK_MSG_SUBMIT_JOB);
     tw_uint(&w, 77);
     tw_strn(&w, 'u', k.user_len);
     tw_uint(&w, k.priority);
@@ -210,12 +210,17 @@ static int submit(submit_knobs k)
     tw_strn(&w, 'f', 2);
     tw_array(&w, k.ntasks);
     for (uint32_t i = 0; i < k.ntasks; i++) {
-        tw_array(&w, 2);
+        tw_array(&w, 5);
         tw_bin(&w, i == 0 ? k.spec_len : 0);
         tw_array(&w, i == 0 ? k.npreferred : 0);
         for (uint32_t j = 0; i == 0 && j < k.npreferred; j++)
             tw_strn(&w, 'n', k.preferred_len);
+        tw_array(&w, 1);
+        tw_strn(&w, 'r', 5);
+        tw_uint(&w, 0);
+        tw_bool(&w, false);
     }
+    tw_uint(&w, SK_PLACE_FLOW);
     return decode_free(&w);
 }
 
@@ -235,7 +240,7 @@ static const hello_knobs hello_ok = {.role = SK_ROLE_NODEMON,
 static int hello(hello_knobs k)
 {
     tw w = {0};
-    tw_env(&w, 9, SK_MSG_HELLO);
+    tw_env(&w, 10, SK_MSG_HELLO);
     tw_uint(&w, k.role);
     tw_uint(&w, 4);
     tw_uint(&w, 123456789);
@@ -249,6 +254,7 @@ static int hello(hello_knobs k)
     for (uint32_t i = 0; i < k.nlabels; i++)
         tw_strn(&w, 'l', k.label_len);
     tw_strn(&w, 'f', 0);
+    tw_strn(&w, 'r', 2);
     return decode_free(&w);
 }
 
@@ -602,7 +608,7 @@ static void test_envelope(void)
     tw_uint(&w, 1);
     tap_is_int(decode_free(&w), SK_EPROTO, "an envelope of one element");
 
-    uint64_t versions[] = {0, 2, 255, UINT64_MAX};
+    uint64_t versions[] = {0, SK_PROTOCOL_VERSION + 1, 255, UINT64_MAX};
     for (unsigned i = 0; i < 4; i++) {
         tw_array(&w, 3);
         tw_uint(&w, versions[i]);
@@ -612,7 +618,7 @@ static void test_envelope(void)
                    (unsigned long long)versions[i]);
     }
     tw_array(&w, 5);
-    tw_uint(&w, 2);
+    tw_uint(&w, SK_PROTOCOL_VERSION + 1);
     tw_uint(&w, 99);
     tw_byte(&w, 0xc0);
     tw_f64(&w, 1.5);
@@ -628,21 +634,21 @@ static void test_envelope(void)
     uint64_t types[] = {0, SK_MSG_TYPE_END, 1000, (uint64_t)1 << 40};
     for (unsigned i = 0; i < 4; i++) {
         tw_array(&w, 3);
-        tw_uint(&w, 1);
+        tw_uint(&w, SK_PROTOCOL_VERSION);
         tw_uint(&w, types[i]);
         tw_uint(&w, 1);
         tap_is_int(decode_free(&w), SK_EUNKNOWN, "type %llu",
                    (unsigned long long)types[i]);
     }
     tw_array(&w, 3);
-    tw_uint(&w, 1);
+    tw_uint(&w, SK_PROTOCOL_VERSION);
     tw_int(&w, -1);
     tw_uint(&w, 1);
     tap_is_int(decode_free(&w), SK_EPROTO, "negative type");
 
     tw_env(&w, 1, SK_MSG_CANCEL_RESERVATIONS);
     tw_uint(&w, 1);
-    tap_is_int(decode_free(&w), 0, "CANCEL_RESERVATIONS [1, 8, 1]");
+    tap_is_int(decode_free(&w), 0, "CANCEL_RESERVATIONS [2, 8, 1]");
     tw_env(&w, 0, SK_MSG_CANCEL_RESERVATIONS);
     tap_is_int(decode_free(&w), SK_EPROTO, "a field missing");
     tw_env(&w, 2, SK_MSG_CANCEL_RESERVATIONS);
@@ -939,7 +945,7 @@ static void test_encoder_limits(void)
     tap_is_int(sk_hello_encode(&b, &he), SK_EINVAL, "role 0");
 
     static uint8_t spec[SK_MAX_SPEC_BYTES + 1];
-    sk_task_spec ts = {{spec, SK_MAX_SPEC_BYTES + 1}, NULL, 0};
+    sk_task_spec ts = {.ts_spec = {spec, SK_MAX_SPEC_BYTES + 1}};
     sk_submit_job sj = {.sj_tasks = &ts, .sj_ntasks = 1};
     tap_is_int(sk_submit_job_encode(&b, &sj), SK_ELIMIT, "spec too big");
     ts.ts_spec.b_len = SK_MAX_SPEC_BYTES;
