@@ -847,6 +847,20 @@ static void on_release(nm_core *nm, const sk_release *rl, sk_time now)
     }
 }
 
+/* A flowd that restarted re-plans what its last incarnation reserved:
+ * the reservations not started yet go, so that none starts twice. */
+static void drop_pending_longs(nm_core *nm)
+{
+    nm_link *l;
+    while ((l = nm_list_first(&nm->nm_pending)) != NULL) {
+        nm_long *lg = NM_CONTAINER(l, nm_long, lg_link);
+        nm_job *j = lg->lg_job;
+        free_long(nm, lg);
+        maybe_free_job(nm, j);
+        nm->nm_st.ns_long_dropped++;
+    }
+}
+
 /* ---- peers ------------------------------------------------------------ */
 
 static void free_peer(nm_core *nm, nm_peer *p)
@@ -922,6 +936,12 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
         break;
     }
     case SK_ROLE_FLOWD:
+        if (nm->nm_flowd_inc != 0 &&
+            hello->he_incarnation != nm->nm_flowd_inc) {
+            drop_pending_longs(nm);
+            dispatch(nm, now);
+        }
+        nm->nm_flowd_inc = hello->he_incarnation;
         nm->nm_flowd = p;
         nm_send_heartbeat(nm, now);
         break;
