@@ -826,8 +826,30 @@ static void on_reserve(nm_core *nm, nm_peer *f, const sk_reserve *rv,
     dispatch(nm, now);
 }
 
+/* The running long task of (job, task), for a RELEASE without a
+ * reservation id: flowd adopted the task after a restart and never
+ * learnt the id. Costs a walk over the running tasks. */
+static nm_task *find_long_task(nm_core *nm, uint64_t job, uint32_t task)
+{
+    for (nm_link *l = nm->nm_running.ln_next; l != &nm->nm_running;
+         l = l->ln_next) {
+        nm_task *t = NM_CONTAINER(l, nm_task, tk_all);
+        if (t->tk_was_long && t->tk_job_id == job && t->tk_task == task)
+            return t;
+    }
+    return NULL;
+}
+
 static void on_release(nm_core *nm, const sk_release *rl, sk_time now)
 {
+    nm_task *adopted;
+    if (rl->rl_resv == 0 &&
+        (adopted = find_long_task(nm, rl->rl_job, rl->rl_task)) != NULL) {
+        nm->nm_st.ns_releases++;
+        if (rl->rl_kill)
+            send_kill(nm, adopted);
+        return;
+    }
     nm_long *lg = find_long(nm, rl->rl_resv);
     if (lg == NULL || lg->lg_task_idx != rl->rl_task ||
         (lg->lg_job != NULL && lg->lg_job->jb_id != rl->rl_job)) {

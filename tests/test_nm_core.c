@@ -940,6 +940,18 @@ static void test_flowd_restart(void)
     finish(nm, NM_PEER_COMMAND, 1, 0, SK_TASK_OK, 7);
     tap_ok(count(nm, SK_MSG_LAUNCH_TASK) == 0,
            "and never launches");
+    /* The new flowd adopted a running task without learning its
+     * reservation id: it releases it by job and task. */
+    reserve(nm, 9, 90, 2, SCHED_ID, 100, "", 8);
+    tap_ok(slots(nm).si_running >= 1, "a long task of job 90 runs");
+    drain(nm);
+    release(nm, 0, 90, 3, true);
+    tap_ok(count(nm, SK_MSG_KILL_TASK) == 0 &&
+               nm_get_stats(nm)->ns_release_unknown == 1,
+           "a RELEASE naming another task of the job matches nothing");
+    release(nm, 0, 90, 2, true);
+    tap_ok(count(nm, SK_MSG_KILL_TASK) == 1,
+           "RELEASE by job and task (no reservation id) kills it");
     nm_free(nm);
 }
 
