@@ -312,7 +312,9 @@ static bool adopt(fd_core *c, sk_time now, fd_node *n, const sk_running *ru)
         fd_task *t = &j->j_tasks[ru->ru_task];
         if (t->t_state != FD_TASK_WAITING)
             continue;
-        if (n->n_ntasks >= fd_node_room(n))
+        /* Not fd_node_room: the task is one of the foreign ones an
+         * earlier heartbeat counted (the job may come after it). */
+        if (n->n_ntasks >= n->n_cap)
             return false;
         t->t_attempt = ru->ru_attempt;
         t->t_waited += now > t->t_since ? now - t->t_since : 0;
