@@ -519,7 +519,7 @@ static const char *default_user(char *buf, size_t len)
 static int encode_job(sk_frontend *fe, fe_job *j, const sk_job_desc *jd)
 {
     char user[SK_MAX_NAME_LEN + 1];
-    sk_task_spec *ts = malloc(jd->jo_ntasks * sizeof *ts);
+    sk_task_spec *ts = calloc(jd->jo_ntasks, sizeof *ts);
     if (ts == NULL)
         return SK_ENOMEM;
     /* The command executor takes a NUL-terminated command line: copies of
