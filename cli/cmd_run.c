@@ -7,6 +7,7 @@
 #include "cli_common.h"
 #include "config.h"
 #include "sk_cli.h"
+#include "sk_proto.h"
 #include "skylark.h"
 
 #include <ev.h>
@@ -364,8 +365,10 @@ int cmd_run(int argc, char **argv)
         case 'R':
             if (nracks == MAX_RACKS)
                 USAGE_ERR("at most %d racks", MAX_RACKS);
-            if (optarg[0] == '\0' || strlen(optarg) > 255)
-                USAGE_ERR("--rack takes a name of 1..255 bytes");
+            if (!sk_rack_valid(optarg))
+                USAGE_ERR("--rack takes a name of 1..255 bytes of graphic "
+                          "ASCII (no space), got '%s'",
+                          optarg);
             racks[nracks++] = optarg;
             break;
         case 't':

@@ -427,10 +427,12 @@ static int check_command(sk_frontend *fe, uint32_t t, const sk_task_desc *td)
 }
 
 /* Task t's n preferred nodes or racks (what: "node", "rack"): at most
- * SK_MAX_PREFERRED names of 1..SK_MAX_NAME_LEN bytes. */
+ * SK_MAX_PREFERRED names of 1..SK_MAX_NAME_LEN bytes, racks of graphic
+ * ASCII (sk_rack_valid). */
 static int check_names(sk_frontend *fe, uint32_t t, const char *what,
                        const char *const *names, unsigned n)
 {
+    int racks = strcmp(what, "rack") == 0;
     if (n > SK_MAX_PREFERRED) {
         fe_set_error(fe, "task %u: %u preferred %ss is over the limit of %u", t,
                      n, what, SK_MAX_PREFERRED);
@@ -448,6 +450,13 @@ static int check_names(sk_frontend *fe, uint32_t t, const char *what,
                          "the limit of %u",
                          t, what, len, SK_MAX_NAME_LEN);
             return SK_ELIMIT;
+        }
+        if (racks && !sk_rack_valid(names[i])) {
+            fe_set_error(fe,
+                         "task %u: preferred rack %u holds a space, a "
+                         "control or a non-ASCII byte",
+                         t, i);
+            return SK_EINVAL;
         }
     }
     return 0;

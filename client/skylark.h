@@ -122,7 +122,8 @@ typedef uint64_t sk_job_id;
  * (they are the wire protocol's, see docs/PROTOCOL.md): at most 100,000
  * tasks; a task spec of at most 65,536 bytes; at most 16 preferred nodes
  * and 16 preferred racks per task and 64 labels per job; names (user,
- * framework, nodes, racks) of at most 255 bytes, labels of at most 127;
+ * framework, nodes, racks) of at most 255 bytes, racks of graphic ASCII
+ * (no space, no control byte), labels of at most 127;
  * priority 0..7; probe ratio 0 or 1..64; max attempts 0..100; a
  * placement of SK_PLACEMENT_SAMPLE or SK_PLACEMENT_FLOW; and the encoded
  * job must fit in one transport message (1 MiB). */

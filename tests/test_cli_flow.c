@@ -158,13 +158,25 @@ static void test_bad_usage(void)
            "--placement takes sample or flow, got ''");
     cr_sky(20, NULL, "run", "--dir", nodir, "--scheduler", fake_ep, "--rack",
            "", "--", "true", NULL);
-    expect("run --rack ''", 2, "--rack takes a name of 1..255 bytes");
+    expect("run --rack ''", 2,
+           "--rack takes a name of 1..255 bytes of graphic ASCII (no space), "
+           "got ''");
+    cr_sky(20, NULL, "run", "--dir", nodir, "--scheduler", fake_ep, "--rack",
+           "rack 1", "--", "true", NULL);
+    expect("run --rack 'rack 1'", 2,
+           "--rack takes a name of 1..255 bytes of graphic ASCII (no space), "
+           "got 'rack 1'");
     char big[300];
     memset(big, 'r', 256);
     big[256] = '\0';
     cr_sky(20, NULL, "run", "--dir", nodir, "--scheduler", fake_ep, "--rack",
            big, "--", "true", NULL);
-    expect("run --rack <256 bytes>", 2, "--rack takes a name of 1..255 bytes");
+    char want[400];
+    snprintf(want, sizeof want,
+             "--rack takes a name of 1..255 bytes of graphic ASCII (no "
+             "space), got '%s'",
+             big);
+    expect("run --rack <256 bytes>", 2, want);
     char *argv[64];
     int n = 0;
     argv[n++] = (char *)cr_skylark();
@@ -186,7 +198,7 @@ int main(void)
     if (cr_skylark() == NULL)
         tap_skip_all("no skylark tool under $top_builddir");
     tap_timeout(120);
-    tap_plan(11);
+    tap_plan(12);
     signal(SIGPIPE, SIG_IGN);
     unsetenv("SKYLARK_KEY_FILE");
     snprintf(nodir, sizeof nodir, "/tmp/test_cli_flow.%ld/none",

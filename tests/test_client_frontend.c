@@ -1012,6 +1012,7 @@ static void test_flow_refusals(void)
     for (unsigned i = 0; i <= SK_MAX_PREFERRED; i++)
         many[i] = "r";
     const char *with_null[] = {"r1", NULL}, *with_empty[] = {"", "r2"};
+    const char *with_space[] = {"r1", "r2", "rack 3"};
     const char *too_long[] = {longname};
     struct {
         const char *const *racks;
@@ -1024,6 +1025,9 @@ static void test_flow_refusals(void)
         {NULL, 1, SK_EINVAL, "task 1: preferred rack 0 is empty"},
         {with_null, 2, SK_EINVAL, "task 1: preferred rack 1 is empty"},
         {with_empty, 2, SK_EINVAL, "task 1: preferred rack 0 is empty"},
+        {with_space, 3, SK_EINVAL,
+         "task 1: preferred rack 2 holds a space, a control or a non-ASCII "
+         "byte"},
         {too_long, 1, SK_ELIMIT,
          "task 1: a preferred rack name of 256 bytes is over the limit of "
          "255"},
