@@ -64,6 +64,15 @@ tests_test_cli_refusals_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS)
 tests_test_cli_refusals_LDADD = tests/libcli_run.a $(DH_TEST_LDADD)
 EXTRA_tests_test_cli_refusals_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark
 
+# The flow path's options of run and load on the wire, through the real
+# tool and a fake scheduler that spells what it got.
+check_PROGRAMS += tests/test_cli_flow
+TESTS += tests/test_cli_flow
+tests_test_cli_flow_SOURCES = tests/test_cli_flow.c \
+	tests/test_client_fake.c tests/test_client_fake.h
+tests_test_cli_flow_LDADD = tests/libcli_run.a $(CLIENT_TEST_LDADD)
+EXTRA_tests_test_cli_flow_DEPENDENCIES = cli/skylark
+
 # skylark status --json and cluster status --json against a local
 # cluster, read back by python3 and checked against the text output.
 check_PROGRAMS += tests/test_cli_status_json

@@ -40,6 +40,17 @@ int cli_parse_double(const char *s, double min, double max, double *out)
     return 0;
 }
 
+int cli_parse_placement(const char *s, sk_job_placement *out)
+{
+    if (s != NULL && strcmp(s, "sample") == 0)
+        *out = SK_PLACEMENT_SAMPLE;
+    else if (s != NULL && strcmp(s, "flow") == 0)
+        *out = SK_PLACEMENT_FLOW;
+    else
+        return -1;
+    return 0;
+}
+
 int cli_check_endpoint(const char *who, const char *what, const char *addr)
 {
     char why[256];

@@ -29,6 +29,10 @@ int cli_parse_ulong(const char *s, unsigned long min, unsigned long max,
  * Returns 0 or -1. */
 int cli_parse_double(const char *s, double min, double max, double *out);
 
+/* cli_parse_placement parses a --placement value: "sample"
+ * (SK_PLACEMENT_SAMPLE) or "flow" (SK_PLACEMENT_FLOW). Returns 0 or -1. */
+int cli_parse_placement(const char *s, sk_job_placement *out);
+
 /* cli_check_endpoint checks addr with sk_endpoint_check; when it is not
  * an endpoint, prints "WHO: WHAT 'ADDR': why" on stderr (what: the option
  * or argument that gave it, such as "--scheduler") and returns -1 (the

@@ -30,7 +30,7 @@ static void load_usage(FILE *out)
         out,
         "usage: skylark load [--users U1,U2,...] [--jobs N] [--tasks MIN-MAX]\n"
         "                    [--duration MIN-MAX] [--inflight K] [--seed S]\n"
-        "                    [--timeout S]\n"
+        "                    [--timeout S] [--placement sample|flow]\n"
         "                    [--scheduler ADDR]... [--dir DIR]\n"
         "\n"
         "Runs a mixed workload of short jobs on a Skylark cluster: N jobs\n"
@@ -53,6 +53,10 @@ static void load_usage(FILE *out)
         "  -D, --duration MIN-MAX  task duration, ms (default 10-200)\n"
         "  -k, --inflight K      jobs in flight per user (default 4)\n"
         "      --seed S          random seed (default 1)\n"
+        "      --placement P     sample (default: the schedulers' batch\n"
+        "                        sampling, the flow node as fallback) or\n"
+        "                        flow (every job straight to the flow\n"
+        "                        node, skylark-flowd, to compare)\n"
         "  -t, --timeout S       cancel the jobs in flight after S seconds\n"
         "  -s, --scheduler ADDR  a scheduler (repeatable); default: the\n"
         "                        local cluster's\n"
@@ -111,6 +115,7 @@ static struct {
     int l_code;                       /* 128 + the first signal */
     int l_leave;                      /* nonzero: leave now with this status */
     unsigned l_failovers;             /* jobs moved to another scheduler */
+    sk_job_placement l_placement;     /* every job's */
     ev_timer l_draw, l_grace, l_deadline;
     ev_signal l_int, l_term;
     struct ev_loop *l_loop;
@@ -237,13 +242,15 @@ static void submit_next(user *u)
                                          &L.l_rng, L.l_dmax - L.l_dmin + 1);
             int len = snprintf(cmd[t], sizeof cmd[t], "sleep %u.%03u",
                                ms / 1000, ms % 1000);
-            td[t] = (sk_task_desc){cmd[t], (uint32_t)len, NULL, 0};
+            td[t] =
+                (sk_task_desc){.td_spec = cmd[t], .td_spec_len = (uint32_t)len};
         }
         sk_job_desc jd;
         sk_job_desc_init(&jd);
         jd.jo_user = u->u_name;
         jd.jo_tasks = td;
         jd.jo_ntasks = n;
+        jd.jo_placement = L.l_placement;
         sk_job_callbacks cb = {on_started, on_task_done, on_job_done, u};
         int rc = sk_frontend_submit(u->u_fe, &jd, &cb, NULL);
         free(td);
@@ -541,6 +548,7 @@ int cmd_load(int argc, char **argv)
         {"duration", required_argument, NULL, 'D'},
         {"inflight", required_argument, NULL, 'k'},
         {"seed", required_argument, NULL, 'S'},
+        {"placement", required_argument, NULL, 'P'},
         {"timeout", required_argument, NULL, 't'},
         {"scheduler", required_argument, NULL, 's'},
         {"dir", required_argument, NULL, 'd'},
@@ -596,6 +604,10 @@ int cmd_load(int argc, char **argv)
         case 't':
             if (cli_parse_double(optarg, 0.001, 1e7, &timeout) != 0)
                 USAGE_ERR("--timeout takes seconds, got '%s'", optarg);
+            break;
+        case 'P':
+            if (cli_parse_placement(optarg, &L.l_placement) != 0)
+                USAGE_ERR("--placement takes sample or flow, got '%s'", optarg);
             break;
         case 'S':
             if (cli_parse_ulong(optarg, 0, ~0ul, &seed) != 0)

@@ -24,8 +24,10 @@
 #define DEFAULT_LISTEN "tcp://127.0.0.1:7071"
 #define DEFAULT_SCHED  "tcp://127.0.0.1:7070"
 #define MAX_SCHEDULERS 64
-#define NOWN           5 /* schedulers, flowd, labels, shell, kill_grace_ms */
-#define NKEYS          (NM_CONFIG_NKEYS + SK_DAEMON_NKEYS + NOWN)
+#define NOWN                                                                   \
+    6 /* schedulers, flowd, labels, rack, shell,                               \
+         kill_grace_ms */
+#define NKEYS (NM_CONFIG_NKEYS + SK_DAEMON_NKEYS + NOWN)
 
 /* The daemon: the core, its command executor and the shell. */
 typedef struct nm_daemon {
@@ -201,6 +203,8 @@ static const sk_daemon_option OPTIONS[] = {
     {"mem-mb", "N", "nodemon", "mem_mb",
      "memory offered, MiB (default 1024 per slot)"},
     {"label", "LABEL", "nodemon", "labels", "a node label (repeatable)"},
+    {"rack", "NAME", "nodemon", "rack",
+     "this node's rack, for the flow node (default: none)"},
     {"weight", "USER=W", "weights", NULL,
      "fair-share weight of a user (repeatable; default 1)"},
     {"log-level", "LEVEL", "nodemon", "log_level",
@@ -245,6 +249,7 @@ int main(int argc, char **argv)
     sk_strlist scheds = {NULL, 0, MAX_SCHEDULERS, SK_MAX_ADDR_LEN, 1};
     sk_strlist labels = {NULL, 0, SK_MAX_LABELS, SK_MAX_LABEL_LEN, 0};
     char flowd[SK_MAX_ADDR_LEN + 1] = "";
+    char rack[SK_MAX_NAME_LEN + 1] = "";
 
     sk_config_key keys[NKEYS];
     size_t n = nm_config_keys(&cfg, &weights, keys);
@@ -279,6 +284,16 @@ int main(int argc, char **argv)
                                 sk_strlist_parse,
                                 "node labels, comma-separated (each value "
                                 "adds; the command line replaces)"};
+    keys[n++] = (sk_config_key){"nodemon",
+                                "rack",
+                                SK_CONFIG_STRING,
+                                rack,
+                                sizeof rack,
+                                0,
+                                0,
+                                NULL,
+                                "this node's rack, for the flow node's "
+                                "placement (HELLO he_rack); none by default"};
     keys[n++] = (sk_config_key){"cmdexec",
                                 "shell",
                                 SK_CONFIG_STRING,
@@ -325,6 +340,13 @@ int main(int argc, char **argv)
         sk_daemon_transport_config(&ds, "nodemon", cfg.nc_node, &tc, err,
                                    sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", PROG, err);
+        goto out_lists;
+    }
+    if (rack[0] != '\0' && !sk_rack_valid(rack)) {
+        fprintf(stderr,
+                "%s: [nodemon] rack: must be 1 to %u bytes of graphic ASCII "
+                "(no space, no control byte), got '%s'\n",
+                PROG, SK_MAX_NAME_LEN, rack);
         goto out_lists;
     }
     if (cx.cx_shell[0] != '/') {
@@ -386,6 +408,7 @@ int main(int argc, char **argv)
                 .he_labels = (const char **)labels.sl_items,
                 .he_nlabels = labels.sl_count,
                 .he_framework = "",
+                .he_rack = rack,
             },
         .dc_local = NM_PEER_COMMAND,
     };
@@ -400,11 +423,11 @@ int main(int argc, char **argv)
     if (rc != 0)
         goto out_cmd;
     sk_info("%s %s: node %s (id %lld) ready: %lld slots, %lld millicores, "
-            "%lld MiB, %u schedulers, flowd %s",
+            "%lld MiB, %u schedulers, flowd %s, rack %s",
             PROG, sk_version(), cfg.nc_node, (long long)cfg.nc_node_id,
             (long long)cfg.nc_slots, (long long)cfg.nc_cpu_milli,
             (long long)cfg.nc_mem_mb, scheds.sl_count,
-            flowd[0] != '\0' ? flowd : "none");
+            flowd[0] != '\0' ? flowd : "none", rack[0] != '\0' ? rack : "none");
     sk_daemon_run(nd.nd_shell);
     ev_timer_stop(nd.nd_loop, &nd.nd_grace);
     sk_daemon_destroy(nd.nd_shell);

@@ -82,8 +82,9 @@ typedef struct fd_task {
     sk_time t_waited;     /* time waited before t_since, all spells */
     uint32_t t_moves;     /* attempts used up by preemption */
     uint64_t t_round;     /* stamp: stopped by this round's flow */
-    const char **t_prefs; /* preferred nodes, "rack=NAME" for racks */
-    uint32_t t_nprefs;
+    const char **t_prefs; /* preferred nodes, then preferred racks */
+    uint32_t t_nprefs;    /* both */
+    uint32_t t_nracks;    /* the last t_nracks of t_prefs are racks */
     const uint8_t *t_spec;
     uint32_t t_spec_len;
     fd_link t_node_link;     /* in its node's n_tasks */
@@ -136,7 +137,7 @@ typedef struct fd_class {
 } fd_class;
 
 typedef struct fd_rack {
-    char r_name[SK_MAX_LABEL_LEN + 1];
+    char r_name[SK_MAX_NAME_LEN + 1]; /* he_rack ("": nodes without) */
     uint32_t r_slot;
     uint32_t r_nnodes;
     int64_t r_cap; /* sum of its live nodes' room */
