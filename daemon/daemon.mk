@@ -23,7 +23,8 @@ daemon_libskdaemon_la_LIBADD = $(MHD_LIBS) $(SODIUM_LIBS) $(PTHREAD_LIBS)
 # installed: Debian prometheus).
 check_PROGRAMS += tests/test_metrics
 TESTS += tests/test_metrics
-tests_test_metrics_SOURCES = tests/test_metrics.c
+tests_test_metrics_SOURCES = tests/test_metrics.c tests/http_get.c \
+	tests/http_get.h
 tests_test_metrics_LDADD = $(DH_TEST_LDADD)
 EXTRA_tests_test_metrics_DEPENDENCIES = $(DH_TEST_DEPS) \
 	flowcore/flowd/skylark-flowd

@@ -8,21 +8,17 @@
  * other paths and methods are refused and counted; a token file makes
  * the endpoint take a bearer token; an address beyond loopback without
  * a token, and a malformed one, are refused at start (exit 2). The test
- * speaks HTTP/1.0 over a plain socket, so it needs no HTTP client.
+ * speaks HTTP/1.0 over a plain socket (http_get.h).
  */
 #include "daemon_harness.h"
+#include "http_get.h"
 #include "tap.h"
 #include "transport_util.h"
 
-#include <arpa/inet.h>
-#include <errno.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -30,27 +26,13 @@
 
 #define SHORT_TASKS 6
 #define LONG_TASKS  2
-#define MAX_PAGE    (2u << 20)
 
 static dh_proc flowd, sched, node, sched2;
 static int flowd_port, sched_port, node_port, sched2_port;
 static dh_client *tool;
 static char promtool[512];
 
-/* ---- a minimal HTTP/1.0 client --------------------------------------------
- */
-
-typedef struct page {
-    int pg_status; /* 0: no answer */
-    char *pg_head; /* status line and headers */
-    char *pg_body;
-} page;
-
-static void page_free(page *p)
-{
-    free(p->pg_head);
-    memset(p, 0, sizeof *p);
-}
+/* ---- scrapes ------------------------------------------------------------ */
 
 static double now_s(void)
 {
@@ -59,64 +41,13 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Sends method path to 127.0.0.1:port with header extra (or NULL) and
- * reads the answer until the server closes, within 5 s. */
-static page http(int port, const char *method, const char *path,
-                 const char *extra)
+static hg_page scrape(int port)
 {
-    page p = {0};
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET,
-                            .sin_port = htons((uint16_t)port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-        if (fd >= 0)
-            close(fd);
-        return p;
-    }
-    char req[1024];
-    int n = snprintf(
-        req, sizeof req, "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%s%s\r\n",
-        method, path, extra != NULL ? extra : "", extra != NULL ? "\r\n" : "");
-    if (write(fd, req, (size_t)n) != n) {
-        close(fd);
-        return p;
-    }
-    char *buf = malloc(MAX_PAGE + 1);
-    size_t len = 0;
-    double until = now_s() + 5;
-    while (buf != NULL && len < MAX_PAGE && now_s() < until) {
-        struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        if (poll(&pfd, 1, 100) <= 0)
-            continue;
-        ssize_t r = read(fd, buf + len, MAX_PAGE - len);
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-    }
-    close(fd);
-    if (buf == NULL)
-        return p;
-    buf[len] = '\0';
-    char *sep = strstr(buf, "\r\n\r\n");
-    if (sep == NULL || sscanf(buf, "HTTP/1.%*d %d", &p.pg_status) != 1) {
-        free(buf);
-        p.pg_status = 0;
-        return p;
-    }
-    *sep = '\0';
-    p.pg_head = buf;
-    p.pg_body = sep + 4;
-    return p;
-}
-
-static page scrape(int port)
-{
-    return http(port, "GET", "/metrics", NULL);
+    return hg_request(port, "GET", "/metrics", NULL);
 }
 
 /* The value of the sample "name" or "name{labels}" in a page, or -1. */
-static double sample(const page *p, const char *name)
+static double sample(const hg_page *p, const char *name)
 {
     if (p->pg_body == NULL)
         return -1;
@@ -137,9 +68,9 @@ static double wait_sample(int port, const char *name, double want,
 {
     double v = -1, until = now_s() + timeout;
     do {
-        page p = scrape(port);
+        hg_page p = scrape(port);
         v = sample(&p, name);
-        page_free(&p);
+        hg_free(&p);
         if (v >= want)
             break;
         dh_client_run_for(tool, 0.05);
@@ -163,7 +94,7 @@ static void find_promtool(void)
 
 /* Runs `promtool check metrics` on the body of p; its verdict, lint
  * lines included, goes to the TAP diagnostics. */
-static void check_promtool(const page *p, const char *who)
+static void check_promtool(const hg_page *p, const char *who)
 {
     if (promtool[0] == '\0') {
         tap_skip(1, "promtool is not installed (Debian: prometheus); "
@@ -242,7 +173,7 @@ static void test_pages(void)
              {"sched", sched_port, "skylark_sched_nodes"},
              {"nodemon", node_port, "skylark_nodemon_slots"}};
     for (int i = 0; i < 3; i++) {
-        page p = scrape(d[i].port);
+        hg_page p = scrape(d[i].port);
         tap_ok(p.pg_status == 200 && p.pg_head != NULL &&
                    strstr(p.pg_head, "text/plain; version=0.0.4") != NULL,
                "%s: GET /metrics is 200, text format 0.0.4", d[i].who);
@@ -251,7 +182,7 @@ static void test_pages(void)
                "%s: its own families (%s) and the transport's", d[i].who,
                d[i].family);
         check_promtool(&p, d[i].who);
-        page_free(&p);
+        hg_free(&p);
     }
     tap_is_int((int64_t)wait_sample(
                    node_port, "skylark_nodemon_heartbeats_total", 1, 10) >= 1,
@@ -262,16 +193,16 @@ static void test_pages(void)
 
 static void test_short_job(void)
 {
-    page p = scrape(sched_port);
+    hg_page p = scrape(sched_port);
     double launched0 = sample(&p, "skylark_sched_tasks_launched_total");
     double ok0 =
         sample(&p, "skylark_sched_tasks_finished_total{outcome=\"ok\"}");
-    page_free(&p);
+    hg_free(&p);
     p = scrape(node_port);
     double nlaunched0 = sample(&p, "skylark_nodemon_tasks_launched_total");
     double exec0 =
         sample(&p, "skylark_nodemon_exec_results_total{status=\"ok\"}");
-    page_free(&p);
+    hg_free(&p);
     tap_ok(launched0 == 0 && ok0 == 0 && nlaunched0 == 0 && exec0 == 0,
            "before the job: no task launched or finished");
 
@@ -296,7 +227,7 @@ static void test_short_job(void)
     tap_ok(sample(&p, "skylark_sched_reservations_total") >= SHORT_TASKS &&
                sample(&p, "skylark_transport_messages_received_total") > 0,
            "sched: reservations and transport messages counted");
-    page_free(&p);
+    hg_free(&p);
     p = scrape(node_port);
     tap_is_int((int64_t)sample(&p, "skylark_nodemon_tasks_launched_total"),
                SHORT_TASKS, "nodemon: tasks_launched_total moved to %d",
@@ -304,7 +235,7 @@ static void test_short_job(void)
     tap_is_int((int64_t)sample(
                    &p, "skylark_nodemon_exec_results_total{status=\"ok\"}"),
                SHORT_TASKS, "nodemon: the executor's ok results too");
-    page_free(&p);
+    hg_free(&p);
 }
 
 static void test_long_job(void)
@@ -337,7 +268,7 @@ static void test_long_job(void)
     tap_ok(wait_sample(flowd_port, "skylark_flowd_reserves_total", LONG_TASKS,
                        10) >= LONG_TASKS,
            "flowd: a round reserved slots for its %d tasks", LONG_TASKS);
-    page p = scrape(flowd_port);
+    hg_page p = scrape(flowd_port);
     double count = sample(&p, "skylark_flowd_solve_seconds_count");
     double inf = sample(&p, "skylark_flowd_solve_seconds_bucket{le=\"+Inf\"}");
     double won =
@@ -350,17 +281,17 @@ static void test_long_job(void)
            "%g, by algorithm %g)",
            solves0, count, inf, won);
     check_promtool(&p, "flowd-after");
-    page_free(&p);
+    hg_free(&p);
 }
 
 static void test_refusals(void)
 {
-    page p = http(sched_port, "GET", "/", NULL);
+    hg_page p = hg_request(sched_port, "GET", "/", NULL);
     tap_is_int(p.pg_status, 404, "GET / is 404");
-    page_free(&p);
-    p = http(sched_port, "POST", "/metrics", "Content-Length: 0");
+    hg_free(&p);
+    p = hg_request(sched_port, "POST", "/metrics", "Content-Length: 0");
     tap_is_int(p.pg_status, 405, "POST /metrics is 405");
-    page_free(&p);
+    hg_free(&p);
     p = scrape(sched_port);
     tap_ok(sample(&p, "skylark_metrics_refused_total{reason=\"not_found\"}") ==
                    1 &&
@@ -368,7 +299,7 @@ static void test_refusals(void)
                    1 &&
                sample(&p, "skylark_metrics_scrapes_total") > 0,
            "the refusals and the scrapes are counted");
-    page_free(&p);
+    hg_free(&p);
 }
 
 static void test_token(void)
@@ -386,27 +317,27 @@ static void test_token(void)
     const char *x[] = {"--metrics-listen", ml, "--set", set, NULL};
     if (dh_start_sched(&sched2, "s2", 2, x) != 0)
         tap_bail_out("the scheduler with a token did not start");
-    page p = scrape(sched2_port);
+    hg_page p = scrape(sched2_port);
     tap_ok(p.pg_status == 401 && p.pg_head != NULL &&
                strstr(p.pg_head, "WWW-Authenticate: Bearer") != NULL,
            "with a token file: a scrape without the token is 401");
-    page_free(&p);
-    p = http(
+    hg_free(&p);
+    p = hg_request(
         sched2_port, "GET", "/metrics",
         "Authorization: Bearer "
         "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100");
     tap_is_int(p.pg_status, 401, "a wrong token is 401");
-    page_free(&p);
+    hg_free(&p);
     char auth[128];
     snprintf(auth, sizeof auth, "Authorization: Bearer %s", hex);
-    p = http(sched2_port, "GET", "/metrics", auth);
+    p = hg_request(sched2_port, "GET", "/metrics", auth);
     tap_ok(
         p.pg_status == 200 &&
             sample(&p,
                    "skylark_metrics_refused_total{reason=\"unauthorized\"}") ==
                 2,
         "the token is 200, and the two refusals are counted");
-    page_free(&p);
+    hg_free(&p);
 }
 
 /* Runs the scheduler with the arguments; its exit status, or -1. */
