@@ -127,23 +127,39 @@ static void node_from_nodemon(cli_json *j, const sk_status *s)
     cli_json_end(j);
 }
 
-/* Gathers the document: every daemon's answer (schedulers with their
- * table of jobs), then the node view. Returns 0 or -1 (no memory). */
+/* Asks daemon i of the cluster for its status (with its table unless
+ * it is a node monitor) into st[i]; NULL when it is dead or mute. */
+static void ask(const dashboard *db, unsigned i, sk_status **st)
+{
+    const skc_daemon *d = &db->db_cl->cc_daemons[i];
+    if (!skc_alive(d) || sk_status_fetch_keyed(
+                             d->cd_endpoint, skc_key(db->db_cl), db->db_timeout,
+                             d->cd_kind != SKC_NODEMON, &st[i]) != 0)
+        st[i] = NULL;
+}
+
+/* Gathers the document: flowd's and the schedulers' answers (schedulers
+ * with their table of jobs), then the node view: from flowd's table when
+ * it answers, and then the node monitors are not asked (one request per
+ * node would not scale: their entries say only whether their process
+ * runs); else from each node monitor's answer. Returns 0 or -1 (no
+ * memory). */
 static int gather(dashboard *db)
 {
     const skc_cluster *cl = db->db_cl;
     sk_status *st[SKC_MAX_DAEMONS] = {0};
     int flowd = -1;
     for (unsigned i = 0; i < cl->cc_n; i++) {
-        const skc_daemon *d = &cl->cc_daemons[i];
-        int table = d->cd_kind != SKC_NODEMON;
-        if (!skc_alive(d) ||
-            sk_status_fetch_keyed(d->cd_endpoint, skc_key(cl), db->db_timeout,
-                                  table, &st[i]) != 0)
-            st[i] = NULL;
-        if (st[i] != NULL && d->cd_kind == SKC_FLOWD && flowd < 0)
+        if (cl->cc_daemons[i].cd_kind == SKC_NODEMON)
+            continue;
+        ask(db, i, st);
+        if (st[i] != NULL && cl->cc_daemons[i].cd_kind == SKC_FLOWD &&
+            flowd < 0)
             flowd = (int)i;
     }
+    for (unsigned i = 0; i < cl->cc_n && flowd < 0; i++)
+        if (cl->cc_daemons[i].cd_kind == SKC_NODEMON)
+            ask(db, i, st);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -161,10 +177,12 @@ static int gather(dashboard *db)
         cli_json_string(&j, "kind", skc_kind_name(d->cd_kind));
         cli_json_string(&j, "name", d->cd_name);
         cli_json_string(&j, "address", d->cd_endpoint);
+        int asked = flowd < 0 || d->cd_kind != SKC_NODEMON;
         cli_json_string(&j, "state",
-                        st[i] != NULL  ? "up"
-                        : skc_alive(d) ? "mute"
-                                       : "dead");
+                        st[i] != NULL   ? "up"
+                        : !skc_alive(d) ? "dead"
+                        : asked         ? "mute"
+                                        : "running");
         if (st[i] == NULL) {
             cli_json_null(&j, "answer");
         } else {
