@@ -9,6 +9,8 @@
 #include "sk_tframe.h"
 #include "skylark.h"
 
+#include <sodium.h>
+
 #include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -226,6 +228,7 @@ int sk_daemon_transport_config(const sk_daemon_settings *s, const char *role,
 }
 
 int sk_daemon_metrics_config(const sk_daemon_settings *s,
+                             const sk_transport_config *tc,
                              sk_metrics_config *out,
                              uint8_t token[SK_METRICS_TOKEN_BYTES], char *err,
                              size_t errlen)
@@ -242,6 +245,15 @@ int sk_daemon_metrics_config(const sk_daemon_settings *s,
     if (s->ds_metrics_token_file[0] != '\0') {
         if (sk_keyfile_read(s->ds_metrics_token_file, token, err, errlen) < 0)
             return SK_ECONFIG;
+        if (tc->tc_keyed &&
+            sodium_memcmp(token, tc->tc_key, SK_METRICS_TOKEN_BYTES) == 0) {
+            snprintf(err, errlen,
+                     "metrics_token_file %s holds the cluster key: give the "
+                     "metrics endpoint a token of its own (whoever scrapes "
+                     "holds it; `skylark key new FILE` makes one)",
+                     s->ds_metrics_token_file);
+            return SK_ECONFIG;
+        }
         out->mc_token = token;
     } else if (!s->ds_metrics_public && !sk_metrics_addr_is_loopback(&ss)) {
         snprintf(err, errlen,

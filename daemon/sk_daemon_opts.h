@@ -80,9 +80,12 @@ int sk_daemon_transport_config(const sk_daemon_settings *s, const char *role,
  * NULL) without metrics_listen; else its address and, with
  * metrics_token_file, the token read into token (sk_keyfile_read's
  * rules), mc_token pointing to it. Returns 0, or SK_ECONFIG with a
- * message in err when the address or the file is refused, or when the
- * address is beyond loopback with neither a token nor metrics_public. */
+ * message in err when the address or the file is refused, when the
+ * token is the cluster key of tc (whoever scrapes holds the token), or
+ * when the address is beyond loopback with neither a token nor
+ * metrics_public. */
 int sk_daemon_metrics_config(const sk_daemon_settings *s,
+                             const sk_transport_config *tc,
                              sk_metrics_config *out,
                              uint8_t token[SK_METRICS_TOKEN_BYTES], char *err,
                              size_t errlen);

@@ -335,7 +335,7 @@ int main(int argc, char **argv)
     if (nm_config_check(&cfg, err, sizeof err) != 0 ||
         sk_daemon_transport_config(&ds, "nodemon", cfg.nc_node, &tc, err,
                                    sizeof err) != 0 ||
-        sk_daemon_metrics_config(&ds, &mc, token, err, sizeof err) != 0) {
+        sk_daemon_metrics_config(&ds, &tc, &mc, token, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", PROG, err);
         goto out_lists;
     }

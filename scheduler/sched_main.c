@@ -126,7 +126,7 @@ int main(int argc, char **argv)
     if (sched_config_check(&cfg, err, sizeof err) != 0 ||
         sk_daemon_transport_config(&ds, "sched", cfg.sc_name, &tc, err,
                                    sizeof err) != 0 ||
-        sk_daemon_metrics_config(&ds, &mc, token, err, sizeof err) != 0) {
+        sk_daemon_metrics_config(&ds, &tc, &mc, token, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", PROG, err);
         return 2;
     }

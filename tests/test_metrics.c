@@ -7,7 +7,8 @@
  * monitor and a long job through flowd's rounds (its solve histogram);
  * other paths and methods are refused and counted; a token file makes
  * the endpoint take a bearer token; an address beyond loopback without
- * a token, and a malformed one, are refused at start (exit 2). The test
+ * a token, a malformed one, and the cluster key as the token are refused
+ * at start (exit 2). The test
  * speaks HTTP/1.0 over a plain socket (http_get.h).
  */
 #include "daemon_harness.h"
@@ -31,6 +32,7 @@ static dh_proc flowd, sched, node, sched2;
 static int flowd_port, sched_port, node_port, sched2_port;
 static dh_client *tool;
 static char promtool[512];
+static char token_path[600]; /* test_token's file, reused by test_config */
 
 /* ---- scrapes ------------------------------------------------------------ */
 
@@ -308,11 +310,11 @@ static void test_token(void)
         "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
     char text[80];
     snprintf(text, sizeof text, "%s\n", hex);
-    char path[600];
-    snprintf(path, sizeof path, "%s", dh_write_file("metrics.token", text));
-    chmod(path, 0600);
+    snprintf(token_path, sizeof token_path, "%s",
+             dh_write_file("metrics.token", text));
+    chmod(token_path, 0600);
     char set[700], ml[64];
-    snprintf(set, sizeof set, "sched.metrics_token_file=%s", path);
+    snprintf(set, sizeof set, "sched.metrics_token_file=%s", token_path);
     metrics_arg(ml, sizeof ml, &sched2_port);
     const char *x[] = {"--metrics-listen", ml, "--set", set, NULL};
     if (dh_start_sched(&sched2, "s2", 2, x) != 0)
@@ -340,16 +342,13 @@ static void test_token(void)
     hg_free(&p);
 }
 
-/* Runs the scheduler with the arguments; its exit status, or -1. */
-static int run_sched(dh_proc *p, const char *log, const char *a1,
-                     const char *a2)
+/* Runs the scheduler with args (NULL-terminated, at most 8); its exit
+ * status, or -1. */
+static int run_sched(dh_proc *p, const char *log, const char *const *args)
 {
-    char *argv[] = {(char *)dh_sched_path(),
-                    "--listen",
-                    "tcp://127.0.0.1:1",
-                    (char *)a1,
-                    (char *)a2,
-                    NULL};
+    char *argv[12] = {(char *)dh_sched_path(), "--listen", "tcp://127.0.0.1:1"};
+    for (int i = 0; i < 8 && args[i] != NULL; i++)
+        argv[3 + i] = (char *)args[i];
     memset(p, 0, sizeof *p);
     if (dh_spawn(p, log, argv) != 0)
         return -1;
@@ -363,12 +362,22 @@ static int run_sched(dh_proc *p, const char *log, const char *a1,
 static void test_config(void)
 {
     dh_proc p;
-    tap_is_int(run_sched(&p, "wide.log", "--metrics-listen", "0.0.0.0:9464"), 2,
+    const char *wide[] = {"--metrics-listen", "0.0.0.0:9464", NULL};
+    tap_is_int(run_sched(&p, "wide.log", wide), 2,
                "metrics beyond loopback without a token: exit 2");
     tap_ok(dh_log_has(&p, "beyond loopback"), "... saying why");
-    tap_is_int(run_sched(&p, "bad.log", "--metrics-listen", "127.0.0.1"), 2,
+    const char *bad[] = {"--metrics-listen", "127.0.0.1", NULL};
+    tap_is_int(run_sched(&p, "bad.log", bad), 2,
                "a metrics address without a port: exit 2");
     tap_ok(dh_log_has(&p, "HOST:PORT"), "... saying what it takes");
+    char set[700];
+    snprintf(set, sizeof set, "sched.metrics_token_file=%s", token_path);
+    const char *same[] = {"--key-file",  token_path, "--metrics-listen",
+                          "127.0.0.1:9", "--set",    set,
+                          NULL};
+    tap_is_int(run_sched(&p, "same.log", same), 2,
+               "the cluster key as the metrics token: exit 2");
+    tap_ok(dh_log_has(&p, "holds the cluster key"), "... saying why");
 }
 
 static void stop(dh_proc *p, const char *who)
