@@ -127,6 +127,35 @@ static void node_from_nodemon(cli_json *j, const sk_status *s)
     cli_json_end(j);
 }
 
+/* minify drops the whitespace cli_json indents with (every byte outside
+ * strings that is a space or a newline; inside strings cli_json escapes
+ * control bytes, so nothing there changes), in place: the node view goes
+ * from about 65 to 32 bytes per node of 10-byte names. Returns the new
+ * length. */
+static size_t minify(char *s, size_t len)
+{
+    size_t o = 0;
+    int in_str = 0, esc = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = s[i];
+        if (in_str) {
+            if (esc)
+                esc = 0;
+            else if (ch == '\\')
+                esc = 1;
+            else if (ch == '"')
+                in_str = 0;
+        } else if (ch == '"') {
+            in_str = 1;
+        } else if (ch == ' ' || ch == '\n') {
+            continue;
+        }
+        s[o++] = ch;
+    }
+    s[o] = '\0';
+    return o;
+}
+
 /* Asks daemon i of the cluster for its status (with its table unless
  * it is a node monitor) into st[i]; NULL when it is dead or mute. */
 static void ask(const dashboard *db, unsigned i, sk_status **st)
@@ -219,7 +248,7 @@ static int gather(dashboard *db)
         sk_status_free(st[i]);
     free(db->db_json);
     db->db_json = buf;
-    db->db_len = len;
+    db->db_len = minify(buf, len);
     db->db_at = mono_s();
     return 0;
 fail:
