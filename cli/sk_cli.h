@@ -35,6 +35,12 @@ int cmd_run(int argc, char **argv);
  * or a bad address. */
 int cmd_status(int argc, char **argv);
 
+/* cmd_dashboard: `skylark dashboard [--listen HOST:PORT]` serves a live
+ * page of the local cluster and its JSON (/api/cluster) on loopback
+ * until SIGINT or SIGTERM. Exit status: 0 stopped by a signal, 1 cannot
+ * serve or no cluster, 2 bad usage. */
+int cmd_dashboard(int argc, char **argv);
+
 /* cmd_load: `skylark load` runs a mixed workload of short jobs from
  * several users through the client API and prints a summary (jobs,
  * tasks, job response time p50/p95/p99, scheduling overhead p50/p99,

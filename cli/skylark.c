@@ -20,6 +20,8 @@ static const command commands[] = {
      "start, inspect or stop a local cluster (up, status, down)"},
     {"run", cmd_run, "run a job of N copies of a command and summarise it"},
     {"status", cmd_status, "what a daemon (or the local cluster) is doing"},
+    {"dashboard", cmd_dashboard,
+     "a live web view of the local cluster, on loopback"},
     {"key", cmd_key, "make a cluster key (authenticated clusters)"},
     {"load", cmd_load,
      "run a mixed workload of short jobs from several users, summarised"},

@@ -1,7 +1,7 @@
 /*
  * sk_daemon.c - the daemon shell: link callbacks to core inputs, the
  * outbox to link sends, the deadline timer, signals, and the extension of
- * STATUS_REPLY with the shell's counters.
+ * STATUS_REPLY with the shell's counters, and its part of /metrics.
  */
 #include "sk_daemon.h"
 #include "sk_advertise.h"
@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,7 @@ struct sk_daemon {
     uint32_t d_nkv;
     char *d_pool;
     size_t d_pool_used;
+    sk_metrics_server *d_metrics; /* /metrics, or NULL */
 };
 
 sk_time sk_daemon_now(void)
@@ -215,6 +217,113 @@ static const sk_msg *status_extend(sk_daemon *d, const sk_msg *m)
     d->d_status.m_status_reply.sr_kv = d->d_kv;
     d->d_status.m_status_reply.sr_nkv = d->d_nkv;
     return &d->d_status;
+}
+
+/* ---- /metrics ------------------------------------------------------------ */
+
+#define M_COUNTER(name, field, help)                                           \
+    {                                                                          \
+        "skylark_daemon_" name "_total", NULL, SK_METRIC_COUNTER, help,        \
+            offsetof(sk_daemon_stats, field)                                   \
+    }
+static const sk_metric DAEMON_METRICS[] = {
+    M_COUNTER("send_failed", ds_send_failed,
+              "Messages of the core the link refused (the session is reset)."),
+    M_COUNTER("unroutable", ds_unroutable,
+              "Messages of the core for a peer that is gone."),
+    M_COUNTER("peer_map_full", ds_map_full,
+              "Peers refused: no peer reference left."),
+    M_COUNTER("hellos", ds_hellos, "HELLOs handed to the core."),
+    M_COUNTER("hello_answers", ds_answers, "HELLOs answered with ours."),
+    M_COUNTER("bad_input", ds_bad_input,
+              "Inputs the core dropped as not valid for their sender or "
+              "state."),
+};
+#undef M_COUNTER
+
+#define M_LINK(name, field, help)                                              \
+    {                                                                          \
+        "skylark_link_" name "_total", NULL, SK_METRIC_COUNTER, help,          \
+            offsetof(sk_link_stats, field)                                     \
+    }
+#define M_LINK_BAD(reason, field)                                              \
+    {                                                                          \
+        "skylark_link_input_dropped_total", "reason=\"" reason "\"",           \
+            SK_METRIC_COUNTER,                                                 \
+            "Messages received and dropped undecoded, by reason.",             \
+            offsetof(sk_link_stats, field)                                     \
+    }
+static const sk_metric LINK_METRICS[] = {
+    M_LINK("messages_received", ls_received,
+           "Messages decoded and handed to the daemon."),
+    M_LINK("messages_sent", ls_sent, "Messages encoded and queued."),
+    M_LINK_BAD("bad_version", ls_bad_version),
+    M_LINK_BAD("bad_type", ls_bad_type),
+    M_LINK_BAD("over_limit", ls_bad_limit),
+    M_LINK_BAD("malformed", ls_malformed),
+    M_LINK("encode_failed", ls_encode_failed,
+           "Messages of ours that would not encode."),
+    M_LINK("send_failed", ls_send_failed,
+           "Messages the transport refused to queue."),
+};
+#undef M_LINK
+#undef M_LINK_BAD
+
+#define M_T(name, field, help)                                                 \
+    {                                                                          \
+        "skylark_transport_" name "_total", NULL, SK_METRIC_COUNTER, help,     \
+            offsetof(sk_transport_stats, field)                                \
+    }
+static const sk_metric TRANSPORT_METRICS[] = {
+    M_T("messages_sent", ts_sent, "Messages handed to nanomsg."),
+    M_T("messages_received", ts_received, "Messages received and delivered."),
+    M_T("frames_sent", ts_frames_sent,
+        "Frames sent (a frame may batch messages)."),
+    M_T("frames_received", ts_frames_received, "Frames received."),
+    M_T("queue_full", ts_queue_full,
+        "Sends refused: the peer's send queue was full."),
+    M_T("dropped", ts_dropped, "Queued messages discarded at a peer-down."),
+    M_T("malformed_frames", ts_malformed, "Frames dropped as malformed."),
+    M_T("seq_gaps", ts_seq_gaps, "Sessions reset for a missing frame."),
+    M_T("resets", ts_resets, "Sessions reset by the daemon."),
+    M_T("unknown_frames", ts_unknown, "Frames from no session."),
+    M_T("peer_limit", ts_peer_limit, "Handshakes refused by the peer limits."),
+    M_T("auth_failed", ts_auth_failed,
+        "Handshakes and frames that failed authentication."),
+    M_T("auth_timeouts", ts_auth_timeouts, "Handshakes never finished."),
+    M_T("peer_ups", ts_ups, "Peer sessions that came up."),
+    M_T("peer_downs", ts_downs, "Peer sessions that ended."),
+};
+#undef M_T
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The shell's part of a scrape, then the daemon's (loop thread). */
+static void collect_metrics(void *arg, sk_metrics_out *o)
+{
+    sk_daemon *d = arg;
+    char labels[128];
+    snprintf(labels, sizeof labels, "version=\"%s\"", sk_version());
+    sk_metrics_u64(o, "skylark_build_info", labels, SK_METRIC_GAUGE,
+                   "1, with the Skylark version as a label.", 1);
+    sk_metrics_double(o, "skylark_daemon_start_time_seconds", NULL,
+                      SK_METRIC_GAUGE,
+                      "When the daemon started, seconds since the epoch.",
+                      (double)d->d_started / 1e6);
+    sk_metrics_u64(o, "skylark_daemon_peers", NULL, SK_METRIC_GAUGE,
+                   "Peers the daemon holds a reference for.",
+                   d->d_peers.pm_count);
+    sk_metrics_table(o, DAEMON_METRICS, NELEM(DAEMON_METRICS), &d->d_st);
+    sk_link_stats ls;
+    sk_link_stats_get(d->d_link, &ls);
+    sk_metrics_table(o, LINK_METRICS, NELEM(LINK_METRICS), &ls);
+    sk_transport_stats ts;
+    sk_transport_stats_get(d->d_t, &ts);
+    sk_metrics_u64(o, "skylark_transport_peers", NULL, SK_METRIC_GAUGE,
+                   "Transport sessions up.", ts.ts_peers);
+    sk_metrics_table(o, TRANSPORT_METRICS, NELEM(TRANSPORT_METRICS), &ts);
+    if (d->d_hooks.dh_metrics != NULL)
+        d->d_hooks.dh_metrics(d->d_hooks.dh_arg, o);
 }
 
 /* ---- the outbox, the pump and the timer ------------------------------- */
@@ -546,6 +655,19 @@ int sk_daemon_create(struct ev_loop *loop, const sk_daemon_config *cfg,
             return SK_EIO;
         }
     }
+    if (cfg->dc_metrics.mc_listen != NULL &&
+        cfg->dc_metrics.mc_listen[0] != '\0') {
+        char err[256];
+        rc = sk_metrics_server_start(loop, &cfg->dc_metrics, collect_metrics, d,
+                                     &d->d_metrics, err, sizeof err);
+        if (rc != 0) {
+            sk_error("%s", err);
+            sk_daemon_destroy(d);
+            return SK_EIO;
+        }
+        sk_info("metrics on http://%s/metrics%s", cfg->dc_metrics.mc_listen,
+                cfg->dc_metrics.mc_token != NULL ? " (bearer token)" : "");
+    }
     ev_signal_init(&d->d_sigterm, on_signal, SIGTERM);
     d->d_sigterm.data = d;
     ev_signal_start(loop, &d->d_sigterm);
@@ -578,6 +700,7 @@ void sk_daemon_destroy(sk_daemon *d)
 {
     if (d == NULL)
         return;
+    sk_metrics_server_stop(d->d_metrics);
     ev_timer_stop(d->d_loop, &d->d_timer);
     if (ev_is_active(&d->d_sigterm))
         ev_signal_stop(d->d_loop, &d->d_sigterm);

@@ -5,6 +5,7 @@
 bin_PROGRAMS += nodemon/skylark-nodemon
 nodemon_skylark_nodemon_SOURCES = \
 	nodemon/nm_main.c \
+	nodemon/nm_metrics.c nodemon/nm_metrics.h \
 	nodemon/nm_cmdexec.c nodemon/nm_cmdexec.h
 nodemon_skylark_nodemon_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/nodemon
 nodemon_skylark_nodemon_LDFLAGS = $(AM_LDFLAGS) -static

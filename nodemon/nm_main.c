@@ -7,6 +7,7 @@
  */
 #include "nm_cmdexec.h"
 #include "nm_core.h"
+#include "nm_metrics.h"
 #include "sk_daemon.h"
 #include "sk_daemon_opts.h"
 #include "sk_log.h"
@@ -184,6 +185,12 @@ static void on_status(void *arg, sk_daemon *d)
                          (unsigned long long)cs->cs_output_bytes);
 }
 
+static void metrics(void *arg, sk_metrics_out *o)
+{
+    nm_daemon *nd = arg;
+    nm_metrics(nd->nd_core, nm_cmdexec_stats_get(nd->nd_cmd), o);
+}
+
 /* ---- configuration ------------------------------------------------------ */
 
 static const sk_daemon_option OPTIONS[] = {
@@ -207,6 +214,8 @@ static const sk_daemon_option OPTIONS[] = {
      "this node's rack, for the flow node (default: none)"},
     {"weight", "USER=W", "weights", NULL,
      "fair-share weight of a user (repeatable; default 1)"},
+    {"metrics-listen", "HOST:PORT", "nodemon", "metrics_listen",
+     "serve Prometheus metrics at http://HOST:PORT/metrics (default: off)"},
     {"log-level", "LEVEL", "nodemon", "log_level",
      "debug, info, warn, error or off (default info)"},
 };
@@ -336,9 +345,12 @@ int main(int argc, char **argv)
 
     char err[512];
     sk_transport_config tc;
+    sk_metrics_config mc;
+    uint8_t token[SK_METRICS_TOKEN_BYTES];
     if (nm_config_check(&cfg, err, sizeof err) != 0 ||
         sk_daemon_transport_config(&ds, "nodemon", cfg.nc_node, &tc, err,
-                                   sizeof err) != 0) {
+                                   sizeof err) != 0 ||
+        sk_daemon_metrics_config(&ds, &tc, &mc, token, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", PROG, err);
         goto out_lists;
     }
@@ -411,12 +423,14 @@ int main(int argc, char **argv)
                 .he_rack = rack,
             },
         .dc_local = NM_PEER_COMMAND,
+        .dc_metrics = mc,
     };
     sk_daemon_core dcore = {nd.nd_core, core_up,       core_down,  core_msg,
                             core_timer, core_deadline, core_outbox};
     sk_daemon_hooks hooks = {.dh_local = on_local,
                              .dh_pump = on_pump,
                              .dh_status = on_status,
+                             .dh_metrics = metrics,
                              .dh_signal = on_signal,
                              .dh_arg = &nd};
     rc = sk_daemon_create(nd.nd_loop, &dc, &dcore, &hooks, &nd.nd_shell);
