@@ -98,12 +98,12 @@ static size_t list_len(const fd_link *h)
 
 /* The placements that can matter, read off the flow: only tasks whose
  * flow can reach another node than the one they hold. Those are the
- * tasks waiting at the round's start, and those changed since (their
- * network part is stale: both are waiting or dirty now), and with
- * preemption the placed tasks (a policy gives a placed task arcs to
- * nowhere but its node and its unscheduled aggregator without it:
- * fd_policy.h). Not every placed task, which would make each round cost
- * as much as the tasks held. Into *out (scratch memory), count in *n. */
+ * tasks waiting at the round's start and those changed since (waiting
+ * or dirty now), and with preemption the placed tasks: without it a
+ * policy gives a placed task arcs only to its node and its unscheduled
+ * aggregator (fd_policy.h). Reading every placed task would make each
+ * round cost as much as the tasks held. Into *out (scratch memory),
+ * count in *n. */
 static int read_flow(fd_core *c, fd_place **out, size_t *n)
 {
     bool preempt = c->c_cfg.fdc_preemption;
