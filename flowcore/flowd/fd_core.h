@@ -305,9 +305,12 @@ int fd_round_begin(fd_core *c, sk_time now, fd_round **out);
  * a RESERVE there, unless the task changed or ended, or the node left,
  * during the solve, or the node's long-task cap is reached; everything
  * else stays as it is. On failure nothing is placed and the next round solves
- * from scratch. Then the changes queued meanwhile are applied. Returns 0,
- * SK_EINVAL (round is not the one out) or SK_ENOMEM (placements could
- * not be read; tasks stay waiting). Loop thread. */
+ * from scratch. Then the changes queued meanwhile are applied. Cost:
+ * the flow is read only for the tasks waiting or changed since the
+ * round began (with fdc_preemption, also every placed task), not for
+ * every task held. Returns 0, SK_EINVAL (round is not the one out) or
+ * SK_ENOMEM (placements could not be read; tasks stay waiting). Loop
+ * thread. */
 int fd_round_end(fd_core *c, sk_time now, fd_round *round, int solve_rc,
                  const fc_solve_stats *stats);
 

@@ -235,7 +235,18 @@ typedef struct fd_net {
     size_t nt_ent_cap[FD_G_TASK + 1];
     fc_arc *nt_pair; /* class -> node arcs, [class slot][node slot] */
     uint32_t nt_pair_rows, nt_pair_cols;
+    /* reading the flow (fd_net_read_begin, fd_net_follow) */
+    struct fd_mark *nt_amark; /* by arc: units followed */
+    struct fd_mark *nt_vmark; /* by node: its first arc that may have more */
+    size_t nt_amark_cap, nt_vmark_cap;
+    uint32_t nt_gen; /* the reading's: older marks count as 0 */
 } fd_net;
+
+/* A mark of the current reading; stale (0) when m_gen is not nt_gen. */
+typedef struct fd_mark {
+    uint32_t m_gen;
+    int32_t m_n;
+} fd_mark;
 
 int fd_net_new(fd_net **out);
 void fd_net_free(fd_net *net);
@@ -270,6 +281,20 @@ int fd_net_strip(fd_net *net, fc_node v);
 fd_gref fd_net_ref(const fd_net *net, fc_node v);
 /* Set the sink's demand to nt_supply. */
 int fd_net_balance(fd_net *net);
+/* Reading the flow one task at a time, instead of decomposing all of it
+ * (fc_placements) to learn about a few tasks. fd_net_read_begin starts a
+ * reading of the current flow (FC_ENOMEM: marks could not grow; O(1)
+ * amortised, growth aside). fd_net_follow(v) takes one unit of the flow
+ * leaving v not yet taken in this reading and follows it, arc by arc, to
+ * the first machine node, which it returns; FC_NONE when the unit ends
+ * at an unscheduled aggregator or the sink (or v sends nothing). The
+ * units taken in one reading are part of one decomposition of the flow
+ * into paths (flow is conserved at every node in between), so that a
+ * machine is never handed more units than reach it, whichever tasks are
+ * followed and in which order. Cost: each node visited scans each of its
+ * arcs at most once per reading, plus one step per node on the path. */
+int fd_net_read_begin(fd_net *net);
+fc_node fd_net_follow(fd_net *net, fc_node v);
 
 /* ---- the policy interface ---------------------------------------------- */
 
