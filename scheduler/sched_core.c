@@ -452,6 +452,8 @@ static sched_task *task_of(sched_core *c, sk_peer from, uint64_t job,
 static void on_task_started(sched_core *c, sk_peer from,
                             const sk_task_started *st)
 {
+    if (sched_node_fence(c, from, st->st_job, st->st_task, st->st_attempt))
+        return;
     sched_task *t = task_of(c, from, st->st_job, st->st_task, st->st_attempt);
     if (t == NULL)
         return;

@@ -137,6 +137,8 @@ typedef struct sched_stats {
     uint64_t ss_nothing_left; /* TASK_REPLY without a task */
     uint64_t ss_cancels;      /* CANCEL_RESERVATIONS sent */
     uint64_t ss_kills;        /* KILL_TASK sent */
+    uint64_t ss_fenced;       /* of which for attempts given up that a
+                                 node reported running (FAULTS.md) */
     /* bad or useless input, dropped */
     uint64_t ss_bad_type;     /* a message type the scheduler takes not */
     uint64_t ss_bad_peer;     /* from a peer that has no business sending it */

@@ -120,6 +120,7 @@ void sched_status_reply(sched_core *c, sk_peer from,
     kv_u64(&f, "nothing_left", st->ss_nothing_left);
     kv_u64(&f, "cancels", st->ss_cancels);
     kv_u64(&f, "kills", st->ss_kills);
+    kv_u64(&f, "fenced", st->ss_fenced);
     kv_u64(&f, "launch_timeouts", st->ss_launch_timeouts);
     kv_u64(&f, "bad_input", bad);
     kv_u64(&f, "unknown_reservations", st->ss_unknown_resv);
