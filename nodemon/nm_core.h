@@ -67,7 +67,7 @@
  *   for orphan_grace_ms (0: they are killed at once), their results are
  *   dropped (ns_results_dropped), and when the grace ends they are
  *   killed (KILL_TASK to their executor, ns_orphans_killed).
- * - Fencing. A scheduler that registers again with the same peer id and
+ * - Fencing. A scheduler that registers again with the same HELLO id and
  *   incarnation (its session ended and came back: a partition, a stall)
  *   first gets, before any other message, TASK_STARTED for each of its
  *   orphans still running here, which are bound to it again

@@ -2,7 +2,7 @@
  * nm_orphan.c - the node monitor core's orphans: running tasks whose
  * scheduler's session ended (docs/FAULTS.md). An orphan keeps its slot
  * and runs on for orphan_grace_ms; its result has nobody to go to and is
- * dropped. If the same scheduler (same peer id, same incarnation: its
+ * dropped. If the same scheduler (same HELLO id, same incarnation: its
  * session was cut by a partition or a stall, not a restart) registers
  * again first, its orphans are bound to it again and re-announced, so
  * that it can fence the attempts it gave up meanwhile (KILL_TASK);
@@ -26,7 +26,7 @@ static void kill_orphan(nm_core *nm, nm_task *t)
 void nm_orphan(nm_core *nm, nm_task *t, const nm_peer *sched, sk_time now)
 {
     nm->nm_st.ns_orphaned++;
-    t->tk_orphan_of = sched->pe_id;
+    t->tk_orphan_of = sched->pe_hello_id;
     t->tk_orphan_inc = sched->pe_incarnation;
     t->tk_orphan_until = now + (sk_time)nm->nm_cfg.nc_orphan_grace_ms * 1000;
     nm_list_push_back(&nm->nm_orphans, &t->tk_orphan);
@@ -47,7 +47,7 @@ void nm_orphans_reclaim(nm_core *nm, nm_peer *sched)
     while (l != &nm->nm_orphans) {
         nm_task *t = NM_CONTAINER(l, nm_task, tk_orphan);
         l = l->ln_next;
-        if (t->tk_orphan_of != sched->pe_id)
+        if (t->tk_orphan_of != sched->pe_hello_id)
             continue;
         if (t->tk_orphan_inc != sched->pe_incarnation) {
             kill_orphan(nm, t);
@@ -66,9 +66,9 @@ void nm_orphans_reclaim(nm_core *nm, nm_peer *sched)
         nm_send_started(nm, t);
     }
     if (back + killed > 0)
-        sk_info("nodemon: scheduler on peer %u registered: %llu orphans "
+        sk_info("nodemon: scheduler %u registered: %llu orphans "
                 "re-announced, %llu of an earlier incarnation killed",
-                sched->pe_id, (unsigned long long)back,
+                sched->pe_hello_id, (unsigned long long)back,
                 (unsigned long long)killed);
 }
 

@@ -732,7 +732,8 @@ static void test_scheduler_down(void)
 }
 
 /* A scheduler registering with an incarnation. */
-static void up_sched(nm_core *nm, uint64_t incarnation, sk_time now)
+static void up_sched(nm_core *nm, sk_peer peer, uint64_t incarnation,
+                     sk_time now)
 {
     sk_hello h = {0};
     h.he_role = SK_ROLE_SCHEDULER;
@@ -740,7 +741,7 @@ static void up_sched(nm_core *nm, uint64_t incarnation, sk_time now)
     h.he_name = "s";
     h.he_incarnation = incarnation;
     drain(nm);
-    nm_peer_up(nm, SCHED, &h, now);
+    nm_peer_up(nm, peer, &h, now);
 }
 
 /* The executor reports the end of a task it knows as (local, task). */
@@ -756,12 +757,13 @@ static void finish_local(nm_core *nm, uint64_t local, uint32_t task,
 }
 
 /* The scheduler kills attempt 0 of task of job. */
-static void kill_task(nm_core *nm, uint64_t job, uint32_t task)
+static void kill_task(nm_core *nm, sk_peer from, uint64_t job,
+                      uint32_t task)
 {
     sk_msg k = {.m_type = SK_MSG_KILL_TASK};
     k.m_kill_task.kt_job = job;
     k.m_kill_task.kt_task = task;
-    deliver(nm, SCHED, &k, 0);
+    deliver(nm, from, &k, 0);
 }
 
 /* The KILL_TASK messages to EXEC in the outbox, as a bit set of tasks. */
@@ -786,7 +788,7 @@ static void test_orphans(void)
     nm_config cfg = base_cfg(4);
     cfg.nc_orphan_grace_ms = 1000;
     nm_core *nm = make(&cfg);
-    up_sched(nm, 5, 0);
+    up_sched(nm, SCHED, 5, 0);
     up(nm, EXEC, SK_ROLE_EXECUTOR, 0, "spark", 0);
     enq_res(nm, SCHED, 1, 1, "a", 0, 3, 100, 10, 0);
     reply(nm, SCHED, 1, 1, true, 0, "spark", 1);
@@ -805,12 +807,13 @@ static void test_orphans(void)
                slots(nm).si_running == 2,
            "an orphan's result has nobody to go to: dropped, counted");
 
-    up_sched(nm, 5, 500 * 1000);
+    /* A new session is a new peer to the core. */
+    up_sched(nm, SCHED2, 5, 500 * 1000);
     const sk_msg *m0 = nth(nm, SK_MSG_TASK_STARTED, 0, NULL);
     const sk_msg *m1 = nth(nm, SK_MSG_TASK_STARTED, 1, NULL);
     sk_peer to;
     tap_ok(nm_outbox(nm)->ob_len == 2 && m1 != NULL &&
-               nth(nm, SK_MSG_TASK_STARTED, 0, &to) != NULL && to == SCHED &&
+               nth(nm, SK_MSG_TASK_STARTED, 0, &to) != NULL && to == SCHED2 &&
                m0->m_task_started.st_job == 1 &&
                m0->m_task_started.st_task == 0 &&
                m0->m_task_started.st_launch_us == 1 &&
@@ -820,19 +823,19 @@ static void test_orphans(void)
            "re-announced (TASK_STARTED, launch time kept), nothing else");
     tap_ok(nm_next_deadline(nm) == SK_TIME_NEVER,
            "reclaimed, they have no grace to run out");
-    kill_task(nm, 1, 0);
+    kill_task(nm, SCHED2, 1, 0);
     tap_ok(kills_to_exec(nm) == 1u, "the scheduler fences attempt 0 of "
                                     "task 0: the kill reaches the executor");
     finish_local(nm, local, 0, SK_TASK_KILLED, 501 * 1000);
     const sk_msg *f = nth(nm, SK_MSG_TASK_FINISHED, 0, &to);
-    tap_ok(f != NULL && to == SCHED && f->m_task_finished.tf_job == 1 &&
+    tap_ok(f != NULL && to == SCHED2 && f->m_task_finished.tf_job == 1 &&
                f->m_task_finished.tf_status == SK_TASK_KILLED &&
                slots(nm).si_running == 1,
            "its end goes to the scheduler again, the slot is free");
 
     drain(nm);
-    nm_peer_down(nm, SCHED, 600 * 1000);
-    up_sched(nm, 6, 700 * 1000);
+    nm_peer_down(nm, SCHED2, 600 * 1000);
+    up_sched(nm, SCHED, 6, 700 * 1000);
     tap_ok(kills_to_exec(nm) == 2u && count(nm, SK_MSG_TASK_STARTED) == 0 &&
                st->ns_orphans_killed == 1,
            "a restarted scheduler (another incarnation): task 1, orphaned "
