@@ -93,3 +93,9 @@ TESTS += tests/test_integration_failover
 tests_test_integration_failover_SOURCES = tests/test_integration_failover.c
 tests_test_integration_failover_LDADD = $(DH_TEST_LDADD)
 EXTRA_tests_test_integration_failover_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark
+
+check_PROGRAMS += tests/test_faults_orphans
+TESTS += tests/test_faults_orphans
+tests_test_faults_orphans_SOURCES = tests/test_faults_orphans.c
+tests_test_faults_orphans_LDADD = $(DH_TEST_LDADD)
+EXTRA_tests_test_faults_orphans_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark
