@@ -32,6 +32,12 @@
  * freed. A frontend that goes away loses its jobs: their reservations are
  * cancelled, their launched tasks killed, and nothing more is reported.
  *
+ * Fencing. A TASK_STARTED from a node monitor for an attempt the core
+ * gave up (its job is gone, a later attempt exists, or the attempt is not
+ * the one launched on that node: a node that comes back re-announces what
+ * it still runs, docs/FAULTS.md) is answered with KILL_TASK to that node
+ * and counted (ss_fenced); nothing reaches the frontend.
+ *
  * Admission. A submission over a limit (tasks, spec bytes, jobs in
  * flight, probe ratio, attempts, labels), over a budget (the bytes of all
  * jobs held; the jobs and bytes of its frontend, so that one frontend

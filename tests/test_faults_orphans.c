@@ -1,8 +1,8 @@
 /*
  * test_faults_orphans.c - duplicates when a scheduler dies mid-job
- * (docs/FAULTS.md): `skylark run --scheduler A --scheduler B --output`
+ * (docs/FAULTS.md): `skylark run --scheduler s1 --scheduler s2 --output`
  * runs 300 tasks of 0.2 s on 3 node monitors of 4 slots registered with
- * both; A, where the job goes first, gets SIGKILL a third of the way.
+ * both; s1, where the job goes first, gets SIGKILL a third of the way.
  * Every task appends "start|end TASK ATTEMPT NODE" to a ledger, and
  * --output prints one "--- task N" line per outcome the framework got.
  *
@@ -10,12 +10,12 @@
  * task exactly one, all ok: nothing lost, nothing reported twice),
  * executions, tasks executed more than once and tasks completed more
  * than once. The node monitors run with the default orphan_grace_ms 0:
- * A's orphans are killed when the node monitors see A's session end.
+ * s1's orphans are killed when the node monitors see its session end.
  * Executions of more than one attempt may happen for the tasks running
  * at the kill, at most one per slot, and those that had just ended but
- * whose outcome was still on its way through A (the failover test
+ * whose outcome was still on its way through s1 (the failover test
  * measured up to 2 beside 8 busy slots): two per slot in all. Of those,
- * the ones that ended before the node monitors saw A go ran to their end
+ * the ones that ended before the node monitors saw s1 go ran to their end
  * twice: their outcome had nobody to go to. That is the gap FAULTS.md
  * describes (an orphan's outcome is not delivered through the scheduler
  * that took over), so "none completed twice" is a TODO with the count.
@@ -93,16 +93,7 @@ int main(void)
     tap_timeout(120);
     dh_init();
     tap_plan(6);
-    if (dh_start_sched(&sched[0], "A", 1, NULL) != 0 ||
-        dh_start_sched(&sched[1], "B", 2, NULL) != 0)
-        tap_bail_out("the schedulers did not start");
-    const dh_proc *s[] = {&sched[0], &sched[1]};
-    for (int i = 0; i < NNODES; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "n%d", i + 1);
-        if (dh_start_nodemon(&nodes[i], name, i + 1, SLOTS, s, 2, NULL) != 0)
-            tap_bail_out("node monitor %s did not start", name);
-    }
+    dh_start_two_scheds(sched, nodes, NNODES, SLOTS);
     dh_client *tool = dh_client_new("tool", "t");
     bool seen = true;
     for (int i = 0; i < 2; i++) {
@@ -146,7 +137,7 @@ int main(void)
     tap_ok(killed && WIFEXITED(cr.dp_status) && WEXITSTATUS(cr.dp_status) == 0 &&
                dh_log_has(&cr, summary) &&
                dh_log_has(&cr, "moved to another (1 time)"),
-           "A killed a third of the way: the job moves to B, %s, exit 0",
+           "s1 killed a third of the way: the job moves to s2, %s, exit 0",
            summary);
 
     /* Let what the node monitors still ran reach its end, then count. */
@@ -174,7 +165,7 @@ int main(void)
            executions, NTASKS, ran_twice, 2 * NNODES * SLOTS);
     tap_todo(completed_twice == 0, GAP,
              "no task completed twice (%d did: they ended before the node "
-             "monitors saw A go, and their outcome was lost with A)",
+             "monitors saw s1 go, and their outcome was lost with s1)",
              completed_twice);
 
     dh_status st;
