@@ -100,3 +100,7 @@ TESTS += tests/test_faults_orphans
 tests_test_faults_orphans_SOURCES = tests/test_faults_orphans.c
 tests_test_faults_orphans_LDADD = $(DH_TEST_LDADD)
 EXTRA_tests_test_faults_orphans_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark
+
+# The reduced fault runner (scripts/faults, about 50 s): local clusters.
+TESTS += tests/test_faults.sh
+dist_check_SCRIPTS += tests/test_faults.sh
