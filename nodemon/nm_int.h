@@ -90,9 +90,9 @@ typedef struct nm_task {
     sk_time tk_start;
     bool tk_was_long; /* started through RESERVE */
     /* An orphan (its scheduler's session ended; nm_orphan.c): */
-    uint32_t tk_orphan_of;    /* that scheduler's HELLO id */
-    uint64_t tk_orphan_inc;   /* and its incarnation */
-    sk_time tk_orphan_until;  /* killed at this time unless reclaimed */
+    uint32_t tk_orphan_of;   /* that scheduler's HELLO id */
+    uint64_t tk_orphan_inc;  /* and its incarnation */
+    sk_time tk_orphan_until; /* killed at this time unless reclaimed */
 } nm_task;
 
 /* A long reservation (RESERVE), pending or bound to its running task. */

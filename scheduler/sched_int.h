@@ -151,8 +151,8 @@ uint64_t sched_probe_count(double ratio, uint32_t tasks);
  * node monitor from: when this core gave that attempt up or the job is
  * gone, it sends KILL_TASK (ss_fenced) and returns true; otherwise
  * (the attempt it holds there, or a report to count as bad) false. */
-bool sched_node_fence(sched_core *c, sk_peer from, uint64_t job,
-                      uint32_t task, uint32_t attempt);
+bool sched_node_fence(sched_core *c, sk_peer from, uint64_t job, uint32_t task,
+                      uint32_t attempt);
 
 /* sched_jobs.c: admission, probes, job end */
 void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj);

@@ -336,8 +336,8 @@ uint32_t sched_sample_task(sched_core *c, const sched_job *j,
     return k;
 }
 
-bool sched_node_fence(sched_core *c, sk_peer from, uint64_t job,
-                      uint32_t task, uint32_t attempt)
+bool sched_node_fence(sched_core *c, sk_peer from, uint64_t job, uint32_t task,
+                      uint32_t attempt)
 {
     if (sk_map_get(&c->c_nodes, from) == NULL)
         return false;

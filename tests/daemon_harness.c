@@ -330,8 +330,7 @@ int dh_start_nodemon_at(dh_proc *p, const char *name, int id, int slots,
     return start(p, name, argv, argc, extra);
 }
 
-void dh_start_two_scheds(dh_proc scheds[2], dh_proc *nodes, int n,
-                         int slots)
+void dh_start_two_scheds(dh_proc scheds[2], dh_proc *nodes, int n, int slots)
 {
     if (dh_start_sched(&scheds[0], "s1", 1, NULL) != 0 ||
         dh_start_sched(&scheds[1], "s2", 2, NULL) != 0)

@@ -80,8 +80,7 @@ int dh_start_nodemon(dh_proc *p, const char *name, int id, int slots,
  * scheds[0..1] and n node monitors "n1".."nN" (ids 1..n) of slots slots
  * in nodes[0..n), each registered with both schedulers. Bails out of the
  * test when one does not start. */
-void dh_start_two_scheds(dh_proc scheds[2], dh_proc *nodes, int n,
-                         int slots);
+void dh_start_two_scheds(dh_proc scheds[2], dh_proc *nodes, int n, int slots);
 
 /* dh_start_sched_at, dh_start_nodemon_at: the same, listening on listen
  * (any endpoint, kept in dp_endpoint), the node monitor connected to the

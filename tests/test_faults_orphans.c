@@ -100,8 +100,8 @@ int main(void)
         sk_peer_id p = dh_client_connect(tool, sched[i].dp_endpoint, 5);
         seen &= p != 0 && dh_wait_status(tool, p, "nodes", NNODES, 10, NULL);
     }
-    tap_ok(seen, "2 schedulers, each with %d node monitors of %d slots",
-           NNODES, SLOTS);
+    tap_ok(seen, "2 schedulers, each with %d node monitors of %d slots", NNODES,
+           SLOTS);
 
     const char *top = getenv("top_builddir");
     char cli[1024], ledger[512], cmd[1300], tasks[16];
@@ -134,8 +134,8 @@ int main(void)
     char summary[80];
     snprintf(summary, sizeof summary, "%d tasks: %d ok, 0 failed", NTASKS,
              NTASKS);
-    tap_ok(killed && WIFEXITED(cr.dp_status) && WEXITSTATUS(cr.dp_status) == 0 &&
-               dh_log_has(&cr, summary) &&
+    tap_ok(killed && WIFEXITED(cr.dp_status) &&
+               WEXITSTATUS(cr.dp_status) == 0 && dh_log_has(&cr, summary) &&
                dh_log_has(&cr, "moved to another (1 time)"),
            "s1 killed a third of the way: the job moves to s2, %s, exit 0",
            summary);
@@ -156,8 +156,7 @@ int main(void)
         never += tl.tl_ends[t] == 0;
     }
     tap_ok(reported == NTASKS && twice == 0 && ok == NTASKS && tl.tl_bad == 0,
-           "every task's outcome reported once, ok (%d reported twice)",
-           twice);
+           "every task's outcome reported once, ok (%d reported twice)", twice);
     tap_ok(never == 0, "every task ran to its end at least once");
     tap_ok(ran_twice <= 2 * NNODES * SLOTS,
            "%d executions of %d tasks; %d tasks ran more than once (bound: "

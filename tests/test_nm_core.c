@@ -757,8 +757,7 @@ static void finish_local(nm_core *nm, uint64_t local, uint32_t task,
 }
 
 /* The scheduler kills attempt 0 of task of job. */
-static void kill_task(nm_core *nm, sk_peer from, uint64_t job,
-                      uint32_t task)
+static void kill_task(nm_core *nm, sk_peer from, uint64_t job, uint32_t task)
 {
     sk_msg k = {.m_type = SK_MSG_KILL_TASK};
     k.m_kill_task.kt_job = job;
@@ -817,8 +816,7 @@ static void test_orphans(void)
                m0->m_task_started.st_job == 1 &&
                m0->m_task_started.st_task == 0 &&
                m0->m_task_started.st_launch_us == 1 &&
-               m1->m_task_started.st_task == 1 &&
-               st->ns_orphans_reclaimed == 2,
+               m1->m_task_started.st_task == 1 && st->ns_orphans_reclaimed == 2,
            "its session back (same incarnation): the 2 running orphans are "
            "re-announced (TASK_STARTED, launch time kept), nothing else");
     tap_ok(nm_next_deadline(nm) == SK_TIME_NEVER,
