@@ -206,7 +206,8 @@ void nm_free(nm_core *nm);
 /* nm_peer_up registers peer with its HELLO (see the roles above). A peer
  * already registered, an executor with framework "", or one over
  * max_peers is counted and ignored. For flowd this also sends the first
- * heartbeat. */
+ * heartbeat; for a scheduler, it re-announces or kills the orphans its
+ * earlier session left (see Fencing above). */
 void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now);
 
 /* nm_peer_down forgets peer, with the outcomes described above. Unknown

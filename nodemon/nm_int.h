@@ -204,8 +204,10 @@ void nm_send_kill(nm_core *nm, const nm_task *t);
  * scheduler. */
 void nm_send_started(nm_core *nm, const nm_task *t);
 
-/* nm_rejob binds the running task t to job id of the scheduler sched
- * (an orphan coming back under its scheduler's new session). Returns the
+/* nm_rejob binds the running task t to its job (tk_job_id) of the
+ * scheduler sched (an orphan coming back under its scheduler's new
+ * session). t keeps the node-local id its executor knows it by
+ * (tk_local), which may differ from the job's new jb_local. Returns the
  * job, or NULL when out of memory. */
 nm_job *nm_rejob(nm_core *nm, nm_task *t, nm_peer *sched);
 

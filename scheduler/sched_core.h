@@ -33,10 +33,11 @@
  * cancelled, their launched tasks killed, and nothing more is reported.
  *
  * Fencing. A TASK_STARTED from a node monitor for an attempt the core
- * gave up (its job is gone, a later attempt exists, or the attempt is not
- * the one launched on that node: a node that comes back re-announces what
- * it still runs, docs/FAULTS.md) is answered with KILL_TASK to that node
- * and counted (ss_fenced); nothing reaches the frontend.
+ * gave up (its job, one the core created, is gone; a later attempt
+ * exists; or the attempt is not the one launched on that node: a node
+ * that comes back re-announces what it still runs, docs/FAULTS.md) is
+ * answered with KILL_TASK to that node and counted (ss_fenced); nothing
+ * reaches the frontend.
  *
  * Admission. A submission over a limit (tasks, spec bytes, jobs in
  * flight, probe ratio, attempts, labels), over a budget (the bytes of all

@@ -342,6 +342,10 @@ bool sched_node_fence(sched_core *c, sk_peer from, uint64_t job, uint32_t task,
     if (sk_map_get(&c->c_nodes, from) == NULL)
         return false;
     const sched_job *j = sk_map_get(&c->c_jobs, job);
+    /* An id this core never gave out is not its to judge (a task flowd
+     * placed for it, or garbage): counted as unknown as before. */
+    if (j == NULL && (job == 0 || job > c->c_next_job))
+        return false;
     if (j != NULL) {
         if (task >= j->j_ntasks)
             return false;
@@ -354,9 +358,9 @@ bool sched_node_fence(sched_core *c, sk_peer from, uint64_t job, uint32_t task,
              t->tk_state == SCHED_TASK_RUNNING))
             return false; /* the attempt this scheduler holds */
     }
-    /* The job ended or the attempt was given up (its node was lost, its
-     * launch timed out, the task ended another way): the node must not
-     * run it to its end. */
+    /* The job (one of ours: ids are never reused) ended, or the attempt
+     * was given up (its node was lost, its launch timed out, the task
+     * ended another way): the node must not run it to its end. */
     c->c_stats.ss_fenced++;
     c->c_stats.ss_kills++;
     sk_msg *m = sched_send(c, from, SK_MSG_KILL_TASK);
