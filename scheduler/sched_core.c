@@ -371,10 +371,12 @@ static void on_get_task(sched_core *c, sk_peer from, const sk_get_task *gt,
 {
     /* Only a node monitor holds a slot waiting for the answer; anyone
      * else asking is counted and ignored. */
-    if (sk_map_get(&c->c_nodes, from) == NULL) {
+    sched_node *asker = sk_map_get(&c->c_nodes, from);
+    if (asker == NULL) {
         c->c_stats.ss_bad_peer++;
         return;
     }
+    asker->nd_asked = true; /* its re-announcements are over (FAULTS.md) */
     sched_resv *r = sk_map_get(&c->c_resvs, gt->gt_resv);
     /* A node always gets an answer: it holds a slot until it does. A
      * probe cancelled while its GET_TASK was on the way lands here. */

@@ -32,12 +32,13 @@
  * freed. A frontend that goes away loses its jobs: their reservations are
  * cancelled, their launched tasks killed, and nothing more is reported.
  *
- * Fencing. A TASK_STARTED from a node monitor for an attempt the core
- * gave up (its job, one the core created, is gone; a later attempt
- * exists; or the attempt is not the one launched on that node: a node
- * that comes back re-announces what it still runs, docs/FAULTS.md) is
- * answered with KILL_TASK to that node and counted (ss_fenced); nothing
- * reaches the frontend.
+ * Fencing. A node monitor that comes back re-announces, with
+ * TASK_STARTED before its first GET_TASK, the attempts it still runs
+ * (docs/FAULTS.md). One the core gave up (its job, one the core created,
+ * is gone; a later attempt exists; or it is not the attempt launched on
+ * that node) is answered with KILL_TASK to that node and counted
+ * (ss_fenced); nothing reaches the frontend. Later TASK_STARTEDs are not
+ * fenced: the core kills what it gives up in a session itself.
  *
  * Admission. A submission over a limit (tasks, spec bytes, jobs in
  * flight, probe ratio, attempts, labels), over a budget (the bytes of all

@@ -41,6 +41,7 @@ struct sched_node {
     sched_resv *nd_rtail; /* last of them: a job's probes stay adjacent */
     uint64_t nd_mark;     /* c_stamp when last picked or visited */
     uint32_t nd_pick;     /* reservations picked in this sampling */
+    bool nd_asked;        /* it sent a GET_TASK (sched_node_fence) */
 };
 
 /* One task of a job. */
@@ -148,10 +149,11 @@ uint32_t sched_sample_task(sched_core *c, const sched_job *j,
                            const sched_task *t, uint64_t want);
 uint64_t sched_probe_count(double ratio, uint32_t tasks);
 /* sched_node_fence answers TASK_STARTED (job, task, attempt) from the
- * node monitor from: when this core gave that attempt up or the job (an
- * id it gave out) is gone, it sends KILL_TASK (ss_fenced) and returns
- * true; otherwise (the attempt it holds there, or a report to count as
- * bad) false. */
+ * node monitor from, if it has sent no GET_TASK yet (a re-announcement,
+ * FAULTS.md): when this core gave that attempt up or the job (an id it
+ * gave out) is gone, it sends KILL_TASK (ss_fenced) and returns true;
+ * otherwise (the attempt it holds there, or a report to count as bad)
+ * false. */
 bool sched_node_fence(sched_core *c, sk_peer from, uint64_t job, uint32_t task,
                       uint32_t attempt);
 

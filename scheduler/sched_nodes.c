@@ -339,7 +339,13 @@ uint32_t sched_sample_task(sched_core *c, const sched_job *j,
 bool sched_node_fence(sched_core *c, sk_peer from, uint64_t job, uint32_t task,
                       uint32_t attempt)
 {
-    if (sk_map_get(&c->c_nodes, from) == NULL)
+    /* A node monitor re-announces the attempts its earlier session left
+     * before anything else, so before its first GET_TASK; after that, a
+     * TASK_STARTED the core cannot place is a late report of an attempt
+     * launched in this session (one the core killed meanwhile: cancel,
+     * launch timeout), already answered with KILL_TASK. */
+    const sched_node *nd = sk_map_get(&c->c_nodes, from);
+    if (nd == NULL || nd->nd_asked)
         return false;
     const sched_job *j = sk_map_get(&c->c_jobs, job);
     /* An id this core never gave out is not its to judge (a task flowd

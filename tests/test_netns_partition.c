@@ -1,7 +1,7 @@
 /*
  * test_netns_partition.c - a real partition: a scheduler on host a
  * (listening on 0.0.0.0), node monitors on hosts b, c and e, the test on
- * host d (tests/netns.h), a 1 s heartbeat bound. While a job of 4 s tasks
+ * host d (tests/netns.h), a 1 s heartbeat bound. While a job of 6 s tasks
  * runs, host b's link goes down for longer than the bound, then up. The
  * scheduler must declare b down, b must register again, and the job must
  * end with exactly one outcome per task, every task ok.
@@ -30,7 +30,7 @@
 #define NNODES     3
 #define SLOTS      2
 #define NTASKS     6 /* = NNODES x SLOTS: every task starts at once */
-#define TASK_S     "4"
+#define TASK_S     "6" /* b is back about 3.6 s after the cut */
 
 static nh_host *ha, *hd, *hn[NNODES];
 static dh_proc sched, nodes[NNODES];

@@ -131,11 +131,18 @@ static void test_late_binding_and_cancel(void)
                "an outcome for a finished job is counted and dropped");
     st_clear(c);
     st_started(c, a.pr_node, a.pr_job, 2, 0, 9);
+    tap_ok(st_count(c, SK_MSG_KILL_TASK, a.pr_node) == 0 &&
+               STAT(c, ss_unknown_job) == 2,
+           "a late TASK_STARTED of it in the same session is counted, "
+           "not fenced");
+    st_node_up(c, 51, 4, (sk_resources){4000, 8192}, NULL);
+    st_started(c, 51, a.pr_job, 2, 0, 9);
     const sk_out *k = st_nth(c, SK_MSG_KILL_TASK, 0);
-    tap_ok(k != NULL && k->o_peer == a.pr_node &&
+    tap_ok(k != NULL && k->o_peer == 51 &&
                k->o_msg.m_kill_task.kt_job == a.pr_job &&
-               STAT(c, ss_fenced) == 1 && STAT(c, ss_unknown_job) == 1,
-           "a node saying it runs a task of the finished job is fenced");
+               STAT(c, ss_fenced) == 1,
+           "a node re-announcing a task of the finished job (before its "
+           "first GET_TASK) is fenced");
     st_submit(c, ST_FE, &(st_job){.sj_job = 77, .ntasks = 1}, 10);
     tap_is_int(st_count(c, SK_MSG_JOB_ACCEPTED, ST_FE), 1,
                "the frontend may reuse a finished job's id");
