@@ -181,6 +181,8 @@ static void on_status(void *arg, sk_daemon *d)
                          (unsigned long long)cs->cs_kill_unknown);
     sk_daemon_status_add(d, "cmdexec.stray", "%llu",
                          (unsigned long long)cs->cs_stray);
+    sk_daemon_status_add(d, "cmdexec.guard_lost", "%llu",
+                         (unsigned long long)cs->cs_guard_lost);
     sk_daemon_status_add(d, "cmdexec.output_bytes", "%llu",
                          (unsigned long long)cs->cs_output_bytes);
 }

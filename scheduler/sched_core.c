@@ -397,10 +397,12 @@ static void on_get_task(sched_core *c, sk_peer from, const sk_get_task *gt,
 {
     /* Only a node monitor holds a slot waiting for the answer; anyone
      * else asking is counted and ignored. */
-    if (sk_map_get(&c->c_nodes, from) == NULL) {
+    sched_node *asker = sk_map_get(&c->c_nodes, from);
+    if (asker == NULL) {
         c->c_stats.ss_bad_peer++;
         return;
     }
+    asker->nd_asked = true; /* its re-announcements are over (FAULTS.md) */
     sched_resv *r = sk_map_get(&c->c_resvs, gt->gt_resv);
     /* A node always gets an answer: it holds a slot until it does. A
      * probe cancelled while its GET_TASK was on the way lands here. */
@@ -479,6 +481,8 @@ static void on_task_started(sched_core *c, sk_peer from,
                             const sk_task_started *st)
 {
     if (c->c_flows.mp_len > 0 && sched_flow_started(c, from, st))
+        return;
+    if (sched_node_fence(c, from, st->st_job, st->st_task, st->st_attempt))
         return;
     sched_task *t = task_of(c, from, st->st_job, st->st_task, st->st_attempt);
     if (t == NULL)

@@ -32,6 +32,14 @@
  * freed. A frontend that goes away loses its jobs: their reservations are
  * cancelled, their launched tasks killed, and nothing more is reported.
  *
+ * Fencing. A node monitor that comes back re-announces, with
+ * TASK_STARTED before its first GET_TASK, the attempts it still runs
+ * (docs/FAULTS.md). One the core gave up (its job, one the core created,
+ * is gone; a later attempt exists; or it is not the attempt launched on
+ * that node) is answered with KILL_TASK to that node and counted
+ * (ss_fenced); nothing reaches the frontend. Later TASK_STARTEDs are not
+ * fenced: the core kills what it gives up in a session itself.
+ *
  * Admission. A submission over a limit (tasks, spec bytes, jobs in
  * flight, probe ratio, attempts, labels), over a budget (the bytes of all
  * jobs held; the jobs and bytes of its frontend, so that one frontend
@@ -139,6 +147,8 @@ typedef struct sched_stats {
     uint64_t ss_nothing_left; /* TASK_REPLY without a task */
     uint64_t ss_cancels;      /* CANCEL_RESERVATIONS sent */
     uint64_t ss_kills;        /* KILL_TASK sent */
+    uint64_t ss_fenced;       /* of which for attempts given up that a
+                                 node reported running (FAULTS.md) */
     /* the flow path (sched_flow.c) */
     uint64_t ss_flowd_up;       /* HELLOs of flowd (restarts + 1) */
     uint64_t ss_flow_sent;      /* SUBMIT_JOBs to flowd, resends included */

@@ -42,6 +42,7 @@ struct sched_node {
     sched_resv *nd_rtail; /* last of them: a job's probes stay adjacent */
     uint64_t nd_mark;     /* c_stamp when last picked or visited */
     uint32_t nd_pick;     /* reservations picked in this sampling */
+    bool nd_asked;        /* it sent a GET_TASK (sched_node_fence) */
 };
 
 /* One task of a job. */
@@ -178,6 +179,14 @@ uint32_t sched_sample_any(sched_core *c, const sched_job *j, uint64_t want);
 uint32_t sched_sample_task(sched_core *c, const sched_job *j,
                            const sched_task *t, uint64_t want);
 uint64_t sched_probe_count(double ratio, uint32_t tasks);
+/* sched_node_fence answers TASK_STARTED (job, task, attempt) from the
+ * node monitor from, if it has sent no GET_TASK yet (a re-announcement,
+ * FAULTS.md): when this core gave that attempt up or the job (an id it
+ * gave out) is gone, it sends KILL_TASK (ss_fenced) and returns true;
+ * otherwise (the attempt it holds there, or a report to count as bad)
+ * false. */
+bool sched_node_fence(sched_core *c, sk_peer from, uint64_t job, uint32_t task,
+                      uint32_t attempt);
 
 /* sched_jobs.c: admission, probes, job end */
 void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj,

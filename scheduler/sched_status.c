@@ -120,6 +120,7 @@ void sched_status_reply(sched_core *c, sk_peer from,
     kv_u64(&f, "nothing_left", st->ss_nothing_left);
     kv_u64(&f, "cancels", st->ss_cancels);
     kv_u64(&f, "kills", st->ss_kills);
+    kv_u64(&f, "fenced", st->ss_fenced);
     kv_u64(&f, "launch_timeouts", st->ss_launch_timeouts);
     kv_u64(&f, "flowd_connected", c->c_flowd_up ? 1 : 0);
     kv_u64(&f, "flowd_hellos", st->ss_flowd_up);

@@ -330,6 +330,20 @@ int dh_start_nodemon_at(dh_proc *p, const char *name, int id, int slots,
     return start(p, name, argv, argc, extra);
 }
 
+void dh_start_two_scheds(dh_proc scheds[2], dh_proc *nodes, int n, int slots)
+{
+    if (dh_start_sched(&scheds[0], "s1", 1, NULL) != 0 ||
+        dh_start_sched(&scheds[1], "s2", 2, NULL) != 0)
+        tap_bail_out("the schedulers did not start");
+    const dh_proc *s[] = {&scheds[0], &scheds[1]};
+    for (int i = 0; i < n; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "n%d", i + 1);
+        if (dh_start_nodemon(&nodes[i], name, i + 1, slots, s, 2, NULL) != 0)
+            tap_bail_out("node monitor %s did not start", name);
+    }
+}
+
 int dh_start_nodemon(dh_proc *p, const char *name, int id, int slots,
                      const dh_proc *const *scheds, int n,
                      const char *const *extra)

@@ -76,6 +76,12 @@ int dh_start_nodemon(dh_proc *p, const char *name, int id, int slots,
                      const dh_proc *const *scheds, int n,
                      const char *const *extra);
 
+/* dh_start_two_scheds starts schedulers "s1" and "s2" (ids 1 and 2) in
+ * scheds[0..1] and n node monitors "n1".."nN" (ids 1..n) of slots slots
+ * in nodes[0..n), each registered with both schedulers. Bails out of the
+ * test when one does not start. */
+void dh_start_two_scheds(dh_proc scheds[2], dh_proc *nodes, int n, int slots);
+
 /* dh_start_sched_at, dh_start_nodemon_at: the same, listening on listen
  * (any endpoint, kept in dp_endpoint), the node monitor connected to the
  * n scheduler endpoints scheds. */
