@@ -866,7 +866,7 @@ static void on_release(nm_core *nm, const sk_release *rl, sk_time now)
         (adopted = find_long_task(nm, rl->rl_job, rl->rl_task)) != NULL) {
         nm->nm_st.ns_releases++;
         if (rl->rl_kill)
-            send_kill(nm, adopted);
+            nm_send_kill(nm, adopted);
         return;
     }
     nm_long *lg = find_long(nm, rl->rl_resv);
