@@ -21,6 +21,7 @@ static const command commands[] = {
     {"run", cmd_run, "run a job of N copies of a command and summarise it"},
     {"status", cmd_status, "what a daemon (or the local cluster) is doing"},
     {"key", cmd_key, "make a cluster key (authenticated clusters)"},
+    {"user", cmd_user, "issue a user's token from the cluster key"},
     {"load", cmd_load,
      "run a mixed workload of short jobs from several users, summarised"},
     {"solve", cmd_solve,
