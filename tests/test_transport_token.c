@@ -202,8 +202,10 @@ static void test_user_up(void)
     tap_ok(tu_run_until(loop, up, &r, 5) && tu_run_until(loop, up, &d, 5),
            "a user's token comes up as a frontend");
     sk_peer_info pi;
-    tap_ok(sk_transport_peer_info(r.sd_t, r.sd_rec.ru_last_up, &pi) == 0 &&
-               pi.pi_cred == SK_CRED_USER && strcmp(pi.pi_user, "alice") == 0,
+    memset(&pi, 0, sizeof pi);
+    int found = sk_transport_peer_info(r.sd_t, r.sd_rec.ru_last_up, &pi) == 0;
+    tap_ok(found && pi.pi_cred == SK_CRED_USER &&
+               strcmp(pi.pi_user, "alice") == 0,
            "the router knows it as user alice (cred %u, user %s)", pi.pi_cred,
            pi.pi_user);
     sk_transport_destroy(d.sd_t);
