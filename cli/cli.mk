@@ -8,7 +8,7 @@ noinst_HEADERS += cli/sk_cli.h cli/cli_common.h cli/sk_cluster.h \
 	cli/cli_json.h
 cli_skylark_SOURCES = cli/skylark.c cli/cmd_solve.c \
 	cli/cmd_cluster.c cli/cmd_run.c cli/cmd_status.c \
-	cli/cmd_load.c cli/cmd_key.c cli/cli_common.c cli/cli_json.c \
+	cli/cmd_load.c cli/cmd_key.c cli/cmd_user.c cli/cli_common.c cli/cli_json.c \
 	cli/cmd_dashboard.c
 nodist_cli_skylark_SOURCES = cli/dashboard_page.h
 cli_skylark_CPPFLAGS = $(CLI_CPPFLAGS) -I$(top_builddir)/cli \

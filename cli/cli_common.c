@@ -100,6 +100,31 @@ const char *cli_key_file(const char *given, const char *dir, char *buf,
     return buf;
 }
 
+const char *cli_token_file(const char *given, const char *dir, char *buf,
+                           size_t len)
+{
+    if (given != NULL)
+        return given;
+    const char *env = getenv("SKYLARK_TOKEN_FILE");
+    if (env != NULL && env[0] != '\0')
+        return env;
+    char d[4096];
+    cli_dir(dir, d, sizeof d);
+    if (snprintf(buf, len, "%s/user.token", d) >= (int)len ||
+        access(buf, F_OK) != 0)
+        return NULL;
+    return buf;
+}
+
+void cli_credential(const char *key, const char *token, const char *dir,
+                    char *keybuf, char *tokbuf, size_t len,
+                    const char **key_file, const char **token_file)
+{
+    *token_file = key != NULL ? token : cli_token_file(token, dir, tokbuf, len);
+    *key_file =
+        *token_file != NULL ? NULL : cli_key_file(key, dir, keybuf, len);
+}
+
 skc_cluster *cli_load_cluster(const char *who, const char *dir)
 {
     skc_cluster *c = malloc(sizeof *c);

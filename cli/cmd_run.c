@@ -71,6 +71,10 @@ static void run_usage(FILE *out)
         "  -d, --dir DIR         the local cluster's directory\n"
         "  -K, --key-file F      the cluster key (default: $SKYLARK_KEY_FILE,\n"
         "                        else the local cluster's key)\n"
+        "  -T, --token-file F    a user token (skylark user token) instead:\n"
+        "                        the job runs as its user (default:\n"
+        "                        $SKYLARK_TOKEN_FILE, else user.token in the\n"
+        "                        local cluster's directory, else the key)\n"
         "  -h, --help            this text\n"
         "\n"
         "A long job (or placement flow) needs a cluster with a flow node;\n"
@@ -293,6 +297,7 @@ int cmd_run(int argc, char **argv)
         {"output", no_argument, NULL, 'o'},
         {"dir", required_argument, NULL, 'd'},
         {"key-file", required_argument, NULL, 'K'},
+        {"token-file", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -302,7 +307,7 @@ int cmd_run(int argc, char **argv)
     sk_job_placement placement = SK_PLACEMENT_SAMPLE;
     unsigned long ntasks = 1, prio = 4, mem = 0, attempts = 0;
     double cpus = 0, probe = 0, timeout = 0;
-    const char *user = NULL, *dir = NULL, *key = NULL;
+    const char *user = NULL, *dir = NULL, *key = NULL, *token = NULL;
     int c;
     memset(&rs, 0, sizeof rs);
     optind = 0;
@@ -313,7 +318,7 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "\n(see skylark run --help)\n");                       \
         return 2;                                                              \
     } while (0)
-    while ((c = getopt_long(argc, argv, "+s:n:u:p:l:c:m:t:od:K:h", longopts,
+    while ((c = getopt_long(argc, argv, "+s:n:u:p:l:c:m:t:od:K:T:h", longopts,
                             NULL)) != -1) {
         switch (c) {
         case 's':
@@ -381,6 +386,9 @@ int cmd_run(int argc, char **argv)
         case 'K':
             key = optarg;
             break;
+        case 'T':
+            token = optarg;
+            break;
         case 'd':
             dir = optarg;
             break;
@@ -417,8 +425,9 @@ int cmd_run(int argc, char **argv)
     fo.fo_nschedulers = nscheds;
     fo.fo_connect_timeout = 1;
     fo.fo_queue_timeout = 5;
-    char keybuf[4200];
-    fo.fo_key_file = cli_key_file(key, dir, keybuf, sizeof keybuf);
+    char keybuf[4200], tokbuf[4200];
+    cli_credential(key, token, dir, keybuf, tokbuf, sizeof keybuf,
+                   &fo.fo_key_file, &fo.fo_token_file);
     int rc = sk_frontend_create(loop, &fo, &rs.rs_fe);
     if (rc != 0) {
         fprintf(stderr, "skylark run: %s\n", sk_strerror(rc));

@@ -52,4 +52,9 @@ int cmd_load(int argc, char **argv);
  * Exit status: 0 made, 1 failed, 2 bad usage or FILE exists. */
 int cmd_key(int argc, char **argv);
 
+/* cmd_user: `skylark user token NAME [FILE]` issues a user's token from
+ * the cluster key (sk_token.h). Exit status: 0 issued, 1 failed, 2 bad
+ * usage or FILE exists. */
+int cmd_user(int argc, char **argv);
+
 #endif /* SK_CLI_H */

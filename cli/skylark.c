@@ -23,6 +23,7 @@ static const command commands[] = {
     {"dashboard", cmd_dashboard,
      "a live web view of the local cluster, on loopback"},
     {"key", cmd_key, "make a cluster key (authenticated clusters)"},
+    {"user", cmd_user, "issue a user's token from the cluster key"},
     {"load", cmd_load,
      "run a mixed workload of short jobs from several users, summarised"},
     {"solve", cmd_solve,

@@ -595,9 +595,9 @@ static int encode_job(sk_frontend *fe, fe_job *j, const sk_job_desc *jd)
     sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
     sk_submit_job *sj = &m.m_submit_job;
     sj->sj_job = j->fj_id;
-    sj->sj_user = jd->jo_user != NULL && jd->jo_user[0] != '\0'
-                      ? jd->jo_user
-                      : default_user(user, sizeof user);
+    sj->sj_user = jd->jo_user != NULL && jd->jo_user[0] != '\0' ? jd->jo_user
+                  : fe->fe_user[0] != '\0'                      ? fe->fe_user
+                                           : default_user(user, sizeof user);
     sj->sj_priority = (uint8_t)jd->jo_priority;
     sj->sj_probe_ratio = jd->jo_probe_ratio;
     sj->sj_labels = (const char **)jd->jo_labels;

@@ -278,6 +278,16 @@ typedef struct sk_frontend_opts {
                                   scheduler when its scheduler is lost
                                   (default 3; 0: never, its unfinished
                                   tasks end LOST; at most 16) */
+    const char *fo_token_file; /* a user token file (`skylark user token`,
+                                  mode 0600), used instead of fo_key_file:
+                                  the scheduler then knows the frontend as
+                                  that user (its jobs' user; it sees only
+                                  its own jobs unless the token is an
+                                  admin's). A token that is forged,
+                                  expired or refused fails waiting jobs
+                                  with SK_EREJECTED and the reason */
+    const char *fo_token;      /* the token's line itself, instead of a
+                                  file (wins over fo_token_file) */
 } sk_frontend_opts;
 
 /* sk_frontend_opts_init fills o with the defaults above and no scheduler. */
@@ -328,8 +338,9 @@ typedef struct sk_task_desc {
 
 /* A job to submit. Fill with sk_job_desc_init, then set the tasks. */
 typedef struct sk_job_desc {
-    const char *jo_user;           /* for fair sharing; NULL or "": the name
-                                      of the process's user */
+    const char *jo_user;           /* for fair sharing; NULL or "": the
+                                      user of the frontend's token, else
+                                      the name of the process's user */
     unsigned jo_priority;          /* 0 (most urgent)..7; default 4 */
     const char *const *jo_labels;  /* a node must carry every label */
     unsigned jo_nlabels;           /* 0..64 */
@@ -680,6 +691,13 @@ SK_API int sk_status_fetch(const char *endpoint, double timeout, int table,
  * when the daemon does not hold the same key (or has none). */
 SK_API int sk_status_fetch_keyed(const char *endpoint, const char *key_file,
                                  double timeout, int table, sk_status **out);
+
+/* sk_status_fetch_cred is sk_status_fetch_keyed with a user token file
+ * instead (token_file not NULL wins over key_file): a scheduler then
+ * lists that user's jobs only, unless the token is an admin's. */
+SK_API int sk_status_fetch_cred(const char *endpoint, const char *key_file,
+                                const char *token_file, double timeout,
+                                int table, sk_status **out);
 
 /* sk_status_free releases s. NULL is a no-op. */
 SK_API void sk_status_free(sk_status *s);

@@ -24,6 +24,7 @@
 #define PF_CONN     1u /* a connection of ours */
 #define PF_HELLO    2u /* it said HELLO this session */
 #define PF_ANSWERED 4u /* we answered with ours */
+#define PF_USER     8u /* it proved a user token, not the cluster key */
 
 /* "role name" of a peer, for log lines. */
 #define LABEL_LEN 96
@@ -33,12 +34,13 @@
 
 /* What the shell counted. */
 typedef struct sk_daemon_stats {
-    uint64_t ds_send_failed; /* the link refused a message of the core */
-    uint64_t ds_unroutable;  /* a message for a reference nobody holds */
-    uint64_t ds_map_full;    /* a peer refused: no reference left */
-    uint64_t ds_hellos;      /* HELLOs handed to the core */
-    uint64_t ds_answers;     /* HELLOs we answered */
-    uint64_t ds_bad_input;   /* inputs the core dropped (dh_bad_input) */
+    uint64_t ds_send_failed;  /* the link refused a message of the core */
+    uint64_t ds_unroutable;   /* a message for a reference nobody holds */
+    uint64_t ds_map_full;     /* a peer refused: no reference left */
+    uint64_t ds_hellos;       /* HELLOs handed to the core */
+    uint64_t ds_answers;      /* HELLOs we answered */
+    uint64_t ds_bad_input;    /* inputs the core dropped (dh_bad_input) */
+    uint64_t ds_role_refused; /* HELLOs of a daemon's role from a user */
 } sk_daemon_stats;
 
 struct sk_daemon {
@@ -46,6 +48,7 @@ struct sk_daemon {
     sk_link *d_link;
     sk_transport *d_t;
     sk_daemon_core d_core;
+    sk_daemon_cred_fn d_cred; /* for peers with a user token, or NULL */
     sk_daemon_hooks d_hooks;
     sk_hello d_hello;
     char d_adv[SK_MAX_ADDRS][SK_MAX_ADDR_LEN + 1]; /* d_hello's he_addrs */
@@ -209,6 +212,9 @@ static const sk_msg *status_extend(sk_daemon *d, const sk_msg *m)
     add_u64(d, "transport.peer_limit", ts.ts_peer_limit);
     add_u64(d, "transport.auth_failed", ts.ts_auth_failed);
     add_u64(d, "transport.auth_timeouts", ts.ts_auth_timeouts);
+    add_u64(d, "transport.token_expired", ts.ts_token_expired);
+    add_u64(d, "transport.role_refused", ts.ts_role_refused);
+    add_u64(d, "daemon.role_refused", d->d_st.ds_role_refused);
     add_u64(d, "transport.ups", ts.ts_ups);
     add_u64(d, "transport.downs", ts.ts_downs);
 
@@ -477,6 +483,18 @@ static void keep_label(sk_daemon *d, sk_peer ref, const char *who)
 static void on_hello(sk_daemon *d, sk_peer_id tid, sk_peer ref, uint32_t *flags,
                      const sk_hello *h, sk_time now)
 {
+    if ((*flags & PF_USER) && h->he_role != SK_ROLE_FRONTEND) {
+        /* A role comes from the credential: only the cluster key may
+         * register a scheduler, node monitor, flowd or executor. */
+        if (rate_ok(++d->d_st.ds_role_refused)) {
+            char who[LABEL_LEN];
+            peer_label(d, tid, who, sizeof who);
+            sk_warn("%s: HELLO as role %u refused: a user token may only "
+                    "register a frontend; %" PRIu64 " so far",
+                    who, h->he_role, d->d_st.ds_role_refused);
+        }
+        return;
+    }
     if (!(*flags & PF_CONN) && !(*flags & PF_ANSWERED)) {
         send_hello(d, tid);
         *flags |= PF_ANSWERED;
@@ -526,8 +544,22 @@ static void on_msg(void *arg, sk_peer_id tid, const sk_msg *msg)
             return;
         }
         sk_peer_info pi;
-        if (sk_transport_peer_info(d->d_t, tid, &pi) == 0 && pi.pi_connected)
+        if (sk_transport_peer_info(d->d_t, tid, &pi) != 0)
+            memset(&pi, 0, sizeof pi);
+        if (pi.pi_connected)
             *sk_peermap_flags(&d->d_peers, ref) |= PF_CONN;
+        else if (pi.pi_cred != SK_CRED_CLUSTER) {
+            *sk_peermap_flags(&d->d_peers, ref) |= PF_USER;
+            if (d->d_cred != NULL &&
+                d->d_cred(d->d_core.dc_core, ref, pi.pi_user,
+                          pi.pi_cred == SK_CRED_ADMIN) != 0) {
+                sk_warn("user %s: the core cannot take its credential; "
+                        "ending its session",
+                        pi.pi_user);
+                sk_transport_reset(d->d_t, tid);
+                return;
+            }
+        }
     }
     if (msg->m_type == SK_MSG_HELLO)
         on_hello(d, tid, ref, sk_peermap_flags(&d->d_peers, ref), &msg->m_hello,
@@ -571,6 +603,11 @@ static void on_down(void *arg, sk_peer_id tid, sk_peer_down_reason why)
     sk_peermap_remove(&d->d_peers, tid, NULL);
     d->d_core.dc_peer_down(d->d_core.dc_core, ref, sk_daemon_now());
     pump(d);
+}
+
+void sk_daemon_on_cred(sk_daemon *d, sk_daemon_cred_fn fn)
+{
+    d->d_cred = fn;
 }
 
 /* ---- signals and life cycle --------------------------------------------- */

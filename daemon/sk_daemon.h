@@ -12,7 +12,11 @@
  * (once per session) and then hands the peer's HELLO to the core
  * (peer_up). Every other message goes to the core as it is; a peer that
  * never said HELLO (the `skylark status` tool) still gets a reference, so
- * the core can answer its STATUS_REQUEST. A transport session that ends
+ * the core can answer its STATUS_REQUEST. A peer that proved a user token
+ * rather than the cluster key is handed to the core with its user
+ * (sk_daemon_on_cred), and its HELLO is refused (counted in
+ * daemon.role_refused) unless it registers a frontend: a role comes from
+ * the credential. A transport session that ends
  * is the core's peer_down. STATUS_REPLYs the core writes are extended
  * with the shell's, the link's and the transport's counters (keys
  * daemon.*, link.*, transport.*) and the daemon's own (hook dh_status).
@@ -57,6 +61,13 @@ typedef struct sk_daemon_core {
     sk_time (*dc_deadline)(const void *core);
     sk_outbox *(*dc_outbox)(void *core);
 } sk_daemon_core;
+
+/* A core's entry point for a peer that proved a user token (sk_token.h)
+ * for user, an admin's if admin: called once per session, before any
+ * input of the peer. It returns 0, or an error: the shell then ends the
+ * peer's session (the core must not have kept anything of it). */
+typedef int (*sk_daemon_cred_fn)(void *core, sk_peer peer, const char *user,
+                                 int admin);
 
 typedef struct sk_daemon sk_daemon;
 
@@ -113,6 +124,12 @@ sk_time sk_daemon_now(void);
 int sk_daemon_create(struct ev_loop *loop, const sk_daemon_config *cfg,
                      const sk_daemon_core *core, const sk_daemon_hooks *hooks,
                      sk_daemon **out);
+
+/* sk_daemon_on_cred sets the core's entry point for peers with a user
+ * token. Without one (the default) such peers reach the core as any
+ * other, but their HELLOs are still refused unless they register a
+ * frontend. Call it before the loop runs. */
+void sk_daemon_on_cred(sk_daemon *d, sk_daemon_cred_fn fn);
 
 /* sk_daemon_run runs the loop until sk_daemon_stop. */
 void sk_daemon_run(sk_daemon *d);

@@ -356,6 +356,7 @@ void sched_peer_down(sched_core *c, sk_peer peer, sk_time now)
     sched_fe *fe = sk_map_get(&c->c_fes, peer);
     if (fe != NULL)
         frontend_down(c, fe);
+    sched_auth_forget(c, peer);
 }
 
 /*
@@ -571,9 +572,12 @@ void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
 {
     sk_arena_rewind(&c->c_scratch);
     switch (msg->m_type) {
-    case SK_MSG_SUBMIT_JOB:
-        sched_submit(c, from, &msg->m_submit_job, now);
+    case SK_MSG_SUBMIT_JOB: {
+        sk_submit_job sj = msg->m_submit_job;
+        if (sched_auth_submit(c, from, &sj))
+            sched_submit(c, from, &sj, now);
         break;
+    }
     case SK_MSG_CANCEL_JOB:
         on_cancel_job(c, from, &msg->m_cancel_job, now);
         break;
@@ -592,7 +596,7 @@ void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
         break;
     case SK_MSG_MEMBERSHIP:
         /* The directory comes from flowd, never from anyone else. */
-        if (!c->c_flowd_up || from != c->c_flowd)
+        if (!c->c_flowd_up || from != c->c_flowd || !sched_auth_daemon(c, from))
             c->c_stats.ss_bad_peer++;
         else
             sched_node_membership(c, from, &msg->m_membership);
@@ -690,6 +694,7 @@ void sched_free(sched_core *c)
     sk_map_free(&c->c_jobs);
     sk_map_free(&c->c_resvs);
     sk_map_free(&c->c_flows);
+    sched_auth_free(c);
     free(c->c_live);
     free(c->c_picks);
     sk_outbox_free(&c->c_out);

@@ -152,6 +152,7 @@ struct sched_core {
     sk_map c_fes;        /* peer -> sched_fe */
     sk_map c_jobs;       /* j_id -> sched_job */
     sk_map c_resvs;      /* rs_id -> sched_resv */
+    sk_map c_creds;      /* peer -> its user token (sched_auth.c) */
     sched_node **c_live; /* up, unsaturated nodes, in any order */
     uint32_t c_nlive;
     uint32_t c_live_cap;
@@ -231,6 +232,17 @@ bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
                       uint64_t launch_us, uint64_t end_us);
 void sched_kill(sched_core *c, sched_task *t);
 sk_bytes sched_text(const char *s);
+
+/* sched_auth.c: user credentials. sched_auth_submit checks sj against
+ * the sender's user, filling an empty sj_user; it answers a refusal
+ * (JOB_REJECTED, counted) and returns false. sched_auth_sees tells
+ * whether the sender may see job j; sched_auth_daemon whether it holds
+ * the cluster key. */
+bool sched_auth_submit(sched_core *c, sk_peer from, sk_submit_job *sj);
+bool sched_auth_sees(const sched_core *c, sk_peer from, const sched_job *j);
+bool sched_auth_daemon(const sched_core *c, sk_peer from);
+void sched_auth_forget(sched_core *c, sk_peer peer);
+void sched_auth_free(sched_core *c);
 
 /* sched_status.c */
 void sched_status_reply(sched_core *c, sk_peer from,

@@ -26,6 +26,11 @@ static void core_up(void *c, sk_peer p, const sk_hello *h, sk_time now)
     sched_peer_up(c, p, h, now);
 }
 
+static int core_cred(void *c, sk_peer p, const char *user, int admin)
+{
+    return sched_peer_cred(c, p, user, admin);
+}
+
 static void core_down(void *c, sk_peer p, sk_time now)
 {
     sched_peer_down(c, p, now);
@@ -131,6 +136,9 @@ int main(int argc, char **argv)
         return 2;
     }
     sk_log_set_level(ds.ds_log_level);
+    /* Users' frontends and tools may come with a token (docs/SECURITY.md);
+     * every other role takes the cluster key. */
+    snprintf(tc.tc_token_roles, sizeof tc.tc_token_roles, "frontend tool");
 
     sched_core *core;
     rc = sched_new(&cfg, sk_daemon_seed(&ds), &core);
@@ -172,6 +180,7 @@ int main(int argc, char **argv)
         ev_loop_destroy(loop);
         return 1;
     }
+    sk_daemon_on_cred(d, core_cred);
     sk_info("%s %s: scheduler %s (id %lld) ready: probe ratio %g, %lld "
             "attempts, flowd %s",
             PROG, sk_version(), cfg.sc_name, (long long)cfg.sc_id,

@@ -4,6 +4,7 @@
  */
 #include "daemon_harness.h"
 #include "sk_keyfile.h"
+#include "sk_token.h"
 #include "sk_log.h"
 #include "tap.h"
 #include "transport_util.h"
@@ -36,11 +37,17 @@ static int (*child_hook)(void *);
 static void *child_hook_arg;
 static int keyed;
 static uint8_t client_key[SK_KEY_BYTES];
+static char client_token[1024]; /* a token file for clients, or "" */
 
 void dh_set_child_hook(int (*hook)(void *), void *arg)
 {
     child_hook = hook;
     child_hook_arg = arg;
+}
+
+void dh_set_token_file(const char *path)
+{
+    snprintf(client_token, sizeof client_token, "%s", path ? path : "");
 }
 
 void dh_set_key_file(const char *path)
@@ -546,7 +553,11 @@ dh_client *dh_client_new(const char *role, const char *name)
     tc.tc_max_msg = SK_MAX_MSG_BYTES;
     tc.tc_queue_msgs = 1u << 20;
     tc.tc_queue_bytes = 256u << 20;
-    if (keyed) {
+    char err[1200];
+    if (client_token[0] != '\0') {
+        if (sk_cred_config(&tc, NULL, client_token, NULL, err, sizeof err))
+            tap_bail_out("%s", err);
+    } else if (keyed) {
         tc.tc_keyed = 1;
         memcpy(tc.tc_key, client_key, sizeof client_key);
     }
@@ -770,4 +781,23 @@ uint32_t dh_client_kills(const dh_client *c)
 int dh_client_downs(const dh_client *c)
 {
     return c->c_downs;
+}
+
+int dh_sh(const char *cmd, char *out, size_t size, double *secs)
+{
+    char path[600], line[8000];
+    snprintf(path, sizeof path, "%s/sh-out.txt", dh_dir());
+    snprintf(line, sizeof line, "%s > '%s' 2>&1", cmd, path);
+    double t0 = now_s();
+    int st = system(line);
+    if (secs != NULL)
+        *secs = now_s() - t0;
+    out[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (f != NULL) {
+        size_t n = fread(out, 1, size - 1, f);
+        out[n] = '\0';
+        fclose(f);
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

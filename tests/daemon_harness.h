@@ -119,6 +119,11 @@ void dh_log_tail(const dh_proc *p, int lines);
  * (static buffer, overwritten by the next call). */
 const char *dh_write_file(const char *name, const char *text);
 
+/* dh_sh runs a shell command line; its stderr and stdout go to out (at
+ * most size bytes, NUL-terminated). Returns its exit status (-1 if it did
+ * not exit), and the seconds it took in *secs if not NULL. */
+int dh_sh(const char *cmd, char *out, size_t size, double *secs);
+
 /* ---- the test client ---------------------------------------------------- */
 
 #define DH_MAX_JOBS 16
@@ -155,6 +160,11 @@ typedef struct dh_client dh_client;
  * key in path (sk_keyfile_read), as keyed daemons require; NULL: no key.
  * Bails out when the file is refused. */
 void dh_set_key_file(const char *path);
+
+/* dh_set_token_file makes the clients created after it authenticate
+ * with the user token in path (sk_token.h) instead of the key; NULL: the
+ * key again. Bails out when the file is refused. */
+void dh_set_token_file(const char *path);
 
 /* dh_client_new makes a client (its own libev loop and sk_link) with the
  * transport identity (role, name) and the heartbeat of dh_set_heartbeat.

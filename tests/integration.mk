@@ -66,6 +66,12 @@ TESTS += tests/test_auth_cluster
 tests_test_auth_cluster_SOURCES = tests/test_auth_cluster.c
 tests_test_auth_cluster_LDADD = $(DH_TEST_LDADD)
 
+# Users of an authenticated cluster: tokens, roles, who sees what.
+check_PROGRAMS += tests/test_auth_users
+TESTS += tests/test_auth_users
+tests_test_auth_users_SOURCES = tests/test_auth_users.c
+tests_test_auth_users_LDADD = $(DH_TEST_LDADD)
+
 # Multi-host tests: each daemon on a host of its own, a network namespace
 # joined to a bridge (tests/netns.c; docs/TESTING.md). Skipped where the
 # machine does not allow namespaces (not root, no ip, a container).
