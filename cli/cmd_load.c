@@ -237,7 +237,8 @@ static void submit_next(user *u)
                                          &L.l_rng, L.l_dmax - L.l_dmin + 1);
             int len = snprintf(cmd[t], sizeof cmd[t], "sleep %u.%03u",
                                ms / 1000, ms % 1000);
-            td[t] = (sk_task_desc){cmd[t], (uint32_t)len, NULL, 0};
+            td[t] =
+                (sk_task_desc){.td_spec = cmd[t], .td_spec_len = (uint32_t)len};
         }
         sk_job_desc jd;
         sk_job_desc_init(&jd);

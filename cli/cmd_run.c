@@ -397,7 +397,7 @@ int cmd_run(int argc, char **argv)
         return 1;
     }
     for (unsigned long i = 0; i < ntasks; i++)
-        td[i] = (sk_task_desc){cmd, (uint32_t)len, NULL, 0};
+        td[i] = (sk_task_desc){.td_spec = cmd, .td_spec_len = (uint32_t)len};
     sk_job_desc jd;
     sk_job_desc_init(&jd);
     jd.jo_user = user;

@@ -293,6 +293,10 @@ typedef struct sk_task_desc {
     const char *const *td_preferred; /* nodes to run on (data locality):
                                         per-task sampling among them */
     unsigned td_npreferred;          /* 0 (anywhere)..16 */
+    const char *const *td_tags;      /* allocation tags the job's placement
+                                        constraints name (flow path):
+                                        1..63 bytes of [A-Za-z0-9_.-] */
+    unsigned td_ntags;               /* 0..8 */
 } sk_task_desc;
 
 /* A job to submit. Fill with sk_job_desc_init, then set the tasks. */
@@ -315,6 +319,10 @@ typedef struct sk_job_desc {
                                      executor */
     const sk_task_desc *jo_tasks; /* the tasks, indexed from 0 */
     uint32_t jo_ntasks;           /* 1..100,000 */
+    const char *jo_constraints;   /* placement constraints between tagged
+                                     tasks, e.g. "zk=3,NOTIN,NODE,zk"
+                                     (docs/CONSTRAINTS.md); NULL or "":
+                                     none. Honoured on the flow path. */
 } sk_job_desc;
 
 /* sk_job_desc_init fills j with the defaults above and no task. */
