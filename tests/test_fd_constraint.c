@@ -6,7 +6,9 @@
  * the reason, when glpsol is not installed).
  */
 #include "fd_constraint.h"
+#include "fd_testutil.h"
 #include "medea_lp.h"
+#include "sk_constraint.h"
 #include "skylark.h"
 #include "tap.h"
 
@@ -209,10 +211,131 @@ static void test_oracle(void)
            same_obj, runs, (unsigned long long)gap_sum);
 }
 
+/* ---- in the flow node's round ----------------------------------------- */
+
+#define MS    FDT_MS
+#define T0    (1000000 * MS)
+#define SCHED 100u
+
+static sk_cspec spec;
+
+/* A long job of ntasks tasks tagged tag, constrained by text. */
+static void submit(fd_core *c, sk_time now, uint64_t job, uint32_t ntasks,
+                   const char *tag, const char *text)
+{
+    char err[160];
+    fdt_drain(c);
+    if (sk_constraint_parse(text, &spec, err, sizeof err) != 0)
+        tap_bail_out("%s: %s", text, err);
+    sk_task_spec ts[16];
+    memset(ts, 0, sizeof ts);
+    const char *tags[1] = {tag};
+    for (uint32_t i = 0; i < ntasks; i++) {
+        ts[i].ts_spec.b_data = (const uint8_t *)"true";
+        ts[i].ts_spec.b_len = 5;
+        ts[i].ts_tags = tags;
+        ts[i].ts_ntags = 1;
+    }
+    sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
+    m.m_submit_job = (sk_submit_job){.sj_job = job,
+                                     .sj_user = "alice",
+                                     .sj_long = true,
+                                     .sj_framework = "",
+                                     .sj_tasks = ts,
+                                     .sj_ntasks = ntasks,
+                                     .sj_constraints = spec.cs_items,
+                                     .sj_nconstraints = spec.cs_n};
+    fd_core_on_msg(c, now, SCHED, &m);
+}
+
+/* The nodes (peers) the RESERVEs of job went to, in *peers. */
+static size_t reserves(fd_core *c, uint64_t job, sk_peer *peers, size_t max)
+{
+    size_t n = 0;
+    const sk_msg *m;
+    sk_peer to;
+    for (size_t i = 0; (m = fdt_nth(c, SK_MSG_RESERVE, i, &to)) != NULL; i++)
+        if (m->m_reserve.rv_job == job && n < max)
+            peers[n++] = to;
+    return n;
+}
+
+static bool distinct(const sk_peer *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = i + 1; k < n; k++)
+            if (p[i] == p[k])
+                return false;
+    return true;
+}
+
+static void test_flowd(void)
+{
+    fd_config cfg;
+    fd_config_init(&cfg);
+    cfg.fdc_algorithm = FC_ALG_SSP;
+    fd_core *c = fdt_core(&cfg, T0);
+    for (uint32_t i = 1; i <= 6; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "n%u", i);
+        fdt_node(c, T0, i, name, 4, i <= 3 ? "r1" : "r2", 1.0);
+    }
+    fdt_sched(c, T0, SCHED, 7);
+    submit(c, T0 + 10 * MS, 1, 6, "zk", "zk=6,NOTIN,NODE,zk");
+    sk_time now = T0 + 1000 * MS;
+    for (uint32_t i = 1; i <= 6; i++)
+        fdt_heartbeat(c, now - 100 * MS, i, 1, 4, 0, 0, 0, NULL, 0);
+    tap_is_int(fdt_round(c, now, NULL), 0, "a round");
+    sk_peer p[16];
+    size_t n = reserves(c, 1, p, 16);
+    tap_ok(n == 6 && distinct(p, n),
+           "6 zk NOTIN NODE zk: 6 RESERVEs, on 6 distinct nodes (nothing "
+           "else keeps them apart: 4 slots a node)");
+    fdt_drain(c);
+
+    submit(c, now, 2, 7, "zk2", "zk2,NOTIN,NODE,zk2");
+    submit(c, now, 3, 2, "hb", "hb,IN,RACK,all/zk:hb,NOTIN,NODE,all/zk,SOFT=4");
+    submit(c, now, 4, 3, "db", "db,IN,NODE,all/nothere");
+    now += 1000 * MS;
+    tap_is_int(fdt_round(c, now, NULL), 0, "a second round");
+    n = reserves(c, 2, p, 16);
+    tap_ok(n == 6 && distinct(p, n),
+           "7 zk2 NOTIN NODE zk2 on 6 nodes: 6 distinct RESERVEs");
+    const char *why = NULL;
+    for (uint32_t t = 0; t < 7 && why == NULL; t++)
+        why = fd_constraint_why(c, SCHED, 2, t);
+    tap_ok(why != NULL && strstr(why, "hard placement constraints") != NULL,
+           "the seventh waits, saying why: %s", why ? why : "(nothing)");
+    n = reserves(c, 3, p, 16);
+    const fd_stats *st = fd_core_stats(c);
+    tap_ok(n == 2 && st->fs_cx_soft == 2 && st->fs_cx_soft_weight == 8,
+           "hb IN RACK all/zk placed; its soft NOTIN NODE all/zk cannot be "
+           "met on a cluster full of zk: 2 soft violations of weight 4 "
+           "counted (%llu, %llu)",
+           (unsigned long long)st->fs_cx_soft,
+           (unsigned long long)st->fs_cx_soft_weight);
+    tap_ok(reserves(c, 4, p, 16) == 0 && st->fs_cx_waiting == 4 &&
+               st->fs_cx_hard == 0,
+           "db IN NODE all/nothere: nothing placed, 4 tasks wait on hard "
+           "constraints, none broken (waiting %llu)",
+           (unsigned long long)st->fs_cx_waiting);
+    sk_status_request rq = {0};
+    sk_status_reply rp;
+    bool found = false;
+    if (fd_core_status(c, &rq, now, &rp) == 0)
+        for (uint32_t i = 0; i < rp.sr_nkv; i++)
+            found = found || (strcmp(rp.sr_kv[i].kv_key,
+                                     "constraint_soft_broken") == 0 &&
+                              strcmp(rp.sr_kv[i].kv_value, "2") == 0);
+    tap_ok(found, "the status says constraint_soft_broken 2");
+    fd_core_free(c);
+}
+
 int main(void)
 {
     tap_plan_lazy();
     test_exact_caps();
+    test_flowd();
     test_oracle();
     tap_done();
     return tap_exit_status();

@@ -28,19 +28,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define FD_CX_UNPLACED                                                         \
-    1000000             /* cost of a task left waiting: over any               \
-                           sum of soft weights of small instances */
-#define FD_CX_NONE (-1) /* no node; no group */
+/* The cost of a task left waiting: over any sum of soft weights of the
+ * instances it is used on. */
+#define FD_CX_UNPLACED 1000000
+#define FD_CX_NONE     (-1) /* no node; no group */
 
 typedef struct fd_cx_task {
     uint32_t ck_job;         /* the job (application) it belongs to */
     const uint32_t *ck_tags; /* tag ids, < cx_ntags */
     uint32_t ck_ntags;
-    bool ck_fixed;      /* runs (or is reserved) at ck_node: not moved */
-    int32_t ck_node;    /* in: where a fixed task is; out: the place
-                           found, or FD_CX_NONE (waits) */
-    const char *ck_why; /* out, waiting: why (static text) */
+    bool ck_fixed;        /* runs (or is reserved) at ck_node: not moved */
+    int32_t ck_node;      /* in: where a fixed task is; out: the place
+                             found, or FD_CX_NONE (waits) */
+    const uint8_t *ck_ok; /* nodes it may go to (non-zero), e.g. those with
+                             the job's labels; NULL: any */
+    const char *ck_why;   /* out, waiting: why (static text) */
 } fd_cx_task;
 
 typedef struct fd_cx_con {
@@ -109,5 +111,35 @@ typedef struct fd_cx_stats {
  * case, bounded by 4 passes. Returns 0, FC_ENOMEM, or another FC_E* from
  * the solver. */
 int fd_cx_place(fd_cx *x, fd_cx_stats *stats);
+
+/* ---- the core's hooks (fd_constraint_core.c) --------------------------- */
+
+#include "fd_core.h"
+
+typedef struct fd_cons fd_cons;
+struct fd_job;
+
+/* fd_cons_new copies the tags and constraints of sj (validated by the
+ * decoder) into *out, or sets it NULL when sj has neither. Returns 0 or
+ * SK_ENOMEM. fd_cons_free(NULL) is a no-op. */
+int fd_cons_new(const sk_submit_job *sj, fd_cons **out);
+void fd_cons_free(fd_cons *cj);
+
+/* fd_cons_active: the job has constraints; its waiting tasks are placed
+ * by fd_constraint_round, not by the main network's flow. */
+bool fd_cons_active(const struct fd_job *j);
+
+/* fd_constraint_round places the waiting tasks of constrained jobs on the
+ * room the round's RESERVEs left, sends their RESERVEs, records why the
+ * others wait, and updates the constraint counters of fd_stats. Called at
+ * the end of a round, before its RESERVEs leave the core. Costs one
+ * fd_cx_place over the live nodes and the tasks of jobs with tags. */
+void fd_constraint_round(fd_core *c, sk_time now);
+
+/* fd_constraint_why: why task `task` of job sj_job of the scheduler at
+ * peer sched waits on its placement constraints (static text), or NULL
+ * (not waiting, not constrained, or no reason known yet). */
+const char *fd_constraint_why(const fd_core *c, sk_peer sched, uint64_t job,
+                              uint32_t task);
 
 #endif /* FD_CONSTRAINT_H */

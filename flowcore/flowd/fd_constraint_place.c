@@ -28,6 +28,11 @@ static bool is_cap(const fd_cx_con *c)
            (c->cc_group == SK_GROUP_NODE || c->cc_group == SK_GROUP_RACK);
 }
 
+static bool ok_at(const fd_cx_task *t, uint32_t n)
+{
+    return t->ck_ok == NULL || t->ck_ok[n] != 0;
+}
+
 typedef struct gate {
     uint32_t g_job, g_tag;
     int64_t g_node_cap, g_rack_cap; /* per group, -1 none */
@@ -154,8 +159,10 @@ static int gate_build(net *w, const fd_cx *x, gate *g)
     return rc;
 }
 
-/* Arcs of a gated task: into every rack gate, or every node gate. */
-static int gated_arcs(net *w, const fd_cx *x, const gate *g, fc_node tn)
+/* Arcs of a gated task: into every rack gate, or every node gate it may
+ * go to (a task restricted to some nodes is never rack-gated). */
+static int gated_arcs(net *w, const fd_cx *x, const gate *g,
+                      const fd_cx_task *t, fc_node tn)
 {
     fc_arc a;
     int rc = 0;
@@ -165,7 +172,8 @@ static int gated_arcs(net *w, const fd_cx *x, const gate *g, fc_node tn)
         return rc;
     }
     for (uint32_t n = 0; n < x->cx_nnodes && rc == 0; n++)
-        rc = fc_arc_add(w->n_g, tn, g->g_nnode[n], 1, 0, &a);
+        if (ok_at(t, n))
+            rc = fc_arc_add(w->n_g, tn, g->g_nnode[n], 1, 0, &a);
     return rc;
 }
 
@@ -193,7 +201,7 @@ static int direct_arcs(net *w, fd_cx_state *s, const bool *st, uint32_t ti)
     const fd_cx *x = s->st_x;
     int rc = 0;
     for (uint32_t n = 0; n < x->cx_nnodes && rc == 0; n++) {
-        if (x->cx_room[n] == 0)
+        if (x->cx_room[n] == 0 || !ok_at(&x->cx_tasks[ti], n))
             continue;
         int64_t cost = ARC_COST;
         bool ok = true;
@@ -263,7 +271,7 @@ static int flow_stage(fd_cx *x, fd_cx_state *s, fd_cx_stats *xs)
         if (rc == 0)
             rc = fc_arc_add(w.n_g, w.n_task[t], w.n_sink, 1, FD_CX_UNPLACED,
                             &w.n_wait[t]);
-        for (uint32_t ci = 0; ci < x->cx_ncons && w.n_gate[t] < 0; ci++) {
+        for (uint32_t ci = 0; ci < x->cx_ncons && w.n_gate[t] == -1; ci++) {
             const fd_cx_con *c = &x->cx_cons[ci];
             if (is_cap(c) && fd_cx_subject(c, tk)) {
                 w.n_gate[t] = gate_of(&w, x, c->cc_job, c->cc_source);
@@ -271,13 +279,16 @@ static int flow_stage(fd_cx *x, fd_cx_state *s, fd_cx_stats *xs)
                     rc = FC_ENOMEM;
                 else if (w.n_gates[w.n_gate[t]].g_nnode == NULL)
                     rc = gate_build(&w, x, &w.n_gates[w.n_gate[t]]);
+                if (rc == 0 && tk->ck_ok != NULL &&
+                    w.n_gates[w.n_gate[t]].g_rack_cap >= 0)
+                    w.n_gate[t] = -2; /* restricted: direct, repaired */
             }
         }
         if (rc != 0)
             break;
         if (w.n_gate[t] >= 0) {
             xs->xs_gated++;
-            rc = gated_arcs(&w, x, &w.n_gates[w.n_gate[t]], w.n_task[t]);
+            rc = gated_arcs(&w, x, &w.n_gates[w.n_gate[t]], tk, w.n_task[t]);
         } else {
             rc = direct_arcs(&w, s, st, t);
         }
@@ -348,7 +359,8 @@ static void rank_tasks(fd_cx_state *s, const uint32_t *used, rank *rk,
             rk[i].r_cons += fd_cx_subject(&x->cx_cons[ci], t) ||
                             fd_cx_counted(&x->cx_cons[ci], t);
         for (uint32_t n = 0; n < x->cx_nnodes; n++) {
-            if (used[n] >= x->cx_room[n] && t->ck_node != (int32_t)n)
+            if ((used[n] >= x->cx_room[n] && t->ck_node != (int32_t)n) ||
+                !ok_at(t, n))
                 continue;
             bool ok = true;
             for (uint32_t ci = 0; ci < x->cx_ncons && ok; ci++)
@@ -402,7 +414,8 @@ static bool make_room(fd_cx_state *s, uint32_t *used, uint32_t ti,
             if (uk->ck_fixed || uk->ck_node != (int32_t)n)
                 continue;
             for (uint32_t m = 0; m < x->cx_nnodes && budget > 0; m++) {
-                if (m == n || (used[m] >= x->cx_room[m] && (int32_t)m != cur))
+                if (m == n || !ok_at(uk, m) ||
+                    (used[m] >= x->cx_room[m] && (int32_t)m != cur))
                     continue;
                 budget--;
                 int64_t d1 = fd_cx_delta(s, u, (int32_t)m);
@@ -461,7 +474,8 @@ static int repair(fd_cx_state *s, fd_cx_stats *xs)
             int64_t best = 0;
             int32_t to = cur;
             for (uint32_t n = 0; n < x->cx_nnodes; n++) {
-                if ((int32_t)n == cur || used[n] >= x->cx_room[n])
+                if ((int32_t)n == cur || used[n] >= x->cx_room[n] ||
+                    !ok_at(&x->cx_tasks[ti], n))
                     continue;
                 int64_t d = fd_cx_delta(s, ti, (int32_t)n);
                 if (d < best) {

@@ -4,6 +4,7 @@
  * placements off the flow and act on them: RESERVE, and with preemption
  * RELEASE), and the network built from scratch for comparison.
  */
+#include "fd_constraint.h"
 #include "fd_int.h"
 #include "sk_log.h"
 #include "skylark.h"
@@ -133,7 +134,8 @@ static void act(fd_core *c, sk_time now, const fc_placement *pl, size_t count)
     for (size_t i = 0; i < count; i++) {
         fd_task *t;
         fd_node *n;
-        if (!pl_records(c, &pl[i], &t, &n) || t->t_state != FD_TASK_WAITING)
+        if (!pl_records(c, &pl[i], &t, &n) || t->t_state != FD_TASK_WAITING ||
+            fd_cons_active(t->t_job)) /* fd_constraint_round places it */
             continue;
         if (t->t_dirty && t->t_round != c->c_stamp) {
             c->c_st.fs_dropped_dead++; /* changed meanwhile */
@@ -146,6 +148,7 @@ static void act(fd_core *c, sk_time now, const fc_placement *pl, size_t count)
         fd_send_reserve(c, now, t, n);
         c->c_st.fs_last_placed++;
     }
+    fd_constraint_round(c, now);
 }
 
 int fd_round_end(fd_core *c, sk_time now, fd_round *round, int solve_rc,

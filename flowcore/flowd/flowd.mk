@@ -28,7 +28,8 @@ flowcore_flowd_libflowd_la_SOURCES = \
 	flowcore/flowd/fd_status.c \
 	flowcore/flowd/fd_dump.c \
 	flowcore/flowd/fd_constraint_eval.c \
-	flowcore/flowd/fd_constraint_place.c
+	flowcore/flowd/fd_constraint_place.c \
+	flowcore/flowd/fd_constraint_core.c
 flowcore_flowd_libflowd_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd
 # Its users link libskylark's internals (client/libskylark_impl.la) after
 # it: a convenience library added here would be copied into this one.
@@ -72,4 +73,5 @@ check_PROGRAMS += tests/test_fd_constraint
 TESTS += tests/test_fd_constraint
 tests_test_fd_constraint_SOURCES = tests/test_fd_constraint.c
 tests_test_fd_constraint_CPPFLAGS = $(FD_TEST_CPPFLAGS)
-tests_test_fd_constraint_LDADD = tests/libmedea.a $(FD_TEST_LDADD)
+tests_test_fd_constraint_LDADD = tests/libmedea.a tests/libfdtest.a \
+	$(FD_TEST_LDADD)
