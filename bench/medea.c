@@ -121,6 +121,14 @@ int main(int argc, char **argv)
             sg += best.cs_soft_weight;
             if (ours.cs_objective >= best.cs_objective)
                 gap += ours.cs_objective - best.cs_objective;
+            else /* the program or the evaluator is wrong, or a limit */
+                fprintf(stderr,
+                        "bench/medea: %u nodes seed %d: ours %llu below "
+                        "glpsol's %llu (%s)\n",
+                        sizes[z][0], s,
+                        (unsigned long long)ours.cs_objective,
+                        (unsigned long long)best.cs_objective,
+                        lr.lr_optimal ? "proved optimal" : "time limit");
             same += ours.cs_objective <= best.cs_objective;
             n++;
             medea_gen_free(&mi);

@@ -152,6 +152,16 @@ static void cap_cuts(lpw *w, uint32_t ci)
     }
 }
 
+long long medea_lp_wait_cost(const fd_cx *x)
+{
+    long long w = 1;
+    for (uint32_t c = 0; c < x->cx_ncons; c++)
+        for (uint32_t t = 0; t < x->cx_ntasks; t++)
+            if (fd_cx_subject(&x->cx_cons[c], &x->cx_tasks[t]))
+                w += x->cx_cons[c].cc_weight;
+    return w;
+}
+
 long medea_lp_write(const fd_cx *x, FILE *f)
 {
     uint32_t nt = x->cx_ntasks, nn = x->cx_nnodes, nc = x->cx_ncons;
@@ -174,7 +184,7 @@ long medea_lp_write(const fd_cx *x, FILE *f)
             w.xcol[(size_t)t * nn + n] = on ? (int32_t)w.cols++ : -1;
             if (on) {
                 xname(nm, sizeof nm, t, n);
-                term(&w, -FD_CX_UNPLACED, nm);
+                term(&w, -medea_lp_wait_cost(x), nm);
             }
         }
     for (uint32_t c = 0; c < nc; c++)
@@ -337,7 +347,8 @@ int medea_lp_solve(fd_cx *x, const char *dir, int tmlim, medea_lp_result *out,
                    &obj) == 4) {
             out->lr_optimal = status == 'o';
             out->lr_feasible = status == 'o' || status == 'f';
-            out->lr_objective = obj + (double)FD_CX_UNPLACED * (double)todo;
+            out->lr_objective =
+                obj + (double)medea_lp_wait_cost(x) * (double)todo;
         } else if (sscanf(line, "j %ld %lf", &j, &val) == 2 && val > 0.5) {
             /* columns 1.. in the objective's order: x(t,n) first */
             col = 0;
@@ -349,6 +360,13 @@ int medea_lp_solve(fd_cx *x, const char *dir, int tmlim, medea_lp_result *out,
         }
     }
     fclose(f);
+    /* in fd_cx_eval's units: FD_CX_UNPLACED a waiting task */
+    long unplaced = 0;
+    for (uint32_t t = 0; t < nt; t++)
+        unplaced +=
+            !x->cx_tasks[t].ck_fixed && x->cx_tasks[t].ck_node == FD_CX_NONE;
+    out->lr_objective += (double)unplaced * ((double)FD_CX_UNPLACED -
+                                             (double)medea_lp_wait_cost(x));
     if (!out->lr_feasible) {
         snprintf(err, errlen, "glpsol found no solution, see %s/glpsol.log",
                  dir);

@@ -10,8 +10,12 @@
  * constraint, constrained task t and group g, when t is in g the count of
  * target tags in g (t not counted) lies in [min, max] unless v(c,t) is 1
  * (big-M rows, M the tasks that can be counted); hard constraints have no
- * v. Objective: minimise FD_CX_UNPLACED per task left waiting plus the
- * weights of the violations, fd_cx_eval's objective.
+ * v. Objective: minimise a waiting cost per task left waiting plus the
+ * weights of the violations: fd_cx_eval's objective, lexicographic as
+ * its, but with the waiting cost medea_lp_wait_cost (1 + every soft
+ * weight that can be broken) rather than FD_CX_UNPLACED, which keeps
+ * glpsol's relative tolerances (1e-7) below one unit of soft weight.
+ * lr_objective is converted back to fd_cx_eval's units.
  */
 #ifndef MEDEA_LP_H
 #define MEDEA_LP_H
@@ -21,6 +25,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+/* medea_lp_wait_cost: the program's cost of a waiting task. */
+long long medea_lp_wait_cost(const fd_cx *x);
 
 /* medea_lp_write writes x's program to f. Returns the number of rows
  * written, or -1 on an I/O error. */
