@@ -114,7 +114,8 @@ static void act(fd_core *c, sk_time now, const fc_placement *pl, size_t count)
         fd_task *t;
         fd_node *n;
         if (!pl_records(c, &pl[i], &t, &n) || t->t_dirty ||
-            t->t_state == FD_TASK_WAITING || t->t_node == n)
+            t->t_state == FD_TASK_WAITING || t->t_node == n ||
+            fd_cons_active(t->t_job)) /* not moved by a tag-blind flow */
             continue;
         if (preempt)
             evict(c, now, t); /* moved: placed below */
@@ -127,7 +128,8 @@ static void act(fd_core *c, sk_time now, const fc_placement *pl, size_t count)
             l = l->l_next;
             fd_gent *e = fd_net_find(c->c_net, FD_G_TASK, t->t_slot);
             if (!t->t_dirty && e != NULL && e->e_arc[0] != FC_NONE &&
-                fc_arc_flow(c->c_net->nt_g, e->e_arc[0]) > 0)
+                fc_arc_flow(c->c_net->nt_g, e->e_arc[0]) > 0 &&
+                !fd_cons_active(t->t_job))
                 evict(c, now, t);
         }
     }
