@@ -6,7 +6,13 @@
  * broken and the objective of both, and the time of both (medians with
  * [min-max]).
  *
+ * With --scale, no GLPK: one instance of 100 tasks on 1,000 to 10,000
+ * nodes, placed with its constraints and, as the anchor in the same run,
+ * without them (the same network and passes, no gate, nothing to
+ * repair), medians of --seeds runs.
+ *
  * Usage: bench/medea [--seeds N] [--tmlim SEC] [--max-nodes N] [--room R]
+ *                    [--scale]
  * Exit 0 done, 1 glpsol missing or failing, 2 bad usage.
  */
 #include "fd_constraint.h"
@@ -39,13 +45,56 @@ static void spread(double *v, int n, double scale, const char *unit)
            v[n - 1] * scale);
 }
 
+/* Placement time against the cluster size, with and without the
+ * constraints. */
+static int run_scale(int seeds, uint32_t room)
+{
+    static const uint32_t nodes[] = {1000, 2000, 5000, 10000};
+    printf("nodes tasks | constrained: waiting hard soft-weight time | "
+           "unconstrained anchor time | ratio\n");
+    for (size_t z = 0; z < sizeof nodes / sizeof nodes[0]; z++) {
+        double tc[100], tu[100], ratio[100];
+        unsigned long long wait = 0, hard = 0, soft = 0;
+        for (int s = 0; s < seeds; s++) {
+            medea_inst mi;
+            if (medea_gen(&mi, (uint64_t)s + 7, nodes[z], 100, room) != 0)
+                return 1;
+            fd_cx_stats st;
+            fd_cx_score sc;
+            double t0 = now_s();
+            fd_cx_place(&mi.mi_x, &st);
+            tc[s] = now_s() - t0;
+            fd_cx_eval(&mi.mi_x, &sc);
+            wait += sc.cs_unplaced;
+            hard += sc.cs_hard;
+            soft += sc.cs_soft_weight;
+            mi.mi_x.cx_ncons = 0;
+            t0 = now_s();
+            fd_cx_place(&mi.mi_x, &st);
+            tu[s] = now_s() - t0;
+            ratio[s] = tc[s] / tu[s];
+            medea_gen_free(&mi);
+        }
+        printf("%5u   100 | %7llu %4llu %11llu ", nodes[z], wait, hard, soft);
+        spread(tc, seeds, 1000, "ms");
+        printf(" | ");
+        spread(tu, seeds, 1000, "ms");
+        printf(" | ");
+        spread(ratio, seeds, 1, "x");
+        printf("\n");
+        fflush(stdout);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    int seeds = 5, tmlim = 60, max_nodes = 50, room = 2;
+    int seeds = 5, tmlim = 60, max_nodes = 50, room = 2, scale = 0;
     static const struct option opts[] = {
         {"seeds", 1, NULL, 's'},     {"tmlim", 1, NULL, 't'},
         {"max-nodes", 1, NULL, 'n'}, {"room", 1, NULL, 'r'},
-        {"help", 0, NULL, 'h'},      {NULL, 0, NULL, 0}};
+        {"scale", 0, NULL, 'S'},     {"help", 0, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     int o;
     while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (o) {
@@ -61,9 +110,12 @@ int main(int argc, char **argv)
         case 'r':
             room = atoi(optarg);
             break;
+        case 'S':
+            scale = 1;
+            break;
         case 'h':
             printf("usage: bench/medea [--seeds N] [--tmlim SEC] "
-                   "[--max-nodes N] [--room R]\n");
+                   "[--max-nodes N] [--room R] [--scale]\n");
             return 0;
         default:
             return 2;
@@ -74,6 +126,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench/medea: bad option value\n");
         return 2;
     }
+    if (scale)
+        return run_scale(seeds, (uint32_t)room);
     if (medea_lp_glpsol() == NULL) {
         fprintf(stderr, "bench/medea: glpsol not found (glpk-utils)\n");
         return 1;
@@ -125,8 +179,7 @@ int main(int argc, char **argv)
                 fprintf(stderr,
                         "bench/medea: %u nodes seed %d: ours %llu below "
                         "glpsol's %llu (%s)\n",
-                        sizes[z][0], s,
-                        (unsigned long long)ours.cs_objective,
+                        sizes[z][0], s, (unsigned long long)ours.cs_objective,
                         (unsigned long long)best.cs_objective,
                         lr.lr_optimal ? "proved optimal" : "time limit");
             same += ours.cs_objective <= best.cs_objective;
