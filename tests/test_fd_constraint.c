@@ -314,6 +314,15 @@ static void test_flowd(void)
            "counted (%llu, %llu)",
            (unsigned long long)st->fs_cx_soft,
            (unsigned long long)st->fs_cx_soft_weight);
+    fd_cons_count cnt;
+    tap_ok(fd_constraint_count(c, SCHED, 3, &cnt) == 0 && cnt.cc_ncons == 2 &&
+               cnt.cc_hard == 0 && cnt.cc_soft == 2 && cnt.cc_weight == 8 &&
+               cnt.cc_broken[0] == 0 && cnt.cc_broken[1] == 2,
+           "per application and per constraint: job 3 breaks its second "
+           "constraint twice (weight 8), its first never");
+    tap_ok(fd_constraint_count(c, SCHED, 2, &cnt) == 0 && cnt.cc_hard == 0 &&
+               cnt.cc_soft == 0 && cnt.cc_broken[0] == 0,
+           "job 2 breaks nothing");
     tap_ok(reserves(c, 4, p, 16) == 0 && st->fs_cx_waiting == 4 &&
                st->fs_cx_hard == 0,
            "db IN NODE all/nothere: nothing placed, 4 tasks wait on hard "

@@ -86,6 +86,11 @@ typedef struct fd_cx_score {
  * Returns 0 or FC_ENOMEM. */
 int fd_cx_eval(const fd_cx *x, fd_cx_score *out);
 
+/* fd_cx_eval_each scores like fd_cx_eval and, if broken is not NULL,
+ * writes into broken[c] (cx_ncons entries) how many placed tasks break
+ * constraint c. */
+int fd_cx_eval_each(const fd_cx *x, fd_cx_score *out, uint32_t *broken);
+
 /* How fd_cx_place did it. */
 typedef struct fd_cx_stats {
     uint32_t xs_flow_placed;   /* placed by the flow network */
@@ -141,5 +146,20 @@ void fd_constraint_round(fd_core *c, sk_time now);
  * (not waiting, not constrained, or no reason known yet). */
 const char *fd_constraint_why(const fd_core *c, sk_peer sched, uint64_t job,
                               uint32_t task);
+
+/* What the placements of one job break, after the last round that placed
+ * constrained tasks: per application and per constraint. */
+typedef struct fd_cons_count {
+    uint32_t cc_hard, cc_soft;              /* pairs broken */
+    uint64_t cc_weight;                     /* soft weight */
+    uint32_t cc_broken[SK_MAX_CONSTRAINTS]; /* per constraint, in the
+                                               job's order */
+    uint32_t cc_ncons;
+} fd_cons_count;
+
+/* fd_constraint_count fills *out for job sj_job of the scheduler at peer
+ * sched. Returns 0, or SK_ENOTFOUND (no such job, or no constraint). */
+int fd_constraint_count(const fd_core *c, sk_peer sched, uint64_t job,
+                        fd_cons_count *out);
 
 #endif /* FD_CONSTRAINT_H */

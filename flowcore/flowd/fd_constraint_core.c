@@ -23,7 +23,8 @@ struct fd_cons {
     uint32_t cj_ncons;
     const char ***cj_tags; /* [task]: its tags */
     uint32_t *cj_ntags;
-    const char **cj_why; /* [task]: why it waits (static), or NULL */
+    const char **cj_why;    /* [task]: why it waits (static), or NULL */
+    fd_cons_count cj_count; /* after the last round that placed */
     uint32_t cj_ntasks;
     char *cj_blob;
 };
@@ -82,6 +83,7 @@ int fd_cons_new(const sk_submit_job *sj, fd_cons **out)
     const char **pv = (const char **)(void *)cj->cj_blob;
     char *at = cj->cj_blob + ptrs * sizeof(const char *);
     cj->cj_ncons = sj->sj_nconstraints;
+    cj->cj_count.cc_ncons = sj->sj_nconstraints;
     cj->cj_ntasks = nt;
     for (uint32_t i = 0; i < sj->sj_nconstraints; i++) {
         sk_constraint *k = &cj->cj_cons[i];
@@ -116,6 +118,17 @@ const char *fd_constraint_why(const fd_core *c, sk_peer sched, uint64_t job,
     return j->j_cons->cj_why[task];
 }
 
+int fd_constraint_count(const fd_core *c, sk_peer sched, uint64_t job,
+                        fd_cons_count *out)
+{
+    fd_sched *s = fd_sched_by_peer(c, sched);
+    fd_job *j = s != NULL ? fd_job_find(s, job) : NULL;
+    if (j == NULL || !fd_cons_active(j))
+        return SK_ENOTFOUND;
+    *out = j->j_cons->cj_count;
+    return 0;
+}
+
 /* ---- one round's instance ------------------------------------------- */
 
 typedef struct inst {
@@ -132,6 +145,8 @@ typedef struct inst {
     uint32_t ntags, tags_cap;
     fd_cx_con *cons;
     uint32_t ncons;
+    fd_job **con_job;    /* [constraint]: whose */
+    uint32_t *broken;    /* [constraint]: tasks breaking it */
     int32_t **label_gid; /* per constraint with a label group */
     uint8_t **ok;        /* [job slot]: the nodes its labels allow */
     uint32_t nok;
@@ -208,6 +223,8 @@ static void inst_free(inst *in)
     free(in->tagids);
     free(in->tags);
     free(in->cons);
+    free(in->con_job);
+    free(in->broken);
 }
 
 /* Nodes: the live ones, their room for long tasks left after this
@@ -271,11 +288,14 @@ static int build_tasks(const fd_core *c, inst *in)
     in->ct = calloc(nt ? nt : 1, sizeof *in->ct);
     in->tagids = malloc((ntag ? ntag : 1) * sizeof *in->tagids);
     in->cons = calloc(ncons ? ncons : 1, sizeof *in->cons);
+    in->con_job = calloc(ncons ? ncons : 1, sizeof *in->con_job);
+    in->broken = calloc(ncons ? ncons : 1, sizeof *in->broken);
     in->label_gid = calloc(ncons ? ncons : 1, sizeof *in->label_gid);
     in->ok = calloc(c->c_jobs.sl_len + 1, sizeof *in->ok);
     in->nok = c->c_jobs.sl_len;
     if (in->tasks == NULL || in->ct == NULL || in->tagids == NULL ||
-        in->cons == NULL || in->label_gid == NULL || in->ok == NULL)
+        in->cons == NULL || in->label_gid == NULL || in->ok == NULL ||
+        in->con_job == NULL || in->broken == NULL)
         return SK_ENOMEM;
     uint32_t k = 0, tg = 0, nn = in->x.cx_nnodes;
     for (uint32_t i = 0; i < c->c_jobs.sl_len; i++) {
@@ -311,6 +331,7 @@ static int build_tasks(const fd_core *c, inst *in)
         for (uint32_t q = 0; q < cj->cj_ncons; q++) {
             const sk_constraint *sc = &cj->cj_cons[q];
             fd_cx_con *cc = &in->cons[in->ncons];
+            in->con_job[in->ncons] = j;
             cc->cc_job = j->j_slot;
             cc->cc_source = tag_id(in, sc->cn_source);
             cc->cc_target = tag_id(in, sc->cn_target);
@@ -341,6 +362,32 @@ static int build_tasks(const fd_core *c, inst *in)
     return in->nomem ? SK_ENOMEM : 0;
 }
 
+/* Per job and per constraint, from the instance's counts (a job's
+ * constraints are consecutive, in its order). */
+static void count_per_job(inst *in)
+{
+    fd_job *prev = NULL;
+    uint32_t q = 0;
+    for (uint32_t i = 0; i < in->ncons; i++) {
+        fd_job *j = in->con_job[i];
+        fd_cons_count *cc = &j->j_cons->cj_count;
+        if (j != prev) {
+            uint32_t n = cc->cc_ncons;
+            memset(cc, 0, sizeof *cc);
+            cc->cc_ncons = n;
+            prev = j;
+            q = 0;
+        }
+        cc->cc_broken[q++] = in->broken[i];
+        if (in->cons[i].cc_weight == 0) {
+            cc->cc_hard += in->broken[i];
+        } else {
+            cc->cc_soft += in->broken[i];
+            cc->cc_weight += (uint64_t)in->broken[i] * in->cons[i].cc_weight;
+        }
+    }
+}
+
 static bool any_waiting(const fd_core *c)
 {
     for (const fd_link *l = c->c_waiting.l_next; l != &c->c_waiting;
@@ -365,7 +412,7 @@ void fd_constraint_round(fd_core *c, sk_time now)
     if (rc == 0)
         rc = fd_cx_place(&in.x, &xs);
     if (rc == 0)
-        rc = fd_cx_eval(&in.x, &sc);
+        rc = fd_cx_eval_each(&in.x, &sc, in.broken);
     if (rc != 0) {
         c->c_st.fs_nomem++;
         inst_free(&in);
@@ -389,6 +436,7 @@ void fd_constraint_round(fd_core *c, sk_time now)
         c->c_st.fs_last_placed++;
         c->c_st.fs_cx_placed++;
     }
+    count_per_job(&in);
     c->c_st.fs_cx_hard = sc.cs_hard;
     c->c_st.fs_cx_soft = sc.cs_soft;
     c->c_st.fs_cx_soft_weight = sc.cs_soft_weight;

@@ -7,6 +7,7 @@
 #include "flowcore.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 bool fd_cx_has_tag(const fd_cx_task *t, uint32_t tag)
 {
@@ -165,11 +166,18 @@ int64_t fd_cx_delta(fd_cx_state *s, uint32_t ti, int32_t to)
 
 int fd_cx_eval(const fd_cx *x, fd_cx_score *out)
 {
+    return fd_cx_eval_each(x, out, NULL);
+}
+
+int fd_cx_eval_each(const fd_cx *x, fd_cx_score *out, uint32_t *broken)
+{
     fd_cx_state s = {0};
     int rc = fd_cx_state_init(&s, x);
     if (rc != 0)
         return rc;
     fd_cx_score sc = {0};
+    if (broken != NULL)
+        memset(broken, 0, x->cx_ncons * sizeof *broken);
     for (uint32_t t = 0; t < x->cx_ntasks; t++)
         if (!x->cx_tasks[t].ck_fixed && x->cx_tasks[t].ck_node == FD_CX_NONE)
             sc.cs_unplaced++;
@@ -183,6 +191,8 @@ int fd_cx_eval(const fd_cx *x, fd_cx_score *out)
             sc.cs_checked++;
             if (!fd_cx_breaks(&s, ci, ti, n))
                 continue;
+            if (broken != NULL)
+                broken[ci]++;
             if (c->cc_weight == 0) {
                 sc.cs_hard++;
             } else {
