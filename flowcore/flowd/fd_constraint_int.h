@@ -40,4 +40,14 @@ void fd_cx_move(fd_cx_state *s, uint32_t ti, int32_t to);
  * on return); FD_CX_HARD per hard pair broken */
 int64_t fd_cx_delta(fd_cx_state *s, uint32_t ti, int32_t to);
 
+/* t may go to node n (its ck_ok allows it) */
+static inline bool fd_cx_ok_at(const fd_cx_task *t, uint32_t n)
+{
+    return t->ck_ok == NULL || t->ck_ok[n] != 0;
+}
+/* fd_constraint_flow.c: build and solve the flow network for x's tasks
+ * to place (all waiting in s), and move the tasks it places there; 0 or
+ * an FC_E* code */
+int fd_cx_flow_stage(fd_cx *x, fd_cx_state *s, fd_cx_stats *xs);
+
 #endif /* FD_CONSTRAINT_INT_H */

@@ -28,6 +28,7 @@ flowcore_flowd_libflowd_la_SOURCES = \
 	flowcore/flowd/fd_status.c \
 	flowcore/flowd/fd_dump.c \
 	flowcore/flowd/fd_constraint_eval.c \
+	flowcore/flowd/fd_constraint_flow.c \
 	flowcore/flowd/fd_constraint_place.c \
 	flowcore/flowd/fd_constraint_core.c
 flowcore_flowd_libflowd_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd
