@@ -8,3 +8,11 @@ bench_transport_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS)
 bench_transport_LDADD = tests/libtransport_util.a client/libskylark_impl.la \
 	$(NANOMSG_LIBS) $(EV_LIBS)
 include $(top_srcdir)/bench/flowd.mk
+
+# bench/medea: placement constraints against GLPK's optimum (glpsol).
+noinst_PROGRAMS += bench/medea
+bench_medea_SOURCES = bench/medea.c
+bench_medea_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd \
+	-I$(top_srcdir)/tests
+bench_medea_LDADD = tests/libmedea.a flowcore/flowd/libflowd.la \
+	flowcore/libflowcore.la client/libskylark_impl.la

@@ -21,6 +21,7 @@
 #define MAX_SCHEDS    16
 #define MAX_LABELS    64
 #define MAX_RACKS     16 /* SK_MAX_PREFERRED */
+#define MAX_TAGS      8 /* SK_MAX_TAGS */
 #define SHOW_FAILURES 10
 
 static void run_usage(FILE *out)
@@ -30,6 +31,7 @@ static void run_usage(FILE *out)
         "usage: skylark run [--scheduler ADDR]... [-n TASKS] [--user U]\n"
         "                   [--priority P] [--label L]... [--cpus C] "
         "[--mem MB]\n"
+        "                   [--tag TAG]... [--constraint SPEC]\n"
         "                   [--max-attempts A] [--probe-ratio D] [--timeout "
         "S]\n"
         "                   [--long] [--placement sample|flow] [--rack "
@@ -54,6 +56,12 @@ static void run_usage(FILE *out)
         "  -u, --user U          user for fair sharing (default: you)\n"
         "  -p, --priority P      0 (most urgent)..7 (default 4)\n"
         "  -l, --label L         run only on nodes with label L (repeatable)\n"
+        "      --tag TAG         an allocation tag on every task "
+        "(repeatable)\n"
+        "      --constraint SPEC placement constraints between tagged tasks,\n"
+        "                        e.g. 'zk=3,NOTIN,NODE,zk' (docs/"
+        "CONSTRAINTS.md;\n"
+        "                        honoured on the flow path)\n"
         "  -c, --cpus C          CPUs each task needs (such as 0.5)\n"
         "  -m, --mem MB          memory each task needs, MiB\n"
         "      --max-attempts A  tries of a task whose node is lost (1..100)\n"
@@ -286,6 +294,8 @@ int cmd_run(int argc, char **argv)
         {"user", required_argument, NULL, 'u'},
         {"priority", required_argument, NULL, 'p'},
         {"label", required_argument, NULL, 'l'},
+        {"tag", required_argument, NULL, 'T'},
+        {"constraint", required_argument, NULL, 'C'},
         {"cpus", required_argument, NULL, 'c'},
         {"mem", required_argument, NULL, 'm'},
         {"max-attempts", required_argument, NULL, 'A'},
@@ -302,9 +312,11 @@ int cmd_run(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *scheds[MAX_SCHEDS], *labels[MAX_LABELS], *racks[MAX_RACKS];
-    unsigned nscheds = 0, nlabels = 0, nracks = 0;
+    const char *tags[MAX_TAGS];
+    unsigned nscheds = 0, nlabels = 0, nracks = 0, ntags = 0;
     int is_long = 0;
     sk_job_placement placement = SK_PLACEMENT_SAMPLE;
+    const char *constraint = NULL;
     unsigned long ntasks = 1, prio = 4, mem = 0, attempts = 0;
     double cpus = 0, probe = 0, timeout = 0;
     const char *user = NULL, *dir = NULL, *key = NULL, *token = NULL;
@@ -343,6 +355,16 @@ int cmd_run(int argc, char **argv)
             if (nlabels == MAX_LABELS)
                 USAGE_ERR("at most %d labels", MAX_LABELS);
             labels[nlabels++] = optarg;
+            break;
+        case 'T':
+            if (ntags == MAX_TAGS)
+                USAGE_ERR("at most %d tags", MAX_TAGS);
+            tags[ntags++] = optarg;
+            break;
+        case 'C':
+            if (constraint != NULL)
+                USAGE_ERR("one --constraint (join items with ':')");
+            constraint = optarg;
             break;
         case 'c':
             if (cli_parse_double(optarg, 0, 4194304, &cpus) != 0)
@@ -444,13 +466,16 @@ int cmd_run(int argc, char **argv)
         td[i] = (sk_task_desc){.td_spec = cmd,
                                .td_spec_len = (uint32_t)len,
                                .td_racks = racks,
-                               .td_nracks = nracks};
+                               .td_nracks = nracks,
+                               .td_tags = tags,
+                               .td_ntags = ntags};
     sk_job_desc jd;
     sk_job_desc_init(&jd);
     jd.jo_user = user;
     jd.jo_priority = (unsigned)prio;
     jd.jo_labels = labels;
     jd.jo_nlabels = nlabels;
+    jd.jo_constraints = constraint;
     jd.jo_cpu_milli = (uint32_t)(cpus * 1000 + 0.5);
     jd.jo_mem_mb = (uint32_t)mem;
     jd.jo_probe_ratio = probe;

@@ -6,6 +6,7 @@
  * before hand-over, a JOB_DONE that leaves tasks without an outcome).
  */
 #include "sk_apiutil.h"
+#include "sk_constraint.h"
 #include "sk_frontend_int.h"
 #include "sk_log.h"
 
@@ -462,6 +463,55 @@ static int check_names(sk_frontend *fe, uint32_t t, const char *what,
     return 0;
 }
 
+/* Tags valid, the constraint spec parses (into *cs), and a "TAG=N"
+ * names as many tasks as carry TAG. */
+static int check_placement(sk_frontend *fe, const sk_job_desc *jd, sk_cspec *cs)
+{
+    for (uint32_t t = 0; t < jd->jo_ntasks; t++) {
+        const sk_task_desc *td = &jd->jo_tasks[t];
+        if (td->td_ntags > SK_MAX_TAGS) {
+            fe_set_error(fe, "task %u: %u tags is over the limit of %u", t,
+                         td->td_ntags, SK_MAX_TAGS);
+            return SK_ELIMIT;
+        }
+        for (unsigned i = 0; i < td->td_ntags; i++)
+            if (td->td_tags == NULL || !sk_tag_valid(td->td_tags[i])) {
+                fe_set_error(fe,
+                             "task %u: tag %u is not 1..%u bytes of "
+                             "[A-Za-z0-9_.-]",
+                             t, i, SK_MAX_TAG_LEN);
+                return SK_EINVAL;
+            }
+    }
+    cs->cs_n = 0;
+    if (jd->jo_constraints == NULL || jd->jo_constraints[0] == '\0')
+        return 0;
+    char err[200];
+    int rc = sk_constraint_parse(jd->jo_constraints, cs, err, sizeof err);
+    if (rc != 0) {
+        fe_set_error(fe, "constraint spec %s", err);
+        return rc;
+    }
+    for (uint32_t i = 0; i < cs->cs_n; i++) {
+        const sk_constraint *c = &cs->cs_items[i];
+        uint32_t n = 0;
+        for (uint32_t t = 0; c->cn_count > 0 && t < jd->jo_ntasks; t++)
+            for (unsigned k = 0; k < jd->jo_tasks[t].td_ntags; k++)
+                if (strcmp(jd->jo_tasks[t].td_tags[k], c->cn_source) == 0) {
+                    n++;
+                    break;
+                }
+        if (c->cn_count > 0 && n != c->cn_count) {
+            fe_set_error(fe,
+                         "constraint spec: %s=%u, but %u tasks carry the "
+                         "tag %s",
+                         c->cn_source, c->cn_count, n, c->cn_source);
+            return SK_EINVAL;
+        }
+    }
+    return 0;
+}
+
 static int check_job(sk_frontend *fe, const sk_job_desc *jd)
 {
     int rc;
@@ -556,9 +606,19 @@ static const char *default_user(char *buf, size_t len)
 static int encode_job(sk_frontend *fe, fe_job *j, const sk_job_desc *jd)
 {
     char user[SK_MAX_NAME_LEN + 1];
-    sk_task_spec *ts = calloc(jd->jo_ntasks, sizeof *ts);
-    if (ts == NULL)
+    sk_cspec *cs = malloc(sizeof *cs);
+    if (cs == NULL)
         return SK_ENOMEM;
+    int rc = check_placement(fe, jd, cs);
+    if (rc != 0) {
+        free(cs);
+        return rc;
+    }
+    sk_task_spec *ts = calloc(jd->jo_ntasks, sizeof *ts);
+    if (ts == NULL) {
+        free(cs);
+        return SK_ENOMEM;
+    }
     /* The command executor takes a NUL-terminated command line: copies of
      * the commands that lack the NUL get one. */
     size_t extra = 0;
@@ -571,6 +631,7 @@ static int encode_job(sk_frontend *fe, fe_job *j, const sk_job_desc *jd)
     char *copies = extra > 0 ? malloc(extra) : NULL, *next = copies;
     if (extra > 0 && copies == NULL) {
         free(ts);
+        free(cs);
         return SK_ENOMEM;
     }
     for (uint32_t t = 0; t < jd->jo_ntasks; t++) {
@@ -591,6 +652,8 @@ static int encode_job(sk_frontend *fe, fe_job *j, const sk_job_desc *jd)
         /* ts_attempt and ts_done are a scheduler's, towards flowd */
         ts[t].ts_attempt = 0;
         ts[t].ts_done = false;
+        ts[t].ts_tags = (const char **)td->td_tags;
+        ts[t].ts_ntags = td->td_ntags;
     }
     sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
     sk_submit_job *sj = &m.m_submit_job;
@@ -610,9 +673,12 @@ static int encode_job(sk_frontend *fe, fe_job *j, const sk_job_desc *jd)
     sj->sj_framework = jd->jo_framework != NULL ? jd->jo_framework : "";
     sj->sj_tasks = ts;
     sj->sj_ntasks = jd->jo_ntasks;
-    int rc = sk_msg_encode(&fe->fe_buf, &m);
+    sj->sj_constraints = cs->cs_items;
+    sj->sj_nconstraints = cs->cs_n;
+    rc = sk_msg_encode(&fe->fe_buf, &m);
     free(ts);
     free(copies);
+    free(cs);
     if (rc != 0) {
         fe_set_error(fe, "the job does not encode: %s", sk_strerror(rc));
         return rc;

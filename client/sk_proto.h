@@ -54,6 +54,10 @@
 #define SK_MAX_STATUS_COLS  16u         /* columns of the status table */
 #define SK_MAX_STATUS_ROWS  16384u      /* rows of the status table */
 #define SK_MAX_STATUS_LEN   255u        /* one status key, value or cell */
+#define SK_MAX_TAGS         8u          /* allocation tags of one task */
+#define SK_MAX_TAG_LEN      63u         /* one allocation tag */
+#define SK_MAX_CONSTRAINTS  32u         /* placement constraints of a job */
+#define SK_MAX_WEIGHT       1000u       /* weight of a soft constraint */
 
 /* Priority levels: 0 is the most urgent, SK_PRIORITIES - 1 the least. */
 #define SK_PRIORITIES 8u
@@ -169,7 +173,41 @@ typedef struct sk_task_spec {
     bool ts_done;              /* scheduler to flowd, re-forwarding after a
                                   flowd restart: the task has ended, keep
                                   its index but do not place it */
+    const char **ts_tags;      /* allocation tags (flow path constraints) */
+    uint32_t ts_ntags;         /* <= SK_MAX_TAGS, each 1..SK_MAX_TAG_LEN */
 } sk_task_spec;
+
+/* The node group a placement constraint counts tags in (cn_group). */
+typedef enum sk_group {
+    SK_GROUP_NODE = 0,  /* one node */
+    SK_GROUP_RACK = 1,  /* the nodes of one rack (HELLO he_rack) */
+    SK_GROUP_LABEL = 2, /* the nodes carrying the same label "KEY=VALUE"
+                           for the key cn_label; a node without one is in
+                           no group and counts no tag */
+} sk_group;
+#define SK_GROUP_MAX SK_GROUP_LABEL
+
+/* "No upper bound" in cn_max. */
+#define SK_CARD_ANY UINT32_MAX
+
+/* One placement constraint of a job (MEDEA, YARN placement constraints):
+ * every task of the job tagged cn_source must go where the node group
+ * holding its node has between cn_min and cn_max tasks tagged cn_target,
+ * the task itself not counted. Affinity (IN) is 1..SK_CARD_ANY,
+ * anti-affinity (NOT IN) 0..0. A job's constraints all hold at once
+ * (AND). client/sk_constraint.h parses the textual form. */
+typedef struct sk_constraint {
+    const char *cn_source; /* tag of the constrained tasks, 1..63 bytes */
+    uint32_t cn_count;     /* "zk=3": tasks tagged cn_source (0: any) */
+    uint8_t cn_group;      /* sk_group */
+    const char *cn_label;  /* SK_GROUP_LABEL: the label key; else "" */
+    const char *cn_target; /* tag counted, 1..63 bytes */
+    bool cn_all;           /* count every job's tasks, not only this job's */
+    uint32_t cn_min;       /* <= cn_max */
+    uint32_t cn_max;       /* or SK_CARD_ANY */
+    uint32_t cn_weight;    /* 0 hard, else soft: 1..SK_MAX_WEIGHT per
+                              violating task */
+} sk_constraint;
 
 /* Where a short job is placed (sj_placement). Long jobs always go to the
  * flow path. */
@@ -196,6 +234,8 @@ typedef struct sk_submit_job {
     sk_task_spec *sj_tasks;   /* the tasks */
     uint32_t sj_ntasks;       /* 1..SK_MAX_TASKS */
     uint8_t sj_placement;     /* sk_placement */
+    sk_constraint *sj_constraints; /* placement constraints (flow path) */
+    uint32_t sj_nconstraints;      /* <= SK_MAX_CONSTRAINTS */
 } sk_submit_job;
 
 /* JOB_ACCEPTED (reason "") and JOB_REJECTED: scheduler to frontend. */

@@ -5,6 +5,7 @@
  * fields...], the generic encoder and decoder that dispatch on the type,
  * and the encode/decode pair of each message type.
  */
+#include "sk_constraint.h"
 #include "sk_proto_schema.h"
 #include "skylark.h"
 
@@ -102,8 +103,37 @@ static const sk_field task_spec_fields[] = {
            SK_MAX_NAME_LEN),
     F_U32(sk_task_spec, ts_attempt, 0, SK_MAX_ATTEMPTS - 1),
     F_BOOL(sk_task_spec, ts_done),
+    F_STRS(sk_task_spec, ts_tags, ts_ntags, SK_MAX_TAGS, SK_MAX_TAG_LEN),
 };
-SCHEMA(task_spec, sk_task_spec, NULL);
+
+/* Tags are names of the constraint language, not any string. */
+static bool task_spec_check(const void *body)
+{
+    const sk_task_spec *t = body;
+    for (uint32_t i = 0; i < t->ts_ntags; i++)
+        if (!sk_tag_valid(t->ts_tags[i]))
+            return false;
+    return true;
+}
+SCHEMA(task_spec, sk_task_spec, task_spec_check);
+
+static const sk_field constraint_fields[] = {
+    F_STR(sk_constraint, cn_source, SK_MAX_TAG_LEN),
+    F_U32(sk_constraint, cn_count, 0, SK_MAX_TASKS),
+    F_U8(sk_constraint, cn_group, 0, SK_GROUP_MAX),
+    F_STR(sk_constraint, cn_label, SK_MAX_TAG_LEN),
+    F_STR(sk_constraint, cn_target, SK_MAX_TAG_LEN),
+    F_BOOL(sk_constraint, cn_all),
+    F_U32(sk_constraint, cn_min, 0, SK_MAX_TASKS),
+    F_U32ANY(sk_constraint, cn_max),
+    F_U32(sk_constraint, cn_weight, 0, SK_MAX_WEIGHT),
+};
+
+static bool constraint_check(const void *body)
+{
+    return sk_constraint_valid(body);
+}
+SCHEMA(constraint, sk_constraint, constraint_check);
 
 /* Below 1 a job would probe fewer nodes than it has tasks. */
 static bool submit_job_check(const void *body)
@@ -127,6 +157,8 @@ static const sk_field submit_job_fields[] = {
     F_ARRAY(sk_submit_job, sj_tasks, sj_ntasks, 1, SK_MAX_TASKS,
             task_spec_schema),
     F_U8(sk_submit_job, sj_placement, 0, SK_PLACE_MAX),
+    F_ARRAY(sk_submit_job, sj_constraints, sj_nconstraints, 0,
+            SK_MAX_CONSTRAINTS, constraint_schema),
 };
 SCHEMA(submit_job, sk_submit_job, submit_job_check);
 

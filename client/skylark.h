@@ -334,6 +334,10 @@ typedef struct sk_task_desc {
                                         monitor's rack key names them;
                                         batch sampling ignores them */
     unsigned td_nracks;              /* 0 (anywhere)..16 */
+    const char *const *td_tags;      /* allocation tags the job's placement
+                                        constraints name (flow path):
+                                        1..63 bytes of [A-Za-z0-9_.-] */
+    unsigned td_ntags;               /* 0..8 */
 } sk_task_desc;
 
 /* A job to submit. Fill with sk_job_desc_init, then set the tasks. */
@@ -364,6 +368,10 @@ typedef struct sk_job_desc {
     sk_job_placement jo_placement; /* where short tasks go (see
                                       sk_job_placement); default
                                       SK_PLACEMENT_SAMPLE */
+    const char *jo_constraints;    /* placement constraints between tagged
+                                      tasks, e.g. "zk=3,NOTIN,NODE,zk"
+                                      (docs/CONSTRAINTS.md); NULL or "":
+                                      none. Honoured on the flow path. */
 } sk_job_desc;
 
 /* sk_job_desc_init fills j with the defaults above and no task. */

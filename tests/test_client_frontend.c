@@ -232,8 +232,11 @@ static void test_submit_and_outcomes(void)
     /* A job with every field set. */
     const char *labels[] = {"gpu", "rack=r1"};
     const char *pref[] = {"n7", "n8"};
-    sk_task_desc td[2] = {{"echo a", 6, pref, 2, NULL, 0},
-                          {"echo b", 6, NULL, 0, NULL, 0}};
+    sk_task_desc td[2] = {{.td_spec = "echo a",
+                           .td_spec_len = 6,
+                           .td_preferred = pref,
+                           .td_npreferred = 2},
+                          {.td_spec = "echo b", .td_spec_len = 6}};
     sk_job_desc jd;
     sk_job_desc_init(&jd);
     jd.jo_user = "bob";
@@ -531,7 +534,7 @@ static void test_refusals(void)
 {
     const char *eps[] = {"tcp://127.0.0.1:1"};
     sk_frontend *fe = make_frontend(eps, 1, 1, 0);
-    sk_task_desc td = {"x", 1, NULL, 0, NULL, 0};
+    sk_task_desc td = {.td_spec = "x", .td_spec_len = 1};
     sk_job_desc jd;
     sk_job_desc_init(&jd);
     tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_EINVAL,
@@ -546,26 +549,63 @@ static void test_refusals(void)
     tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_EINVAL,
                "probe ratio 0.5 is refused");
     jd.jo_probe_ratio = 0;
-    sk_task_desc empty = {"", 0, NULL, 0, NULL, 0};
+    sk_task_desc empty = {.td_spec = "", .td_spec_len = 0};
     jd.jo_tasks = &empty;
     tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_EINVAL,
                "an empty command is refused");
-    sk_task_desc nul = {"a\0b", 3, NULL, 0, NULL, 0};
+    sk_task_desc nul = {.td_spec = "a\0b", .td_spec_len = 3};
     jd.jo_tasks = &nul;
     tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_EINVAL,
                "a command with a NUL inside is refused");
     static char big[SK_MAX_SPEC_BYTES + 1];
     memset(big, 'x', sizeof big);
-    sk_task_desc longcmd = {big, SK_MAX_SPEC_BYTES, NULL, 0, NULL, 0};
+    sk_task_desc longcmd = {.td_spec = big, .td_spec_len = SK_MAX_SPEC_BYTES};
     jd.jo_tasks = &longcmd;
     tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_ELIMIT,
                "a command with no room left for its final NUL is refused");
     jd.jo_framework = "fw";
     tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), 0,
                "the same spec for an executor is taken");
-    sk_task_desc huge = {big, sizeof big, NULL, 0, NULL, 0};
+    int rc;
+    const char *zk[] = {"zk"}, *bad_tag[] = {"z k"};
+    sk_task_desc tagged[2] = {{.td_spec = "a", .td_spec_len = 1},
+                              {.td_spec = "b", .td_spec_len = 1}};
+    tagged[0].td_tags = tagged[1].td_tags = zk;
+    tagged[0].td_ntags = tagged[1].td_ntags = 1;
+    jd.jo_tasks = tagged;
+    jd.jo_ntasks = 2;
+    jd.jo_constraints = "zk=2,NOTIN,NOD,zk";
+    rc = sk_frontend_submit(fe, &jd, NULL, NULL);
+    tap_ok(rc == SK_EINVAL &&
+               strcmp(sk_frontend_error(fe),
+                      "constraint spec at 12: expected NODE, RACK or "
+                      "LABEL=KEY, got 'NOD'") == 0,
+           "a bad constraint spec is refused with its position: %s",
+           sk_frontend_error(fe));
+    jd.jo_constraints = "zk=3,NOTIN,NODE,zk";
+    rc = sk_frontend_submit(fe, &jd, NULL, NULL);
+    tap_ok(rc == SK_EINVAL &&
+               strcmp(sk_frontend_error(fe),
+                      "constraint spec: zk=3, but 2 tasks carry the tag "
+                      "zk") == 0,
+           "a task count the tags do not match is refused");
+    tagged[1].td_tags = bad_tag;
+    jd.jo_constraints = "zk,NOTIN,NODE,zk";
+    tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_EINVAL,
+               "a tag with a space is refused");
+    tagged[1].td_tags = zk;
+    tagged[1].td_ntags = SK_MAX_TAGS + 1;
+    tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_ELIMIT,
+               "too many tags are refused");
+    tagged[1].td_ntags = 1;
+    jd.jo_constraints = "zk=2,NOTIN,NODE,zk:zk,IN,RACK,all/hb,SOFT=3";
+    tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), 0,
+               "tags and constraints are taken");
+    jd.jo_constraints = NULL;
+    jd.jo_ntasks = 1;
+    sk_task_desc huge = {.td_spec = big, .td_spec_len = sizeof big};
     jd.jo_tasks = &huge;
-    int rc = sk_frontend_submit(fe, &jd, NULL, NULL);
+    rc = sk_frontend_submit(fe, &jd, NULL, NULL);
     tap_ok(rc == SK_ELIMIT &&
                strcmp(sk_frontend_error(fe),
                       "task 0: spec of 65537 bytes is over the limit of "
@@ -573,12 +613,13 @@ static void test_refusals(void)
            "a spec over 64 KiB is refused, and the error says so");
     sk_task_desc many[20];
     for (int i = 0; i < 20; i++)
-        many[i] = (sk_task_desc){big, SK_MAX_SPEC_BYTES, NULL, 0, NULL, 0};
+        many[i] =
+            (sk_task_desc){.td_spec = big, .td_spec_len = SK_MAX_SPEC_BYTES};
     jd.jo_tasks = many;
     jd.jo_ntasks = 20;
     tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_ELIMIT,
                "a job over the transport's message limit is refused");
-    tap_is_int((int)stats(fe).fs_jobs_submitted, 1,
+    tap_is_int((int)stats(fe).fs_jobs_submitted, 2,
                "nothing refused was counted as submitted");
     sk_frontend_opts o;
     sk_frontend_opts_init(&o);
@@ -846,11 +887,11 @@ static void test_failover_specs(void)
         start_pair(&a, &b, aep, bep);
         const char *eps[] = {aep, bep};
         sk_frontend *fe = make_frontend(eps, 2, 0.3, 10);
-        sk_task_desc td[2] = {{"t0", 2, NULL, 0, NULL, 0},
-                              {big, 0, NULL, 0, NULL, 0}};
+        sk_task_desc td[2] = {{.td_spec = "t0", .td_spec_len = 2},
+                              {.td_spec = big, .td_spec_len = 0}};
         td[1].td_spec_len = (uint32_t)strlen(big);
         if (fw)
-            td[1] = (sk_task_desc){"t1", 2, NULL, 0, NULL, 0};
+            td[1] = (sk_task_desc){.td_spec = "t1", .td_spec_len = 2};
         sk_job_desc jd;
         sk_job_desc_init(&jd);
         jd.jo_framework = fw ? "fw" : NULL;
@@ -1091,9 +1132,9 @@ static void test_blocking(void)
     fake_start(&s, sk_frontend_loop(fe), ep, "sched", "s1", SK_ROLE_SCHEDULER);
     s.fk_auto = run_everything;
     tap_is_int(sk_frontend_wait_connected(fe, 5), 0, "wait_connected");
-    sk_task_desc td[3] = {{"a", 1, NULL, 0, NULL, 0},
-                          {"b", 1, NULL, 0, NULL, 0},
-                          {"c", 1, NULL, 0, NULL, 0}};
+    sk_task_desc td[3] = {{.td_spec = "a", .td_spec_len = 1},
+                          {.td_spec = "b", .td_spec_len = 1},
+                          {.td_spec = "c", .td_spec_len = 1}};
     sk_job_desc jd;
     sk_job_desc_init(&jd);
     jd.jo_tasks = td;

@@ -149,6 +149,43 @@ static uint8_t prio(pg *g)
     return (uint8_t)range(g, 0, SK_PRIORITIES - 1);
 }
 
+/* A tag of the constraint language: 1..SK_MAX_TAG_LEN name bytes. */
+static const char *tag(pg *g)
+{
+    static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST"
+                              "UVWXYZ0123456789_.-";
+    uint32_t n = 1 + length(g, SK_MAX_TAG_LEN - 1);
+    char *s = alloc(g, (size_t)n + 1);
+    for (uint32_t i = 0; i < n; i++)
+        s[i] = set[below(g, sizeof set - 1)];
+    return s;
+}
+
+static const char **tags(pg *g, uint32_t *n)
+{
+    *n = count(g, SK_MAX_TAGS);
+    if (*n == 0)
+        return NULL;
+    const char **v = alloc(g, *n * sizeof *v);
+    for (uint32_t i = 0; i < *n; i++)
+        v[i] = tag(g);
+    return v;
+}
+
+static void fill_constraint(pg *g, sk_constraint *c)
+{
+    c->cn_source = tag(g);
+    c->cn_count = (uint32_t)range(g, 0, SK_MAX_TASKS);
+    c->cn_group = (uint8_t)range(g, 0, SK_GROUP_MAX);
+    c->cn_label = c->cn_group == SK_GROUP_LABEL ? tag(g) : "";
+    c->cn_target = tag(g);
+    c->cn_all = below(g, 2);
+    c->cn_min = (uint32_t)range(g, 0, SK_MAX_TASKS);
+    c->cn_max = below(g, 3) == 0 ? SK_CARD_ANY
+                                 : (uint32_t)range(g, c->cn_min, SK_MAX_TASKS);
+    c->cn_weight = (uint32_t)range(g, 0, SK_MAX_WEIGHT);
+}
+
 static void fill_hello(pg *g, sk_hello *m)
 {
     m->he_role = (uint8_t)range(g, 1, SK_ROLE_MAX);
@@ -195,8 +232,14 @@ static void fill_submit(pg *g, sk_submit_job *m)
         t->ts_racks = strs(g, SK_MAX_PREFERRED, SK_MAX_NAME_LEN, &t->ts_nracks);
         t->ts_attempt = (uint32_t)range(g, 0, SK_MAX_ATTEMPTS - 1);
         t->ts_done = below(g, 2);
+        t->ts_tags = tags(g, &t->ts_ntags);
     }
     m->sj_placement = (uint8_t)range(g, 0, SK_PLACE_MAX);
+    m->sj_nconstraints = count(g, SK_MAX_CONSTRAINTS);
+    m->sj_constraints =
+        alloc(g, m->sj_nconstraints * sizeof *m->sj_constraints);
+    for (uint32_t i = 0; i < m->sj_nconstraints; i++)
+        fill_constraint(g, &m->sj_constraints[i]);
 }
 
 static void fill_heartbeat(pg *g, sk_heartbeat *m)
@@ -489,6 +532,21 @@ static bool eq_submit(const sk_submit_job *x, const sk_submit_job *y,
         F(eq_strs(a->ts_preferred, a->ts_npreferred, b->ts_preferred,
                   b->ts_npreferred),
           "ts_preferred");
+        F(eq_strs(a->ts_tags, a->ts_ntags, b->ts_tags, b->ts_ntags), "ts_tags");
+    }
+    FV(x, sj_placement);
+    FV(x, sj_nconstraints);
+    for (uint32_t i = 0; i < x->sj_nconstraints; i++) {
+        const sk_constraint *a = &x->sj_constraints[i],
+                            *b = &y->sj_constraints[i];
+        F(eq_str(a->cn_source, b->cn_source), "cn_source");
+        F(a->cn_count == b->cn_count, "cn_count");
+        F(a->cn_group == b->cn_group, "cn_group");
+        F(eq_str(a->cn_label, b->cn_label), "cn_label");
+        F(eq_str(a->cn_target, b->cn_target), "cn_target");
+        F(a->cn_all == b->cn_all, "cn_all");
+        F(a->cn_min == b->cn_min && a->cn_max == b->cn_max, "cn_min/max");
+        F(a->cn_weight == b->cn_weight, "cn_weight");
     }
     return true;
 }

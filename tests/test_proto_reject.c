@@ -179,6 +179,11 @@ typedef struct submit_knobs {
     uint32_t user_len, max_attempts;
     uint64_t priority;
     double probe;
+    uint32_t ntags, tag_len; /* the first task's tags */
+    char tag_char;           /* what they are made of */
+    uint32_t nconstraints;   /* each "s,CARDINALITY,group,t,min,max" */
+    uint64_t cn_group, cn_min, cn_max, cn_weight;
+    uint32_t cn_label_len; /* its label key, 'k' bytes */
 } submit_knobs;
 
 static const submit_knobs submit_ok = {.ntasks = 2,
@@ -190,12 +195,19 @@ static const submit_knobs submit_ok = {.ntasks = 2,
                                        .user_len = 5,
                                        .max_attempts = 3,
                                        .priority = 1,
-                                       .probe = 2.0};
+                                       .probe = 2.0,
+                                       .ntags = 2,
+                                       .tag_len = 2,
+                                       .tag_char = 'z',
+                                       .nconstraints = 1,
+                                       .cn_group = SK_GROUP_NODE,
+                                       .cn_max = 3,
+                                       .cn_weight = 5};
 
 static int submit(submit_knobs k)
 {
     tw w = {0};
-    tw_env(&w, 12, SK_MSG_SUBMIT_JOB);
+    tw_env(&w, 13, SK_MSG_SUBMIT_JOB);
     tw_uint(&w, 77);
     tw_strn(&w, 'u', k.user_len);
     tw_uint(&w, k.priority);
@@ -210,7 +222,7 @@ static int submit(submit_knobs k)
     tw_strn(&w, 'f', 2);
     tw_array(&w, k.ntasks);
     for (uint32_t i = 0; i < k.ntasks; i++) {
-        tw_array(&w, 5);
+        tw_array(&w, 6);
         tw_bin(&w, i == 0 ? k.spec_len : 0);
         tw_array(&w, i == 0 ? k.npreferred : 0);
         for (uint32_t j = 0; i == 0 && j < k.npreferred; j++)
@@ -219,8 +231,24 @@ static int submit(submit_knobs k)
         tw_strn(&w, 'r', 5);
         tw_uint(&w, 0);
         tw_bool(&w, false);
+        tw_array(&w, i == 0 ? k.ntags : 0);
+        for (uint32_t j = 0; i == 0 && j < k.ntags; j++)
+            tw_strn(&w, k.tag_char, k.tag_len);
     }
     tw_uint(&w, SK_PLACE_FLOW);
+    tw_array(&w, k.nconstraints);
+    for (uint32_t i = 0; i < k.nconstraints; i++) {
+        tw_array(&w, 9);
+        tw_strn(&w, 's', 2);
+        tw_uint(&w, 0);
+        tw_uint(&w, k.cn_group);
+        tw_strn(&w, 'k', k.cn_label_len);
+        tw_strn(&w, 't', 2);
+        tw_bool(&w, true);
+        tw_uint(&w, k.cn_min);
+        tw_uint(&w, k.cn_max);
+        tw_uint(&w, k.cn_weight);
+    }
     return decode_free(&w);
 }
 
@@ -450,6 +478,30 @@ static void test_limits_decode(void)
     SUBMIT(probe, NAN, SK_EPROTO, "probe ratio NaN");
     SUBMIT(probe, INFINITY, SK_EPROTO, "probe ratio infinite");
     SUBMIT(max_attempts, SK_MAX_ATTEMPTS + 1, SK_EPROTO, "max_attempts");
+    SUBMIT(ntags, SK_MAX_TAGS, 0, "tags at the limit");
+    SUBMIT(ntags, SK_MAX_TAGS + 1, SK_ELIMIT, "tags over the limit");
+    SUBMIT(tag_len, SK_MAX_TAG_LEN, 0, "tag at its length limit");
+    SUBMIT(tag_len, SK_MAX_TAG_LEN + 1, SK_ELIMIT, "tag too long");
+    SUBMIT(tag_len, 0, SK_EPROTO, "empty tag");
+    SUBMIT(tag_char, ',', SK_EPROTO, "tag with a ','");
+    SUBMIT(tag_char, '\x80', SK_EPROTO, "tag with a byte over 0x7f");
+    SUBMIT(nconstraints, SK_MAX_CONSTRAINTS, 0, "constraints at the limit");
+    SUBMIT(nconstraints, SK_MAX_CONSTRAINTS + 1, SK_ELIMIT,
+           "constraints over the limit");
+    SUBMIT(nconstraints, 0, 0, "no constraint");
+    SUBMIT(cn_group, SK_GROUP_MAX + 1, SK_EPROTO, "node group out of range");
+    SUBMIT(cn_group, SK_GROUP_LABEL, SK_EPROTO, "label group without a key");
+    SUBMIT(cn_label_len, 2, SK_EPROTO, "label key on a node group");
+    SUBMIT(cn_min, 4, SK_EPROTO, "cardinality minimum over its maximum");
+    SUBMIT(cn_max, SK_CARD_ANY, 0, "cardinality with no maximum");
+    SUBMIT(cn_max, SK_MAX_TASKS + 1, SK_EPROTO,
+           "cardinality maximum over "
+           "SK_MAX_TASKS");
+    SUBMIT(cn_weight, SK_MAX_WEIGHT + 1, SK_EPROTO, "weight over the limit");
+    s = submit_ok;
+    s.cn_group = SK_GROUP_LABEL;
+    s.cn_label_len = 4;
+    tap_is_int(submit(s), 0, "SUBMIT_JOB label group with a key decodes");
 
     hello_knobs h;
 #define HELLO(field, value, want, what)                                        \

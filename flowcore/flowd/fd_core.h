@@ -223,6 +223,14 @@ typedef struct fd_stats {
     uint64_t fs_last_placed;  /* RESERVEs it sent */
     int32_t fs_graph_nodes;   /* network size at its start */
     int32_t fs_graph_arcs;
+    /* placement constraints (fd_constraint.h) */
+    uint64_t fs_cx_rounds;      /* rounds that placed constrained tasks */
+    uint64_t fs_cx_placed;      /* constrained tasks RESERVEd */
+    uint64_t fs_cx_repaired;    /* moves of the repair pass */
+    uint64_t fs_cx_waiting;     /* left waiting by the last such round */
+    uint64_t fs_cx_hard;        /* hard (constraint, task) pairs broken */
+    uint64_t fs_cx_soft;        /* soft pairs broken, after the last one */
+    uint64_t fs_cx_soft_weight; /* their weights */
 } fd_stats;
 
 typedef struct fd_core fd_core;

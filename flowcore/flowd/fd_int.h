@@ -119,6 +119,7 @@ struct fd_job {
     sk_time j_submit;
     fd_task *j_tasks;
     void *j_blob; /* specs and names, one allocation */
+    struct fd_cons *j_cons; /* tags and constraints (fd_constraint.h) */
     fd_link j_dirty_link;
 };
 

@@ -6,6 +6,7 @@
  * dead) with the bookkeeping each move needs: gauges, the node's count,
  * the lists of waiting tasks, the dirty lists the network follows.
  */
+#include "fd_constraint.h"
 #include "fd_int.h"
 #include "sk_log.h"
 #include "skylark.h"
@@ -234,6 +235,7 @@ void fd_job_free(fd_core *c, fd_job *j)
     fd_slots_give(&c->c_jobs, j->j_slot);
     free(j->j_tasks);
     free(j->j_blob);
+    fd_cons_free(j->j_cons);
     free(j);
 }
 
@@ -370,17 +372,20 @@ void fd_on_submit(fd_core *c, sk_time now, fd_sched *s, const sk_submit_job *sj)
     fd_task *tasks = calloc(sj->sj_ntasks, sizeof *tasks);
     size_t ptrs = nprefs * sizeof(const char *);
     char *blob = malloc(ptrs + bytes);
-    int rc = j != NULL && tasks != NULL && blob != NULL
-                 ? fd_slots_take(&c->c_jobs, j, &j->j_slot)
-                 : SK_ENOMEM;
+    fd_cons *cons = NULL;
+    bool got = j != NULL && tasks != NULL && blob != NULL &&
+               fd_cons_new(sj, &cons) == 0;
+    int rc = got ? fd_slots_take(&c->c_jobs, j, &j->j_slot) : SK_ENOMEM;
+    bool slotted = rc == 0;
     if (rc == 0 && sj->sj_job != UINT64_MAX)
         rc = sk_map_put(&s->s_jobs, sj->sj_job + 1, j);
     if (rc != 0) {
-        if (j != NULL && tasks != NULL && blob != NULL)
+        if (slotted)
             fd_slots_give(&c->c_jobs, j->j_slot);
         free(j);
         free(tasks);
         free(blob);
+        fd_cons_free(cons);
         fd_class_unref(c, k);
         c->c_st.fs_nomem++;
         c->c_st.fs_jobs_rejected++;
@@ -405,6 +410,7 @@ void fd_on_submit(fd_core *c, sk_time now, fd_sched *s, const sk_submit_job *sj)
     j->j_ntasks = sj->sj_ntasks;
     j->j_tasks = tasks;
     j->j_blob = blob;
+    j->j_cons = cons;
     j->j_submit = now;
     for (uint32_t i = 0; i < sj->sj_ntasks; i++) {
         const sk_task_spec *ts = &sj->sj_tasks[i];

@@ -4,6 +4,7 @@
  * placements off the flow and act on them: RESERVE, and with preemption
  * RELEASE), and the network built from scratch for comparison.
  */
+#include "fd_constraint.h"
 #include "fd_int.h"
 #include "sk_log.h"
 #include "skylark.h"
@@ -166,7 +167,8 @@ static void act(fd_core *c, sk_time now, const fd_place *pl, size_t count)
     for (size_t i = 0; i < count; i++) {
         fd_task *t = pl[i].p_task;
         if (t->t_dirty || t->t_state == FD_TASK_WAITING ||
-            t->t_node == pl[i].p_node)
+            t->t_node == pl[i].p_node ||
+            fd_cons_active(t->t_job)) /* not moved by a tag-blind flow */
             continue;
         if (preempt)
             evict(c, now, t); /* moved: placed below */
@@ -179,14 +181,16 @@ static void act(fd_core *c, sk_time now, const fd_place *pl, size_t count)
             l = l->l_next;
             fd_gent *e = fd_net_find(c->c_net, FD_G_TASK, t->t_slot);
             if (!t->t_dirty && e != NULL && e->e_arc[0] != FC_NONE &&
-                fc_arc_flow(c->c_net->nt_g, e->e_arc[0]) > 0)
+                fc_arc_flow(c->c_net->nt_g, e->e_arc[0]) > 0 &&
+                !fd_cons_active(t->t_job))
                 evict(c, now, t);
         }
     }
     for (size_t i = 0; i < count; i++) {
         fd_task *t = pl[i].p_task;
         fd_node *n = pl[i].p_node;
-        if (t->t_state != FD_TASK_WAITING)
+        if (t->t_state != FD_TASK_WAITING ||
+            fd_cons_active(t->t_job)) /* fd_constraint_round places it */
             continue;
         if (t->t_dirty && t->t_round != c->c_stamp) {
             c->c_st.fs_dropped_dead++; /* changed meanwhile */
@@ -199,6 +203,7 @@ static void act(fd_core *c, sk_time now, const fd_place *pl, size_t count)
         fd_send_reserve(c, now, t, n);
         c->c_st.fs_last_placed++;
     }
+    fd_constraint_round(c, now);
 }
 
 int fd_round_end(fd_core *c, sk_time now, fd_round *round, int solve_rc,

@@ -83,6 +83,10 @@ int fd_status_build(fd_core *c, const sk_status_request *req, sk_time now,
     kv(&b, "last_round_placed", "%" PRIu64, st->fs_last_placed);
     kv(&b, "graph_nodes", "%" PRId32, st->fs_graph_nodes);
     kv(&b, "graph_arcs", "%" PRId32, st->fs_graph_arcs);
+    kv(&b, "constrained_waiting", "%" PRIu64, st->fs_cx_waiting);
+    kv(&b, "constraint_hard_broken", "%" PRIu64, st->fs_cx_hard);
+    kv(&b, "constraint_soft_broken", "%" PRIu64, st->fs_cx_soft);
+    kv(&b, "constraint_soft_weight", "%" PRIu64, st->fs_cx_soft_weight);
     kv(&b, "reserves", "%" PRIu64, st->fs_reserves);
     kv(&b, "rejects", "%" PRIu64, st->fs_rejects);
     kv(&b, "reserves_lost", "%" PRIu64, st->fs_reserve_lost);

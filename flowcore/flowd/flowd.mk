@@ -5,6 +5,8 @@
 
 noinst_LTLIBRARIES += flowcore/flowd/libflowd.la
 noinst_HEADERS += \
+	flowcore/flowd/fd_constraint.h \
+	flowcore/flowd/fd_constraint_int.h \
 	flowcore/flowd/fd_core.h \
 	flowcore/flowd/fd_int.h \
 	flowcore/flowd/fd_policy.h
@@ -24,7 +26,11 @@ flowcore_flowd_libflowd_la_SOURCES = \
 	flowcore/flowd/fd_multires.c \
 	flowcore/flowd/fd_class.c \
 	flowcore/flowd/fd_status.c \
-	flowcore/flowd/fd_dump.c
+	flowcore/flowd/fd_dump.c \
+	flowcore/flowd/fd_constraint_eval.c \
+	flowcore/flowd/fd_constraint_flow.c \
+	flowcore/flowd/fd_constraint_place.c \
+	flowcore/flowd/fd_constraint_core.c
 flowcore_flowd_libflowd_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd
 # Its users link libskylark's internals (client/libskylark_impl.la) after
 # it: a convenience library added here would be copied into this one.
@@ -63,3 +69,16 @@ TESTS += tests/test_fd_property
 tests_test_fd_property_SOURCES = tests/test_fd_property.c
 tests_test_fd_property_CPPFLAGS = $(FD_TEST_CPPFLAGS)
 tests_test_fd_property_LDADD = tests/libfdtest.a $(FD_TEST_LDADD)
+
+# Placement constraints (fd_constraint*.c) against MEDEA's integer program
+# solved by GLPK's glpsol (tests/medea_lp.c; skipped without glpsol).
+noinst_LIBRARIES += tests/libmedea.a
+tests_libmedea_a_SOURCES = tests/medea_lp.c tests/medea_lp.h
+tests_libmedea_a_CPPFLAGS = $(FD_TEST_CPPFLAGS)
+
+check_PROGRAMS += tests/test_fd_constraint
+TESTS += tests/test_fd_constraint
+tests_test_fd_constraint_SOURCES = tests/test_fd_constraint.c
+tests_test_fd_constraint_CPPFLAGS = $(FD_TEST_CPPFLAGS)
+tests_test_fd_constraint_LDADD = tests/libmedea.a tests/libfdtest.a \
+	$(FD_TEST_LDADD)

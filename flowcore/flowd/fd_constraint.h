@@ -1,0 +1,165 @@
+/*
+ * fd_constraint.h - placement constraints (MEDEA) in the flow node, on a
+ * compact instance independent of the core's records: nodes with free
+ * slots, tasks with interned tags (some already placed and fixed, the
+ * rest to place), and constraints with a group id per node. The core
+ * builds one per round for the waiting tasks of constrained jobs
+ * (fd_constraint_core.c); tests and the GLPK oracle build them directly.
+ *
+ * Semantics (sk_proto.h, sk_constraint): a placed task t of job j with
+ * tag S, under constraint c = (j, S, target T, all, min, max, weight),
+ * breaks c when the group holding its node has fewer than min or more
+ * than max placed tasks tagged T (of job j, or of any job with all),
+ * t itself not counted. A node in no group (a label group the node lacks)
+ * counts 0. A waiting task breaks nothing but costs FD_CX_UNPLACED.
+ *
+ * The objective, lower is better, as MEDEA's (place every task first,
+ * then fewest weighted violations): FD_CX_UNPLACED per waiting task to
+ * place + weight per (soft constraint, task) broken; a placement breaking
+ * a hard constraint is infeasible and fd_cx_place never makes one.
+ *
+ * Sans-I/O; no global state; one instance per thread.
+ */
+#ifndef FD_CONSTRAINT_H
+#define FD_CONSTRAINT_H
+
+#include "sk_proto.h" /* sk_group */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The cost of a task left waiting: over any sum of soft weights of the
+ * instances it is used on. */
+#define FD_CX_UNPLACED 1000000
+#define FD_CX_NONE     (-1) /* no node; no group */
+
+typedef struct fd_cx_task {
+    uint32_t ck_job;         /* the job (application) it belongs to */
+    const uint32_t *ck_tags; /* tag ids, < cx_ntags */
+    uint32_t ck_ntags;
+    bool ck_fixed;        /* runs (or is reserved) at ck_node: not moved */
+    int32_t ck_node;      /* in: where a fixed task is; out: the place
+                             found, or FD_CX_NONE (waits) */
+    const uint8_t *ck_ok; /* nodes it may go to (non-zero), e.g. those with
+                             the job's labels; NULL: any */
+    const char *ck_why;   /* out, waiting: why (static text) */
+} fd_cx_task;
+
+typedef struct fd_cx_con {
+    uint32_t cc_job;         /* the job whose tasks it constrains */
+    uint32_t cc_source;      /* tag of the constrained tasks */
+    uint32_t cc_target;      /* tag counted */
+    bool cc_all;             /* count every job's tasks */
+    uint32_t cc_min, cc_max; /* cc_max UINT32_MAX: unbounded */
+    uint32_t cc_weight;      /* 0 hard, else soft */
+    uint8_t cc_group;        /* sk_group: node, rack, label */
+    const int32_t *cc_gid;   /* group of each node, < cc_ngroups, or
+                                FD_CX_NONE */
+    uint32_t cc_ngroups;
+} fd_cx_con;
+
+typedef struct fd_cx {
+    uint32_t cx_nnodes;
+    const uint32_t *cx_room; /* free slots of each node for the tasks to
+                                place (fixed tasks are already counted out) */
+    const int32_t *cx_rack;  /* rack of each node (< cx_nracks) */
+    uint32_t cx_nracks;
+    fd_cx_task *cx_tasks;
+    uint32_t cx_ntasks;
+    const fd_cx_con *cx_cons;
+    uint32_t cx_ncons;
+    uint32_t cx_ntags;
+} fd_cx;
+
+/* What a placement scores. */
+typedef struct fd_cx_score {
+    uint64_t cs_unplaced;    /* tasks to place left waiting */
+    uint64_t cs_hard;        /* (hard constraint, task) pairs broken */
+    uint64_t cs_soft;        /* (soft constraint, task) pairs broken */
+    uint64_t cs_soft_weight; /* their weights */
+    uint64_t cs_objective;   /* FD_CX_UNPLACED * unplaced + soft weight */
+    uint64_t cs_checked;     /* (constraint, placed task) pairs checked */
+} fd_cx_score;
+
+/* fd_cx_eval scores the placement in x's tasks' ck_node (fixed tasks
+ * included: their constraints count too). O(tasks * constraints + groups).
+ * Returns 0 or FC_ENOMEM. */
+int fd_cx_eval(const fd_cx *x, fd_cx_score *out);
+
+/* fd_cx_eval_each scores like fd_cx_eval and, if broken is not NULL,
+ * writes into broken[c] (cx_ncons entries) how many placed tasks break
+ * constraint c. */
+int fd_cx_eval_each(const fd_cx *x, fd_cx_score *out, uint32_t *broken);
+
+/* How fd_cx_place did it. */
+typedef struct fd_cx_stats {
+    uint32_t xs_flow_placed;   /* placed by the flow network */
+    uint32_t xs_gated;         /* tasks whose tag cap the network enforced */
+    uint32_t xs_moved;         /* moved by the repair pass */
+    uint32_t xs_placed_repair; /* placed by the repair pass */
+    uint32_t xs_unplaced;      /* left waiting, hard constraints unmet */
+} fd_cx_stats;
+
+/* fd_cx_place places x's tasks that are not fixed: first a min-cost flow
+ * network that enforces exactly the caps a network can (a hard anti-
+ * affinity or cardinality maximum of a tag towards itself per node and per
+ * rack, as per-(tag, rack) and per-(tag, node) aggregators of capacity k;
+ * hard constraints whose target tasks are all fixed, as missing arcs; soft
+ * ones of the same kind, as arc costs), solved by flowcore's successive
+ * shortest path; then a repair pass for what remains (MEDEA's heuristics:
+ * tasks under the most constraints first, among them those with the
+ * fewest candidate nodes first, each moved to the node that lowers the
+ * objective most, never breaking a hard constraint; a task that cannot be
+ * placed without breaking one waits, with ck_why set). Writes ck_node of
+ * every task not fixed. Cost: the network has tasks * nodes arcs; the
+ * repair pass O(passes * tasks * nodes * constraints * tasks) in the worst
+ * case, bounded by 4 passes. Returns 0, FC_ENOMEM, or another FC_E* from
+ * the solver. */
+int fd_cx_place(fd_cx *x, fd_cx_stats *stats);
+
+/* ---- the core's hooks (fd_constraint_core.c) --------------------------- */
+
+#include "fd_core.h"
+
+typedef struct fd_cons fd_cons;
+struct fd_job;
+
+/* fd_cons_new copies the tags and constraints of sj (validated by the
+ * decoder) into *out, or sets it NULL when sj has neither. Returns 0 or
+ * SK_ENOMEM. fd_cons_free(NULL) is a no-op. */
+int fd_cons_new(const sk_submit_job *sj, fd_cons **out);
+void fd_cons_free(fd_cons *cj);
+
+/* fd_cons_active: the job has constraints; its waiting tasks are placed
+ * by fd_constraint_round, not by the main network's flow. */
+bool fd_cons_active(const struct fd_job *j);
+
+/* fd_constraint_round places the waiting tasks of constrained jobs on the
+ * room the round's RESERVEs left, sends their RESERVEs, records why the
+ * others wait, and updates the constraint counters of fd_stats. Called at
+ * the end of a round, before its RESERVEs leave the core. Costs one
+ * fd_cx_place over the live nodes and the tasks of jobs with tags. */
+void fd_constraint_round(fd_core *c, sk_time now);
+
+/* fd_constraint_why: why task `task` of job sj_job of the scheduler at
+ * peer sched waits on its placement constraints (static text), or NULL
+ * (not waiting, not constrained, or no reason known yet). */
+const char *fd_constraint_why(const fd_core *c, sk_peer sched, uint64_t job,
+                              uint32_t task);
+
+/* What the placements of one job break, after the last round that placed
+ * constrained tasks: per application and per constraint. */
+typedef struct fd_cons_count {
+    uint32_t cc_hard, cc_soft;              /* pairs broken */
+    uint64_t cc_weight;                     /* soft weight */
+    uint32_t cc_broken[SK_MAX_CONSTRAINTS]; /* per constraint, in the
+                                               job's order */
+    uint32_t cc_ncons;
+} fd_cons_count;
+
+/* fd_constraint_count fills *out for job sj_job of the scheduler at peer
+ * sched. Returns 0, or SK_ENOTFOUND (no such job, or no constraint). */
+int fd_constraint_count(const fd_core *c, sk_peer sched, uint64_t job,
+                        fd_cons_count *out);
+
+#endif /* FD_CONSTRAINT_H */

@@ -1,0 +1,444 @@
+/*
+ * fd_constraint_core.c - placement constraints in the flow node's round:
+ * the tags and constraints a job brought (SUBMIT_JOB ts_tags and
+ * sj_constraints), and after each solve the placement of the waiting
+ * tasks of constrained jobs on the room the main network left
+ * (fd_cx_place: exact gates in a flow network, then repair), before any
+ * of their RESERVEs goes out.
+ *
+ * The main network still carries these tasks (its policies know nothing
+ * of tags); the round ignores what it says for them and places them
+ * here, so the slots it meant for them stay free until the next round.
+ */
+#include "fd_constraint.h"
+#include "fd_int.h"
+#include "flowcore.h"
+#include "skylark.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct fd_cons {
+    sk_constraint *cj_cons; /* copies, strings in cj_blob */
+    uint32_t cj_ncons;
+    const char ***cj_tags; /* [task]: its tags */
+    uint32_t *cj_ntags;
+    const char **cj_why;    /* [task]: why it waits (static), or NULL */
+    fd_cons_count cj_count; /* after the last round that placed */
+    uint32_t cj_ntasks;
+    char *cj_blob;
+};
+
+static char *put(char **at, const char *s)
+{
+    size_t n = strlen(s != NULL ? s : "") + 1;
+    char *d = *at;
+    memcpy(d, s != NULL ? s : "", n);
+    *at += n;
+    return d;
+}
+
+void fd_cons_free(fd_cons *cj)
+{
+    if (cj == NULL)
+        return;
+    free(cj->cj_cons);
+    free(cj->cj_tags);
+    free(cj->cj_ntags);
+    free(cj->cj_why);
+    free(cj->cj_blob);
+    free(cj);
+}
+
+int fd_cons_new(const sk_submit_job *sj, fd_cons **out)
+{
+    *out = NULL;
+    size_t bytes = 0, ptrs = 0;
+    for (uint32_t i = 0; i < sj->sj_nconstraints; i++) {
+        const sk_constraint *k = &sj->sj_constraints[i];
+        bytes += strlen(k->cn_source) + strlen(k->cn_target) +
+                 strlen(k->cn_label != NULL ? k->cn_label : "") + 3;
+    }
+    for (uint32_t t = 0; t < sj->sj_ntasks; t++) {
+        ptrs += sj->sj_tasks[t].ts_ntags;
+        for (uint32_t i = 0; i < sj->sj_tasks[t].ts_ntags; i++)
+            bytes += strlen(sj->sj_tasks[t].ts_tags[i]) + 1;
+    }
+    if (sj->sj_nconstraints == 0 && ptrs == 0)
+        return 0;
+    fd_cons *cj = calloc(1, sizeof *cj);
+    if (cj == NULL)
+        return SK_ENOMEM;
+    uint32_t nt = sj->sj_ntasks;
+    cj->cj_cons = calloc(sj->sj_nconstraints + 1, sizeof *cj->cj_cons);
+    cj->cj_tags = calloc(nt, sizeof *cj->cj_tags);
+    cj->cj_ntags = calloc(nt, sizeof *cj->cj_ntags);
+    cj->cj_why = calloc(nt, sizeof *cj->cj_why);
+    cj->cj_blob = malloc(ptrs * sizeof(const char *) + bytes + 1);
+    if (cj->cj_cons == NULL || cj->cj_tags == NULL || cj->cj_ntags == NULL ||
+        cj->cj_why == NULL || cj->cj_blob == NULL) {
+        fd_cons_free(cj);
+        return SK_ENOMEM;
+    }
+    const char **pv = (const char **)(void *)cj->cj_blob;
+    char *at = cj->cj_blob + ptrs * sizeof(const char *);
+    cj->cj_ncons = sj->sj_nconstraints;
+    cj->cj_count.cc_ncons = sj->sj_nconstraints;
+    cj->cj_ntasks = nt;
+    for (uint32_t i = 0; i < sj->sj_nconstraints; i++) {
+        sk_constraint *k = &cj->cj_cons[i];
+        *k = sj->sj_constraints[i];
+        k->cn_source = put(&at, k->cn_source);
+        k->cn_target = put(&at, k->cn_target);
+        k->cn_label = put(&at, k->cn_label);
+    }
+    for (uint32_t t = 0; t < nt; t++) {
+        cj->cj_tags[t] = pv;
+        cj->cj_ntags[t] = sj->sj_tasks[t].ts_ntags;
+        for (uint32_t i = 0; i < sj->sj_tasks[t].ts_ntags; i++)
+            *pv++ = put(&at, sj->sj_tasks[t].ts_tags[i]);
+    }
+    *out = cj;
+    return 0;
+}
+
+bool fd_cons_active(const fd_job *j)
+{
+    return j->j_cons != NULL && j->j_cons->cj_ncons > 0;
+}
+
+const char *fd_constraint_why(const fd_core *c, sk_peer sched, uint64_t job,
+                              uint32_t task)
+{
+    fd_sched *s = fd_sched_by_peer(c, sched);
+    fd_job *j = s != NULL ? fd_job_find(s, job) : NULL;
+    if (j == NULL || j->j_cons == NULL || task >= j->j_cons->cj_ntasks ||
+        j->j_tasks[task].t_state != FD_TASK_WAITING)
+        return NULL;
+    return j->j_cons->cj_why[task];
+}
+
+int fd_constraint_count(const fd_core *c, sk_peer sched, uint64_t job,
+                        fd_cons_count *out)
+{
+    fd_sched *s = fd_sched_by_peer(c, sched);
+    fd_job *j = s != NULL ? fd_job_find(s, job) : NULL;
+    if (j == NULL || !fd_cons_active(j))
+        return SK_ENOTFOUND;
+    *out = j->j_cons->cj_count;
+    return 0;
+}
+
+/* ---- one round's instance ------------------------------------------- */
+
+typedef struct inst {
+    fd_cx x;
+    fd_node **nodes;  /* [node] */
+    int32_t *node_of; /* [node slot]: index, or -1 */
+    uint32_t *room;
+    int32_t *rack;   /* [node]: compact rack index */
+    int32_t *ident;  /* [node]: n (the node groups) */
+    fd_task **tasks; /* [task] */
+    fd_cx_task *ct;
+    uint32_t *tagids;  /* every task's tag ids, back to back */
+    const char **tags; /* [tag id] */
+    uint32_t ntags, tags_cap;
+    fd_cx_con *cons;
+    uint32_t ncons;
+    fd_job **con_job;    /* [constraint]: whose */
+    uint32_t *broken;    /* [constraint]: tasks breaking it */
+    int32_t **label_gid; /* per constraint with a label group */
+    uint8_t **ok;        /* [job slot]: the nodes its labels allow */
+    uint32_t nok;
+    bool nomem;
+} inst;
+
+static uint32_t tag_id(inst *in, const char *tag)
+{
+    for (uint32_t i = 0; i < in->ntags; i++)
+        if (strcmp(in->tags[i], tag) == 0)
+            return i;
+    if (in->ntags == in->tags_cap) {
+        uint32_t cap = in->tags_cap ? in->tags_cap * 2 : 16;
+        const char **nt = realloc(in->tags, cap * sizeof *nt);
+        if (nt == NULL) {
+            in->nomem = true;
+            return 0;
+        }
+        in->tags = nt;
+        in->tags_cap = cap;
+    }
+    in->tags[in->ntags] = tag;
+    return in->ntags++;
+}
+
+/* The groups of "KEY=VALUE" labels: one per VALUE, nodes without none. */
+static int32_t *label_groups(inst *in, const char *key, uint32_t *ngroups)
+{
+    uint32_t nn = in->x.cx_nnodes;
+    int32_t *gid = malloc((nn ? nn : 1) * sizeof *gid);
+    const char **vals = calloc(nn ? nn : 1, sizeof *vals);
+    size_t kl = strlen(key);
+    *ngroups = 0;
+    if (gid == NULL || vals == NULL) {
+        free(gid);
+        free(vals);
+        in->nomem = true;
+        return NULL;
+    }
+    for (uint32_t n = 0; n < nn; n++) {
+        const fd_node *nd = in->nodes[n];
+        gid[n] = FD_CX_NONE;
+        for (uint32_t l = 0; l < nd->n_nlabels && gid[n] == FD_CX_NONE; l++) {
+            const char *lab = nd->n_labels[l];
+            if (strncmp(lab, key, kl) != 0 || lab[kl] != '=')
+                continue;
+            uint32_t g = 0;
+            while (g < *ngroups && strcmp(vals[g], lab + kl + 1) != 0)
+                g++;
+            if (g == *ngroups)
+                vals[(*ngroups)++] = lab + kl + 1;
+            gid[n] = (int32_t)g;
+        }
+    }
+    free(vals);
+    return gid;
+}
+
+static void inst_free(inst *in)
+{
+    for (uint32_t i = 0; in->label_gid != NULL && i < in->ncons; i++)
+        free(in->label_gid[i]);
+    for (uint32_t i = 0; in->ok != NULL && i < in->nok; i++)
+        free(in->ok[i]);
+    free(in->label_gid);
+    free(in->ok);
+    free(in->nodes);
+    free(in->node_of);
+    free(in->room);
+    free(in->rack);
+    free(in->ident);
+    free(in->tasks);
+    free(in->ct);
+    free(in->tagids);
+    free(in->tags);
+    free(in->cons);
+    free(in->con_job);
+    free(in->broken);
+}
+
+/* Nodes: the live ones, their room for long tasks left after this
+ * round's RESERVEs, their racks. */
+static int build_nodes(const fd_core *c, inst *in)
+{
+    uint32_t cap = c->c_nodes.sl_len;
+    in->nodes = malloc((cap ? cap : 1) * sizeof *in->nodes);
+    in->node_of = malloc((cap ? cap : 1) * sizeof *in->node_of);
+    in->room = malloc((cap ? cap : 1) * sizeof *in->room);
+    in->rack = malloc((cap ? cap : 1) * sizeof *in->rack);
+    in->ident = malloc((cap ? cap : 1) * sizeof *in->ident);
+    int32_t *rack_of = malloc((c->c_racks.sl_len + 1) * sizeof *rack_of);
+    if (in->nodes == NULL || in->node_of == NULL || in->room == NULL ||
+        in->rack == NULL || in->ident == NULL || rack_of == NULL) {
+        free(rack_of);
+        return SK_ENOMEM;
+    }
+    for (uint32_t r = 0; r <= c->c_racks.sl_len; r++)
+        rack_of[r] = -1;
+    uint32_t nn = 0, nr = 0;
+    for (uint32_t i = 0; i < cap; i++) {
+        fd_node *n = fd_slots_get(&c->c_nodes, i);
+        in->node_of[i] = -1;
+        if (n == NULL || n->n_dead)
+            continue;
+        uint32_t room = fd_node_room(n);
+        uint32_t rs = n->n_rack != NULL ? n->n_rack->r_slot : c->c_racks.sl_len;
+        if (rack_of[rs] < 0)
+            rack_of[rs] = (int32_t)nr++;
+        in->node_of[i] = (int32_t)nn;
+        in->nodes[nn] = n;
+        in->room[nn] = room > n->n_ntasks ? room - n->n_ntasks : 0;
+        in->rack[nn] = rack_of[rs];
+        in->ident[nn] = (int32_t)nn;
+        nn++;
+    }
+    free(rack_of);
+    in->x.cx_nnodes = nn;
+    in->x.cx_nracks = nr;
+    in->x.cx_room = in->room;
+    in->x.cx_rack = in->rack;
+    return 0;
+}
+
+/* Tasks of jobs with tags: waiting ones of constrained jobs to place,
+ * the placed ones fixed where they are; and the jobs' constraints. */
+static int build_tasks(const fd_core *c, inst *in)
+{
+    uint32_t nt = 0, ntag = 0, ncons = 0;
+    for (uint32_t i = 0; i < c->c_jobs.sl_len; i++) {
+        fd_job *j = fd_slots_get(&c->c_jobs, i);
+        if (j == NULL || j->j_dead || j->j_cons == NULL)
+            continue;
+        nt += j->j_ntasks;
+        ncons += j->j_cons->cj_ncons;
+        for (uint32_t t = 0; t < j->j_ntasks; t++)
+            ntag += j->j_cons->cj_ntags[t];
+    }
+    in->tasks = malloc((nt ? nt : 1) * sizeof *in->tasks);
+    in->ct = calloc(nt ? nt : 1, sizeof *in->ct);
+    in->tagids = malloc((ntag ? ntag : 1) * sizeof *in->tagids);
+    in->cons = calloc(ncons ? ncons : 1, sizeof *in->cons);
+    in->con_job = calloc(ncons ? ncons : 1, sizeof *in->con_job);
+    in->broken = calloc(ncons ? ncons : 1, sizeof *in->broken);
+    in->label_gid = calloc(ncons ? ncons : 1, sizeof *in->label_gid);
+    in->ok = calloc(c->c_jobs.sl_len + 1, sizeof *in->ok);
+    in->nok = c->c_jobs.sl_len;
+    if (in->tasks == NULL || in->ct == NULL || in->tagids == NULL ||
+        in->cons == NULL || in->label_gid == NULL || in->ok == NULL ||
+        in->con_job == NULL || in->broken == NULL)
+        return SK_ENOMEM;
+    uint32_t k = 0, tg = 0, nn = in->x.cx_nnodes;
+    for (uint32_t i = 0; i < c->c_jobs.sl_len; i++) {
+        fd_job *j = fd_slots_get(&c->c_jobs, i);
+        if (j == NULL || j->j_dead || j->j_cons == NULL)
+            continue;
+        const fd_cons *cj = j->j_cons;
+        if (j->j_class != NULL && j->j_class->k_nlabels > 0) {
+            if ((in->ok[i] = malloc(nn ? nn : 1)) == NULL)
+                return SK_ENOMEM;
+            for (uint32_t n = 0; n < nn; n++)
+                in->ok[i][n] = fd_class_fits_labels(j->j_class, in->nodes[n]);
+        }
+        for (uint32_t t = 0; t < j->j_ntasks; t++) {
+            fd_task *tk = &j->j_tasks[t];
+            bool waiting = tk->t_state == FD_TASK_WAITING && fd_cons_active(j);
+            bool placed =
+                tk->t_state != FD_TASK_DEAD && tk->t_state != FD_TASK_WAITING &&
+                tk->t_node != NULL && in->node_of[tk->t_node->n_slot] >= 0;
+            if (!waiting && !placed)
+                continue;
+            fd_cx_task *ck = &in->ct[k];
+            ck->ck_job = j->j_slot;
+            ck->ck_tags = &in->tagids[tg];
+            for (uint32_t g = 0; g < cj->cj_ntags[t]; g++)
+                in->tagids[tg++] = tag_id(in, cj->cj_tags[t][g]);
+            ck->ck_ntags = cj->cj_ntags[t];
+            ck->ck_fixed = placed;
+            ck->ck_node = placed ? in->node_of[tk->t_node->n_slot] : FD_CX_NONE;
+            ck->ck_ok = in->ok[i];
+            in->tasks[k++] = tk;
+        }
+        for (uint32_t q = 0; q < cj->cj_ncons; q++) {
+            const sk_constraint *sc = &cj->cj_cons[q];
+            fd_cx_con *cc = &in->cons[in->ncons];
+            in->con_job[in->ncons] = j;
+            cc->cc_job = j->j_slot;
+            cc->cc_source = tag_id(in, sc->cn_source);
+            cc->cc_target = tag_id(in, sc->cn_target);
+            cc->cc_all = sc->cn_all;
+            cc->cc_min = sc->cn_min;
+            cc->cc_max = sc->cn_max;
+            cc->cc_weight = sc->cn_weight;
+            cc->cc_group = sc->cn_group;
+            if (sc->cn_group == SK_GROUP_NODE) {
+                cc->cc_gid = in->ident;
+                cc->cc_ngroups = nn;
+            } else if (sc->cn_group == SK_GROUP_RACK) {
+                cc->cc_gid = in->rack;
+                cc->cc_ngroups = in->x.cx_nracks;
+            } else {
+                in->label_gid[in->ncons] =
+                    label_groups(in, sc->cn_label, &cc->cc_ngroups);
+                cc->cc_gid = in->label_gid[in->ncons];
+            }
+            in->ncons++;
+        }
+    }
+    in->x.cx_tasks = in->ct;
+    in->x.cx_ntasks = k;
+    in->x.cx_cons = in->cons;
+    in->x.cx_ncons = in->ncons;
+    in->x.cx_ntags = in->ntags;
+    return in->nomem ? SK_ENOMEM : 0;
+}
+
+/* Per job and per constraint, from the instance's counts (a job's
+ * constraints are consecutive, in its order). */
+static void count_per_job(inst *in)
+{
+    fd_job *prev = NULL;
+    uint32_t q = 0;
+    for (uint32_t i = 0; i < in->ncons; i++) {
+        fd_job *j = in->con_job[i];
+        fd_cons_count *cc = &j->j_cons->cj_count;
+        if (j != prev) {
+            uint32_t n = cc->cc_ncons;
+            memset(cc, 0, sizeof *cc);
+            cc->cc_ncons = n;
+            prev = j;
+            q = 0;
+        }
+        cc->cc_broken[q++] = in->broken[i];
+        if (in->cons[i].cc_weight == 0) {
+            cc->cc_hard += in->broken[i];
+        } else {
+            cc->cc_soft += in->broken[i];
+            cc->cc_weight += (uint64_t)in->broken[i] * in->cons[i].cc_weight;
+        }
+    }
+}
+
+static bool any_waiting(const fd_core *c)
+{
+    for (const fd_link *l = c->c_waiting.l_next; l != &c->c_waiting;
+         l = l->l_next) {
+        const fd_task *t = FD_CONTAINER(l, fd_task, t_wait_link);
+        if (fd_cons_active(t->t_job))
+            return true;
+    }
+    return false;
+}
+
+void fd_constraint_round(fd_core *c, sk_time now)
+{
+    if (!any_waiting(c))
+        return;
+    inst in = {0};
+    fd_cx_stats xs;
+    fd_cx_score sc;
+    int rc = build_nodes(c, &in);
+    if (rc == 0)
+        rc = build_tasks(c, &in);
+    if (rc == 0)
+        rc = fd_cx_place(&in.x, &xs);
+    if (rc == 0)
+        rc = fd_cx_eval_each(&in.x, &sc, in.broken);
+    if (rc != 0) {
+        c->c_st.fs_nomem++;
+        inst_free(&in);
+        fd_event(c, now); /* try again */
+        return;
+    }
+    c->c_st.fs_cx_rounds++;
+    c->c_st.fs_cx_repaired += xs.xs_moved + xs.xs_placed_repair;
+    c->c_st.fs_cx_waiting = 0;
+    for (uint32_t i = 0; i < in.x.cx_ntasks; i++) {
+        fd_cx_task *ck = &in.ct[i];
+        fd_task *t = in.tasks[i];
+        if (ck->ck_fixed)
+            continue;
+        t->t_job->j_cons->cj_why[t->t_index] = ck->ck_why;
+        if (ck->ck_node == FD_CX_NONE) {
+            c->c_st.fs_cx_waiting++;
+            continue;
+        }
+        fd_send_reserve(c, now, t, in.nodes[ck->ck_node]);
+        c->c_st.fs_last_placed++;
+        c->c_st.fs_cx_placed++;
+    }
+    count_per_job(&in);
+    c->c_st.fs_cx_hard = sc.cs_hard;
+    c->c_st.fs_cx_soft = sc.cs_soft;
+    c->c_st.fs_cx_soft_weight = sc.cs_soft_weight;
+    inst_free(&in);
+}

@@ -1,0 +1,351 @@
+/*
+ * test_fd_constraint.c - placement constraints in the flow node
+ * (fd_constraint.h): the caps the flow network enforces exactly, the
+ * repair pass, reasons for tasks left waiting, and the comparison with
+ * the exact optimum of MEDEA's integer program from GLPK (skipped, with
+ * the reason, when glpsol is not installed).
+ */
+#include "fd_constraint.h"
+#include "fd_testutil.h"
+#include "medea_lp.h"
+#include "sk_constraint.h"
+#include "skylark.h"
+#include "tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* n nodes of the given room, racks of rack nodes, tasks of one job with
+ * one tag 0, and constraints cons. */
+typedef struct small {
+    uint32_t room[16];
+    int32_t rack[16], gnode[16];
+    uint32_t tag0;
+    fd_cx_task tasks[40];
+    fd_cx x;
+} small;
+
+static void small_init(small *s, uint32_t nodes, uint32_t room, uint32_t rack,
+                       uint32_t ntasks, const fd_cx_con *cons, uint32_t ncons)
+{
+    memset(s, 0, sizeof *s);
+    for (uint32_t n = 0; n < nodes; n++) {
+        s->room[n] = room;
+        s->rack[n] = (int32_t)(n / rack);
+        s->gnode[n] = (int32_t)n;
+    }
+    for (uint32_t t = 0; t < ntasks; t++)
+        s->tasks[t] = (fd_cx_task){.ck_tags = &s->tag0, .ck_ntags = 1};
+    s->x = (fd_cx){.cx_nnodes = nodes,
+                   .cx_room = s->room,
+                   .cx_rack = s->rack,
+                   .cx_nracks = (nodes + rack - 1) / rack,
+                   .cx_tasks = s->tasks,
+                   .cx_ntasks = ntasks,
+                   .cx_cons = cons,
+                   .cx_ncons = ncons,
+                   .cx_ntags = 1};
+}
+
+static void test_exact_caps(void)
+{
+    small s;
+    fd_cx_con notin = {.cc_group = SK_GROUP_NODE, .cc_ngroups = 10};
+    small_init(&s, 10, 3, 5, 10, &notin, 1);
+    notin.cc_gid = s.gnode;
+    fd_cx_stats st;
+    fd_cx_score sc;
+    tap_is_int(fd_cx_place(&s.x, &st), 0, "10 zk NOTIN NODE zk on 10 nodes");
+    fd_cx_eval(&s.x, &sc);
+    tap_ok(sc.cs_unplaced == 0 && sc.cs_hard == 0 && st.xs_gated == 10 &&
+               st.xs_flow_placed == 10 && st.xs_moved == 0,
+           "all placed by the flow network through the node gates, none "
+           "moved (gated %u, flow %u, moved %u)",
+           st.xs_gated, st.xs_flow_placed, st.xs_moved);
+
+    small_init(&s, 10, 3, 5, 11, &notin, 1);
+    fd_cx_place(&s.x, &st);
+    fd_cx_eval(&s.x, &sc);
+    uint32_t waiting = 0;
+    const char *why = NULL;
+    for (uint32_t t = 0; t < 11; t++)
+        if (s.tasks[t].ck_node == FD_CX_NONE) {
+            waiting++;
+            why = s.tasks[t].ck_why;
+        }
+    tap_ok(sc.cs_hard == 0 && waiting == 1 && why != NULL &&
+               strcmp(why, "no node with room meets its hard placement "
+                           "constraints") == 0,
+           "the 11th waits, with its reason: %s", why ? why : "(none)");
+
+    /* at most 2 others per rack (3 per rack), racks of 5 nodes: 3 racks
+     * hold 9 */
+    fd_cx_con card = {.cc_max = 2, .cc_group = SK_GROUP_RACK, .cc_ngroups = 3};
+    small_init(&s, 15, 4, 5, 12, &card, 1);
+    card.cc_gid = s.rack;
+    fd_cx_place(&s.x, &st);
+    fd_cx_eval(&s.x, &sc);
+    tap_ok(sc.cs_hard == 0 && sc.cs_unplaced == 3 && st.xs_flow_placed == 9,
+           "CARDINALITY RACK 0..2: the rack gates take 3 per rack, 9 of 12 "
+           "(flow %u, waiting %llu)",
+           st.xs_flow_placed, (unsigned long long)sc.cs_unplaced);
+
+    /* affinity within the job: not a cap, the repair pass makes it */
+    fd_cx_con in = {.cc_min = 1,
+                    .cc_max = UINT32_MAX,
+                    .cc_group = SK_GROUP_RACK,
+                    .cc_ngroups = 4};
+    small_init(&s, 16, 1, 4, 6, &in, 1);
+    in.cc_gid = s.rack;
+    fd_cx_place(&s.x, &st);
+    fd_cx_eval(&s.x, &sc);
+    tap_ok(sc.cs_hard == 0 && sc.cs_unplaced == 0,
+           "zk IN RACK zk, one slot per node: all 6 placed in pairs or more "
+           "per rack by the repair pass (moved %u, repaired %u)",
+           st.xs_moved, st.xs_placed_repair);
+}
+
+/* MEDEA-shaped instances against GLPK's optimum. */
+static void test_oracle(void)
+{
+    const char *glpsol = medea_lp_glpsol();
+    if (glpsol == NULL) {
+        tap_skip(4, "glpsol is not installed (Debian glpk-utils): no exact "
+                    "oracle");
+        return;
+    }
+    char dir[] = "/tmp/skylark-medea-XXXXXX";
+    if (mkdtemp(dir) == NULL) {
+        tap_skip(4, "no temporary directory");
+        return;
+    }
+    int runs = 0, optimal = 0, lp_bad = 0, ours_hard = 0, sat = 0, ours_all = 0,
+        same_obj = 0, worse_than_opt = 0;
+    uint64_t gap_sum = 0, gap_max = 0;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        medea_inst mi;
+        uint32_t nodes = 8 + (uint32_t)(seed % 5) * 2;
+        uint32_t tasks = 16 + (uint32_t)(seed % 4) * 4;
+        if (medea_gen(&mi, seed, nodes, tasks, 2) != 0)
+            continue;
+        fd_cx_stats st;
+        fd_cx_score ours, opt;
+        fd_cx_place(&mi.mi_x, &st);
+        fd_cx_eval(&mi.mi_x, &ours);
+        medea_lp_result lr;
+        char err[256];
+        if (medea_lp_solve(&mi.mi_x, dir, 20, &lr, err, sizeof err) != 0) {
+            tap_diag("seed %llu: %s", (unsigned long long)seed, err);
+            lp_bad++;
+            medea_gen_free(&mi);
+            continue;
+        }
+        fd_cx_eval(&mi.mi_x, &opt);
+        runs++;
+        optimal += lr.lr_optimal;
+        /* the program's placement, scored by our own evaluator, must be
+         * what glpsol says it is, and break no hard constraint */
+        if (opt.cs_hard != 0 ||
+            (double)opt.cs_objective > lr.lr_objective + 0.5 ||
+            (double)opt.cs_objective < lr.lr_objective - 0.5) {
+            lp_bad++;
+            tap_diag("seed %llu: glpsol %.0f, evaluated %llu, hard %llu",
+                     (unsigned long long)seed, lr.lr_objective,
+                     (unsigned long long)opt.cs_objective,
+                     (unsigned long long)opt.cs_hard);
+        }
+        ours_hard += ours.cs_hard != 0;
+        if (opt.cs_unplaced == 0) {
+            sat++;
+            ours_all += ours.cs_unplaced == 0;
+        }
+        if (lr.lr_optimal && ours.cs_objective < opt.cs_objective)
+            worse_than_opt++; /* an "optimum" beaten: the program is wrong */
+        uint64_t gap = ours.cs_objective - opt.cs_objective;
+        if (ours.cs_objective >= opt.cs_objective) {
+            gap_sum += gap;
+            gap_max = gap > gap_max ? gap : gap_max;
+            same_obj += gap == 0;
+        }
+        tap_diag("seed %2llu: %2u nodes %2u tasks: ours unplaced %llu soft "
+                 "%llu (w %llu) | optimum unplaced %llu soft %llu (w %llu)%s, "
+                 "%ld rows, glpsol %.2f s | flow %u gated %u repaired %u "
+                 "moved %u",
+                 (unsigned long long)seed, nodes, tasks,
+                 (unsigned long long)ours.cs_unplaced,
+                 (unsigned long long)ours.cs_soft,
+                 (unsigned long long)ours.cs_soft_weight,
+                 (unsigned long long)opt.cs_unplaced,
+                 (unsigned long long)opt.cs_soft,
+                 (unsigned long long)opt.cs_soft_weight,
+                 lr.lr_optimal ? "" : " (time limit)", lr.lr_rows,
+                 lr.lr_seconds, st.xs_flow_placed, st.xs_gated,
+                 st.xs_placed_repair, st.xs_moved);
+        medea_gen_free(&mi);
+    }
+    char path[300];
+    const char *files[] = {"medea.lp", "medea.sol", "glpsol.log"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+    tap_diag("%d instances, %d proved optimal; satisfiable %d, ours placed "
+             "all of %d of them; same objective %d; objective gap sum %llu "
+             "max %llu",
+             runs, optimal, sat, ours_all, same_obj,
+             (unsigned long long)gap_sum, (unsigned long long)gap_max);
+    tap_ok(runs == 12 && lp_bad == 0 && worse_than_opt == 0,
+           "GLPK solved every instance; its placement scores as it says and "
+           "is never beaten");
+    tap_ok(ours_hard == 0, "the flow node breaks no hard constraint");
+    tap_ok(sat > 0 && ours_all == sat,
+           "on every instance whose hard constraints can all be met (%d), "
+           "the flow node places every task and meets them all",
+           sat);
+    tap_ok(same_obj + 2 >= runs,
+           "all but at most 2 instances at the optimum's objective (%d of "
+           "%d; gap sum %llu)",
+           same_obj, runs, (unsigned long long)gap_sum);
+}
+
+/* ---- in the flow node's round ----------------------------------------- */
+
+#define MS    FDT_MS
+#define T0    (1000000 * MS)
+#define SCHED 100u
+
+static sk_cspec spec;
+
+/* A long job of ntasks tasks tagged tag, constrained by text. */
+static void submit(fd_core *c, sk_time now, uint64_t job, uint32_t ntasks,
+                   const char *tag, const char *text)
+{
+    char err[160];
+    fdt_drain(c);
+    if (sk_constraint_parse(text, &spec, err, sizeof err) != 0)
+        tap_bail_out("%s: %s", text, err);
+    sk_task_spec ts[16];
+    memset(ts, 0, sizeof ts);
+    const char *tags[1] = {tag};
+    for (uint32_t i = 0; i < ntasks; i++) {
+        ts[i].ts_spec.b_data = (const uint8_t *)"true";
+        ts[i].ts_spec.b_len = 5;
+        ts[i].ts_tags = tags;
+        ts[i].ts_ntags = 1;
+    }
+    sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
+    m.m_submit_job = (sk_submit_job){.sj_job = job,
+                                     .sj_user = "alice",
+                                     .sj_long = true,
+                                     .sj_framework = "",
+                                     .sj_tasks = ts,
+                                     .sj_ntasks = ntasks,
+                                     .sj_constraints = spec.cs_items,
+                                     .sj_nconstraints = spec.cs_n};
+    fd_core_on_msg(c, now, SCHED, &m);
+}
+
+/* The nodes (peers) the RESERVEs of job went to, in *peers. */
+static size_t reserves(fd_core *c, uint64_t job, sk_peer *peers, size_t max)
+{
+    size_t n = 0;
+    const sk_msg *m;
+    sk_peer to;
+    for (size_t i = 0; (m = fdt_nth(c, SK_MSG_RESERVE, i, &to)) != NULL; i++)
+        if (m->m_reserve.rv_job == job && n < max)
+            peers[n++] = to;
+    return n;
+}
+
+static bool distinct(const sk_peer *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = i + 1; k < n; k++)
+            if (p[i] == p[k])
+                return false;
+    return true;
+}
+
+static void test_flowd(void)
+{
+    fd_config cfg;
+    fd_config_init(&cfg);
+    cfg.fdc_algorithm = FC_ALG_SSP;
+    fd_core *c = fdt_core(&cfg, T0);
+    for (uint32_t i = 1; i <= 6; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "n%u", i);
+        fdt_node(c, T0, i, name, 4, i <= 3 ? "r1" : "r2", 1.0);
+    }
+    fdt_sched(c, T0, SCHED, 7);
+    submit(c, T0 + 10 * MS, 1, 6, "zk", "zk=6,NOTIN,NODE,zk");
+    sk_time now = T0 + 1000 * MS;
+    for (uint32_t i = 1; i <= 6; i++)
+        fdt_heartbeat(c, now - 100 * MS, i, 1, 4, 0, 0, 0, NULL, 0);
+    tap_is_int(fdt_round(c, now, NULL), 0, "a round");
+    sk_peer p[16];
+    size_t n = reserves(c, 1, p, 16);
+    tap_ok(n == 6 && distinct(p, n),
+           "6 zk NOTIN NODE zk: 6 RESERVEs, on 6 distinct nodes (nothing "
+           "else keeps them apart: 4 slots a node)");
+    fdt_drain(c);
+
+    submit(c, now, 2, 7, "zk2", "zk2,NOTIN,NODE,zk2");
+    submit(c, now, 3, 2, "hb", "hb,IN,RACK,all/zk:hb,NOTIN,NODE,all/zk,SOFT=4");
+    submit(c, now, 4, 3, "db", "db,IN,NODE,all/nothere");
+    now += 1000 * MS;
+    tap_is_int(fdt_round(c, now, NULL), 0, "a second round");
+    n = reserves(c, 2, p, 16);
+    tap_ok(n == 6 && distinct(p, n),
+           "7 zk2 NOTIN NODE zk2 on 6 nodes: 6 distinct RESERVEs");
+    const char *why = NULL;
+    for (uint32_t t = 0; t < 7 && why == NULL; t++)
+        why = fd_constraint_why(c, SCHED, 2, t);
+    tap_ok(why != NULL && strstr(why, "hard placement constraints") != NULL,
+           "the seventh waits, saying why: %s", why ? why : "(nothing)");
+    n = reserves(c, 3, p, 16);
+    const fd_stats *st = fd_core_stats(c);
+    tap_ok(n == 2 && st->fs_cx_soft == 2 && st->fs_cx_soft_weight == 8,
+           "hb IN RACK all/zk placed; its soft NOTIN NODE all/zk cannot be "
+           "met on a cluster full of zk: 2 soft violations of weight 4 "
+           "counted (%llu, %llu)",
+           (unsigned long long)st->fs_cx_soft,
+           (unsigned long long)st->fs_cx_soft_weight);
+    fd_cons_count cnt;
+    tap_ok(fd_constraint_count(c, SCHED, 3, &cnt) == 0 && cnt.cc_ncons == 2 &&
+               cnt.cc_hard == 0 && cnt.cc_soft == 2 && cnt.cc_weight == 8 &&
+               cnt.cc_broken[0] == 0 && cnt.cc_broken[1] == 2,
+           "per application and per constraint: job 3 breaks its second "
+           "constraint twice (weight 8), its first never");
+    tap_ok(fd_constraint_count(c, SCHED, 2, &cnt) == 0 && cnt.cc_hard == 0 &&
+               cnt.cc_soft == 0 && cnt.cc_broken[0] == 0,
+           "job 2 breaks nothing");
+    tap_ok(reserves(c, 4, p, 16) == 0 && st->fs_cx_waiting == 4 &&
+               st->fs_cx_hard == 0,
+           "db IN NODE all/nothere: nothing placed, 4 tasks wait on hard "
+           "constraints, none broken (waiting %llu)",
+           (unsigned long long)st->fs_cx_waiting);
+    sk_status_request rq = {0};
+    sk_status_reply rp;
+    bool found = false;
+    if (fd_core_status(c, &rq, now, &rp) == 0)
+        for (uint32_t i = 0; i < rp.sr_nkv; i++)
+            found = found || (strcmp(rp.sr_kv[i].kv_key,
+                                     "constraint_soft_broken") == 0 &&
+                              strcmp(rp.sr_kv[i].kv_value, "2") == 0);
+    tap_ok(found, "the status says constraint_soft_broken 2");
+    fd_core_free(c);
+}
+
+int main(void)
+{
+    tap_plan_lazy();
+    test_exact_caps();
+    test_flowd();
+    test_oracle();
+    tap_done();
+    return tap_exit_status();
+}
