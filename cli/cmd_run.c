@@ -22,6 +22,7 @@
 #define MAX_LABELS    64
 #define MAX_RACKS     16 /* SK_MAX_PREFERRED */
 #define MAX_TAGS      8 /* SK_MAX_TAGS */
+#define OPT_TAG       1000 /* --tag: long only (-T is --token-file) */
 #define SHOW_FAILURES 10
 
 static void run_usage(FILE *out)
@@ -294,7 +295,7 @@ int cmd_run(int argc, char **argv)
         {"user", required_argument, NULL, 'u'},
         {"priority", required_argument, NULL, 'p'},
         {"label", required_argument, NULL, 'l'},
-        {"tag", required_argument, NULL, 'T'},
+        {"tag", required_argument, NULL, OPT_TAG},
         {"constraint", required_argument, NULL, 'C'},
         {"cpus", required_argument, NULL, 'c'},
         {"mem", required_argument, NULL, 'm'},
@@ -356,7 +357,7 @@ int cmd_run(int argc, char **argv)
                 USAGE_ERR("at most %d labels", MAX_LABELS);
             labels[nlabels++] = optarg;
             break;
-        case 'T':
+        case OPT_TAG:
             if (ntags == MAX_TAGS)
                 USAGE_ERR("at most %d tags", MAX_TAGS);
             tags[ntags++] = optarg;
