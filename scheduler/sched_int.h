@@ -166,6 +166,14 @@ void sched_pending_changed(sched_core *c, sched_job *j);
 void sched_queue_push(sched_job *j, uint32_t task);
 sk_msg *sched_send(sched_core *c, sk_peer peer, sk_msg_type type);
 
+/* sched_admin.c: an operator's CANCEL_JOB. Returns false when from is a
+ * frontend of this core (its CANCEL_JOB names its own job: the caller
+ * handles it); else handles it (cj_job is the core's j_id: the job is
+ * cancelled as its frontend would, and from gets JOB_ACCEPTED, or
+ * JOB_REJECTED with a reason) and returns true. */
+bool sched_admin_cancel(sched_core *c, sk_peer from, const sk_cancel_job *cj,
+                        sk_time now);
+
 /* sched_status.c */
 void sched_status_reply(sched_core *c, sk_peer from,
                         const sk_status_request *rq, sk_time now);

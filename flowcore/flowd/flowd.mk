@@ -24,7 +24,8 @@ flowcore_flowd_libflowd_la_SOURCES = \
 	flowcore/flowd/fd_multires.c \
 	flowcore/flowd/fd_class.c \
 	flowcore/flowd/fd_status.c \
-	flowcore/flowd/fd_dump.c
+	flowcore/flowd/fd_dump.c \
+	flowcore/flowd/fd_explain.c
 flowcore_flowd_libflowd_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd
 # Its users link libskylark's internals (client/libskylark_impl.la) after
 # it: a convenience library added here would be copied into this one.
