@@ -8,7 +8,8 @@ noinst_HEADERS += cli/sk_cli.h cli/cli_common.h cli/sk_cluster.h \
 	cli/cli_json.h
 cli_skylark_SOURCES = cli/skylark.c cli/cmd_solve.c \
 	cli/cmd_cluster.c cli/cmd_run.c cli/cmd_status.c \
-	cli/cmd_load.c cli/cmd_key.c cli/cli_common.c cli/cli_json.c
+	cli/cmd_load.c cli/cmd_key.c cli/cmd_flow.c cli/cmd_jobs.c \
+	cli/cli_common.c cli/cli_json.c
 cli_skylark_CPPFLAGS = $(CLI_CPPFLAGS)
 cli_skylark_LDADD = flowcore/libflowcore.la cli/libskcluster.a \
 	client/libskylark_impl.la $(EV_LIBS) -lm
