@@ -72,3 +72,13 @@ TESTS += tests/test_cli_status_json
 tests_test_cli_status_json_SOURCES = tests/test_cli_status_json.c
 tests_test_cli_status_json_LDADD = tests/libcli_run.a tests/libtap.a
 EXTRA_tests_test_cli_status_json_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark
+
+# skylark flow dump|explain, jobs and cancel against real daemons: flowd
+# with a long job handed over by a test client, a scheduler with a
+# frontend's job to cancel.
+check_PROGRAMS += tests/test_cli_flow
+TESTS += tests/test_cli_flow
+tests_test_cli_flow_SOURCES = tests/test_cli_flow.c
+tests_test_cli_flow_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS)
+tests_test_cli_flow_LDADD = tests/libcli_run.a $(DH_TEST_LDADD)
+EXTRA_tests_test_cli_flow_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark

@@ -98,7 +98,9 @@ static int dump_once(const char *ep, const char *key, double timeout,
     for (;;) {
         const char *next = sk_status_get(s, "next");
         if (dump_id[0] == '\0' || next == NULL || put_cells(s, f) != 0) {
-            fprintf(stderr, WHO ": %s is no dump page\n", ep);
+            fprintf(stderr,
+                    WHO ": %s answered no dump page (is it a flow node?)\n",
+                    ep);
             rc = 1;
             break;
         }

@@ -28,8 +28,8 @@ static void jobs_usage(FILE *out)
             "frontend's), and the work handed over to the flow node with\n"
             "where its tasks are (the job column there is the hand-over id\n"
             "that `skylark flow explain` takes, sched the scheduler's id).\n"
-            "Without --scheduler, the schedulers and flow node of the local\n"
-            "cluster; with it, the flow node only if --flowd is given.\n"
+            "Without --scheduler and --flowd, the schedulers and flow node\n"
+            "of the local cluster; else the daemons given.\n"
             "\n"
             "  -j, --json            print it as JSON: an object with\n"
             "                        schedulers (an array) and flowd (or\n"
@@ -216,9 +216,10 @@ int cmd_jobs(int argc, char **argv)
         fprintf(stderr, "skylark jobs: no arguments (see --help)\n");
         return 2;
     }
-    bool local = n == 0;
-    skc_cluster *cl;
-    if (cli_schedulers("skylark jobs", dir, scheds, MAX_SCHEDS, &n, &cl) != 0)
+    bool local = n == 0 && flowd == NULL;
+    skc_cluster *cl = NULL;
+    if (local &&
+        cli_schedulers("skylark jobs", dir, scheds, MAX_SCHEDS, &n, &cl) != 0)
         return 1;
     char flowd_ep[256] = "";
     if (flowd != NULL)

@@ -58,3 +58,13 @@ TESTS += tests/test_fd_property
 tests_test_fd_property_SOURCES = tests/test_fd_property.c
 tests_test_fd_property_CPPFLAGS = $(FD_TEST_CPPFLAGS)
 tests_test_fd_property_LDADD = tests/libfdtest.a $(FD_TEST_LDADD)
+
+# The queries flowd answers (flow-dump, explain, jobs), the dump
+# re-solved by `skylark solve` (the tool, when built) and LEMON.
+check_PROGRAMS += tests/test_fd_query
+TESTS += tests/test_fd_query
+tests_test_fd_query_SOURCES = tests/test_fd_query.c
+tests_test_fd_query_CPPFLAGS = $(FD_TEST_CPPFLAGS)
+tests_test_fd_query_LDADD = tests/libfdtest.a tests/libcli_run.a \
+	$(FD_TEST_LDADD)
+EXTRA_tests_test_fd_query_DEPENDENCIES = cli/skylark

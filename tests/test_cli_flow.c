@@ -1,0 +1,180 @@
+/*
+ * test_cli_flow.c - `skylark flow dump`, `skylark flow explain`,
+ * `skylark jobs` and `skylark cancel` against real daemons on loopback:
+ * a flow node, a scheduler and two node monitors. flowd's network is
+ * dumped and re-solved by `skylark solve` and LEMON's dimacs-solver
+ * (skipped when absent) to the cost of flowd's round; explain and jobs
+ * answer through the wire (what they say of tasks is checked on the core,
+ * tests/test_fd_query.c). A frontend's job of 2 long-running commands
+ * is listed by `skylark jobs`, cancelled by `skylark cancel` with the
+ * scheduler's id, and the frontend gets both tasks CANCELLED. Bad usage
+ * exits 2. Every daemon is stopped at exit.
+ */
+#include "cli_run.h"
+#include "daemon_harness.h"
+#include "tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static dh_proc flowd, sched, nodes[2];
+static char nokey[600]; /* --dir of no cluster: no key, no daemons */
+
+static bool has(const char *s, const char *what)
+{
+    return strstr(s, what) != NULL;
+}
+
+/* `skylark ARGS... --flowd EP --dir NOKEY`, at most 20 s. */
+#define SKY(...) cr_sky(20, NULL, __VA_ARGS__, "--dir", nokey, NULL)
+
+static void start(void)
+{
+    const char *fx[] = {"--set", "flowd.settle_ms=0", "--set",
+                        "flowd.round_ms=20", NULL};
+    if (dh_start_flowd(&flowd, "flowd", fx) != 0)
+        tap_bail_out("flowd did not start");
+    const char *sx[] = {"--flowd", flowd.dp_endpoint, NULL};
+    if (dh_start_sched(&sched, "s1", 1, sx) != 0)
+        tap_bail_out("the scheduler did not start");
+    const dh_proc *s[] = {&sched};
+    const char *nx[] = {"--flowd", flowd.dp_endpoint, NULL};
+    for (int i = 0; i < 2; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "n%d", i + 1);
+        if (dh_start_nodemon(&nodes[i], name, i + 1, 2, s, 1, nx) != 0)
+            tap_bail_out("node monitor %s did not start", name);
+    }
+}
+
+static long long cost_of_solve(const char *path)
+{
+    char *argv[] = {(char *)cr_skylark(), (char *)"solve", (char *)path, NULL};
+    cr_run(argv, 30, NULL);
+    const char *s = strstr(R.r_out, "s ");
+    return R.r_status == 0 && s != NULL ? atoll(s + 2) : -1;
+}
+
+static long long lemon_cost(const char *path)
+{
+    const char *lemon = getenv("DIMACS_SOLVER");
+    if (lemon == NULL || lemon[0] == '\0' || access(lemon, X_OK) != 0)
+        return -2;
+    char *argv[] = {(char *)lemon, (char *)path, NULL};
+    cr_run(argv, 30, NULL);
+    const char *s = strstr(R.r_out, "Min flow cost: ");
+    if (s == NULL)
+        s = strstr(R.r_err, "Min flow cost: ");
+    return s != NULL ? atoll(s + strlen("Min flow cost: ")) : -1;
+}
+
+static void test_flow(void)
+{
+    dh_client *tool = dh_client_new("tool", "t");
+    sk_peer_id fp = dh_client_connect(tool, flowd.dp_endpoint, 5);
+    if (fp == 0)
+        tap_bail_out("cannot reach flowd");
+    tap_ok(dh_wait_status(tool, fp, "nodes", 2, 10, NULL) &&
+               dh_wait_status(tool, fp, "graph_nodes", 5, 10, NULL),
+           "flowd has both node monitors in its network");
+    dh_client_free(tool);
+
+    char out[700];
+    snprintf(out, sizeof out, "%s/net.dimacs", dh_dir());
+    SKY("flow", "dump", "--flowd", flowd.dp_endpoint, "--out", out);
+    tap_ok(R.r_status == 0 && has(R.r_err, "wrote "),
+           "flow dump --out exits 0 and says what it wrote");
+    FILE *f = fopen(out, "r");
+    char text[8192] = "";
+    size_t n = f != NULL ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = '\0';
+    if (f != NULL)
+        fclose(f);
+    tap_ok(has(text, "c name ") && has(text, " node n1\n") &&
+               has(text, " node n2\n") && has(text, " sink\n") &&
+               has(text, "\np min 5 "),
+           "the dump names the sink, cluster, rack and nodes");
+    long long mine = cost_of_solve(out);
+    tap_ok(mine >= 0, "skylark solve reads the dump: cost %lld", mine);
+    const char *c = strstr(text, "c cost ");
+    if (c != NULL && c[7] >= '0' && c[7] <= '9')
+        tap_is_int(mine, atoll(c + 7), "... the cost of flowd's round");
+    else
+        tap_skip(1, "the network changed since its round (cost unknown)");
+    long long lemon = lemon_cost(out);
+    if (lemon == -2)
+        tap_skip(1, "no dimacs-solver ($DIMACS_SOLVER)");
+    else
+        tap_is_int(lemon, mine, "LEMON's dimacs-solver: the same cost");
+
+    SKY("flow", "dump", "--flowd", flowd.dp_endpoint);
+    tap_ok(R.r_status == 0 && has(R.r_out, "\np min "),
+           "flow dump without --out writes to stdout");
+    SKY("flow", "explain", "--flowd", flowd.dp_endpoint, "9/5/2");
+    tap_ok(R.r_status == 1 && has(R.r_err, "flowd holds no job 9/5"),
+           "flow explain of a job flowd does not hold: exit 1, and why");
+    SKY("flow", "explain", "--flowd", flowd.dp_endpoint, "five", "1");
+    tap_is_int(R.r_status, 2, "a job that is no number: exit 2");
+    SKY("flow", "explode", "--flowd", flowd.dp_endpoint);
+    tap_is_int(R.r_status, 2, "flow without dump or explain: exit 2");
+    SKY("flow", "dump", "--flowd", sched.dp_endpoint, "--timeout", "2");
+    tap_ok(R.r_status == 1 && has(R.r_err, "is it a flow node?"),
+           "flow dump of a scheduler: exit 1, and why");
+
+    SKY("jobs", "--flowd", flowd.dp_endpoint);
+    tap_ok(R.r_status == 0 && has(R.r_out, "flow node flowd") &&
+               has(R.r_out, "0 jobs handed over"),
+           "jobs --flowd: flowd's part, empty");
+    SKY("jobs", "--json", "--flowd", flowd.dp_endpoint);
+    tap_ok(R.r_status == 0 && has(R.r_out, "\"schedulers\": []") &&
+               has(R.r_out, "\"role\": \"flowd\""),
+           "jobs --json: the same as JSON");
+}
+
+static void test_cancel(void)
+{
+    dh_client *fe = dh_client_new("frontend", "fe");
+    sk_peer_id sp = dh_client_connect(fe, sched.dp_endpoint, 5);
+    if (sp == 0 || dh_client_hello(fe, sp, SK_ROLE_FRONTEND) != 0)
+        tap_bail_out("cannot reach the scheduler");
+    tap_ok(dh_wait_status(fe, sp, "nodes_live", 2, 10, NULL),
+           "the scheduler sees both node monitors");
+    dh_job *job = dh_client_submit(fe, sp, 77, 2, "sleep 30", "ana", 1);
+    tap_ok(job != NULL && dh_wait_status(fe, sp, "tasks_launched", 2, 10, NULL),
+           "a frontend's job of 2 sleeping tasks runs");
+    SKY("jobs", "--scheduler", sched.dp_endpoint);
+    tap_ok(R.r_status == 0 && has(R.r_out, "1 jobs in flight") &&
+               has(R.r_out, "ana"),
+           "jobs --scheduler lists it");
+    dh_client_run_for(fe, 0.05);
+    SKY("cancel", "--scheduler", sched.dp_endpoint, "99");
+    tap_ok(R.r_status == 1 && has(R.r_err, "no such job in flight"),
+           "cancel of a job not in flight: exit 1, and why");
+    dh_client_run_for(fe, 0.05);
+    SKY("cancel", "--scheduler", sched.dp_endpoint, "1");
+    tap_ok(R.r_status == 0 && has(R.r_out, "cancelled"),
+           "cancel by the scheduler's id: exit 0");
+    tap_ok(dh_job_wait_done(fe, job, 5) && job->jb_summary.jd_cancelled == 2,
+           "the frontend gets both tasks cancelled and JOB_DONE");
+    tap_ok(dh_wait_status(fe, sp, "jobs", 0, 5, NULL),
+           "the scheduler holds the job no more");
+    SKY("cancel", "--scheduler", sched.dp_endpoint);
+    tap_is_int(R.r_status, 2, "cancel without a job: exit 2");
+    dh_client_free(fe);
+}
+
+int main(void)
+{
+    if (cr_skylark() == NULL)
+        tap_skip_all("no skylark tool under $top_builddir");
+    tap_plan(21);
+    tap_timeout(120);
+    dh_init();
+    snprintf(nokey, sizeof nokey, "%s/no-cluster", dh_dir());
+    start();
+    test_flow();
+    test_cancel();
+    return tap_exit_status();
+}
