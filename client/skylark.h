@@ -660,7 +660,7 @@ SK_API int sk_status_query(const char *endpoint, const char *key_file,
  * operator rather than as the frontend that submitted it: the frontend
  * gets its tasks' outcomes CANCELLED as if it had cancelled the job
  * itself. The session is authenticated with the cluster key in key_file
- * (NULL: none); docs/DAEMONS.md says who may cancel. Waits at most
+ * (NULL: none); docs/DAEMONS.md §3 says who may cancel. Waits at most
  * timeout seconds for the scheduler's answer. Returns 0 (cancelled);
  * SK_EREJECTED with the scheduler's reason in why (no such job in flight,
  * not permitted) or the session refused (another key); SK_EINVAL,
