@@ -98,6 +98,9 @@ int sk_tool_call(const char *endpoint, const char *key_file, double timeout,
     c.c_arg = arg;
     c.c_reply = reply;
     sk_buf_init(&c.c_buf);
+    /* An answer may be as large as the protocol allows (a status table of
+     * 16,384 rows), over the transport's default of 1 MiB. */
+    cfg.tc_max_msg = SK_MAX_MSG_BYTES;
     strcpy(cfg.tc_role, "tool");
     sk_make_name(cfg.tc_name, sizeof cfg.tc_name, name_prefix);
     /* Heartbeats drive the handshake retries: keep them short. */

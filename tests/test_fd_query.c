@@ -3,7 +3,7 @@
  * directly (no sockets): "flow-dump" of a cluster where long work waits
  * behind full nodes, re-solved from the dump by `skylark solve` and by
  * LEMON's dimacs-solver (skipped when absent) to the cost the round
- * found; the dump of a 60,000-task network paged in 2 MiB pieces and
+ * found; the dump of a 60,000-task network paged in 765 KiB pieces and
  * put back together byte for byte, a page of a replaced dump refused;
  * "explain" of a waiting task (the nodes it could reach are full), of a
  * reserved one, and its refusals (no such job, task, a job id two

@@ -91,9 +91,10 @@ int fd_core_dump(const fd_core *c, FILE *out)
 
 /* ---- "flow-dump": the dump over the wire, page by page ------------------*/
 
-/* Bytes of dump text in one reply: rows of SK_MAX_STATUS_LEN bytes, 2 MiB
- * in all, well within a message (SK_MAX_MSG_BYTES). */
-#define DUMP_PAGE_ROWS 8192u
+/* Bytes of dump text in one reply: rows of SK_MAX_STATUS_LEN bytes, 765
+ * KiB in all, so that a page (with the shell's pairs) stays under the 1
+ * MiB a transport takes by default, whatever asks. */
+#define DUMP_PAGE_ROWS 3072u
 #define DUMP_PAGE      ((size_t)DUMP_PAGE_ROWS * SK_MAX_STATUS_LEN)
 
 void fd_dump_free(fd_core *c)
