@@ -1,12 +1,13 @@
 /*
  * test_cli_flow.c - `skylark flow dump`, `skylark flow explain`,
  * `skylark jobs` and `skylark cancel` against real daemons on loopback:
- * a flow node, a scheduler and two node monitors. flowd's network is
- * dumped and re-solved by `skylark solve` and LEMON's dimacs-solver
- * (skipped when absent) to the cost of flowd's round; explain and jobs
- * answer through the wire (what they say of tasks is checked on the core,
- * tests/test_fd_query.c). A frontend's job of 2 long-running commands
- * is listed by `skylark jobs`, cancelled by `skylark cancel` with the
+ * a flow node, a scheduler and two node monitors (2 slots each, long
+ * caps 1). A test client plays a scheduler at flowd and hands it a long
+ * job of 3 tasks: 2 run, 1 waits. The dump is re-solved by `skylark
+ * solve` and LEMON's dimacs-solver (skipped when absent) to the cost of
+ * flowd's round, explain tells why a task waits and why one runs where it
+ * does, jobs shows where the tasks run. A frontend's job of 2 long-running
+ * commands is listed by `skylark jobs`, cancelled by `skylark cancel` with the
  * scheduler's id, and the frontend gets both tasks CANCELLED. Bad usage
  * exits 2. Every daemon is stopped at exit.
  */
@@ -57,17 +58,48 @@ static long long cost_of_solve(const char *path)
     return R.r_status == 0 && s != NULL ? atoll(s + 2) : -1;
 }
 
+/* LEMON on the file, with 64-bit costs (-long): the escape arcs of placed
+ * tasks cost 2^31. -2: no dimacs-solver; -1: no verdict. */
 static long long lemon_cost(const char *path)
 {
     const char *lemon = getenv("DIMACS_SOLVER");
     if (lemon == NULL || lemon[0] == '\0' || access(lemon, X_OK) != 0)
         return -2;
-    char *argv[] = {(char *)lemon, (char *)path, NULL};
+    char *argv[] = {(char *)lemon, (char *)"-long", (char *)path, NULL};
     cr_run(argv, 30, NULL);
     const char *s = strstr(R.r_out, "Min flow cost: ");
     if (s == NULL)
         s = strstr(R.r_err, "Min flow cost: ");
     return s != NULL ? atoll(s + strlen("Min flow cost: ")) : -1;
+}
+
+/* A long job of 3 `sleep 30` tasks handed to flowd by a test client
+ * that says it is a scheduler. It takes the real scheduler's id (1): a
+ * node monitor rejects a RESERVE for a scheduler it does not serve. The
+ * node monitors then report the tasks to that scheduler, which knows no
+ * such job and ignores them. */
+static void hand_over(dh_client *c, sk_peer_id peer)
+{
+    sk_msg h = {.m_type = SK_MSG_HELLO};
+    h.m_hello.he_role = SK_ROLE_SCHEDULER;
+    h.m_hello.he_id = 1;
+    h.m_hello.he_name = "fake";
+    h.m_hello.he_incarnation = 1;
+    h.m_hello.he_framework = "";
+    static const char cmd[] = "sleep 30";
+    sk_task_spec ts[3];
+    memset(ts, 0, sizeof ts);
+    for (int i = 0; i < 3; i++)
+        ts[i].ts_spec = (sk_bytes){(const uint8_t *)cmd, sizeof cmd};
+    sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
+    m.m_submit_job.sj_job = 5;
+    m.m_submit_job.sj_user = "ops";
+    m.m_submit_job.sj_framework = "";
+    m.m_submit_job.sj_long = true;
+    m.m_submit_job.sj_tasks = ts;
+    m.m_submit_job.sj_ntasks = 3;
+    if (dh_client_send(c, peer, &h) != 0 || dh_client_send(c, peer, &m) != 0)
+        tap_bail_out("cannot hand a job over to flowd");
 }
 
 static void test_flow(void)
@@ -79,7 +111,11 @@ static void test_flow(void)
     tap_ok(dh_wait_status(tool, fp, "nodes", 2, 10, NULL) &&
                dh_wait_status(tool, fp, "graph_nodes", 5, 10, NULL),
            "flowd has both node monitors in its network");
-    dh_client_free(tool);
+    hand_over(tool, fp);
+    tap_ok(dh_wait_status(tool, fp, "long_running", 2, 10, NULL) &&
+               dh_wait_status(tool, fp, "long_waiting", 1, 10, NULL),
+           "flowd runs 2 of the 3 long tasks handed over (caps 1 and 1), "
+           "1 waits");
 
     char out[700];
     snprintf(out, sizeof out, "%s/net.dimacs", dh_dir());
@@ -94,10 +130,11 @@ static void test_flow(void)
         fclose(f);
     tap_ok(has(text, "c name ") && has(text, " node n1\n") &&
                has(text, " node n2\n") && has(text, " sink\n") &&
-               has(text, "\np min 5 "),
-           "the dump names the sink, cluster, rack and nodes");
+               has(text, " task 1/5/2\n") && has(text, " unsched 1/5\n") &&
+               has(text, "\np min "),
+           "the dump names the sink, cluster, rack, nodes and tasks");
     long long mine = cost_of_solve(out);
-    tap_ok(mine >= 0, "skylark solve reads the dump: cost %lld", mine);
+    tap_ok(mine > 0, "skylark solve reads the dump: cost %lld", mine);
     const char *c = strstr(text, "c cost ");
     if (c != NULL && c[7] >= '0' && c[7] <= '9')
         tap_is_int(mine, atoll(c + 7), "... the cost of flowd's round");
@@ -112,6 +149,26 @@ static void test_flow(void)
     SKY("flow", "dump", "--flowd", flowd.dp_endpoint);
     tap_ok(R.r_status == 0 && has(R.r_out, "\np min "),
            "flow dump without --out writes to stdout");
+    int waiting = -1;
+    char task[32];
+    for (int t = 0; t < 3 && waiting < 0; t++) {
+        snprintf(task, sizeof task, "1/5/%d", t);
+        SKY("flow", "explain", "--flowd", flowd.dp_endpoint, task);
+        if (R.r_status == 0 && has(R.r_out, "state: waiting"))
+            waiting = t;
+    }
+    tap_ok(waiting >= 0 && has(R.r_out, "why it waits") &&
+               has(R.r_out, "is full") && has(R.r_out, "-> unsched 1/5"),
+           "flow explain SCHED/JOB/TASK: the waiting task, and why");
+    char t2[16];
+    snprintf(t2, sizeof t2, "%d", (waiting + 1) % 3);
+    SKY("flow", "explain", "--flowd", flowd.dp_endpoint, "5", t2);
+    tap_ok(R.r_status == 0 && has(R.r_out, "state: running on node") &&
+               has(R.r_out, "why it is there"),
+           "flow explain JOB TASK: a running task, and why it is there");
+    SKY("flow", "explain", "--flowd", flowd.dp_endpoint, "5", "7");
+    tap_ok(R.r_status == 1 && has(R.r_err, "has 3 tasks"),
+           "a task the job lacks: exit 1, and why");
     SKY("flow", "explain", "--flowd", flowd.dp_endpoint, "9/5/2");
     tap_ok(R.r_status == 1 && has(R.r_err, "flowd holds no job 9/5"),
            "flow explain of a job flowd does not hold: exit 1, and why");
@@ -124,13 +181,16 @@ static void test_flow(void)
            "flow dump of a scheduler: exit 1, and why");
 
     SKY("jobs", "--flowd", flowd.dp_endpoint);
-    tap_ok(R.r_status == 0 && has(R.r_out, "flow node flowd") &&
-               has(R.r_out, "0 jobs handed over"),
-           "jobs --flowd: flowd's part, empty");
+    tap_ok(R.r_status == 0 && has(R.r_out, "1 jobs handed over") &&
+               has(R.r_out, " ops ") && has(R.r_out, " long ") &&
+               has(R.r_out, "n1:1") && has(R.r_out, "n2:1"),
+           "jobs --flowd: the hand-over, long, its tasks on n1 and n2");
     SKY("jobs", "--json", "--flowd", flowd.dp_endpoint);
     tap_ok(R.r_status == 0 && has(R.r_out, "\"schedulers\": []") &&
-               has(R.r_out, "\"role\": \"flowd\""),
+               has(R.r_out, "\"kind\": \"long\"") &&
+               has(R.r_out, "\"running\": \"2\""),
            "jobs --json: the same as JSON");
+    dh_client_free(tool); /* its job is cancelled at flowd, tasks killed */
 }
 
 static void test_cancel(void)
@@ -169,7 +229,7 @@ int main(void)
 {
     if (cr_skylark() == NULL)
         tap_skip_all("no skylark tool under $top_builddir");
-    tap_plan(21);
+    tap_plan(25);
     tap_timeout(120);
     dh_init();
     snprintf(nokey, sizeof nokey, "%s/no-cluster", dh_dir());
