@@ -91,12 +91,11 @@ static void print_table(const sk_status *s)
         return;
     }
     for (unsigned c = 0; c < nc; c++)
-        printf("%s%-*s", c ? "  " : "  ", (int)w[c], sk_status_column(s, c));
+        printf("  %-*s", (int)w[c], sk_status_column(s, c));
     printf("\n");
     for (unsigned r = 0; r < nr; r++) {
         for (unsigned c = 0; c < nc; c++)
-            printf("%s%-*s", c ? "  " : "  ", (int)w[c],
-                   sk_status_cell(s, r, c));
+            printf("  %-*s", (int)w[c], sk_status_cell(s, r, c));
         printf("\n");
     }
 }
