@@ -3,7 +3,8 @@
  * `skylark jobs` and `skylark cancel` against real daemons on loopback:
  * a flow node, a scheduler and two node monitors (2 slots each, long
  * caps 1). A test client plays a scheduler at flowd and hands it a long
- * job of 3 tasks: 2 run, 1 waits. The dump is re-solved by `skylark
+ * job of 3 tasks: 2 run, 1 waits; then one of 25,000 that all wait. The
+ * dump, 3 pages at least, is re-solved by `skylark
  * solve` and LEMON's dimacs-solver (skipped when absent) to the cost of
  * flowd's round, explain tells why a task waits and why one runs where it
  * does, jobs shows where the tasks run. A frontend's job of 2 long-running
@@ -29,6 +30,9 @@ static bool has(const char *s, const char *what)
 }
 
 /* `skylark ARGS... --flowd EP --dir NOKEY`, at most 20 s. */
+/* tasks of the job that cannot be placed */
+#define BIG_JOB 25000
+
 #define SKY(...) cr_sky(20, NULL, __VA_ARGS__, "--dir", nokey, NULL)
 
 static void start(void)
@@ -50,12 +54,23 @@ static void start(void)
     }
 }
 
+/* Runs the shell command line cmd (its output, a few lines, in R). */
+static void sh(const char *cmd)
+{
+    char *argv[] = {(char *)"/bin/sh", (char *)"-c", (char *)cmd, NULL};
+    cr_run(argv, 60, NULL);
+}
+
+/* `skylark solve FILE`'s cost (its flow lines, many, are dropped). */
 static long long cost_of_solve(const char *path)
 {
-    char *argv[] = {(char *)cr_skylark(), (char *)"solve", (char *)path, NULL};
-    cr_run(argv, 30, NULL);
-    const char *s = strstr(R.r_out, "s ");
-    return R.r_status == 0 && s != NULL ? atoll(s + 2) : -1;
+    char cmd[2400];
+    snprintf(cmd, sizeof cmd, "'%s' solve '%s' | grep '^s '", cr_skylark(),
+             path);
+    sh(cmd);
+    return R.r_status == 0 && strncmp(R.r_out, "s ", 2) == 0
+               ? atoll(R.r_out + 2)
+               : -1;
 }
 
 /* LEMON on the file, with 64-bit costs (-long): the escape arcs of placed
@@ -73,12 +88,13 @@ static long long lemon_cost(const char *path)
     return s != NULL ? atoll(s + strlen("Min flow cost: ")) : -1;
 }
 
-/* A long job of 3 `sleep 30` tasks handed to flowd by a test client
- * that says it is a scheduler. It takes the real scheduler's id (1): a
- * node monitor rejects a RESERVE for a scheduler it does not serve. The
- * node monitors then report the tasks to that scheduler, which knows no
- * such job and ignores them. */
-static void hand_over(dh_client *c, sk_peer_id peer)
+/* A long job of ntasks `sleep 30` tasks handed to flowd by a test client
+ * that says it is a scheduler (HELLO first, with hello). It takes the real
+ * scheduler's id (1): a node monitor rejects a RESERVE for a scheduler it
+ * does not serve. The node monitors then report the tasks to that
+ * scheduler, which knows no such job and ignores them. */
+static void hand_over(dh_client *c, sk_peer_id peer, bool hello, uint64_t job,
+                      uint32_t ntasks)
 {
     sk_msg h = {.m_type = SK_MSG_HELLO};
     h.m_hello.he_role = SK_ROLE_SCHEDULER;
@@ -87,19 +103,22 @@ static void hand_over(dh_client *c, sk_peer_id peer)
     h.m_hello.he_incarnation = 1;
     h.m_hello.he_framework = "";
     static const char cmd[] = "sleep 30";
-    sk_task_spec ts[3];
-    memset(ts, 0, sizeof ts);
-    for (int i = 0; i < 3; i++)
+    sk_task_spec *ts = calloc(ntasks, sizeof *ts);
+    if (ts == NULL)
+        tap_bail_out("out of memory");
+    for (uint32_t i = 0; i < ntasks; i++)
         ts[i].ts_spec = (sk_bytes){(const uint8_t *)cmd, sizeof cmd};
     sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
-    m.m_submit_job.sj_job = 5;
+    m.m_submit_job.sj_job = job;
     m.m_submit_job.sj_user = "ops";
     m.m_submit_job.sj_framework = "";
     m.m_submit_job.sj_long = true;
     m.m_submit_job.sj_tasks = ts;
-    m.m_submit_job.sj_ntasks = 3;
-    if (dh_client_send(c, peer, &h) != 0 || dh_client_send(c, peer, &m) != 0)
+    m.m_submit_job.sj_ntasks = ntasks;
+    if ((hello && dh_client_send(c, peer, &h) != 0) ||
+        dh_client_send(c, peer, &m) != 0)
         tap_bail_out("cannot hand a job over to flowd");
+    free(ts);
 }
 
 static void test_flow(void)
@@ -111,19 +130,26 @@ static void test_flow(void)
     tap_ok(dh_wait_status(tool, fp, "nodes", 2, 10, NULL) &&
                dh_wait_status(tool, fp, "graph_nodes", 5, 10, NULL),
            "flowd has both node monitors in its network");
-    hand_over(tool, fp);
+    hand_over(tool, fp, true, 5, 3);
     tap_ok(dh_wait_status(tool, fp, "long_running", 2, 10, NULL) &&
                dh_wait_status(tool, fp, "long_waiting", 1, 10, NULL),
            "flowd runs 2 of the 3 long tasks handed over (caps 1 and 1), "
            "1 waits");
+    /* a job too many to place, for a dump of several pages */
+    hand_over(tool, fp, false, 6, BIG_JOB);
+    tap_ok(dh_wait_status(tool, fp, "long_waiting", 1 + BIG_JOB, 10, NULL),
+           "a second job of %d tasks waits whole", BIG_JOB);
 
     char out[700];
     snprintf(out, sizeof out, "%s/net.dimacs", dh_dir());
     SKY("flow", "dump", "--flowd", flowd.dp_endpoint, "--out", out);
-    tap_ok(R.r_status == 0 && has(R.r_err, "wrote "),
-           "flow dump --out exits 0 and says what it wrote");
+    const char *w = strstr(R.r_err, "wrote ");
+    long long bytes = w != NULL ? atoll(w + 6) : -1;
+    tap_ok(R.r_status == 0 && bytes > 2 * 3072 * 255,
+           "flow dump --out: %lld bytes, 3 pages at least, over the wire",
+           bytes);
     FILE *f = fopen(out, "r");
-    char text[8192] = "";
+    static char text[4 << 20];
     size_t n = f != NULL ? fread(text, 1, sizeof text - 1, f) : 0;
     text[n] = '\0';
     if (f != NULL)
@@ -146,9 +172,13 @@ static void test_flow(void)
     else
         tap_is_int(lemon, mine, "LEMON's dimacs-solver: the same cost");
 
-    SKY("flow", "dump", "--flowd", flowd.dp_endpoint);
-    tap_ok(R.r_status == 0 && has(R.r_out, "\np min "),
-           "flow dump without --out writes to stdout");
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd,
+             "'%s' flow dump --flowd '%s' --dir '%s' | cmp - '%s' && echo same",
+             cr_skylark(), flowd.dp_endpoint, nokey, out);
+    sh(cmd);
+    tap_ok(R.r_status == 0 && has(R.r_out, "same"),
+           "flow dump without --out writes the same to stdout");
     int waiting = -1;
     char task[32];
     for (int t = 0; t < 3 && waiting < 0; t++) {
@@ -181,10 +211,10 @@ static void test_flow(void)
            "flow dump of a scheduler: exit 1, and why");
 
     SKY("jobs", "--flowd", flowd.dp_endpoint);
-    tap_ok(R.r_status == 0 && has(R.r_out, "1 jobs handed over") &&
+    tap_ok(R.r_status == 0 && has(R.r_out, "2 jobs handed over") &&
                has(R.r_out, " ops ") && has(R.r_out, " long ") &&
                has(R.r_out, "n1:1") && has(R.r_out, "n2:1"),
-           "jobs --flowd: the hand-over, long, its tasks on n1 and n2");
+           "jobs --flowd: the hand-overs, long, job 5's tasks on n1 and n2");
     SKY("jobs", "--json", "--flowd", flowd.dp_endpoint);
     tap_ok(R.r_status == 0 && has(R.r_out, "\"schedulers\": []") &&
                has(R.r_out, "\"kind\": \"long\"") &&
@@ -229,7 +259,7 @@ int main(void)
 {
     if (cr_skylark() == NULL)
         tap_skip_all("no skylark tool under $top_builddir");
-    tap_plan(25);
+    tap_plan(26);
     tap_timeout(120);
     dh_init();
     snprintf(nokey, sizeof nokey, "%s/no-cluster", dh_dir());
