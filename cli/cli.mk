@@ -8,8 +8,8 @@ noinst_HEADERS += cli/sk_cli.h cli/cli_common.h cli/sk_cluster.h \
 	cli/cli_json.h
 cli_skylark_SOURCES = cli/skylark.c cli/cmd_solve.c \
 	cli/cmd_cluster.c cli/cmd_run.c cli/cmd_status.c \
-	cli/cmd_load.c cli/cmd_key.c cli/cmd_user.c cli/cli_common.c cli/cli_json.c \
-	cli/cmd_dashboard.c
+	cli/cmd_load.c cli/cmd_key.c cli/cmd_user.c cli/cmd_flow.c \
+	cli/cmd_jobs.c cli/cli_common.c cli/cli_json.c cli/cmd_dashboard.c
 nodist_cli_skylark_SOURCES = cli/dashboard_page.h
 cli_skylark_CPPFLAGS = $(CLI_CPPFLAGS) -I$(top_builddir)/cli \
 	-I$(top_srcdir)/daemon
@@ -110,3 +110,13 @@ tests_test_dashboard_SOURCES = tests/test_dashboard.c tests/http_get.c \
 tests_test_dashboard_LDADD = tests/libcli_run.a $(DH_TEST_LDADD)
 EXTRA_tests_test_dashboard_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark \
 	flowcore/flowd/skylark-flowd
+
+# skylark flow dump|explain, jobs and cancel against real daemons: flowd
+# with a long job handed over by a test client, a scheduler with a
+# frontend's job to cancel.
+check_PROGRAMS += tests/test_cli_flowops
+TESTS += tests/test_cli_flowops
+tests_test_cli_flowops_SOURCES = tests/test_cli_flowops.c
+tests_test_cli_flowops_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS)
+tests_test_cli_flowops_LDADD = tests/libcli_run.a $(DH_TEST_LDADD)
+EXTRA_tests_test_cli_flowops_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark

@@ -125,6 +125,69 @@ void cli_credential(const char *key, const char *token, const char *dir,
         *token_file != NULL ? NULL : cli_key_file(key, dir, keybuf, len);
 }
 
+int cli_flowd(const char *who, const char *dir, const char *given, char *buf,
+              size_t len)
+{
+    if (given != NULL) {
+        snprintf(buf, len, "%s", given);
+        return 0;
+    }
+    skc_cluster *cl = cli_load_cluster(who, dir);
+    if (cl == NULL)
+        return -1;
+    int rc = -1;
+    for (unsigned i = 0; i < cl->cc_n && rc != 0; i++)
+        if (cl->cc_daemons[i].cd_kind == SKC_FLOWD) {
+            snprintf(buf, len, "%s", cl->cc_daemons[i].cd_endpoint);
+            rc = 0;
+        }
+    if (rc != 0)
+        fprintf(stderr,
+                "%s: the local cluster in %s has no flow node (started "
+                "with --no-flowd?): give --flowd ADDR\n",
+                who, cl->cc_dir);
+    free(cl);
+    return rc;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int cli_query(const char *who, const char *addr, const char *key,
+              const char *query, double timeout, sk_status **out)
+{
+    double end = now_s() + timeout;
+    for (;;) {
+        double left = end - now_s();
+        int rc = left > 0 ? sk_status_query(addr, key, query, left, 1, out)
+                          : SK_ETIMEDOUT;
+        if (rc != 0) {
+            fprintf(stderr, "%s: no answer from %s: %s\n", who, addr,
+                    sk_strerror(rc));
+            return 1;
+        }
+        const char *err = sk_status_get(*out, "error");
+        if (err == NULL)
+            return 0;
+        const char *retry = sk_status_get(*out, "retry");
+        if (retry != NULL && strcmp(retry, "yes") == 0 &&
+            end - now_s() > 0.02) {
+            sk_status_free(*out);
+            nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+            continue;
+        }
+        fprintf(stderr, "%s: %s %s at %s: %s\n", who, sk_status_role(*out),
+                sk_status_name(*out), addr, err);
+        sk_status_free(*out);
+        *out = NULL;
+        return 1;
+    }
+}
+
 skc_cluster *cli_load_cluster(const char *who, const char *dir)
 {
     skc_cluster *c = malloc(sizeof *c);

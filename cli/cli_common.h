@@ -56,6 +56,22 @@ skc_cluster *cli_load_cluster(const char *who, const char *dir);
 int cli_schedulers(const char *who, const char *dir, const char **scheds,
                    unsigned max, unsigned *n, skc_cluster **cl);
 
+/* cli_flowd gives a command its flow node's endpoint: given (its
+ * --flowd), else the skylark-flowd of the local cluster of dir (NULL:
+ * the default), copied into buf. Returns 0, or -1 after saying why on
+ * stderr with the prefix who (no cluster, or one without flowd). */
+int cli_flowd(const char *who, const char *dir, const char *given, char *buf,
+              size_t len);
+
+/* cli_query asks the daemon at addr the query (sk_status_query, with the
+ * table) and waits at most timeout seconds in all: while the daemon
+ * answers that it is busy (the pair retry = yes: flowd solving a round)
+ * it asks again every 20 ms. Returns 0 with the answer in *out (the
+ * caller frees it), or 1 after saying why on stderr with the prefix who
+ * (no answer, or the daemon's error). */
+int cli_query(const char *who, const char *addr, const char *key,
+              const char *query, double timeout, sk_status **out);
+
 /* cli_key_file says which cluster key a command uses: given (its
  * --key-file), else $SKYLARK_KEY_FILE, else the key of the local cluster
  * in dir (NULL: the default directory) if it has one; NULL for none. The

@@ -57,4 +57,21 @@ int cmd_key(int argc, char **argv);
  * usage or FILE exists. */
 int cmd_user(int argc, char **argv);
 
+/* cmd_flow: `skylark flow dump [--out FILE]` writes the flow node's
+ * network as DIMACS with names in comment lines; `skylark flow explain
+ * [SCHED/]JOB TASK` says why a task of the flow path is where it is or
+ * waits. Exit status: 0 done, 1 flowd did not answer or refused, 2 bad
+ * usage. */
+int cmd_flow(int argc, char **argv);
+
+/* cmd_jobs: `skylark jobs [--json]` lists the jobs in flight at the
+ * schedulers and the flow node (where flow-placed tasks are). Exit
+ * status: 0 every daemon answered, 1 not, 2 bad usage. */
+int cmd_jobs(int argc, char **argv);
+
+/* cmd_cancel: `skylark cancel JOB` cancels a job in flight at a
+ * scheduler by the scheduler's id, as an operator. Exit status: 0
+ * cancelled, 1 refused or no answer, 2 bad usage. */
+int cmd_cancel(int argc, char **argv);
+
 #endif /* SK_CLI_H */

@@ -26,6 +26,11 @@ static const command commands[] = {
     {"user", cmd_user, "issue a user's token from the cluster key"},
     {"load", cmd_load,
      "run a mixed workload of short jobs from several users, summarised"},
+    {"jobs", cmd_jobs,
+     "the jobs in flight at the schedulers and the flow node"},
+    {"cancel", cmd_cancel, "cancel a job in flight, as an operator"},
+    {"flow", cmd_flow,
+     "the flow node's network: dump it, explain a task's place"},
     {"solve", cmd_solve,
      "solve a min-cost flow network (DIMACS) and its change rounds"},
 };

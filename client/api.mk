@@ -8,9 +8,12 @@ client_libskylark_impl_la_SOURCES += \
 	client/sk_frontend.c \
 	client/sk_frontend_job.c \
 	client/sk_executor.c \
-	client/sk_status.c
+	client/sk_status.c \
+	client/sk_toolcall.c \
+	client/sk_admin.c
 noinst_HEADERS += \
 	client/sk_apiutil.h \
+	client/sk_toolcall.h \
 	client/sk_frontend_int.h
 
 check_PROGRAMS += tests/test_client_endpoint

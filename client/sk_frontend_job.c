@@ -226,7 +226,7 @@ static int make_resubmission(sk_frontend *fe, fe_job *j)
             spec_bytes += all[t].ts_spec.b_len + FE_CMD_PREFIX_MAX;
     uint32_t *map = malloc(n * sizeof *map);
     uint32_t *base = malloc(n * sizeof *base);
-    sk_task_spec *ts = malloc(n * sizeof *ts);
+    sk_task_spec *ts = calloc(n, sizeof *ts);
     char *specs = spec_bytes > 0 ? malloc(spec_bytes) : NULL;
     uint64_t *old = realloc(j->fj_old, j->fj_nsubs * sizeof *old);
     uint8_t *resub = NULL;

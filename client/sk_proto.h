@@ -423,10 +423,14 @@ typedef struct sk_membership {
     uint32_t mb_nnodes; /* <= SK_MAX_NODES */
 } sk_membership;
 
-/* STATUS_REQUEST: any to any (the `skylark status` tool to a daemon). */
+/* STATUS_REQUEST: any to any (the `skylark status` tool to a daemon).
+ * sq_query "" asks for the daemon's status; anything else is a query the
+ * daemon may know (flowd: "flow-dump", "explain JOB TASK", "jobs"; see
+ * docs/PROTOCOL.md), answered by a STATUS_REPLY too. */
 typedef struct sk_status_request {
-    uint64_t sq_request; /* echoed in the reply */
-    bool sq_table;       /* also send the table */
+    uint64_t sq_request;  /* echoed in the reply */
+    bool sq_table;        /* also send the table */
+    const char *sq_query; /* "" = status (version 2), <= SK_MAX_STATUS_LEN */
 } sk_status_request;
 
 /* A key/value pair of a STATUS_REPLY. */

@@ -373,6 +373,7 @@ SCHEMA(membership, sk_membership, NULL);
 static const sk_field status_request_fields[] = {
     F_U64(sk_status_request, sq_request),
     F_BOOL(sk_status_request, sq_table),
+    F_STR(sk_status_request, sq_query, SK_MAX_STATUS_LEN),
 };
 SCHEMA(status_request, sk_status_request, NULL);
 

@@ -1,16 +1,13 @@
 /*
- * sk_status.c - asking a daemon for its state (skylark.h, sk_status_*):
- * one STATUS_REQUEST over a short-lived "tool" connection on a private
- * loop, and read access to the STATUS_REPLY.
+ * sk_status.c - asking a daemon for its state or a query (skylark.h,
+ * sk_status_*): one STATUS_REQUEST over a short-lived "tool" session
+ * (sk_toolcall.h), and read access to the STATUS_REPLY.
  */
 #include "sk_apiutil.h"
-#include "sk_token.h"
-#include "sk_link.h"
-#include "sk_log.h"
 #include "sk_proto.h"
+#include "sk_toolcall.h"
 #include "skylark.h"
 
-#include <ev.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,69 +15,15 @@ struct sk_status {
     sk_msg st_msg; /* a STATUS_REPLY we own */
 };
 
-typedef struct fetch {
-    sk_link *f_link;
-    sk_peer_id f_peer;
-    uint64_t f_request;
-    int f_table;
-    int f_asked;
-    sk_buf f_buf;
-    sk_status *f_out;
-    int f_rc; /* set when done */
-    int f_done;
-} fetch;
-
-static void on_up(void *arg, sk_peer_id peer, const char *role,
-                  const char *name)
+static bool is_reply(const sk_msg *msg, const void *arg)
 {
-    fetch *f = arg;
-    if (peer != f->f_peer || f->f_asked)
-        return;
-    sk_msg m = {.m_type = SK_MSG_STATUS_REQUEST};
-    m.m_status_request.sq_request = f->f_request;
-    m.m_status_request.sq_table = f->f_table != 0;
-    if (sk_link_send(f->f_link, peer, &m) != 0) {
-        f->f_rc = SK_EIO;
-        f->f_done = 1;
-        return;
-    }
-    f->f_asked = 1;
+    return msg->m_type == SK_MSG_STATUS_REPLY &&
+           msg->m_status_reply.sr_request == *(const uint64_t *)arg;
 }
 
-static void on_msg(void *arg, sk_peer_id peer, const sk_msg *msg)
-{
-    fetch *f = arg;
-    if (f->f_done || peer != f->f_peer || msg->m_type != SK_MSG_STATUS_REPLY ||
-        msg->m_status_reply.sr_request != f->f_request)
-        return;
-    /* The link frees msg after this call: keep a copy of our own, made by
-     * encoding and decoding it again. */
-    sk_status *s = calloc(1, sizeof *s);
-    int rc = s == NULL ? SK_ENOMEM : sk_msg_encode(&f->f_buf, msg);
-    if (rc == 0)
-        rc = sk_msg_decode(f->f_buf.b_data, f->f_buf.b_len, &s->st_msg);
-    if (rc != 0) {
-        free(s);
-        s = NULL;
-    }
-    f->f_out = s;
-    f->f_rc = rc;
-    f->f_done = 1;
-}
-
-/* The daemon holds another key, or none: no answer will come. */
-static void on_refused(void *arg, sk_peer_id peer, const char *why)
-{
-    fetch *f = arg;
-    sk_warn("status: %s", why);
-    f->f_rc = SK_EREJECTED;
-    f->f_done = 1;
-}
-
-static int is_done(void *arg)
-{
-    return ((fetch *)arg)->f_done;
-}
+static int ask_status(const char *endpoint, const char *key_file,
+               const char *token_file, const char *query, double timeout,
+               int table, sk_status **out);
 
 int sk_status_fetch(const char *endpoint, double timeout, int table,
                     sk_status **out)
@@ -91,59 +34,47 @@ int sk_status_fetch(const char *endpoint, double timeout, int table,
 int sk_status_fetch_keyed(const char *endpoint, const char *key_file,
                           double timeout, int table, sk_status **out)
 {
-    return sk_status_fetch_cred(endpoint, key_file, NULL, timeout, table, out);
+    return sk_status_query(endpoint, key_file, "", timeout, table, out);
 }
 
 int sk_status_fetch_cred(const char *endpoint, const char *key_file,
                          const char *token_file, double timeout, int table,
                          sk_status **out)
 {
-    if (sk_endpoint_check(endpoint, NULL, 0) != 0 || timeout <= 0 ||
-        out == NULL)
+    return ask_status(endpoint, key_file, token_file, "", timeout, table, out);
+}
+
+int sk_status_query(const char *endpoint, const char *key_file,
+                    const char *query, double timeout, int table,
+                    sk_status **out)
+{
+    return ask_status(endpoint, key_file, NULL, query, timeout, table, out);
+}
+
+/* ask_status sends STATUS_REQUEST with query over a session with the given
+ * credential and keeps the answer (sk_status_query's contract). */
+static int ask_status(const char *endpoint, const char *key_file,
+               const char *token_file, const char *query, double timeout,
+               int table, sk_status **out)
+{
+    if (out == NULL || query == NULL || strlen(query) > SK_MAX_STATUS_LEN)
         return SK_EINVAL;
-    sk_transport_config cfg;
-    sk_transport_config_default(&cfg);
-    char err[1200];
-    if (sk_cred_config(&cfg, key_file, token_file, NULL, err, sizeof err) !=
-        0) {
-        sk_error("status: %s", err);
-        return SK_ECONFIG;
-    }
-    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
-    if (loop == NULL)
+    sk_status *s = calloc(1, sizeof *s);
+    if (s == NULL)
         return SK_ENOMEM;
-    fetch f;
-    memset(&f, 0, sizeof f);
-    f.f_request = sk_new_incarnation();
-    f.f_table = table;
-    sk_buf_init(&f.f_buf);
-    strcpy(cfg.tc_role, "tool");
-    sk_make_name(cfg.tc_name, sizeof cfg.tc_name, "status");
-    /* Heartbeats drive the handshake retries: keep them short. */
-    cfg.tc_heartbeat = timeout / 4 < 0.1 ? timeout / 4 : 0.1;
-    if (cfg.tc_heartbeat < 0.01)
-        cfg.tc_heartbeat = 0.01;
-    cfg.tc_misses = 1000;
-    sk_link_callbacks cb = {.lk_up = on_up,
-                            .lk_msg = on_msg,
-                            .lk_refused = on_refused,
-                            .lk_arg = &f};
-    int rc = sk_link_create(loop, &cfg, &cb, &f.f_link);
-    if (rc == 0 && sk_transport_connect(sk_link_transport(f.f_link), endpoint,
-                                        &f.f_peer) != 0)
-        rc = SK_EIO;
-    if (rc == 0)
-        rc = sk_run_until(loop, is_done, &f, timeout);
-    if (rc == 0)
-        rc = f.f_rc;
-    if (rc == 0)
-        *out = f.f_out;
-    else if (f.f_out != NULL)
-        sk_status_free(f.f_out);
-    sk_link_destroy(f.f_link);
-    sk_buf_free(&f.f_buf);
-    ev_loop_destroy(loop);
-    return rc;
+    uint64_t request = sk_new_incarnation();
+    sk_msg ask = {.m_type = SK_MSG_STATUS_REQUEST};
+    ask.m_status_request.sq_request = request;
+    ask.m_status_request.sq_table = table != 0;
+    ask.m_status_request.sq_query = query;
+    int rc = sk_tool_call(endpoint, key_file, token_file, timeout, "status",
+                          &ask, is_reply, &request, &s->st_msg);
+    if (rc != 0) {
+        free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
 }
 
 void sk_status_free(sk_status *s)

@@ -707,6 +707,34 @@ SK_API int sk_status_fetch_cred(const char *endpoint, const char *key_file,
                                 const char *token_file, double timeout,
                                 int table, sk_status **out);
 
+/* sk_status_query is sk_status_fetch_keyed asking a query instead of the
+ * status (query "" is the status): at most 255 bytes, answered as a
+ * status whose pairs and table depend on the query. skylark-flowd knows
+ * "flow-dump", "flow-dump ID OFFSET", "explain [SCHED/]JOB TASK" and
+ * "jobs" (docs/PROTOCOL.md, STATUS_REQUEST) and answers a query it does
+ * not know with the pair "error"; schedulers and node monitors know none
+ * and answer their status. Also returns SK_EINVAL for a query that is
+ * too long. */
+SK_API int sk_status_query(const char *endpoint, const char *key_file,
+                           const char *query, double timeout, int table,
+                           sk_status **out);
+
+/* sk_admin_cancel asks the scheduler at endpoint to cancel its job `job`
+ * (the scheduler's own id, the `job` column of its status table), as an
+ * operator rather than as the frontend that submitted it: the frontend
+ * gets its tasks' outcomes CANCELLED as if it had cancelled the job
+ * itself. The session is authenticated with the cluster key in key_file
+ * (NULL: none); docs/DAEMONS.md §3 says who may cancel. Waits at most
+ * timeout seconds for the scheduler's answer. Returns 0 (cancelled);
+ * SK_EREJECTED with the scheduler's reason in why (no such job in flight,
+ * not permitted) or the session refused (another key); SK_EINVAL,
+ * SK_ECONFIG, SK_EIO, SK_ETIMEDOUT (no answer: not a scheduler, or one
+ * too old to answer), SK_ENOMEM. why (whylen bytes, may be NULL) gets a
+ * reason on every failure. Blocks the calling thread; any thread. */
+SK_API int sk_admin_cancel(const char *endpoint, const char *key_file,
+                           uint64_t job, double timeout, char *why,
+                           size_t whylen);
+
 /* sk_status_free releases s. NULL is a no-op. */
 SK_API void sk_status_free(sk_status *s);
 

@@ -224,7 +224,8 @@ static void step(driver *d, cf_script *s)
         break;
     case 14:
         m.m_type = SK_MSG_STATUS_REQUEST;
-        m.m_status_request = (sk_status_request){cf_byte(s), cf_below(s, 2)};
+        m.m_status_request = (sk_status_request){.sq_request = cf_byte(s),
+                                                 .sq_table = cf_below(s, 2)};
         deliver(d, p, &m);
         break;
     default:

@@ -579,7 +579,8 @@ void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
         break;
     }
     case SK_MSG_CANCEL_JOB:
-        on_cancel_job(c, from, &msg->m_cancel_job, now);
+        if (!sched_admin_cancel(c, from, &msg->m_cancel_job, now))
+            on_cancel_job(c, from, &msg->m_cancel_job, now);
         break;
     case SK_MSG_GET_TASK:
         on_get_task(c, from, &msg->m_get_task, now);

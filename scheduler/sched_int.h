@@ -244,6 +244,14 @@ bool sched_auth_daemon(const sched_core *c, sk_peer from);
 void sched_auth_forget(sched_core *c, sk_peer peer);
 void sched_auth_free(sched_core *c);
 
+/* sched_admin.c: an operator's CANCEL_JOB. Returns false when from is a
+ * frontend of this core (its CANCEL_JOB names its own job: the caller
+ * handles it); else handles it (cj_job is the core's j_id: the job is
+ * cancelled as its frontend would, and from gets JOB_ACCEPTED, or
+ * JOB_REJECTED with a reason) and returns true. */
+bool sched_admin_cancel(sched_core *c, sk_peer from, const sk_cancel_job *cj,
+                        sk_time now);
+
 /* sched_status.c */
 void sched_status_reply(sched_core *c, sk_peer from,
                         const sk_status_request *rq, sk_time now);

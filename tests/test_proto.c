@@ -221,7 +221,7 @@ static void test_envelope_helpers(void)
     tap_is_str(sk_msg_type_name(-1), "UNKNOWN", "negative has no name");
 
     sk_buf b = SK_BUF_INIT;
-    sk_status_request sq = {42, true};
+    sk_status_request sq = {42, true, ""};
     sk_msg_type t = 0;
     tap_ok(sk_status_request_encode(&b, &sq) == 0 &&
                sk_msg_peek_type(b.b_data, b.b_len, &t) == 0 &&

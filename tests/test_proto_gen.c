@@ -463,6 +463,7 @@ void pg_fill(pg *g, sk_msg_type type, sk_msg *msg)
     case SK_MSG_STATUS_REQUEST:
         msg->m_status_request.sq_request = u64(g);
         msg->m_status_request.sq_table = below(g, 2);
+        msg->m_status_request.sq_query = str(g, SK_MAX_STATUS_LEN);
         break;
     case SK_MSG_STATUS_REPLY:
         fill_status_reply(g, &msg->m_status_reply);
@@ -779,6 +780,7 @@ bool pg_equal(const sk_msg *a, const sk_msg *b, const char **field)
                                 *y = &b->m_status_request;
         FV(x, sq_request);
         FV(x, sq_table);
+        FS(sq_query);
         return true;
     }
     case SK_MSG_STATUS_REPLY:

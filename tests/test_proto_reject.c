@@ -745,6 +745,22 @@ static void test_envelope(void)
     tw_uint(&w, 1);
     tap_is_int(decode_free(&w), SK_EPROTO, "an integer for a bool");
 
+    tw_env(&w, 3, SK_MSG_STATUS_REQUEST);
+    tw_uint(&w, 1);
+    tw_bool(&w, true);
+    tw_strn(&w, 'q', SK_MAX_STATUS_LEN);
+    tap_is_int(decode_free(&w), 0, "a query of SK_MAX_STATUS_LEN bytes");
+    tw_env(&w, 3, SK_MSG_STATUS_REQUEST);
+    tw_uint(&w, 1);
+    tw_bool(&w, true);
+    tw_strn(&w, 'q', SK_MAX_STATUS_LEN + 1);
+    tap_is_int(decode_free(&w), SK_ELIMIT, "a query one byte too long");
+    tw_env(&w, 3, SK_MSG_STATUS_REQUEST);
+    tw_uint(&w, 1);
+    tw_bool(&w, false);
+    tw_uint(&w, 7);
+    tap_is_int(decode_free(&w), SK_EPROTO, "an integer for the query");
+
     sk_buf b = SK_BUF_INIT;
     sk_cancel_resv cr = {1};
     sk_msg m;

@@ -155,6 +155,7 @@ void fd_core_free(fd_core *c)
     sk_map_free(&c->c_node_by_name);
     sk_map_free(&c->c_sched_by_peer);
     sk_map_free(&c->c_task_by_resv);
+    fd_dump_free(c);
     sk_outbox_clear(&c->c_out); /* unsent: the driver is done */
     fd_enter(c);
     free(c->c_scratch.sc_ptr);

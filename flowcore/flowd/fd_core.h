@@ -44,7 +44,8 @@
  * policies place ahead of long work), CANCEL_JOB and TASK_FINISHED (the
  * outcome of a task the flow path placed, as the node monitor reported
  * it to them); node monitors send HEARTBEAT, RESERVE_ACK and
- * RESERVE_REJECT. Anyone may send STATUS_REQUEST.
+ * RESERVE_REJECT. Anyone may send STATUS_REQUEST, and its queries (see
+ * fd_core_status).
  *
  * Placement. A node takes at most floor(long share * slots) long tasks,
  * less the long reservations its heartbeat counts that the core does
@@ -355,9 +356,21 @@ int fd_core_dump(const fd_core *c, FILE *out);
  * (nodes, long tasks running and waiting, the last round: events, solve
  * ms, algorithm, graph size; counters) and, with req->sq_table, a table
  * of the nodes (name, rack, slots, cap, long tasks, foreign, used,
- * queue, state). What it points to belongs to the core and stays valid
- * until the next call into it. fd_core_on_msg answers STATUS_REQUEST with
- * this. Returns 0 or SK_ENOMEM. */
+ * queue, state). A request with a query (sq_query not "") gets its
+ * answer instead (docs/PROTOCOL.md): "flow-dump" renders fd_core_dump's
+ * text, with a header of comment lines, into one snapshot the core keeps
+ * (a newer dump replaces it, reading its last page frees it) and
+ * answers its first page, "flow-dump ID OFFSET" a later page
+ * (fd_dump.c); "explain [SCHED/]JOB TASK" a task's arcs, flow and why it
+ * waits (fd_explain.c); "jobs" a row per job. A query the core does not
+ * know, or malformed, is answered with the pair "error" and counted
+ * (fs_bad_field); the network's readers answer "error" busy and "retry"
+ * yes while a round is out. What it points to belongs to the core and
+ * stays valid until the next call into it. fd_core_on_msg answers
+ * STATUS_REQUEST with this. Returns 0 or SK_ENOMEM. Cost: the status
+ * O(nodes); flow-dump O(network) for its first page, O(page) after;
+ * explain O(nodes + the task's arcs), O(network) when its flow must be
+ * traced through an aggregator; jobs O(tasks held). */
 int fd_core_status(fd_core *c, const sk_status_request *req, sk_time now,
                    sk_status_reply *reply);
 

@@ -9,6 +9,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 const fc_graph *fd_core_graph(const fd_core *c)
 {
@@ -86,4 +87,127 @@ int fd_core_dump(const fd_core *c, FILE *out)
             return SK_EIO;
     }
     return fc_dimacs_write(g, out) == 0 ? 0 : SK_EIO;
+}
+
+/* ---- "flow-dump": the dump over the wire, page by page ------------------*/
+
+/* Bytes of dump text in one reply: rows of SK_MAX_STATUS_LEN bytes, 765
+ * KiB in all, so that a page (with the shell's pairs) stays under the 1
+ * MiB a transport takes by default, whatever asks. */
+#define DUMP_PAGE_ROWS 3072u
+#define DUMP_PAGE      ((size_t)DUMP_PAGE_ROWS * SK_MAX_STATUS_LEN)
+
+void fd_dump_free(fd_core *c)
+{
+    free(c->c_dump);
+    c->c_dump = NULL;
+    c->c_dump_len = 0;
+}
+
+/* Whether the flow on the network is the optimum of the last round on
+ * this very network: solved, and nothing changed since. */
+static bool flow_is_round(const fd_core *c)
+{
+    return c->c_st.fs_rounds > 0 && !c->c_solve_failed && !c->c_net_broken &&
+           fc_graph_change_count(c->c_net->nt_g) == 0;
+}
+
+/* Renders the dump into c_dump: a header of comment lines, then what
+ * fd_core_dump writes. */
+static int render(fd_core *c)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return SK_ENOMEM;
+    char cost[64] = "";
+    if (flow_is_round(c))
+        fc_int128_format(fc_graph_flow_cost(c->c_net->nt_g), cost, sizeof cost);
+    fprintf(f,
+            "c skylark-flowd %s: its network after round %" PRIu64
+            " (policy %s), DIMACS min-cost flow\n",
+            c->c_cfg.fdc_name, c->c_round.rd_seq, c->c_pol->po_name);
+    if (cost[0] != '\0')
+        fprintf(f,
+                "c cost %s: the optimum round %" PRIu64
+                " found on this network\n",
+                cost, c->c_round.rd_seq);
+    else
+        fprintf(f,
+                "c cost unknown: the network changed since round %" PRIu64
+                " was solved\n",
+                c->c_round.rd_seq);
+    int rc = fd_core_dump(c, f);
+    if (fclose(f) != 0 && rc == 0)
+        rc = SK_ENOMEM;
+    if (rc != 0) {
+        free(text);
+        return rc == SK_EIO ? SK_ENOMEM : rc;
+    }
+    fd_dump_free(c);
+    c->c_dump = text;
+    c->c_dump_len = len;
+    c->c_dump_id++;
+    return 0;
+}
+
+int fd_query_dump(fd_core *c, const char *args, sk_status_reply *reply)
+{
+    uint64_t id = 0, off = 0;
+    bool first = args[0] == '\0';
+    if (first) {
+        if (c->c_round_out)
+            return fd_reply_busy(c, reply);
+        int rc = render(c);
+        if (rc != 0)
+            return rc;
+        id = c->c_dump_id;
+    } else {
+        char end;
+        if (sscanf(args, "%" SCNu64 " %" SCNu64 "%c", &id, &off, &end) != 2 ||
+            args[0] < '0' || args[0] > '9') {
+            c->c_st.fs_bad_field++;
+            return fd_reply_kv(c, reply, "error",
+                               "flow-dump takes nothing, or ID OFFSET");
+        }
+        if (c->c_dump == NULL || id != c->c_dump_id)
+            return fd_reply_kv(c, reply, "error",
+                               "dump %" PRIu64 " is gone (read to its end, "
+                               "or a newer dump replaced it): start again",
+                               id);
+        if (off > c->c_dump_len) {
+            c->c_st.fs_bad_field++;
+            return fd_reply_kv(c, reply, "error",
+                               "offset %" PRIu64 " is beyond the dump's %zu "
+                               "bytes",
+                               off, c->c_dump_len);
+        }
+    }
+    size_t n =
+        c->c_dump_len - off < DUMP_PAGE ? c->c_dump_len - off : DUMP_PAGE;
+    int rc = fd_reply_text(c, reply, c->c_dump + off, n, false);
+    if (rc == 0)
+        rc = fd_reply_kv(c, reply, "dump", "%" PRIu64, id);
+    if (rc == 0)
+        rc = fd_reply_kv(c, reply, "bytes", "%zu", c->c_dump_len);
+    if (rc == 0)
+        rc = fd_reply_kv(c, reply, "offset", "%" PRIu64, off);
+    if (rc == 0 && off + n == c->c_dump_len)
+        rc = fd_reply_kv(c, reply, "next", "end");
+    else if (rc == 0)
+        rc = fd_reply_kv(c, reply, "next", "%" PRIu64, off + n);
+    if (rc == 0 && first)
+        rc = fd_reply_kv(c, reply, "round", "%" PRIu64, c->c_round.rd_seq);
+    if (rc == 0 && first) {
+        char cost[64] = "unknown";
+        if (flow_is_round(c))
+            fc_int128_format(fc_graph_flow_cost(c->c_net->nt_g), cost,
+                             sizeof cost);
+        rc = fd_reply_kv(c, reply, "cost", "%s", cost);
+    }
+    /* The reply holds copies: read to its end, the dump can go. */
+    if (off + n == c->c_dump_len)
+        fd_dump_free(c);
+    return rc;
 }

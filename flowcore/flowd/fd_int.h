@@ -348,6 +348,10 @@ struct fd_core {
     uint64_t c_events;
     sk_time c_first_event; /* of the pending changes */
     uint64_t c_mb_seq;
+    /* `flow-dump` (fd_dump.c): the one dump being read, page by page */
+    char *c_dump;
+    size_t c_dump_len;
+    uint64_t c_dump_id;
 };
 
 /* fd_core.c */
@@ -423,8 +427,30 @@ bool fd_class_fits_labels(const fd_class *k, const fd_node *n);
 int fd_sync(fd_core *c, fd_net *net, sk_time now);
 int fd_build(const fd_core *c, fd_net *net, sk_time now);
 
-/* fd_status.c */
+/* fd_status.c: STATUS_REPLY, to the status or to a query (sq_query:
+ * "flow-dump ...", "explain ...", "jobs"), built in scratch memory */
 int fd_status_build(fd_core *c, const sk_status_request *req, sk_time now,
                     sk_status_reply *reply);
+/* Adds a pair to reply (at most 48, values cut at SK_MAX_STATUS_LEN).
+ * Returns 0 or SK_ENOMEM. */
+int fd_reply_kv(fd_core *c, sk_status_reply *reply, const char *key,
+                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Sets reply's table to one column "text" holding text[0..len): one row
+ * per line (by_line, newlines dropped, a longer line cut into several
+ * rows), else cells of SK_MAX_STATUS_LEN bytes to be concatenated; at
+ * most SK_MAX_STATUS_ROWS rows. Returns 0 or SK_ENOMEM. */
+int fd_reply_text(fd_core *c, sk_status_reply *reply, const char *text,
+                  size_t len, bool by_line);
+/* The answer while a round is out: the network cannot be read. */
+int fd_reply_busy(fd_core *c, sk_status_reply *reply);
+
+/* fd_dump.c: "flow-dump" and "flow-dump ID OFFSET" (args after the
+ * word); fd_dump_free drops the dump being read. */
+int fd_query_dump(fd_core *c, const char *args, sk_status_reply *reply);
+void fd_dump_free(fd_core *c);
+
+/* fd_explain.c: "explain [SCHED/]JOB TASK" (args after the word) */
+int fd_query_explain(fd_core *c, const char *args, sk_time now,
+                     sk_status_reply *reply);
 
 #endif /* FD_INT_H */

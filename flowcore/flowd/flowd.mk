@@ -30,7 +30,8 @@ flowcore_flowd_libflowd_la_SOURCES = \
 	flowcore/flowd/fd_constraint_eval.c \
 	flowcore/flowd/fd_constraint_flow.c \
 	flowcore/flowd/fd_constraint_place.c \
-	flowcore/flowd/fd_constraint_core.c
+	flowcore/flowd/fd_constraint_core.c \
+	flowcore/flowd/fd_explain.c
 flowcore_flowd_libflowd_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd
 # Its users link libskylark's internals (client/libskylark_impl.la) after
 # it: a convenience library added here would be copied into this one.
@@ -82,3 +83,13 @@ tests_test_fd_constraint_SOURCES = tests/test_fd_constraint.c
 tests_test_fd_constraint_CPPFLAGS = $(FD_TEST_CPPFLAGS)
 tests_test_fd_constraint_LDADD = tests/libmedea.a tests/libfdtest.a \
 	$(FD_TEST_LDADD)
+
+# The queries flowd answers (flow-dump, explain, jobs), the dump
+# re-solved by `skylark solve` (the tool, when built) and LEMON.
+check_PROGRAMS += tests/test_fd_query
+TESTS += tests/test_fd_query
+tests_test_fd_query_SOURCES = tests/test_fd_query.c
+tests_test_fd_query_CPPFLAGS = $(FD_TEST_CPPFLAGS)
+tests_test_fd_query_LDADD = tests/libfdtest.a tests/libcli_run.a \
+	$(FD_TEST_LDADD)
+EXTRA_tests_test_fd_query_DEPENDENCIES = cli/skylark
