@@ -59,6 +59,9 @@ static void send_handover(sched_core *c, const sched_flow *fl)
     for (uint32_t i = 0; i < fl->fl_ntasks; i++) {
         const sched_task *t = &j->j_tasks[fl->fl_tasks[i]];
         memset(&ts[i], 0, sizeof ts[i]);
+        /* Tags even on ended tasks: constraints count the tagged. */
+        ts[i].ts_tags = t->tk_tags;
+        ts[i].ts_ntags = t->tk_ntags;
         if (t->tk_state == SCHED_TASK_DONE || t->tk_flow != fl) {
             ts[i].ts_done = true;
             continue;
@@ -83,6 +86,8 @@ static void send_handover(sched_core *c, const sched_flow *fl)
     sj->sj_tasks = ts;
     sj->sj_ntasks = fl->fl_ntasks;
     sj->sj_placement = SK_PLACE_FLOW;
+    sj->sj_constraints = j->j_cons;
+    sj->sj_nconstraints = j->j_ncons;
     c->c_stats.ss_flow_sent++;
 }
 

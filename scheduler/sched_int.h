@@ -61,6 +61,8 @@ struct sched_task {
     uint32_t tk_npref;
     const char **tk_racks; /* preferred racks (for flowd), in the blob */
     uint32_t tk_nracks;
+    const char **tk_tags; /* allocation tags (for flowd), in the blob */
+    uint32_t tk_ntags;
     sched_flow *tk_flow; /* the hand-over to flowd that holds it, or NULL */
     uint32_t tk_fidx;    /* its index in that hand-over */
 };
@@ -121,6 +123,8 @@ struct sched_job {
     uint32_t j_count[SK_TASK_STATUS_MAX + 1]; /* final outcomes */
     sched_resv *j_resvs;
     bool j_long;          /* long-running: every task goes to flowd */
+    sk_constraint *j_cons; /* placement constraints (for flowd), in blob */
+    uint32_t j_ncons;
     uint8_t j_placement;  /* sk_placement */
     uint32_t j_sj_attempts; /* sj_max_attempts as given (0: flowd's) */
     uint32_t j_nflow;     /* tasks held by flowd, not running */

@@ -61,6 +61,20 @@ static long str_len(const char *s, size_t max)
     return n > max ? -1 : (long)n;
 }
 
+/* names_len adds the bytes of the n strings v (each with its NUL) to
+ * *total; -1 if one is longer than max. */
+static int names_len(const char *const *v, uint32_t n, size_t max,
+                     uint64_t *total)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        long len = str_len(v[k], max);
+        if (len < 0)
+            return -1;
+        *total += (uint64_t)len + 1;
+    }
+    return 0;
+}
+
 /* check_limits returns why sj cannot be taken, or NULL; *bytes is the
  * size of the job's blob. */
 static const char *check_limits(sched_core *c, const sk_submit_job *sj,
@@ -128,19 +142,29 @@ static const char *check_limits(sched_core *c, const sk_submit_job *sj,
                                    "task %u: attempt and done are for "
                                    "flowd, not from a frontend",
                                    i);
+        if (ts->ts_ntags > SK_MAX_TAGS || (ts->ts_ntags > 0 && !ts->ts_tags))
+            return sk_arena_printf(s, "task %u: too many tags", i);
         total += ts->ts_spec.b_len;
-        ptrs += ts->ts_npreferred + ts->ts_nracks;
-        for (uint32_t k = 0; k < ts->ts_npreferred + ts->ts_nracks; k++) {
-            const char *name = k < ts->ts_npreferred
-                                   ? ts->ts_preferred[k]
-                                   : ts->ts_racks[k - ts->ts_npreferred];
-            long n = str_len(name, SK_MAX_NAME_LEN);
-            if (n < 0)
-                return sk_arena_printf(s, "task %u: node or rack name too "
-                                          "long",
-                                       i);
-            total += (uint64_t)n + 1;
-        }
+        ptrs += ts->ts_npreferred + ts->ts_nracks + ts->ts_ntags;
+        if (names_len(ts->ts_preferred, ts->ts_npreferred, SK_MAX_NAME_LEN,
+                      &total) != 0 ||
+            names_len(ts->ts_racks, ts->ts_nracks, SK_MAX_NAME_LEN, &total) !=
+                0 ||
+            names_len(ts->ts_tags, ts->ts_ntags, SK_MAX_TAG_LEN, &total) != 0)
+            return sk_arena_printf(s,
+                                   "task %u: node, rack or tag name too "
+                                   "long",
+                                   i);
+    }
+    if (sj->sj_nconstraints > SK_MAX_CONSTRAINTS ||
+        (sj->sj_nconstraints > 0 && sj->sj_constraints == NULL))
+        return "too many placement constraints";
+    total += (uint64_t)sj->sj_nconstraints * sizeof(sk_constraint);
+    for (uint32_t i = 0; i < sj->sj_nconstraints; i++) {
+        const sk_constraint *cn = &sj->sj_constraints[i];
+        const char *names[3] = {cn->cn_source, cn->cn_label, cn->cn_target};
+        if (names_len(names, 3, SK_MAX_TAG_LEN, &total) != 0)
+            return sk_arena_printf(s, "constraint %u: a name too long", i);
     }
     total += ptrs * sizeof(char *);
     if (total > (uint64_t)cfg->sc_max_job_bytes)
@@ -153,7 +177,8 @@ static const char *check_limits(sched_core *c, const sk_submit_job *sj,
     return NULL;
 }
 
-/* A cursor filling a job's blob: pointer arrays first, then bytes. */
+/* A cursor filling a job's blob: the constraints, pointer arrays, then
+ * bytes. */
 typedef struct blob_fill {
     const char **bf_ptrs;
     uint8_t *bf_bytes;
@@ -189,8 +214,19 @@ static sched_job *build_job(sched_core *c, const sk_submit_job *sj,
     }
     uint64_t ptrs = sj->sj_nlabels;
     for (uint32_t i = 0; i < sj->sj_ntasks; i++)
-        ptrs += sj->sj_tasks[i].ts_npreferred + sj->sj_tasks[i].ts_nracks;
-    blob_fill bf = {j->j_blob, (uint8_t *)j->j_blob + ptrs * sizeof(char *)};
+        ptrs += sj->sj_tasks[i].ts_npreferred + sj->sj_tasks[i].ts_nracks +
+                sj->sj_tasks[i].ts_ntags;
+    sk_constraint *cons = j->j_blob;
+    const char **pv = (const char **)(void *)(cons + sj->sj_nconstraints);
+    blob_fill bf = {pv, (uint8_t *)(pv + ptrs)};
+    j->j_cons = cons;
+    j->j_ncons = sj->sj_nconstraints;
+    for (uint32_t i = 0; i < sj->sj_nconstraints; i++) {
+        cons[i] = sj->sj_constraints[i];
+        cons[i].cn_source = put_str(&bf, cons[i].cn_source);
+        cons[i].cn_label = put_str(&bf, cons[i].cn_label);
+        cons[i].cn_target = put_str(&bf, cons[i].cn_target);
+    }
     j->j_fe_job = sj->sj_job;
     j->j_user = put_str(&bf, sj->sj_user);
     j->j_framework = put_str(&bf, sj->sj_framework);
@@ -227,6 +263,10 @@ static sched_job *build_job(sched_core *c, const sk_submit_job *sj,
         t->tk_nracks = ts->ts_nracks;
         for (uint32_t k = 0; k < ts->ts_nracks; k++)
             *bf.bf_ptrs++ = put_str(&bf, ts->ts_racks[k]);
+        t->tk_tags = bf.bf_ptrs;
+        t->tk_ntags = ts->ts_ntags;
+        for (uint32_t k = 0; k < ts->ts_ntags; k++)
+            *bf.bf_ptrs++ = put_str(&bf, ts->ts_tags[k]);
         /* Tasks without preferences wait in submission order. */
         if (t->tk_npref == 0)
             sched_queue_push(j, i);
@@ -309,12 +349,14 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj,
         reject(c, from, sj->sj_job, why, &st->ss_reject_budget);
         return;
     }
-    /* Long and flow-placed jobs skip sampling: flowd places them. */
-    bool to_flow = sj->sj_long || sj->sj_placement == SK_PLACE_FLOW;
+    /* Long, flow-placed and constrained jobs skip sampling: flowd places
+     * them (sampling knows nothing of tags). */
+    bool to_flow = sj->sj_long || sj->sj_placement == SK_PLACE_FLOW ||
+                   sj->sj_nconstraints > 0;
     if (to_flow && !c->c_flowd_up) {
         reject(c, from, sj->sj_job,
-               "no flow node (skylark-flowd) is connected: long-running and "
-               "flow-placed jobs need one",
+               "no flow node (skylark-flowd) is connected: long-running, "
+               "flow-placed and constrained jobs need one",
                &st->ss_reject_nodes);
         return;
     }

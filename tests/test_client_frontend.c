@@ -971,9 +971,15 @@ static void test_flow_fields(void)
            "by default a job is short, placed by sampling, without racks");
 
     const char *r12[] = {"r1", "r2"}, *r3[] = {"r3"}, *n1[] = {"n1"};
-    sk_task_desc td[3] = {{"svc a", 5, NULL, 0, r12, 2},
-                          {"svc b", 5, NULL, 0, NULL, 0},
-                          {"svc c", 5, n1, 1, r3, 1}};
+    sk_task_desc td[3] = {
+        {.td_spec = "svc a", .td_spec_len = 5, .td_racks = r12, .td_nracks = 2},
+        {.td_spec = "svc b", .td_spec_len = 5},
+        {.td_spec = "svc c",
+         .td_spec_len = 5,
+         .td_preferred = n1,
+         .td_npreferred = 1,
+         .td_racks = r3,
+         .td_nracks = 1}};
     sk_job_desc jd;
     sk_job_desc_init(&jd);
     jd.jo_tasks = td;
@@ -1030,7 +1036,7 @@ static void test_flow_refusals(void)
 {
     const char *eps[] = {"tcp://127.0.0.1:1"};
     sk_frontend *fe = make_frontend(eps, 1, 1, 0);
-    sk_task_desc td = {"x", 1, NULL, 0, NULL, 0};
+    sk_task_desc td = {.td_spec = "x", .td_spec_len = 1};
     sk_job_desc jd;
     sk_job_desc_init(&jd);
     jd.jo_tasks = &td;
@@ -1073,8 +1079,11 @@ static void test_flow_refusals(void)
          "task 1: a preferred rack name of 256 bytes is over the limit of "
          "255"},
     };
-    sk_task_desc two[2] = {{"x", 1, NULL, 0, many, SK_MAX_PREFERRED},
-                           {"y", 1, NULL, 0, NULL, 0}};
+    sk_task_desc two[2] = {{.td_spec = "x",
+                            .td_spec_len = 1,
+                            .td_racks = many,
+                            .td_nracks = SK_MAX_PREFERRED},
+                           {.td_spec = "y", .td_spec_len = 1}};
     jd.jo_tasks = two;
     jd.jo_ntasks = 2;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

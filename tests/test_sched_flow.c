@@ -272,6 +272,47 @@ static void test_fallback(void)
     sched_free(c);
 }
 
+/* Placement constraints are the flow path's: such a job goes to flowd
+ * whole, its constraints and tags with it. */
+static void test_constraints(void)
+{
+    sched_core *c;
+    sched_new(NULL, 5, &c);
+    st_nodes_up(c, 2);
+    st_fe_up(c, ST_FE);
+    const char *zk[] = {"zk"};
+    sk_task_spec ts[2] = {
+        {.ts_spec = {(const uint8_t *)"a", 1}, .ts_tags = zk, .ts_ntags = 1},
+        {.ts_spec = {(const uint8_t *)"b", 1}, .ts_tags = zk, .ts_ntags = 1}};
+    sk_constraint cn = {.cn_source = "zk",
+                        .cn_count = 2,
+                        .cn_group = SK_GROUP_NODE,
+                        .cn_label = "",
+                        .cn_target = "zk"};
+    sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
+    m.m_submit_job = (sk_submit_job){.sj_job = 1,
+                                     .sj_user = "u",
+                                     .sj_tasks = ts,
+                                     .sj_ntasks = 2,
+                                     .sj_constraints = &cn,
+                                     .sj_nconstraints = 1};
+    sched_on_message(c, ST_FE, &m, 0);
+    tap_ok(st_count(c, SK_MSG_JOB_REJECTED, ST_FE) == 1,
+           "a constrained job without flowd is rejected");
+    st_clear(c);
+    flowd_up(c);
+    sched_on_message(c, ST_FE, &m, 0);
+    const sk_submit_job *sj = handed(c, 0);
+    tap_ok(sj != NULL && sj->sj_nconstraints == 1 && sj->sj_ntasks == 2 &&
+               strcmp(sj->sj_constraints[0].cn_target, "zk") == 0 &&
+               sj->sj_constraints[0].cn_count == 2 &&
+               sj->sj_tasks[1].ts_ntags == 1 &&
+               strcmp(sj->sj_tasks[1].ts_tags[0], "zk") == 0 &&
+               st_count(c, SK_MSG_ENQUEUE_RESERVATION, UINT32_MAX) == 0,
+           "with flowd it goes there whole, constraints and tags copied");
+    sched_free(c);
+}
+
 static void test_frontend_fields(void)
 {
     sched_core *c;
@@ -296,10 +337,11 @@ static void test_frontend_fields(void)
 
 int main(void)
 {
-    tap_plan(30);
+    tap_plan(32);
     test_long_job();
     test_running_node_lost();
     test_fallback();
+    test_constraints();
     test_frontend_fields();
     tap_done();
     return tap_exit_status();
