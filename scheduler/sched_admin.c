@@ -14,19 +14,16 @@
 #include "skylark.h"
 
 /* may_cancel says why the peer `from` may not cancel job j, or NULL if
- * it may. This is the one place that decides who may cancel.
- * Today a keyed cluster has one credential, the cluster key, held by
- * every daemon and every client alike (docs/SECURITY.md): any tool
- * session may cancel any job, as its holder could as well connect as a
- * frontend. A node monitor has no business cancelling jobs. With per-user
- * credentials this is where a session's user is checked against the
- * job's (j->j_user) or an operator's right. */
+ * it may. This is the one place that decides who may cancel: a node
+ * monitor never; a session holding a user token only its user's jobs
+ * (an admin's token any); the cluster key any (docs/SECURITY.md). */
 static const char *may_cancel(const sched_core *c, sk_peer from,
                               const sched_job *j)
 {
-    (void)j;
     if (sk_map_get(&c->c_nodes, from) != NULL)
         return "a node monitor may not cancel jobs";
+    if (!sched_auth_sees(c, from, j))
+        return "a user may cancel its own jobs only";
     return NULL;
 }
 

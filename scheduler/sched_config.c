@@ -27,6 +27,8 @@ void sched_config_init(sched_config *cfg)
     cfg->sc_max_nodes = SK_MAX_NODES;
     cfg->sc_max_frontends = 1024;
     cfg->sc_launch_timeout_ms = 60000;
+    cfg->sc_max_user_jobs = 1000;
+    cfg->sc_max_user_bytes = 128ll << 20;
     cfg->sc_fallback_ms = 5000;
 }
 
@@ -75,6 +77,10 @@ void sched_config_keys(sched_config *cfg, sk_config_key *keys)
                         "jobs in flight of one frontend");
     keys[n++] = KEY_INT("max_fe_bytes", sc_max_fe_bytes, 1024, 1ll << 40,
                         "bytes of the jobs of one frontend");
+    keys[n++] = KEY_INT("max_user_jobs", sc_max_user_jobs, 1, 10000000,
+                        "jobs in flight of one user, all its frontends");
+    keys[n++] = KEY_INT("max_user_bytes", sc_max_user_bytes, 1024, 1ll << 40,
+                        "bytes of the jobs of one user, all its frontends");
     keys[n++] = KEY_INT("max_nodes", sc_max_nodes, 1, SK_MAX_NODES,
                         "node monitors connected");
     keys[n++] = KEY_INT("max_frontends", sc_max_frontends, 1, 1000000,
@@ -126,6 +132,14 @@ int sched_config_check(const sched_config *cfg, char *err, size_t errlen)
                  "max_bytes %lld does not hold",
                  (long long)cfg->sc_max_job_bytes,
                  (long long)cfg->sc_max_fe_bytes, (long long)cfg->sc_max_bytes);
+        return SK_ECONFIG;
+    }
+    if (cfg->sc_max_user_bytes < cfg->sc_max_job_bytes) {
+        snprintf(err, errlen,
+                 "[sched] max_job_bytes %lld <= max_user_bytes %lld does "
+                 "not hold",
+                 (long long)cfg->sc_max_job_bytes,
+                 (long long)cfg->sc_max_user_bytes);
         return SK_ECONFIG;
     }
     return 0;

@@ -695,6 +695,7 @@ void sched_free(sched_core *c)
     sk_map_free(&c->c_jobs);
     sk_map_free(&c->c_resvs);
     sk_map_free(&c->c_flows);
+    sk_map_free(&c->c_users);
     sched_auth_free(c);
     free(c->c_live);
     free(c->c_picks);

@@ -87,6 +87,8 @@ typedef struct sched_config {
     int64_t sc_max_bytes;         /* bytes of all jobs held, all frontends */
     int64_t sc_max_fe_jobs;       /* jobs in flight of one frontend */
     int64_t sc_max_fe_bytes;      /* bytes of the jobs of one frontend */
+    int64_t sc_max_user_jobs;     /* jobs in flight of one user */
+    int64_t sc_max_user_bytes;    /* bytes of the jobs of one user */
     int64_t sc_max_nodes;         /* node monitors connected */
     int64_t sc_max_frontends;     /* frontends connected */
     int64_t sc_launch_timeout_ms; /* launched, not started: lost (0 off) */
@@ -95,14 +97,15 @@ typedef struct sched_config {
 } sched_config;
 
 /* Number of keys sched_config_keys describes. */
-#define SCHED_CONFIG_NKEYS 16
+#define SCHED_CONFIG_NKEYS 18
 
 /* sched_config_init fills cfg with the defaults: id 0, name "sched",
  * probe ratio 2, per-job probe ratio up to SK_MAX_PROBE_RATIO, 1 attempt
  * (no retry), 10,000 tasks per job, SK_MAX_SPEC_BYTES per spec, 64 MiB
  * per job, 10,000 jobs in flight, 256 MiB for all jobs held, 1,000 jobs
- * and 128 MiB per frontend, SK_MAX_NODES node monitors, 1,024 frontends,
- * a launch timeout of 60 s, a fallback to flowd after 5 s. */
+ * and 128 MiB per frontend, as much per user, SK_MAX_NODES node
+ * monitors, 1,024 frontends, a launch timeout of 60 s, a fallback to
+ * flowd after 5 s. */
 void sched_config_init(sched_config *cfg);
 
 /* sched_config_keys fills keys[0..SCHED_CONFIG_NKEYS) with the [sched]
@@ -113,7 +116,7 @@ void sched_config_keys(sched_config *cfg, sk_config_key *keys);
 
 /* sched_config_check validates cfg (every field in its range, the
  * per-job probe ratio limit not below the default ratio, max_job_bytes <=
- * max_fe_bytes <= max_bytes). Returns 0 or
+ * max_fe_bytes <= max_bytes, max_job_bytes <= max_user_bytes). Returns 0 or
  * SK_ECONFIG with a message naming the field in err. */
 int sched_config_check(const sched_config *cfg, char *err, size_t errlen);
 

@@ -24,6 +24,7 @@ typedef struct sched_task sched_task;
 typedef struct sched_resv sched_resv;
 typedef struct sched_fe sched_fe;
 typedef struct sched_flow sched_flow;
+typedef struct sched_user sched_user;
 
 /* A node monitor connected to this scheduler. */
 struct sched_node {
@@ -135,6 +136,7 @@ struct sched_job {
     bool j_in_fallback;   /* on that list */
     void *j_blob;
     size_t j_bytes; /* what admission counted for it (budgets) */
+    sched_user *j_quser; /* its user's budget (sched_users.c) */
 };
 
 /* A frontend: a peer that submits jobs. */
@@ -170,11 +172,13 @@ struct sched_core {
     sk_peer c_flowd;  /* the flow node's session, if c_flowd_up */
     bool c_flowd_up;
     sk_map c_flows;   /* fl_id -> sched_flow */
+    sk_map c_users;   /* name hash -> sched_user with jobs (chained) */
     sched_job *c_fb_head; /* jobs whose fallback time is still ahead */
     sched_job *c_fb_tail;
 };
 
 /* sched_nodes.c: the node table */
+uint64_t sched_name_hash(const char *s);
 void sched_node_add(sched_core *c, sk_peer peer, const sk_hello *h);
 sched_node *sched_node_unlink(sched_core *c, sk_peer peer);
 void sched_node_destroy(sched_node *nd);
@@ -211,6 +215,14 @@ void sched_task_unbind(sched_core *c, sched_task *t);
 void sched_pending_changed(sched_core *c, sched_job *j);
 void sched_queue_push(sched_job *j, uint32_t task);
 sk_msg *sched_send(sched_core *c, sk_peer peer, sk_msg_type type);
+
+/* sched_users.c: per-user budgets. sched_user_over says why user may not
+ * add a job of bytes (scratch text), or NULL; sched_user_charge counts
+ * job j (its j_user, j_bytes) against its user (SK_ENOMEM, nothing
+ * counted); sched_user_release gives it back when j goes. */
+const char *sched_user_over(sched_core *c, const char *user, size_t bytes);
+int sched_user_charge(sched_core *c, sched_job *j);
+void sched_user_release(sched_core *c, sched_job *j);
 
 /* sched_flow.c: the flow path (hand-overs to flowd, fallback) */
 void sched_flow_up(sched_core *c, sk_peer peer);

@@ -345,7 +345,9 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj,
                &st->ss_reject_limit);
         return;
     }
-    if ((why = over_budget(c, fe, bytes)) != NULL) {
+    if ((why = over_budget(c, fe, bytes)) != NULL ||
+        (why = sched_user_over(c, sj->sj_user != NULL ? sj->sj_user : "",
+                               bytes)) != NULL) {
         reject(c, from, sj->sj_job, why, &st->ss_reject_budget);
         return;
     }
@@ -401,9 +403,15 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj,
         reject(c, from, sj->sj_job, "out of memory", &st->ss_reject_other);
         return;
     }
+    j->j_bytes = bytes;
+    if (sched_user_charge(c, j) != 0) {
+        free_job_memory(j);
+        st->ss_nomem++;
+        reject(c, from, sj->sj_job, "out of memory", &st->ss_reject_other);
+        return;
+    }
     j->j_id = ++c->c_next_job;
     j->j_fe = fe;
-    j->j_bytes = bytes;
     fe->fe_bytes += bytes;
     st->ss_bytes += bytes;
     sk_map_put(&c->c_jobs, j->j_id, j);
@@ -573,6 +581,7 @@ void sched_job_free(sched_core *c, sched_job *j)
     for (uint32_t i = 0; i < j->j_ntasks; i++)
         sched_task_unbind(c, &j->j_tasks[i]);
     sched_flow_free(c, j);
+    sched_user_release(c, j);
     sk_map_del(&c->c_jobs, j->j_id);
     sched_fe *fe = j->j_fe;
     sk_map_del(&fe->fe_jobs, j->j_fe_job);

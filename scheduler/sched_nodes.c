@@ -19,7 +19,7 @@
 #include <string.h>
 
 /* FNV-1a: names are short, and collisions are chained anyway. */
-static uint64_t name_hash(const char *s)
+uint64_t sched_name_hash(const char *s)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
     for (; *s != '\0'; s++) {
@@ -119,7 +119,7 @@ void sched_node_add(sched_core *c, sk_peer peer, const sk_hello *h)
         c->c_stats.ss_bad_field++;
         return;
     }
-    nd->nd_hash = name_hash(nd->nd_name);
+    nd->nd_hash = sched_name_hash(nd->nd_name);
     if (h->he_nlabels > 0) {
         nd->nd_labels = calloc(h->he_nlabels, sizeof *nd->nd_labels);
         if (nd->nd_labels == NULL)
@@ -176,7 +176,7 @@ sched_node *sched_node_unlink(sched_core *c, sk_peer peer)
 
 static sched_node *sched_node_by_name(const sched_core *c, const char *name)
 {
-    sched_node *nd = sk_map_get(&c->c_names, name_hash(name));
+    sched_node *nd = sk_map_get(&c->c_names, sched_name_hash(name));
     /* Several peers may carry one name (a node monitor that restarted
      * before its old connection was noticed gone): prefer a live one. */
     sched_node *found = NULL;
@@ -241,7 +241,7 @@ void sched_node_membership(sched_core *c, sk_peer from, const sk_membership *mb)
             c->c_stats.ss_bad_field++;
             continue;
         }
-        uint64_t h = name_hash(me->me_name);
+        uint64_t h = sched_name_hash(me->me_name);
         bool seen = false;
         for (sched_node *nd = sk_map_get(&c->c_names, h); nd != NULL;
              nd = nd->nd_hnext) {

@@ -14,7 +14,8 @@ scheduler_libsched_la_SOURCES = \
 	scheduler/sched_jobs.c \
 	scheduler/sched_nodes.c \
 	scheduler/sched_prefetch.c \
-	scheduler/sched_status.c
+	scheduler/sched_status.c \
+	scheduler/sched_users.c
 # Its users link client/libskylark_impl.la after it: a convenience library
 # added to another is copied into it, and the simulator links both cores.
 scheduler_libsched_la_LIBADD = -lm

@@ -41,7 +41,9 @@ void sim_params_init(sim_params *p)
     p->p_sched.sc_max_jobs = 10000000;
     /* Nor does it guard against a hostile frontend: no budget binds. */
     p->p_sched.sc_max_fe_jobs = p->p_sched.sc_max_jobs;
+    p->p_sched.sc_max_user_jobs = p->p_sched.sc_max_jobs;
     p->p_sched.sc_max_bytes = p->p_sched.sc_max_fe_bytes = 1ll << 40;
+    p->p_sched.sc_max_user_bytes = 1ll << 40;
     nm_config_init(&p->p_nm, 4);
     /* The node monitor keeps a heap of max_users entries per priority
      * level: 4,096 users would cost 256 KiB per node, 2.5 GiB at 10,000

@@ -786,6 +786,29 @@ static void test_budgets(void)
            "a cancelled job gives its bytes back: the next one fits");
     sched_free(c);
 
+    /* Per user, over all its frontends (every st_submit is alice's). */
+    c = budget_core(one, 100, 100, 1000);
+    sched_config ucfg;
+    sched_config_init(&ucfg);
+    ucfg.sc_max_user_jobs = 2;
+    sched_free(c);
+    sched_new(&ucfg, 6, &c);
+    st_nodes_up(c, 4);
+    tap_ok(accepted(c, ST_FE, 1) && accepted(c, ST_FE + 1, 1),
+           "a user's first 2 jobs are accepted, from two frontends");
+    st_clear(c);
+    st_submit(c, ST_FE + 2, &(st_job){.sj_job = 1, .ntasks = 300}, 0);
+    o = st_nth(c, SK_MSG_JOB_REJECTED, 0);
+    tap_ok(o != NULL &&
+               strstr(o->o_msg.m_job_ack.ja_reason, "[sched] max_user_jobs") !=
+                   NULL,
+           "its third, from a third frontend, is over max_user_jobs: %s",
+           o != NULL ? o->o_msg.m_job_ack.ja_reason : "(none)");
+    sched_on_message(c, ST_FE, &m, 2);
+    tap_ok(accepted(c, ST_FE + 2, 2),
+           "a job of the user ending makes room for the next");
+    sched_free(c);
+
     sched_config cfg;
     sched_config_init(&cfg);
     cfg.sc_max_fe_bytes = cfg.sc_max_job_bytes - 1;
