@@ -89,6 +89,13 @@ typedef struct sim_stats {
     /* distributions of measured jobs, microseconds */
     sim_hist st_resp; /* job response time: arrival to known done */
     sim_hist st_wait; /* task wait: arrival of its job to its start */
+    /* long jobs in the measured range of arrivals (j_long_measured) */
+    uint64_t st_long_arrived;
+    uint64_t st_long_tasks;  /* their tasks */
+    sim_hist st_long_wait;   /* placement latency: arrival to start */
+    sim_hist st_long_resp;   /* job response, of those that ended */
+    uint64_t st_behind_long; /* probes that reached a node whose slots
+                                were all busy, one with a long task */
     /* slots */
     uint64_t st_slots; /* in the cluster */
     uint64_t st_busy;  /* slots running a task now */

@@ -1,0 +1,74 @@
+/*
+ * sim_flow.h - the flow path in skylark-sim: the real flow node core
+ * (flowcore/flowd, fd_core.h) and real flowcore solves, or a central
+ * greedy placer, beside the late-binding strategy's real scheduler and
+ * node monitor cores (sim.h, sim_flow).
+ *
+ * Peers. The flow node is SIM_PEER_FLOWD: every node monitor registers
+ * with it (its HELLO reaches the core at time 0, as when the daemons
+ * connect) and gets its HELLO (role FLOWD), so heartbeats flow on the
+ * node monitors' period. SIM_PEER_FLOWS stands for the scheduler side of
+ * the flow path: it takes the jobs the mix routes to the flow path, sends
+ * them to the flow node as SUBMIT_JOB (sj_long as the job's class), is
+ * registered with every node monitor as scheduler p_scheds (the id
+ * RESERVE names), gets TASK_STARTED and TASK_FINISHED from the nodes,
+ * records them and passes TASK_FINISHED on to the flow node, as a
+ * scheduler does. With mix hybrid the real schedulers register with the
+ * flow node too and get its MEMBERSHIP: nodes saturated with long tasks
+ * are not probed. Every flow link takes the mean delay p_delay.
+ *
+ * Rounds. When the core has a round due (fd_round_begin), the round's
+ * network is solved at once by fc_solve, and fd_round_end is called
+ * after the solve's cost in virtual time (p_solve_time): the wall time
+ * of the solve (measured), a model of it (work, below) or nothing. While
+ * the round is out the core keeps taking messages, as in skylark-flowd.
+ *
+ * The work model (SIM_SOLVE_WORK) makes a run's output depend only on
+ * its parameters and seed: the solve's virtual time is
+ *   SIM_WORK_BASE_US + SIM_WORK_ARC_NS * arcs / 1000
+ *     + SIM_WORK_ITER_NS * ss_iterations / 1000
+ * microseconds, with arcs the network's arcs and ss_iterations the work
+ * count flowcore reports; the constants were fitted on this machine
+ * (docs/results/hybrid.md, "The solve-time model"). The race
+ * (two threads, the first to finish wins) is not deterministic, so with
+ * the work model the default algorithm is relaxation.
+ *
+ * Mix hawk has no flow node: the central placer (a Hawk-like split) keeps
+ * the long tasks in one FIFO queue and sends each to the node with the
+ * fewest long tasks (ties: the one that has had that count longest) outside
+ * a short-only partition (the first p_short_part of the nodes), at most
+ * one per slot; it registers with the nodes as the flow node does
+ * (RESERVE), and learns of the end of a task from its TASK_FINISHED.
+ */
+#ifndef SIM_FLOW_H
+#define SIM_FLOW_H
+
+#include "sim.h"
+
+/* The work model's constants (see above). */
+#define SIM_WORK_BASE_US 50.0
+#define SIM_WORK_ARC_NS  6.0
+#define SIM_WORK_ITER_NS 20.0
+
+/* sim_flow_new builds the flow path for a run with parameters p (mix
+ * flow, hawk or hybrid; p must outlive it, and it serves one sim_run).
+ * Returns 0 with it in *out, or SK_ENOMEM / SK_ECONFIG (a setting the flow
+ * node refuses, with a message in err). */
+int sim_flow_new(const sim_params *p, sim_flow **out, char *err,
+                 size_t errlen);
+
+/* sim_flow_free releases it (NULL: nothing), after its run. */
+void sim_flow_free(sim_flow *f);
+
+/* sim_mix_parse finds a mix by name ("skip", "sampling", "flow", "hawk",
+ * "hybrid"). Returns 0 or SK_EINVAL. */
+int sim_mix_parse(const char *name, sim_mix *out);
+
+/* sim_mix_name returns the name of a mix. */
+const char *sim_mix_name(sim_mix m);
+
+/* sim_flow_rounds_header writes the header of the per-round CSV
+ * (p_rounds_out). */
+void sim_flow_rounds_header(FILE *out);
+
+#endif /* SIM_FLOW_H */
