@@ -46,9 +46,9 @@
 #include "sim.h"
 
 /* The work model's constants (see above). */
-#define SIM_WORK_BASE_US 50.0
-#define SIM_WORK_ARC_NS  6.0
-#define SIM_WORK_ITER_NS 20.0
+#define SIM_WORK_BASE_US 0.0
+#define SIM_WORK_ARC_NS  26.0
+#define SIM_WORK_ITER_NS 466.0
 
 /* sim_flow_new builds the flow path for a run with parameters p (mix
  * flow, hawk or hybrid; p must outlive it, and it serves one sim_run).
