@@ -826,8 +826,30 @@ static void on_reserve(nm_core *nm, nm_peer *f, const sk_reserve *rv,
     dispatch(nm, now);
 }
 
+/* The running long task of (job, task), for a RELEASE without a
+ * reservation id: flowd adopted the task after a restart and never
+ * learnt the id. Costs a walk over the running tasks. */
+static nm_task *find_long_task(nm_core *nm, uint64_t job, uint32_t task)
+{
+    for (nm_link *l = nm->nm_running.ln_next; l != &nm->nm_running;
+         l = l->ln_next) {
+        nm_task *t = NM_CONTAINER(l, nm_task, tk_all);
+        if (t->tk_was_long && t->tk_job_id == job && t->tk_task == task)
+            return t;
+    }
+    return NULL;
+}
+
 static void on_release(nm_core *nm, const sk_release *rl, sk_time now)
 {
+    nm_task *adopted;
+    if (rl->rl_resv == 0 &&
+        (adopted = find_long_task(nm, rl->rl_job, rl->rl_task)) != NULL) {
+        nm->nm_st.ns_releases++;
+        if (rl->rl_kill)
+            send_kill(nm, adopted);
+        return;
+    }
     nm_long *lg = find_long(nm, rl->rl_resv);
     if (lg == NULL || lg->lg_task_idx != rl->rl_task ||
         (lg->lg_job != NULL && lg->lg_job->jb_id != rl->rl_job)) {
@@ -844,6 +866,20 @@ static void on_release(nm_core *nm, const sk_release *rl, sk_time now)
     if (was_pending) {
         maybe_free_job(nm, j);
         dispatch(nm, now);
+    }
+}
+
+/* A flowd that restarted re-plans what its last incarnation reserved:
+ * the reservations not started yet go, so that none starts twice. */
+static void drop_pending_longs(nm_core *nm)
+{
+    nm_link *l;
+    while ((l = nm_list_first(&nm->nm_pending)) != NULL) {
+        nm_long *lg = NM_CONTAINER(l, nm_long, lg_link);
+        nm_job *j = lg->lg_job;
+        free_long(nm, lg);
+        maybe_free_job(nm, j);
+        nm->nm_st.ns_long_dropped++;
     }
 }
 
@@ -922,6 +958,12 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
         break;
     }
     case SK_ROLE_FLOWD:
+        if (nm->nm_flowd_inc != 0 &&
+            hello->he_incarnation != nm->nm_flowd_inc) {
+            drop_pending_longs(nm);
+            dispatch(nm, now);
+        }
+        nm->nm_flowd_inc = hello->he_incarnation;
         nm->nm_flowd = p;
         nm_send_heartbeat(nm, now);
         break;

@@ -147,6 +147,8 @@ typedef struct nm_stats {
     uint64_t ns_long_started;      /* long tasks started */
     uint64_t ns_releases;          /* RELEASE applied */
     uint64_t ns_release_unknown;   /* RELEASE matching nothing */
+    uint64_t ns_long_dropped;      /* pending long reservations of a
+                                      flowd that restarted, dropped */
     uint64_t ns_heartbeats;        /* HEARTBEAT sent */
     uint64_t ns_status_replies;    /* STATUS_REPLY sent */
     uint64_t ns_unexpected;        /* wrong type, role, peer or field */

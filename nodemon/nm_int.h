@@ -124,6 +124,7 @@ struct nm_core {
     uint64_t nm_used_cpu, nm_used_mem; /* running and held */
     uint64_t nm_last_local;            /* the last jb_local given out */
     nm_peer *nm_flowd;
+    uint64_t nm_flowd_inc; /* the incarnation of the last flowd, 0: none */
     sk_time nm_hb_next;
     nm_link nm_running; /* every nm_task */
     nm_link nm_fetches; /* in use, by deadline (all waits are equal) */

@@ -169,6 +169,7 @@ int nm_fill_status(nm_core *nm, const sk_status_request *req, sk_time now,
     add_kv(&b, "long_started", st->ns_long_started);
     add_kv(&b, "releases", st->ns_releases);
     add_kv(&b, "release_unknown", st->ns_release_unknown);
+    add_kv(&b, "long_dropped", st->ns_long_dropped);
     add_kv(&b, "heartbeats", st->ns_heartbeats);
     add_kv(&b, "status_replies", st->ns_status_replies);
     add_kv(&b, "unexpected", st->ns_unexpected);

@@ -27,6 +27,7 @@ void sched_config_init(sched_config *cfg)
     cfg->sc_max_nodes = SK_MAX_NODES;
     cfg->sc_max_frontends = 1024;
     cfg->sc_launch_timeout_ms = 60000;
+    cfg->sc_fallback_ms = 5000;
 }
 
 #define KEY_INT(name, field, lo, hi, help)                                     \
@@ -81,6 +82,10 @@ void sched_config_keys(sched_config *cfg, sk_config_key *keys)
     keys[n++] = KEY_INT("launch_timeout_ms", sc_launch_timeout_ms, 0, 86400000,
                         "a task given out but not started within this is "
                         "lost (0: never)");
+    keys[n++] = KEY_INT("fallback_ms", sc_fallback_ms, 0, 86400000,
+                        "a short task still waiting for a node this long "
+                        "after its job was accepted goes to flowd (0: "
+                        "never)");
     SK_ASSERT(n == SCHED_CONFIG_NKEYS);
 }
 

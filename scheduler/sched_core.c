@@ -29,7 +29,8 @@ sk_msg *sched_send(sched_core *c, sk_peer peer, sk_msg_type type)
     return m;
 }
 
-static sk_bytes text_bytes(const char *s)
+/* sched_text views a C string as bytes (no copy). */
+sk_bytes sched_text(const char *s)
 {
     return (sk_bytes){(const uint8_t *)s, (uint32_t)strlen(s)};
 }
@@ -104,6 +105,8 @@ void sched_pending_changed(sched_core *c, sched_job *j)
      * probe still queued somewhere would only cost a GET_TASK round. */
     if (j->j_npending == 0 && j->j_resvs != NULL)
         sched_cancel_resvs(c, j);
+    if (j->j_npending == 0)
+        sched_fallback_disarm(c, j);
 }
 
 static bool job_done(sched_core *c, sched_job *j, sk_time end)
@@ -131,7 +134,7 @@ static bool job_done(sched_core *c, sched_job *j, sk_time end)
 
 /* sched_task_final records a task's outcome and tells its frontend;
  * returns true when the job ended and was freed. */
-static bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
+bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
                              int32_t exit_code, sk_bytes output,
                              const char *node, uint64_t launch_us,
                              uint64_t end_us)
@@ -143,6 +146,8 @@ static bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
     sched_task_unbind(c, t);
     if (was_pending)
         j->j_npending--;
+    else if (t->tk_state == SCHED_TASK_FLOW)
+        j->j_nflow--;
     else
         j->j_nlaunched--;
     t->tk_state = SCHED_TASK_DONE;
@@ -174,7 +179,7 @@ static bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
 
 bool sched_task_fail(sched_core *c, sched_task *t, const char *why)
 {
-    return sched_task_final(c, t, SK_TASK_FAILED, 0, text_bytes(why), "", 0, 0);
+    return sched_task_final(c, t, SK_TASK_FAILED, 0, sched_text(why), "", 0, 0);
 }
 
 /* task_lost ends the current attempt of a launched task whose node went
@@ -200,7 +205,7 @@ static bool task_lost(sched_core *c, sched_task *t, sk_bytes why, sk_time now)
     if (sched_probe_task(c, j, idx) == 0)
         return false;
     if (t->tk_npref > 0) {
-        if (t->tk_probes > 0)
+        if (t->tk_probes > 0 || sched_flow_take(c, j, idx))
             return false;
         c->c_stats.ss_tasks_unplaced++;
         return sched_task_fail(c, t, WHY_NO_PREF);
@@ -211,8 +216,25 @@ static bool task_lost(sched_core *c, sched_task *t, sk_bytes why, sk_time now)
         return false;
     uint32_t last = queue_pop_tail(j);
     SK_ASSERT(last == idx);
-    return sched_task_final(c, t, SK_TASK_LOST, 0, text_bytes(WHY_NO_NODE),
+    if (sched_flow_take(c, j, idx))
+        return false;
+    return sched_task_final(c, t, SK_TASK_LOST, 0, sched_text(WHY_NO_NODE),
                             node, launched, now);
+}
+
+/* sched_kill sends KILL_TASK for the attempt of t on its node (which it
+ * must have), in the ids the node knows it by: the job's, or for a task
+ * flowd placed its hand-over's. */
+void sched_kill(sched_core *c, sched_task *t)
+{
+    c->c_stats.ss_kills++;
+    sk_msg *m = sched_send(c, t->tk_node->nd_peer, SK_MSG_KILL_TASK);
+    if (m == NULL)
+        return;
+    bool flow = t->tk_flow != NULL;
+    m->m_kill_task.kt_job = flow ? t->tk_flow->fl_id : t->tk_job->j_id;
+    m->m_kill_task.kt_task = flow ? t->tk_fidx : task_index(t);
+    m->m_kill_task.kt_attempt = t->tk_attempt;
 }
 
 /*
@@ -224,18 +246,10 @@ static void frontend_down(sched_core *c, sched_fe *fe)
     while (fe->fe_list != NULL) {
         sched_job *j = fe->fe_list;
         sched_cancel_resvs(c, j);
-        for (uint32_t i = 0; i < j->j_ntasks; i++) {
-            sched_task *t = &j->j_tasks[i];
-            if (t->tk_node == NULL)
-                continue;
-            c->c_stats.ss_kills++;
-            sk_msg *m = sched_send(c, t->tk_node->nd_peer, SK_MSG_KILL_TASK);
-            if (m != NULL) {
-                m->m_kill_task.kt_job = j->j_id;
-                m->m_kill_task.kt_task = i;
-                m->m_kill_task.kt_attempt = t->tk_attempt;
-            }
-        }
+        sched_flow_cancel(c, j);
+        for (uint32_t i = 0; i < j->j_ntasks; i++)
+            if (j->j_tasks[i].tk_node != NULL)
+                sched_kill(c, &j->j_tasks[i]);
         c->c_stats.ss_jobs_abandoned++;
         c->c_stats.ss_tasks_abandoned += j->j_ntasks - j->j_ndone;
         sched_job_free(c, j);
@@ -263,9 +277,11 @@ static void resend(sched_core *c, sched_resv *r, sk_time now)
         }
         /* Tasks left with no probe at all would wait forever. */
         while (j->j_qlen > j->j_unbound) {
-            sched_task *t = &j->j_tasks[queue_pop_tail(j)];
-            if (sched_task_final(c, t, SK_TASK_FAILED, 0,
-                                 text_bytes(WHY_NO_NODE), "", 0, now))
+            uint32_t idx = queue_pop_tail(j);
+            if (sched_flow_take(c, j, idx))
+                continue;
+            if (sched_task_final(c, &j->j_tasks[idx], SK_TASK_FAILED, 0,
+                                 sched_text(WHY_NO_NODE), "", 0, now))
                 return;
         }
         return;
@@ -277,7 +293,7 @@ static void resend(sched_core *c, sched_resv *r, sk_time now)
     if (k > 0) {
         sched_place(c, j, k, task);
         c->c_stats.ss_resent += n;
-    } else if (t->tk_probes == 0) {
+    } else if (t->tk_probes == 0 && !sched_flow_take(c, j, task)) {
         c->c_stats.ss_tasks_unplaced++;
         sched_task_fail(c, t, WHY_NO_PREF);
     }
@@ -295,10 +311,16 @@ static void node_down(sched_core *c, sched_node *nd, sk_time now)
      * is freed; the next one is not touched by that. */
     for (sched_job *j = c->c_all, *next; j != NULL; j = next) {
         next = j->j_anext;
-        for (uint32_t i = 0; i < j->j_ntasks; i++)
-            if (j->j_tasks[i].tk_node == nd &&
-                task_lost(c, &j->j_tasks[i], text_bytes(WHY_NODE_LOST), now))
+        for (uint32_t i = 0; i < j->j_ntasks; i++) {
+            sched_task *t = &j->j_tasks[i];
+            if (t->tk_node != nd)
+                continue;
+            /* flowd re-plans its tasks (it sees the node go too). */
+            if (t->tk_flow != NULL)
+                sched_flow_node_down(c, t);
+            else if (task_lost(c, t, sched_text(WHY_NODE_LOST), now))
                 break;
+        }
     }
     sched_node_destroy(nd);
 }
@@ -308,13 +330,16 @@ void sched_peer_up(sched_core *c, sk_peer peer, const sk_hello *hello,
 {
     (void)now;
     sk_arena_rewind(&c->c_scratch);
-    if (hello->he_role != SK_ROLE_NODEMON && hello->he_role != SK_ROLE_FRONTEND)
-        return;
     if (sk_map_get(&c->c_nodes, peer) != NULL ||
-        sk_map_get(&c->c_fes, peer) != NULL) {
+        sk_map_get(&c->c_fes, peer) != NULL ||
+        (c->c_flowd_up && peer == c->c_flowd)) {
         c->c_stats.ss_bad_peer++;
         return;
     }
+    if (hello->he_role == SK_ROLE_FLOWD)
+        sched_flow_up(c, peer);
+    if (hello->he_role != SK_ROLE_NODEMON && hello->he_role != SK_ROLE_FRONTEND)
+        return;
     if (hello->he_role == SK_ROLE_NODEMON)
         sched_node_add(c, peer, hello);
     else
@@ -324,6 +349,7 @@ void sched_peer_up(sched_core *c, sk_peer peer, const sk_hello *hello,
 void sched_peer_down(sched_core *c, sk_peer peer, sk_time now)
 {
     sk_arena_rewind(&c->c_scratch);
+    sched_flow_down(c, peer);
     sched_node *nd = sched_node_unlink(c, peer);
     if (nd != NULL)
         node_down(c, nd, now);
@@ -452,6 +478,8 @@ static sched_task *task_of(sched_core *c, sk_peer from, uint64_t job,
 static void on_task_started(sched_core *c, sk_peer from,
                             const sk_task_started *st)
 {
+    if (c->c_flows.mp_len > 0 && sched_flow_started(c, from, st))
+        return;
     sched_task *t = task_of(c, from, st->st_job, st->st_task, st->st_attempt);
     if (t == NULL)
         return;
@@ -480,9 +508,6 @@ static void on_task_finished(sched_core *c, sk_peer from,
         c->c_stats.ss_bad_field++;
         return;
     }
-    sched_task *t = task_of(c, from, tf->tf_job, tf->tf_task, tf->tf_attempt);
-    if (t == NULL)
-        return;
     /* The message is the driver's: keep the tail of the output. */
     sk_bytes out = tf->tf_output;
     if (out.b_len > SK_MAX_OUTPUT_BYTES) {
@@ -495,6 +520,11 @@ static void on_task_finished(sched_core *c, sk_peer from,
     else
         out.b_len = 0;
     out.b_data = copy;
+    if (c->c_flows.mp_len > 0 && sched_flow_finished(c, from, tf, out))
+        return;
+    sched_task *t = task_of(c, from, tf->tf_job, tf->tf_task, tf->tf_attempt);
+    if (t == NULL)
+        return;
     if (tf->tf_status == SK_TASK_LOST) {
         task_lost(c, t, out, now);
         return;
@@ -513,6 +543,7 @@ static void on_cancel_job(sched_core *c, sk_peer from, const sk_cancel_job *cj,
     }
     c->c_stats.ss_jobs_cancelled++;
     sched_cancel_resvs(c, j);
+    sched_flow_cancel(c, j);
     j->j_qlen = 0;
     for (uint32_t i = 0; i < j->j_ntasks; i++) {
         sched_task *t = &j->j_tasks[i];
@@ -523,16 +554,10 @@ static void on_cancel_job(sched_core *c, sk_peer from, const sk_cancel_job *cj,
         if (t->tk_node != NULL) {
             node = t->tk_node->nd_name;
             launched = t->tk_launched;
-            c->c_stats.ss_kills++;
-            sk_msg *m = sched_send(c, t->tk_node->nd_peer, SK_MSG_KILL_TASK);
-            if (m != NULL) {
-                m->m_kill_task.kt_job = j->j_id;
-                m->m_kill_task.kt_task = i;
-                m->m_kill_task.kt_attempt = t->tk_attempt;
-            }
+            sched_kill(c, t);
         }
         if (sched_task_final(c, t, SK_TASK_CANCELLED, 0,
-                             text_bytes(WHY_CANCELLED), node, launched, now))
+                             sched_text(WHY_CANCELLED), node, launched, now))
             return;
     }
 }
@@ -543,7 +568,7 @@ void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
     sk_arena_rewind(&c->c_scratch);
     switch (msg->m_type) {
     case SK_MSG_SUBMIT_JOB:
-        sched_submit(c, from, &msg->m_submit_job);
+        sched_submit(c, from, &msg->m_submit_job, now);
         break;
     case SK_MSG_CANCEL_JOB:
         on_cancel_job(c, from, &msg->m_cancel_job, now);
@@ -557,10 +582,13 @@ void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
     case SK_MSG_TASK_FINISHED:
         on_task_finished(c, from, &msg->m_task_finished, now);
         break;
+    case SK_MSG_JOB_ACCEPTED:
+    case SK_MSG_JOB_REJECTED:
+        sched_flow_answer(c, from, msg);
+        break;
     case SK_MSG_MEMBERSHIP:
-        /* The directory comes from flowd, never from a node or frontend. */
-        if (sk_map_get(&c->c_nodes, from) != NULL ||
-            sk_map_get(&c->c_fes, from) != NULL)
+        /* The directory comes from flowd, never from anyone else. */
+        if (!c->c_flowd_up || from != c->c_flowd)
             c->c_stats.ss_bad_peer++;
         else
             sched_node_membership(c, from, &msg->m_membership);
@@ -577,6 +605,7 @@ void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
 void sched_on_timer(sched_core *c, sk_time now)
 {
     sk_arena_rewind(&c->c_scratch);
+    sched_fallback_due(c, now);
     if (c->c_cfg.sc_launch_timeout_ms == 0)
         return;
     sk_time limit = (sk_time)c->c_cfg.sc_launch_timeout_ms * 1000;
@@ -585,24 +614,20 @@ void sched_on_timer(sched_core *c, sk_time now)
            now - c->c_lhead->tk_launched >= limit) {
         sched_task *t = c->c_lhead;
         c->c_stats.ss_launch_timeouts++;
-        c->c_stats.ss_kills++;
-        sk_msg *m = sched_send(c, t->tk_node->nd_peer, SK_MSG_KILL_TASK);
-        if (m != NULL) {
-            m->m_kill_task.kt_job = t->tk_job->j_id;
-            m->m_kill_task.kt_task = task_index(t);
-            m->m_kill_task.kt_attempt = t->tk_attempt;
-        }
-        task_lost(c, t, text_bytes(WHY_TIMEOUT), now);
+        sched_kill(c, t);
+        task_lost(c, t, sched_text(WHY_TIMEOUT), now);
     }
 }
 
 sk_time sched_next_deadline(const sched_core *c)
 {
+    sk_time fallback = sched_fallback_deadline(c);
     if (c->c_cfg.sc_launch_timeout_ms == 0 || c->c_lhead == NULL)
-        return SK_TIME_NEVER;
+        return fallback;
     sk_time limit = (sk_time)c->c_cfg.sc_launch_timeout_ms * 1000;
     sk_time at = c->c_lhead->tk_launched;
-    return at > SK_TIME_NEVER - limit ? SK_TIME_NEVER : at + limit;
+    at = at > SK_TIME_NEVER - limit ? SK_TIME_NEVER : at + limit;
+    return at < fallback ? at : fallback;
 }
 
 sk_outbox *sched_outbox(sched_core *c)
@@ -660,6 +685,7 @@ void sched_free(sched_core *c)
     sk_map_free(&c->c_fes);
     sk_map_free(&c->c_jobs);
     sk_map_free(&c->c_resvs);
+    sk_map_free(&c->c_flows);
     free(c->c_live);
     free(c->c_picks);
     sk_outbox_free(&c->c_out);
@@ -683,6 +709,7 @@ int sched_job_info_get(const sched_core *c, sk_peer fe, uint64_t sj_job,
     out->ji_pending = j->j_npending;
     out->ji_launched = j->j_nlaunched;
     out->ji_done = j->j_ndone;
+    out->ji_flow = j->j_nflow;
     out->ji_resv = j->j_resv_open;
     /* Inspection may walk: it is for tests and status, not the hot path. */
     for (const sched_resv *r = j->j_resvs; r != NULL; r = r->rs_jnext) {

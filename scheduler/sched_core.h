@@ -82,17 +82,19 @@ typedef struct sched_config {
     int64_t sc_max_nodes;         /* node monitors connected */
     int64_t sc_max_frontends;     /* frontends connected */
     int64_t sc_launch_timeout_ms; /* launched, not started: lost (0 off) */
+    int64_t sc_fallback_ms;       /* pending this long after acceptance:
+                                     handed to flowd (0 off) */
 } sched_config;
 
 /* Number of keys sched_config_keys describes. */
-#define SCHED_CONFIG_NKEYS 15
+#define SCHED_CONFIG_NKEYS 16
 
 /* sched_config_init fills cfg with the defaults: id 0, name "sched",
  * probe ratio 2, per-job probe ratio up to SK_MAX_PROBE_RATIO, 1 attempt
  * (no retry), 10,000 tasks per job, SK_MAX_SPEC_BYTES per spec, 64 MiB
  * per job, 10,000 jobs in flight, 256 MiB for all jobs held, 1,000 jobs
  * and 128 MiB per frontend, SK_MAX_NODES node monitors, 1,024 frontends,
- * a launch timeout of 60 s. */
+ * a launch timeout of 60 s, a fallback to flowd after 5 s. */
 void sched_config_init(sched_config *cfg);
 
 /* sched_config_keys fills keys[0..SCHED_CONFIG_NKEYS) with the [sched]
@@ -137,6 +139,15 @@ typedef struct sched_stats {
     uint64_t ss_nothing_left; /* TASK_REPLY without a task */
     uint64_t ss_cancels;      /* CANCEL_RESERVATIONS sent */
     uint64_t ss_kills;        /* KILL_TASK sent */
+    /* the flow path (sched_flow.c) */
+    uint64_t ss_flowd_up;       /* HELLOs of flowd (restarts + 1) */
+    uint64_t ss_flow_sent;      /* SUBMIT_JOBs to flowd, resends included */
+    uint64_t ss_flow_resent;    /* hand-overs sent again to a new flowd */
+    uint64_t ss_flow_tasks;     /* tasks handed to flowd */
+    uint64_t ss_fallback_tasks; /* of which short ones sampling left */
+    uint64_t ss_flow_started;   /* flow tasks reported started */
+    uint64_t ss_flow_gave_up;   /* outcomes flowd decided (LOST, FAILED) */
+    uint64_t ss_flow_refused;   /* hand-overs flowd rejected */
     /* bad or useless input, dropped */
     uint64_t ss_bad_type;     /* a message type the scheduler takes not */
     uint64_t ss_bad_peer;     /* from a peer that has no business sending it */
@@ -231,6 +242,7 @@ typedef enum sched_task_state {
     SCHED_TASK_LAUNCHED = 2, /* given to a node in TASK_REPLY */
     SCHED_TASK_RUNNING = 3,  /* the node reported TASK_STARTED */
     SCHED_TASK_DONE = 4,     /* has its final outcome */
+    SCHED_TASK_FLOW = 5,     /* held by flowd, not started */
 } sched_task_state;
 
 /* A summary of one job in flight. */
@@ -240,6 +252,7 @@ typedef struct sched_job_info {
     uint32_t ji_pending;    /* not yet launched */
     uint32_t ji_launched;   /* launched or running */
     uint32_t ji_done;       /* with a final outcome */
+    uint32_t ji_flow;       /* held by flowd, not started */
     uint32_t ji_resv_nodes; /* distinct nodes holding its reservations */
     uint64_t ji_resv;       /* its reservations outstanding (sum) */
 } sched_job_info;

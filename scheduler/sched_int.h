@@ -23,6 +23,7 @@ typedef struct sched_job sched_job;
 typedef struct sched_task sched_task;
 typedef struct sched_resv sched_resv;
 typedef struct sched_fe sched_fe;
+typedef struct sched_flow sched_flow;
 
 /* A node monitor connected to this scheduler. */
 struct sched_node {
@@ -57,6 +58,22 @@ struct sched_task {
     uint32_t tk_spec_len;
     const char **tk_pref; /* preferred node names, in the blob */
     uint32_t tk_npref;
+    const char **tk_racks; /* preferred racks (for flowd), in the blob */
+    uint32_t tk_nracks;
+    sched_flow *tk_flow; /* the hand-over to flowd that holds it, or NULL */
+    uint32_t tk_fidx;    /* its index in that hand-over */
+};
+
+/* A hand-over to flowd: tasks of one job that the flow node places (all
+ * of a long job, or short tasks that sampling could not place). Towards
+ * flowd and in the node monitors' reports of these tasks, fl_id is the
+ * job id and the position in fl_tasks the task index. */
+struct sched_flow {
+    uint64_t fl_id; /* unique for the life of the core, from c_next_job */
+    sched_job *fl_job;
+    sched_flow *fl_next; /* the job's hand-overs (j_flows) */
+    uint32_t fl_ntasks;
+    uint32_t fl_tasks[]; /* index in the hand-over -> index in the job */
 };
 
 /* A reservation: rs_count probes of one job on one node, one
@@ -102,6 +119,15 @@ struct sched_job {
     uint64_t j_resv_open; /* all outstanding probes */
     uint32_t j_count[SK_TASK_STATUS_MAX + 1]; /* final outcomes */
     sched_resv *j_resvs;
+    bool j_long;          /* long-running: every task goes to flowd */
+    uint8_t j_placement;  /* sk_placement */
+    uint32_t j_sj_attempts; /* sj_max_attempts as given (0: flowd's) */
+    uint32_t j_nflow;     /* tasks held by flowd, not running */
+    sched_flow *j_flows;  /* its hand-overs to flowd */
+    sk_time j_fallback_at; /* pending tasks go to flowd then */
+    sched_job *j_fbnext;  /* c_fb_head list, in fallback time order */
+    sched_job *j_fbprev;
+    bool j_in_fallback;   /* on that list */
     void *j_blob;
     size_t j_bytes; /* what admission counted for it (budgets) */
 };
@@ -135,6 +161,11 @@ struct sched_core {
     uint64_t c_next_job;
     uint64_t c_next_resv;
     uint64_t c_stamp; /* for nd_mark */
+    sk_peer c_flowd;  /* the flow node's session, if c_flowd_up */
+    bool c_flowd_up;
+    sk_map c_flows;   /* fl_id -> sched_flow */
+    sched_job *c_fb_head; /* jobs whose fallback time is still ahead */
+    sched_job *c_fb_tail;
 };
 
 /* sched_nodes.c: the node table */
@@ -149,7 +180,8 @@ uint32_t sched_sample_task(sched_core *c, const sched_job *j,
 uint64_t sched_probe_count(double ratio, uint32_t tasks);
 
 /* sched_jobs.c: admission, probes, job end */
-void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj);
+void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj,
+                  sk_time now);
 void sched_place(sched_core *c, sched_job *j, uint32_t npicks, uint32_t task);
 int sched_probe_task(sched_core *c, sched_job *j, uint32_t task);
 void sched_cancel_resvs(sched_core *c, sched_job *j);
@@ -165,6 +197,31 @@ void sched_task_unbind(sched_core *c, sched_task *t);
 void sched_pending_changed(sched_core *c, sched_job *j);
 void sched_queue_push(sched_job *j, uint32_t task);
 sk_msg *sched_send(sched_core *c, sk_peer peer, sk_msg_type type);
+
+/* sched_flow.c: the flow path (hand-overs to flowd, fallback) */
+void sched_flow_up(sched_core *c, sk_peer peer);
+void sched_flow_down(sched_core *c, sk_peer peer);
+bool sched_flow_take(sched_core *c, sched_job *j, uint32_t task);
+void sched_flow_take_pending(sched_core *c, sched_job *j);
+bool sched_flow_started(sched_core *c, sk_peer from,
+                        const sk_task_started *st);
+bool sched_flow_finished(sched_core *c, sk_peer from,
+                         const sk_task_finished *tf, sk_bytes out);
+void sched_flow_answer(sched_core *c, sk_peer from, const sk_msg *msg);
+void sched_flow_cancel(sched_core *c, sched_job *j);
+void sched_flow_free(sched_core *c, sched_job *j);
+void sched_flow_node_down(sched_core *c, sched_task *t);
+void sched_fallback_arm(sched_core *c, sched_job *j, sk_time now);
+void sched_fallback_disarm(sched_core *c, sched_job *j);
+void sched_fallback_due(sched_core *c, sk_time now);
+sk_time sched_fallback_deadline(const sched_core *c);
+
+/* sched_core.c: outcomes (sched_flow.c reports through them) */
+bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
+                      int32_t exit_code, sk_bytes output, const char *node,
+                      uint64_t launch_us, uint64_t end_us);
+void sched_kill(sched_core *c, sched_task *t);
+sk_bytes sched_text(const char *s);
 
 /* sched_status.c */
 void sched_status_reply(sched_core *c, sk_peer from,

@@ -68,8 +68,6 @@ static const char *check_limits(sched_core *c, const sk_submit_job *sj,
 {
     const sched_config *cfg = &c->c_cfg;
     sk_arena *s = &c->c_scratch;
-    if (sj->sj_long)
-        return "long-running jobs go to the flow path, not to sampling";
     if (sj->sj_ntasks == 0 || sj->sj_tasks == NULL)
         return "job has no task";
     if (sj->sj_ntasks > cfg->sc_max_tasks)
@@ -86,6 +84,9 @@ static const char *check_limits(sched_core *c, const sk_submit_job *sj,
                                "probe ratio %g out of range 1..%g "
                                "([sched] max_probe_ratio)",
                                d, cfg->sc_max_probe_ratio);
+    if (sj->sj_placement > SK_PLACE_MAX)
+        return sk_arena_printf(s, "placement %u out of range 0..%u",
+                               sj->sj_placement, SK_PLACE_MAX);
     if (sj->sj_max_attempts > SK_MAX_ATTEMPTS)
         return sk_arena_printf(s, "max attempts %u over the limit %u",
                                sj->sj_max_attempts, SK_MAX_ATTEMPTS);
@@ -114,17 +115,30 @@ static const char *check_limits(sched_core *c, const sk_submit_job *sj,
                                    i, ts->ts_spec.b_len,
                                    (long long)cfg->sc_max_spec_bytes);
         if (ts->ts_npreferred > SK_MAX_PREFERRED ||
-            (ts->ts_npreferred > 0 && ts->ts_preferred == NULL))
+            (ts->ts_npreferred > 0 && ts->ts_preferred == NULL) ||
+            ts->ts_nracks > SK_MAX_PREFERRED ||
+            (ts->ts_nracks > 0 && ts->ts_racks == NULL))
             return sk_arena_printf(s,
                                    "task %u: too many preferred "
-                                   "nodes",
+                                   "nodes or racks",
+                                   i);
+        /* What a scheduler tells flowd, never a frontend. */
+        if (ts->ts_attempt != 0 || ts->ts_done)
+            return sk_arena_printf(s,
+                                   "task %u: attempt and done are for "
+                                   "flowd, not from a frontend",
                                    i);
         total += ts->ts_spec.b_len;
-        ptrs += ts->ts_npreferred;
-        for (uint32_t k = 0; k < ts->ts_npreferred; k++) {
-            long n = str_len(ts->ts_preferred[k], SK_MAX_NAME_LEN);
+        ptrs += ts->ts_npreferred + ts->ts_nracks;
+        for (uint32_t k = 0; k < ts->ts_npreferred + ts->ts_nracks; k++) {
+            const char *name = k < ts->ts_npreferred
+                                   ? ts->ts_preferred[k]
+                                   : ts->ts_racks[k - ts->ts_npreferred];
+            long n = str_len(name, SK_MAX_NAME_LEN);
             if (n < 0)
-                return sk_arena_printf(s, "task %u: node name too long", i);
+                return sk_arena_printf(s, "task %u: node or rack name too "
+                                          "long",
+                                       i);
             total += (uint64_t)n + 1;
         }
     }
@@ -175,7 +189,7 @@ static sched_job *build_job(sched_core *c, const sk_submit_job *sj,
     }
     uint64_t ptrs = sj->sj_nlabels;
     for (uint32_t i = 0; i < sj->sj_ntasks; i++)
-        ptrs += sj->sj_tasks[i].ts_npreferred;
+        ptrs += sj->sj_tasks[i].ts_npreferred + sj->sj_tasks[i].ts_nracks;
     blob_fill bf = {j->j_blob, (uint8_t *)j->j_blob + ptrs * sizeof(char *)};
     j->j_fe_job = sj->sj_job;
     j->j_user = put_str(&bf, sj->sj_user);
@@ -191,6 +205,9 @@ static sched_job *build_job(sched_core *c, const sk_submit_job *sj,
     j->j_max_attempts = sj->sj_max_attempts != 0
                             ? sj->sj_max_attempts
                             : (uint32_t)c->c_cfg.sc_max_attempts;
+    j->j_sj_attempts = sj->sj_max_attempts;
+    j->j_long = sj->sj_long;
+    j->j_placement = sj->sj_placement;
     j->j_ntasks = sj->sj_ntasks;
     for (uint32_t i = 0; i < sj->sj_ntasks; i++) {
         const sk_task_spec *ts = &sj->sj_tasks[i];
@@ -206,6 +223,10 @@ static sched_job *build_job(sched_core *c, const sk_submit_job *sj,
         t->tk_npref = ts->ts_npreferred;
         for (uint32_t k = 0; k < ts->ts_npreferred; k++)
             *bf.bf_ptrs++ = put_str(&bf, ts->ts_preferred[k]);
+        t->tk_racks = bf.bf_ptrs;
+        t->tk_nracks = ts->ts_nracks;
+        for (uint32_t k = 0; k < ts->ts_nracks; k++)
+            *bf.bf_ptrs++ = put_str(&bf, ts->ts_racks[k]);
         /* Tasks without preferences wait in submission order. */
         if (t->tk_npref == 0)
             sched_queue_push(j, i);
@@ -250,7 +271,8 @@ static const char *over_budget(sched_core *c, const sched_fe *fe, size_t bytes)
     return NULL;
 }
 
-void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
+void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj,
+                  sk_time now)
 {
     sched_stats *st = &c->c_stats;
     if (sk_map_get(&c->c_nodes, from) != NULL) {
@@ -287,7 +309,16 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
         reject(c, from, sj->sj_job, why, &st->ss_reject_budget);
         return;
     }
-    if (c->c_nlive == 0) {
+    /* Long and flow-placed jobs skip sampling: flowd places them. */
+    bool to_flow = sj->sj_long || sj->sj_placement == SK_PLACE_FLOW;
+    if (to_flow && !c->c_flowd_up) {
+        reject(c, from, sj->sj_job,
+               "no flow node (skylark-flowd) is connected: long-running and "
+               "flow-placed jobs need one",
+               &st->ss_reject_nodes);
+        return;
+    }
+    if (!to_flow && c->c_nlive == 0) {
         reject(c, from, sj->sj_job,
                st->ss_nodes == 0 ? "no node monitors"
                                  : "every node monitor is saturated or down",
@@ -301,6 +332,8 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
         return;
     }
     uint32_t npicks = 0;
+    if (to_flow)
+        j->j_qlen = 0;
     if (j->j_qlen > 0) {
         npicks =
             sched_sample_any(c, j, sched_probe_count(j->j_ratio, j->j_qlen));
@@ -314,8 +347,10 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
         }
     }
     /* Room in every index now, so that nothing below can half-fail. */
-    uint64_t bound = (uint64_t)(j->j_ntasks - j->j_qlen) *
-                     (uint64_t)fmin(ceil(j->j_ratio), SK_MAX_PREFERRED);
+    uint64_t bound = to_flow ? 0
+                             : (uint64_t)(j->j_ntasks - j->j_qlen) *
+                                   (uint64_t)fmin(ceil(j->j_ratio),
+                                                  SK_MAX_PREFERRED);
     if (sk_map_reserve(&c->c_jobs, 1) != 0 ||
         sk_map_reserve(&fe->fe_jobs, 1) != 0 || bound > UINT32_MAX / 2 ||
         sk_map_reserve(&c->c_resvs, npicks + (uint32_t)bound) != 0) {
@@ -348,10 +383,15 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
         m->m_job_ack.ja_job = j->j_fe_job;
         m->m_job_ack.ja_reason = "";
     }
+    if (to_flow) {
+        sched_flow_take_pending(c, j);
+        return;
+    }
     if (npicks > 0)
         sched_place(c, j, npicks, SK_TASK_ANY);
     for (uint32_t i = 0; i < j->j_ntasks; i++) {
-        if (j->j_tasks[i].tk_npref == 0 || sched_probe_task(c, j, i) == 0)
+        if (j->j_tasks[i].tk_npref == 0 || sched_probe_task(c, j, i) == 0 ||
+            sched_flow_take(c, j, i))
             continue;
         st->ss_tasks_unplaced++;
         static const char why_none[] = "no preferred node is live";
@@ -359,6 +399,7 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj)
             return; /* that was the job's last task: it is gone */
     }
     sched_pending_changed(c, j);
+    sched_fallback_arm(c, j, now);
 }
 
 void sched_place(sched_core *c, sched_job *j, uint32_t npicks, uint32_t task)
@@ -489,6 +530,7 @@ void sched_job_free(sched_core *c, sched_job *j)
         sched_resv_take(c, j->j_resvs, j->j_resvs->rs_count);
     for (uint32_t i = 0; i < j->j_ntasks; i++)
         sched_task_unbind(c, &j->j_tasks[i]);
+    sched_flow_free(c, j);
     sk_map_del(&c->c_jobs, j->j_id);
     sched_fe *fe = j->j_fe;
     sk_map_del(&fe->fe_jobs, j->j_fe_job);

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 /* Room for the key/value pairs below; SK_MAX_STATUS_KV bounds it. */
-#define STATUS_KV 40
+#define STATUS_KV 56
 
 static const char *const COLUMNS[] = {
     "job",     "frontend", "fe_job", "user",   "tasks",
@@ -121,6 +121,15 @@ void sched_status_reply(sched_core *c, sk_peer from,
     kv_u64(&f, "cancels", st->ss_cancels);
     kv_u64(&f, "kills", st->ss_kills);
     kv_u64(&f, "launch_timeouts", st->ss_launch_timeouts);
+    kv_u64(&f, "flowd_connected", c->c_flowd_up ? 1 : 0);
+    kv_u64(&f, "flowd_hellos", st->ss_flowd_up);
+    kv_u64(&f, "flow_tasks", st->ss_flow_tasks);
+    kv_u64(&f, "flow_fallback_tasks", st->ss_fallback_tasks);
+    kv_u64(&f, "flow_submits", st->ss_flow_sent);
+    kv_u64(&f, "flow_resent", st->ss_flow_resent);
+    kv_u64(&f, "flow_started", st->ss_flow_started);
+    kv_u64(&f, "flow_gave_up", st->ss_flow_gave_up);
+    kv_u64(&f, "flow_refused", st->ss_flow_refused);
     kv_u64(&f, "bad_input", bad);
     kv_u64(&f, "unknown_reservations", st->ss_unknown_resv);
     kv_u64(&f, "nomem", st->ss_nomem);

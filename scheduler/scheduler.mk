@@ -5,6 +5,7 @@
 noinst_LTLIBRARIES += scheduler/libsched.la
 scheduler_libsched_la_SOURCES = \
 	scheduler/sched_core.c \
+	scheduler/sched_flow.c \
 	scheduler/sched_core.h \
 	scheduler/sched_config.c \
 	scheduler/sched_int.h \
@@ -21,14 +22,19 @@ SCHED_TEST_LDADD = scheduler/libsched.la $(SK_TEST_LDADD)
 SCHED_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/scheduler
 SCHED_TEST_UTIL = tests/sched_testutil.c tests/sched_testutil.h
 
-check_PROGRAMS += tests/test_sched_sampling tests/test_sched_core tests/test_sched_property
-TESTS += tests/test_sched_sampling tests/test_sched_core tests/test_sched_property
+check_PROGRAMS += tests/test_sched_sampling tests/test_sched_core \
+	tests/test_sched_property tests/test_sched_flow
+TESTS += tests/test_sched_sampling tests/test_sched_core \
+	tests/test_sched_property tests/test_sched_flow
 tests_test_sched_sampling_SOURCES = tests/test_sched_sampling.c $(SCHED_TEST_UTIL)
 tests_test_sched_sampling_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
 tests_test_sched_sampling_LDADD = $(SCHED_TEST_LDADD)
 tests_test_sched_core_SOURCES = tests/test_sched_core.c $(SCHED_TEST_UTIL)
 tests_test_sched_core_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
 tests_test_sched_core_LDADD = $(SCHED_TEST_LDADD)
+tests_test_sched_flow_SOURCES = tests/test_sched_flow.c $(SCHED_TEST_UTIL)
+tests_test_sched_flow_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
+tests_test_sched_flow_LDADD = $(SCHED_TEST_LDADD)
 tests_test_sched_property_SOURCES = tests/test_sched_property.c $(SCHED_TEST_UTIL)
 tests_test_sched_property_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
 tests_test_sched_property_LDADD = $(SCHED_TEST_LDADD)

@@ -344,7 +344,8 @@ int dh_start_nodemon(dh_proc *p, const char *name, int id, int slots,
     return dh_start_nodemon_at(p, name, id, slots, listen, eps, n, extra);
 }
 
-int dh_start_flowd(dh_proc *p, const char *name, const char *const *extra)
+int dh_start_flowd_at(dh_proc *p, const char *name, const char *listen,
+                      const char *const *extra)
 {
     memset(p, 0, sizeof *p);
     if (access(flowd_path, X_OK) != 0) {
@@ -352,13 +353,19 @@ int dh_start_flowd(dh_proc *p, const char *name, const char *const *extra)
         return -1;
     }
     snprintf(p->dp_name, sizeof p->dp_name, "%s", name);
-    snprintf(p->dp_endpoint, sizeof p->dp_endpoint, "tcp://127.0.0.1:%d",
-             tu_free_port());
+    snprintf(p->dp_endpoint, sizeof p->dp_endpoint, "%s", listen);
     char *argv[64] = {flowd_path, "--listen", p->dp_endpoint, "--name",
                       p->dp_name};
     int argc = 5;
     heartbeat_args(argv, &argc);
     return start(p, name, argv, argc, extra);
+}
+
+int dh_start_flowd(dh_proc *p, const char *name, const char *const *extra)
+{
+    char listen[64];
+    snprintf(listen, sizeof listen, "tcp://127.0.0.1:%d", tu_free_port());
+    return dh_start_flowd_at(p, name, listen, extra);
 }
 
 /* ---- the test client ---------------------------------------------------- */

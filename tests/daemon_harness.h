@@ -91,6 +91,11 @@ int dh_start_nodemon_at(dh_proc *p, const char *name, int id, int slots,
  * it with "--flowd", p->dp_endpoint in their extra. Returns 0 or -1. */
 int dh_start_flowd(dh_proc *p, const char *name, const char *const *extra);
 
+/* dh_start_flowd_at: the same, listening on listen (a restart on the
+ * endpoint its peers know). */
+int dh_start_flowd_at(dh_proc *p, const char *name, const char *listen,
+                      const char *const *extra);
+
 /* dh_wait_exit waits up to timeout seconds for p to exit. Returns 1 (its
  * status in dp_status) or 0. */
 int dh_wait_exit(dh_proc *p, double timeout);

@@ -915,6 +915,46 @@ static void test_reserve_rejects(void)
     nm_free(nm);
 }
 
+/* flowd comes back: a new incarnation's re-planning replaces what the
+ * last one reserved and did not start; the same one's does not. */
+static void test_flowd_restart(void)
+{
+    nm_config cfg = base_cfg(4);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    sk_hello h = {.he_role = SK_ROLE_FLOWD, .he_incarnation = 5};
+    nm_peer_up(nm, FLOWD, &h, 0);
+    enq(nm, 1, 1, "a", 0, 4, 0);
+    reserve(nm, 7, 70, 0, SCHED_ID, 100, "", 1);
+    nm_peer_down(nm, FLOWD, 2);
+    nm_peer_up(nm, FLOWD, &h, 3);
+    tap_ok(slots(nm).si_long_pending == 1,
+           "the same flowd back: its pending reservation stays");
+    nm_peer_down(nm, FLOWD, 4);
+    h.he_incarnation = 6;
+    nm_peer_up(nm, FLOWD, &h, 5);
+    tap_ok(slots(nm).si_long_pending == 0 && slots(nm).si_reserved == 0 &&
+               nm_get_stats(nm)->ns_long_dropped == 1,
+           "a restarted flowd: the pending reservation is dropped");
+    reply(nm, SCHED, 1, 1, true, 0, "", 6);
+    finish(nm, NM_PEER_COMMAND, 1, 0, SK_TASK_OK, 7);
+    tap_ok(count(nm, SK_MSG_LAUNCH_TASK) == 0,
+           "and never launches");
+    /* The new flowd adopted a running task without learning its
+     * reservation id: it releases it by job and task. */
+    reserve(nm, 9, 90, 2, SCHED_ID, 100, "", 8);
+    tap_ok(slots(nm).si_running >= 1, "a long task of job 90 runs");
+    drain(nm);
+    release(nm, 0, 90, 3, true);
+    tap_ok(count(nm, SK_MSG_KILL_TASK) == 0 &&
+               nm_get_stats(nm)->ns_release_unknown == 1,
+           "a RELEASE naming another task of the job matches nothing");
+    release(nm, 0, 90, 2, true);
+    tap_ok(count(nm, SK_MSG_KILL_TASK) == 1,
+           "RELEASE by job and task (no reservation id) kills it");
+    nm_free(nm);
+}
+
 /* ---- heartbeats and status -------------------------------------------- */
 
 static void test_heartbeat(void)
@@ -1173,6 +1213,7 @@ int main(void)
     test_scheduler_down();
     test_reserve();
     test_reserve_rejects();
+    test_flowd_restart();
     test_heartbeat();
     test_status();
     test_stale();

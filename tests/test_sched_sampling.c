@@ -192,6 +192,7 @@ static void test_membership(void)
     sched_core *c;
     sched_new(NULL, 6, &c);
     st_nodes_up(c, 3);
+    sched_peer_up(c, 500, &(sk_hello){.he_role = SK_ROLE_FLOWD}, 0);
     sk_member me = {.me_id = 1,
                     .me_name = "node1",
                     .me_addr = "",
@@ -216,6 +217,9 @@ static void test_membership(void)
     sched_on_message(c, 2, &m, 0);
     tap_is_int((int64_t)sched_stats_get(c)->ss_bad_peer, 1,
                "MEMBERSHIP from a node monitor is refused");
+    sched_on_message(c, 501, &m, 0);
+    tap_is_int((int64_t)sched_stats_get(c)->ss_bad_peer, 2,
+               "and from a peer that did not say HELLO as flowd");
     me.me_state = SK_NODE_SATURATED;
     sched_on_message(c, 500, &m, 0);
     m.m_membership.mb_full = true;
@@ -294,7 +298,7 @@ static void test_uniform(void)
 int main(void)
 {
     tap_timeout(30);
-    tap_plan(27);
+    tap_plan(28);
     test_count_and_distinct();
     test_spread();
     test_filters();

@@ -412,8 +412,16 @@ void fd_on_submit(fd_core *c, sk_time now, fd_sched *s, const sk_submit_job *sj)
         for (uint32_t p = 0; p < ts->ts_npreferred; p++)
             *pv++ = copy_str(&at, ts->ts_preferred[p]);
     }
-    /* Slots last: the only step left that can fail. */
+    /* Slots last: the only step left that can fail. A task a scheduler
+     * re-forwards as done keeps its index and nothing else. */
+    uint32_t live = 0;
     for (uint32_t i = 0; i < sj->sj_ntasks; i++) {
+        tasks[i].t_attempt = sj->sj_tasks[i].ts_attempt;
+        if (sj->sj_tasks[i].ts_done) {
+            tasks[i].t_state = FD_TASK_DEAD;
+            continue;
+        }
+        live++;
         if (fd_slots_take(&c->c_tasks, &tasks[i], &tasks[i].t_slot) != 0) {
             c->c_st.fs_nomem++;
             s->s_njobs++;
@@ -428,16 +436,19 @@ void fd_on_submit(fd_core *c, sk_time now, fd_sched *s, const sk_submit_job *sj)
     s->s_njobs++;
     c->c_njobs++;
     c->c_st.fs_jobs = c->c_njobs;
-    c->c_ntasks += sj->sj_ntasks;
-    j->j_live = sj->sj_ntasks;
+    c->c_ntasks += live;
+    j->j_live = live;
     for (uint32_t i = 0; i < sj->sj_ntasks; i++) {
         tasks[i].t_since = now;
-        fd_task_set_state(c, &tasks[i], FD_TASK_WAITING);
+        if (tasks[i].t_state != FD_TASK_DEAD)
+            fd_task_set_state(c, &tasks[i], FD_TASK_WAITING);
     }
     job_dirty(c, j);
     c->c_st.fs_jobs_accepted++;
     fd_event(c, now);
     answer(c, s, sj->sj_job, NULL);
+    if (live == 0)
+        job_retire(c, j);
 }
 
 /* ---- CANCEL_JOB, TASK_FINISHED, schedulers leaving ----------------------*/

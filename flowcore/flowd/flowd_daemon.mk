@@ -20,3 +20,10 @@ tests_test_integration_flowd_SOURCES = tests/test_integration_flowd.c
 tests_test_integration_flowd_LDADD = $(DH_TEST_LDADD)
 EXTRA_tests_test_integration_flowd_DEPENDENCIES = $(DH_TEST_DEPS) \
 	flowcore/flowd/skylark-flowd
+
+check_PROGRAMS += tests/test_integration_hybrid
+TESTS += tests/test_integration_hybrid
+tests_test_integration_hybrid_SOURCES = tests/test_integration_hybrid.c
+tests_test_integration_hybrid_LDADD = $(DH_TEST_LDADD)
+EXTRA_tests_test_integration_hybrid_DEPENDENCIES = $(DH_TEST_DEPS) \
+	flowcore/flowd/skylark-flowd
