@@ -65,9 +65,8 @@ typedef enum sim_delay_kind {
 #define SIM_PEER_SCHED 0x40000000u
 #define SIM_PEER_FE    0x50000000u
 #define SIM_PEER_FLOWD 0x60000000u
-/* The scheduler-side peer of the flow path in the simulator: it hands
- * jobs to the flow node (SUBMIT_JOB) and gets the outcomes of the tasks
- * the flow node places from the node monitors (scheduler id p_scheds). */
+/* The central placer of mix hawk as a scheduler (id p_scheds): the node
+ * monitors report the tasks it places to it (sim_flow.h). */
 #define SIM_PEER_FLOWS 0x60000001u
 #define SIM_MAX_NODES  SK_MAX_NODES
 #define SIM_MAX_SCHEDS 1024u
@@ -235,6 +234,11 @@ typedef struct sim_flow {
  * Returns 0, SK_ESTATE under another strategy, SK_EINVAL for a node out
  * of range. */
 int sim_late_hello(sim *s, uint32_t node, sk_peer peer, const sk_hello *h);
+
+/* sim_late_sched_hello introduces peer (SIM_PEER_FLOWD) to scheduler k
+ * under the late-binding strategy, as its HELLO would. Returns 0,
+ * SK_ESTATE under another strategy, SK_EINVAL for k out of range. */
+int sim_late_sched_hello(sim *s, uint32_t k, sk_peer peer, const sk_hello *h);
 
 /* sim_send carries m (copied) from peer from to peer to over the
  * simulated network (late-binding strategy: nodes, schedulers, their

@@ -355,10 +355,12 @@ static void arrival(sim *s)
             s->s_arrivals_done = true;
     }
     next_arrival(s);
-    /* Long jobs take the flow path unless they are sampled; with mix
-     * flow every job does. */
-    if (p->p_mix == SIM_MIX_FLOW ||
-        (j->j_long && p->p_mix != SIM_MIX_SAMPLING)) {
+    /* Long jobs go to the flow plug-in (mix hawk, or a plug-in of the
+     * caller's) or are skipped; with mix sampling, flow and hybrid they
+     * go to the strategy, whose scheduler hands them to the flow node
+     * (flow, hybrid) or samples them. */
+    if (j->j_long &&
+        (p->p_mix == SIM_MIX_SKIP || p->p_mix == SIM_MIX_HAWK)) {
         if (s->s_flow != NULL)
             s->s_flow->fl_submit(s->s_flow->fl_ctx, s, j);
         else

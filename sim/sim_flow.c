@@ -41,12 +41,6 @@ typedef struct flow_state {
     sim_mix fs_mix;
     fc_algorithm fs_alg;
     sim_jobmap fs_jobs; /* fjob by j_seq */
-    /* SUBMIT_JOB being built */
-    sk_task_spec *fs_specs;
-    uint8_t *fs_spec_bytes;
-    const char **fs_pref_ptrs;
-    char (*fs_pref_names)[16];
-    uint32_t fs_spec_cap, fs_pref_cap;
     /* the flow node */
     fd_core *fs_core;
     fd_round *fs_round;     /* out, or NULL */
@@ -69,9 +63,6 @@ typedef struct flow_state {
     double fs_solve_max;     /* seconds, the longest */
     sim_hist fs_round_virt;  /* virtual solve time per round, us */
     uint64_t fs_iterations;  /* flowcore's work count, all solves */
-    uint64_t fs_rejected;    /* jobs the flow node refused */
-    char fs_first_reject[160];
-    uint64_t fs_lost;        /* tasks the flow node ended LOST/FAILED */
     uint64_t fs_hawk_placed; /* hawk: RESERVEs sent */
     uint64_t fs_hawk_rejects;
     size_t fs_hawk_peak;     /* hawk: longest central queue */
@@ -152,33 +143,6 @@ static void put_spec(uint8_t *b, const sim_job *j, uint32_t t)
         b[i] = (uint8_t)d;
 }
 
-static int grow_scratch(flow_state *fs, uint32_t ntasks, uint32_t nprefs)
-{
-    if (ntasks > fs->fs_spec_cap) {
-        sk_task_spec *sp = realloc(fs->fs_specs, ntasks * sizeof *sp);
-        if (sp == NULL)
-            return SK_ENOMEM;
-        fs->fs_specs = sp;
-        uint8_t *b = realloc(fs->fs_spec_bytes, (size_t)ntasks * SPEC_BYTES);
-        if (b == NULL)
-            return SK_ENOMEM;
-        fs->fs_spec_bytes = b;
-        fs->fs_spec_cap = ntasks;
-    }
-    if (nprefs > fs->fs_pref_cap) {
-        const char **pp = realloc(fs->fs_pref_ptrs, nprefs * sizeof *pp);
-        if (pp == NULL)
-            return SK_ENOMEM;
-        fs->fs_pref_ptrs = pp;
-        char(*pn)[16] = realloc(fs->fs_pref_names, nprefs * sizeof *pn);
-        if (pn == NULL)
-            return SK_ENOMEM;
-        fs->fs_pref_names = pn;
-        fs->fs_pref_cap = nprefs;
-    }
-    return 0;
-}
-
 /* ---- the flow node ---------------------------------------------------- */
 
 static void drain(flow_state *fs, sim *s)
@@ -243,9 +207,14 @@ static void try_round(flow_state *fs, sim *s)
     memset(&fs->fs_rst, 0, sizeof fs->fs_rst);
     int32_t arcs = fc_graph_arc_count(r->rd_graph);
     int32_t nodes = fc_graph_node_count(r->rd_graph);
+    struct timespec c0, c1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
     double t0 = wall_now();
     fs->fs_rrc = fc_solve(r->rd_graph, &opt, &fs->fs_rst);
     double wall = wall_now() - t0;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    double cpu = (double)(c1.tv_sec - c0.tv_sec) +
+                 (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
     sk_time cost = solve_cost(fs, &fs->fs_rst, arcs, wall);
     fs->fs_round = r;
     fs->fs_round_until = s->s_now + cost;
@@ -255,12 +224,13 @@ static void try_round(flow_state *fs, sim *s)
     fs->fs_iterations += fs->fs_rst.ss_iterations;
     sim_hist_add(&fs->fs_round_virt, (uint64_t)cost);
     if (fs->fs_p->p_rounds_out != NULL)
-        fprintf(fs->fs_p->p_rounds_out, "%llu,%llu,%llu,%d,%d,%s,%llu,%.1f,%llu\n",
+        fprintf(fs->fs_p->p_rounds_out,
+                "%llu,%llu,%llu,%d,%d,%s,%llu,%.1f,%.1f,%llu\n",
                 (unsigned long long)r->rd_seq, (unsigned long long)s->s_now,
                 (unsigned long long)r->rd_events, nodes, arcs,
                 fc_algorithm_name(fs->fs_rst.ss_algorithm),
                 (unsigned long long)fs->fs_rst.ss_iterations, wall * 1e6,
-                (unsigned long long)cost);
+                cpu * 1e6, (unsigned long long)cost);
     if (cost == 0) {
         round_end(fs, s);
         return;
@@ -318,60 +288,21 @@ static void core_start(flow_state *fs, sim *s)
                       .he_nlabels = nl};
         core_hello(fs, s, i, &h);
     }
-    sk_hello hs = {.he_role = SK_ROLE_SCHEDULER,
-                   .he_id = flows_id(s),
-                   .he_name = "flowpath"};
-    core_hello(fs, s, SIM_PEER_FLOWS, &hs);
-    if (fs->fs_mix == SIM_MIX_HYBRID)
-        for (uint32_t k = 0; k < p->p_scheds; k++) {
-            snprintf(name, sizeof name, "sched%u", k);
-            sk_hello hk = {
-                .he_role = SK_ROLE_SCHEDULER, .he_id = k, .he_name = name};
-            core_hello(fs, s, SIM_PEER_SCHED + k, &hk);
-        }
+    /* Each scheduler opens a session to the flow node: both HELLOs. */
+    sk_hello hf = {.he_role = SK_ROLE_FLOWD, .he_name = "flowd"};
+    for (uint32_t k = 0; k < p->p_scheds; k++) {
+        snprintf(name, sizeof name, "sched%u", k);
+        sk_hello hk = {
+            .he_role = SK_ROLE_SCHEDULER, .he_id = k, .he_name = name};
+        core_hello(fs, s, SIM_PEER_SCHED + k, &hk);
+        if (sim_late_sched_hello(s, k, SIM_PEER_FLOWD, &hf) != 0)
+            sim_fail(s, SK_ESTATE, "scheduler %u refused the flow node", k);
+    }
     const fd_stats *st = fd_core_stats(fs->fs_core);
     if (st->fs_nodes != p->p_nodes)
         sim_fail(s, SK_ECONFIG, "the flow node took %llu of the %u nodes",
                  (unsigned long long)st->fs_nodes, p->p_nodes);
     core_input(fs, s);
-}
-
-static void core_submit(flow_state *fs, sim *s, sim_job *j)
-{
-    uint32_t npref = j->j_pref_off != NULL ? j->j_pref_off[j->j_ntasks] : 0;
-    if (grow_scratch(fs, j->j_ntasks, npref) != 0) {
-        sim_fail(s, SK_ENOMEM, "out of memory");
-        return;
-    }
-    for (uint32_t t = 0; t < j->j_ntasks; t++) {
-        uint8_t *b = &fs->fs_spec_bytes[(size_t)t * SPEC_BYTES];
-        put_spec(b, j, t);
-        fs->fs_specs[t] = (sk_task_spec){.ts_spec = {b, SPEC_BYTES}};
-        uint32_t n = sim_job_npref(j, t);
-        if (n > 0) {
-            uint32_t off = j->j_pref_off[t];
-            for (uint32_t q = 0; q < n; q++)
-                fs->fs_pref_ptrs[off + q] = sim_node_name(
-                    j->j_pref[off + q], fs->fs_pref_names[off + q]);
-            fs->fs_specs[t].ts_preferred = &fs->fs_pref_ptrs[off];
-            fs->fs_specs[t].ts_npreferred = n;
-        }
-    }
-    const char *labels[SIM_JOB_LABELS];
-    for (uint32_t i = 0; i < j->j_nlabels; i++)
-        labels[i] = s->s_names->n_labels[j->j_labels[i]];
-    sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
-    sk_submit_job *sj = &m.m_submit_job;
-    sj->sj_job = j->j_seq;
-    sj->sj_user = s->s_names->n_users[j->j_user].u_name;
-    sj->sj_priority = j->j_prio;
-    sj->sj_labels = labels;
-    sj->sj_nlabels = j->j_nlabels;
-    sj->sj_long = j->j_long;
-    sj->sj_framework = "";
-    sj->sj_tasks = fs->fs_specs;
-    sj->sj_ntasks = j->j_ntasks;
-    sim_send(s, SIM_PEER_FLOWS, SIM_PEER_FLOWD, &m);
 }
 
 /* ---- hawk: the central greedy placer ------------------------------------ */
@@ -508,17 +439,17 @@ static void fl_start(void *ctx, sim *s)
 {
     flow_state *fs = ctx;
     const sim_params *p = s->s_p;
-    char name[16];
+    bool hawk = fs->fs_mix == SIM_MIX_HAWK;
     sk_hello hf = {.he_role = SK_ROLE_FLOWD, .he_name = "flowd"};
-    snprintf(name, sizeof name, "flowpath");
-    sk_hello hs = {
-        .he_role = SK_ROLE_SCHEDULER, .he_id = flows_id(s), .he_name = name};
+    sk_hello hs = {.he_role = SK_ROLE_SCHEDULER,
+                   .he_id = flows_id(s),
+                   .he_name = "placer"};
     for (uint32_t i = 0; i < p->p_nodes && s->s_error == 0; i++)
         if (sim_late_hello(s, i, SIM_PEER_FLOWD, &hf) != 0 ||
-            sim_late_hello(s, i, SIM_PEER_FLOWS, &hs) != 0)
+            (hawk && sim_late_hello(s, i, SIM_PEER_FLOWS, &hs) != 0))
             sim_fail(s, SK_ESTATE, "the flow path cannot register with n%u",
                      i);
-    if (fs->fs_mix == SIM_MIX_HAWK) {
+    if (hawk) {
         if (h_init(fs, s) != 0)
             sim_fail(s, SK_ENOMEM, "out of memory");
         return;
@@ -551,18 +482,12 @@ static void fl_submit(void *ctx, sim *s, sim_job *j)
     if (fj != NULL) {
         fj->fj_job = j;
         fj->fj_started = calloc(j->j_ntasks, 1);
-        if (fs->fs_mix == SIM_MIX_HAWK)
-            fj->fj_node = calloc(j->j_ntasks, sizeof *fj->fj_node);
+        fj->fj_node = calloc(j->j_ntasks, sizeof *fj->fj_node);
     }
-    if (fj == NULL || fj->fj_started == NULL ||
-        (fs->fs_mix == SIM_MIX_HAWK && fj->fj_node == NULL) ||
+    if (fj == NULL || fj->fj_started == NULL || fj->fj_node == NULL ||
         sim_jobmap_put(&fs->fs_jobs, j->j_seq, fj) != 0) {
         fjob_free(fj);
         sim_fail(s, SK_ENOMEM, "out of memory");
-        return;
-    }
-    if (fs->fs_mix != SIM_MIX_HAWK) {
-        core_submit(fs, s, j);
         return;
     }
     for (uint32_t t = 0; t < j->j_ntasks; t++)
@@ -573,68 +498,38 @@ static void fl_submit(void *ctx, sim *s, sim_job *j)
     h_place(fs, s);
 }
 
-/* A task ended with its outcome known (from its node or the flow node). */
-static void task_ended(flow_state *fs, sim *s, sk_peer from,
-                       const sk_task_finished *tf)
+/* Hawk: a task ended, as its node reports. */
+static void task_ended(flow_state *fs, sim *s, const sk_task_finished *tf)
 {
     fjob *fj = job_of(fs, s, tf->tf_job, tf->tf_task, "TASK_FINISHED");
     if (fj == NULL)
         return;
     sim_job *j = fj->fj_job;
     bool ran = tf->tf_node[0] != '\0';
-    if (!ran)
-        fs->fs_lost++;
     sim_task_end(s, j, tf->tf_task, tf->tf_attempt, ran ? tf->tf_node : NULL,
                  ran ? tf->tf_launch_us : 0, ran ? tf->tf_end_us : 0,
                  tf->tf_status, false);
-    if (fs->fs_mix == SIM_MIX_HAWK) {
-        uint32_t n = fj->fj_node[tf->tf_task];
-        if (n != 0) {
-            fj->fj_node[tf->tf_task] = 0;
-            h_move(fs, n - 1, -1);
-        }
-    } else if (from != SIM_PEER_FLOWD) {
-        /* The scheduler passes a node's outcome on to the flow node. */
-        sk_msg m = {.m_type = SK_MSG_TASK_FINISHED};
-        m.m_task_finished = *tf;
-        sim_send(s, SIM_PEER_FLOWS, SIM_PEER_FLOWD, &m);
+    uint32_t n = fj->fj_node[tf->tf_task];
+    if (n != 0) {
+        fj->fj_node[tf->tf_task] = 0;
+        h_move(fs, n - 1, -1);
     }
     job_maybe_end(fs, s, fj);
-    if (fs->fs_mix == SIM_MIX_HAWK)
-        h_place(fs, s);
+    h_place(fs, s);
 }
 
-/* What reaches the flow path's scheduler peer. */
-static void to_flows(flow_state *fs, sim *s, sk_peer from, const sk_msg *m)
+/* What reaches the central placer's scheduler peer from the nodes. */
+static void to_flows(flow_state *fs, sim *s, const sk_msg *m)
 {
-    switch (m->m_type) {
-    case SK_MSG_TASK_STARTED: {
+    if (m->m_type == SK_MSG_TASK_STARTED) {
         const sk_task_started *ts = &m->m_task_started;
         fjob *fj = job_of(fs, s, ts->st_job, ts->st_task, "TASK_STARTED");
         if (fj != NULL && !fj->fj_started[ts->st_task]) {
             fj->fj_started[ts->st_task] = 1;
             sim_task_start(s, fj->fj_job);
         }
-        return;
-    }
-    case SK_MSG_TASK_FINISHED:
-        task_ended(fs, s, from, &m->m_task_finished);
-        return;
-    case SK_MSG_JOB_REJECTED: {
-        fjob *fj = sim_jobmap_get(&fs->fs_jobs, m->m_job_ack.ja_job);
-        if (fj == NULL)
-            return;
-        if (fs->fs_rejected++ == 0)
-            snprintf(fs->fs_first_reject, sizeof fs->fs_first_reject, "%s",
-                     m->m_job_ack.ja_reason);
-        sim_jobmap_del(&fs->fs_jobs, fj->fj_job->j_seq);
-        sim_job *j = fj->fj_job;
-        fjob_free(fj);
-        sim_job_end(s, j, SIM_JOB_REJECTED);
-        return;
-    }
-    default:
-        return; /* JOB_ACCEPTED, MEMBERSHIP */
+    } else if (m->m_type == SK_MSG_TASK_FINISHED) {
+        task_ended(fs, s, &m->m_task_finished);
     }
 }
 
@@ -643,7 +538,7 @@ static void fl_deliver(void *ctx, sim *s, sk_peer from, sk_peer to,
 {
     flow_state *fs = ctx;
     if (to == SIM_PEER_FLOWS) {
-        to_flows(fs, s, from, m);
+        to_flows(fs, s, m);
         return;
     }
     if (fs->fs_mix == SIM_MIX_HAWK) {
@@ -698,17 +593,21 @@ static void fl_report(void *ctx, sim *s, FILE *out)
     fprintf(out,
             "flow node           policy %s, %s: rounds %llu (failed %llu), "
             "solve time (virtual, ms) mean %.3f p50 %.3f p99 %.3f max "
-            "%.3f; wall %.3f s in all, longest %.3f ms; solver work %llu\n",
+            "%.3f; solver work %llu\n",
             fs->fs_p->p_flow_policy, fc_algorithm_name(fs->fs_alg),
             (unsigned long long)fs->fs_rounds,
             (unsigned long long)fs->fs_round_fail, ms(sim_hist_mean(h)),
             ms(sim_hist_quantile(h, 0.5)), ms(sim_hist_quantile(h, 0.99)),
-            ms((double)h->h_max), fs->fs_solve_wall, fs->fs_solve_max * 1e3,
-            (unsigned long long)fs->fs_iterations);
+            ms((double)h->h_max), (unsigned long long)fs->fs_iterations);
+    /* Wall time only where it is the model: the summary of a seeded run
+     * stays the same from run to run (the rounds CSV has it always). */
+    if (fs->fs_p->p_solve_time == SIM_SOLVE_MEASURED)
+        fprintf(out, "  solves            wall %.3f s in all, longest %.3f ms\n",
+                fs->fs_solve_wall, fs->fs_solve_max * 1e3);
     fprintf(out,
             "  placements        RESERVE %llu, acked %llu, refused %llu, "
             "lost %llu, released %llu, dropped (ended %llu, cap %llu); "
-            "jobs refused %llu; waiting at the end %llu\n",
+            "jobs accepted %llu, refused %llu; waiting at the end %llu\n",
             (unsigned long long)st->fs_reserves,
             (unsigned long long)st->fs_acks,
             (unsigned long long)st->fs_rejects,
@@ -716,12 +615,13 @@ static void fl_report(void *ctx, sim *s, FILE *out)
             (unsigned long long)st->fs_releases,
             (unsigned long long)st->fs_dropped_dead,
             (unsigned long long)st->fs_dropped_cap,
-            (unsigned long long)fs->fs_rejected,
+            (unsigned long long)st->fs_jobs_accepted,
+            (unsigned long long)st->fs_jobs_rejected,
             (unsigned long long)st->fs_waiting);
     fprintf(out,
             "  anomalies         input dropped %llu, over limits %llu, "
             "unknown %llu, stale %llu, network errors %llu, nodes down "
-            "%llu, tasks lost or failed %llu\n",
+            "%llu, tasks lost %llu, failed %llu\n",
             (unsigned long long)(st->fs_bad_type + st->fs_bad_peer +
                                  st->fs_bad_field),
             (unsigned long long)st->fs_limit,
@@ -729,15 +629,14 @@ static void fl_report(void *ctx, sim *s, FILE *out)
             (unsigned long long)st->fs_stale,
             (unsigned long long)st->fs_net_errors,
             (unsigned long long)st->fs_nodes_down,
-            (unsigned long long)fs->fs_lost);
-    if (fs->fs_rejected > 0)
-        fprintf(out, "  first refusal     %s\n", fs->fs_first_reject);
+            (unsigned long long)st->fs_tasks_lost,
+            (unsigned long long)st->fs_tasks_failed);
 }
 
 void sim_flow_rounds_header(FILE *out)
 {
     fputs("round,begin_us,changes,graph_nodes,graph_arcs,algorithm,"
-          "iterations,wall_us,virtual_us\n",
+          "iterations,wall_us,cpu_us,virtual_us\n",
           out);
 }
 
@@ -787,10 +686,6 @@ void sim_flow_free(sim_flow *f)
     sim_jobmap_fini(&fs->fs_jobs);
     fd_core_free(fs->fs_core);
     sim_hist_fini(&fs->fs_round_virt);
-    free(fs->fs_specs);
-    free(fs->fs_spec_bytes);
-    free(fs->fs_pref_ptrs);
-    free(fs->fs_pref_names);
     free(fs->fs_count);
     free(fs->fs_next);
     free(fs->fs_prev);

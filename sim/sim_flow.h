@@ -7,15 +7,12 @@
  * Peers. The flow node is SIM_PEER_FLOWD: every node monitor registers
  * with it (its HELLO reaches the core at time 0, as when the daemons
  * connect) and gets its HELLO (role FLOWD), so heartbeats flow on the
- * node monitors' period. SIM_PEER_FLOWS stands for the scheduler side of
- * the flow path: it takes the jobs the mix routes to the flow path, sends
- * them to the flow node as SUBMIT_JOB (sj_long as the job's class), is
- * registered with every node monitor as scheduler p_scheds (the id
- * RESERVE names), gets TASK_STARTED and TASK_FINISHED from the nodes,
- * records them and passes TASK_FINISHED on to the flow node, as a
- * scheduler does. With mix hybrid the real schedulers register with the
- * flow node too and get its MEMBERSHIP: nodes saturated with long tasks
- * are not probed. Every flow link takes the mean delay p_delay.
+ * node monitors' period; every scheduler core and the flow node exchange
+ * HELLOs, so the schedulers hand long jobs (mix hybrid) or every job (mix
+ * flow, sj_placement FLOW) and their fallback short work to it over the
+ * scheduler's own flow path (scheduler/sched_flow.c), get its MEMBERSHIP
+ * (nodes saturated with long tasks are not probed) and relay the
+ * outcomes. Every flow link takes the mean delay p_delay.
  *
  * Rounds. When the core has a round due (fd_round_begin), the round's
  * network is solved at once by fc_solve, and fd_round_end is called
@@ -33,12 +30,14 @@
  * (two threads, the first to finish wins) is not deterministic, so with
  * the work model the default algorithm is relaxation.
  *
- * Mix hawk has no flow node: the central placer (a Hawk-like split) keeps
- * the long tasks in one FIFO queue and sends each to the node with the
- * fewest long tasks (ties: the one that has had that count longest) outside
- * a short-only partition (the first p_short_part of the nodes), at most
- * one per slot; it registers with the nodes as the flow node does
- * (RESERVE), and learns of the end of a task from its TASK_FINISHED.
+ * Mix hawk has no flow node: the central placer (a Hawk-like split) gets
+ * the long jobs through fl_submit, keeps their tasks in one FIFO queue
+ * and sends each to the node with the fewest long tasks (ties: the one
+ * that has had that count longest) outside a short-only partition (the
+ * first p_short_part of the nodes), at most one per slot. It registers
+ * with the nodes as the flow node does (RESERVE) and as scheduler
+ * p_scheds (SIM_PEER_FLOWS), to which the nodes report the tasks' start
+ * and end. Hawk's work stealing is not modelled.
  */
 #ifndef SIM_FLOW_H
 #define SIM_FLOW_H

@@ -207,6 +207,18 @@ int sim_late_hello(sim *s, uint32_t node, sk_peer peer, const sk_hello *h)
     return 0;
 }
 
+int sim_late_sched_hello(sim *s, uint32_t k, sk_peer peer, const sk_hello *h)
+{
+    if (s->s_ops != &sim_strategy_late)
+        return SK_ESTATE;
+    if (k >= s->s_p->p_scheds)
+        return SK_EINVAL;
+    real_state *rs = s->s_state;
+    sched_peer_up(rs->scheds[k].rs_core, peer, h, s->s_now);
+    drain_sched(s, k);
+    return 0;
+}
+
 /* ---- the simulated command executor ------------------------------------ */
 
 static void exec_launch(sim *s, uint32_t node, const sk_launch *lt)
@@ -472,6 +484,12 @@ static void submit_now(sim *s, sim_job *j)
     sj->sj_framework = "";
     sj->sj_tasks = rs->specs;
     sj->sj_ntasks = j->j_ntasks;
+    /* With the flow node in the run the scheduler hands long jobs (mix
+     * flow: every job) to it; otherwise they are sampled. */
+    sj->sj_long = j->j_long && (s->s_p->p_mix == SIM_MIX_HYBRID ||
+                                s->s_p->p_mix == SIM_MIX_FLOW);
+    sj->sj_placement =
+        s->s_p->p_mix == SIM_MIX_FLOW ? SK_PLACE_FLOW : SK_PLACE_SAMPLE;
     if (sim_jobmap_put(&rs->jobs, j->j_seq, j) != 0) {
         sim_fail(s, SK_ENOMEM, "out of memory");
         return;
@@ -842,6 +860,17 @@ static void late_report(sim *s, FILE *out)
             (unsigned long long)ss.ss_launch_timeouts,
             (unsigned long long)ss.ss_tasks_retried,
             (unsigned long long)ss.ss_nomem);
+    if (ss.ss_flowd_up > 0)
+        fprintf(out,
+                "  flow path         tasks handed to flowd %llu (of which "
+                "fallback %llu) in %llu hand-overs, started %llu, given up "
+                "%llu, refused hand-overs %llu\n",
+                (unsigned long long)ss.ss_flow_tasks,
+                (unsigned long long)ss.ss_fallback_tasks,
+                (unsigned long long)ss.ss_flow_sent,
+                (unsigned long long)ss.ss_flow_started,
+                (unsigned long long)ss.ss_flow_gave_up,
+                (unsigned long long)ss.ss_flow_refused);
     fprintf(out,
             "node monitors       queued %llu, GET_TASK %llu, empty replies "
             "%llu, reservations cancelled %llu\n",
