@@ -526,6 +526,7 @@ static void to_flows(flow_state *fs, sim *s, const sk_msg *m)
         fjob *fj = job_of(fs, s, ts->st_job, ts->st_task, "TASK_STARTED");
         if (fj != NULL && !fj->fj_started[ts->st_task]) {
             fj->fj_started[ts->st_task] = 1;
+            sim_stats_placed(&s->s_st, fj->fj_job, ts->st_launch_us);
             sim_task_start(s, fj->fj_job);
         }
     } else if (m->m_type == SK_MSG_TASK_FINISHED) {

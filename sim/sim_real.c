@@ -411,8 +411,10 @@ static void frontend(sim *s, uint32_t k, const sk_msg *m)
         /* Only a first attempt is news: a retry (the simulator loses no
          * node) would restart a task already counted. */
         if (m->m_task_started.st_attempt == 0 &&
-            (j = fe_job(s, m->m_task_started.st_job, "TASK_STARTED")) != NULL)
+            (j = fe_job(s, m->m_task_started.st_job, "TASK_STARTED")) != NULL) {
+            sim_stats_placed(&s->s_st, j, m->m_task_started.st_launch_us);
             sim_task_start(s, j);
+        }
         return;
     default:
         return; /* JOB_ACCEPTED: nothing to record */

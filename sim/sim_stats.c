@@ -263,8 +263,6 @@ void sim_stats_task(sim_stats *st, sim_job *j, uint32_t task, uint32_t attempt,
         st->st_measured_tasks_zero += !queued;
         sim_hist_add(&st->st_wait, wait);
     }
-    if (j->j_long_measured && started)
-        sim_hist_add(&st->st_long_wait, wait);
     if (st->st_tasks_out == NULL)
         return;
     char *p = st->st_buf;
@@ -292,6 +290,13 @@ void sim_stats_task(sim_stats *st, sim_job *j, uint32_t task, uint32_t attempt,
     *p++ = j->j_cut != NULL && j->j_cut[task] ? '1' : '0';
     *p++ = '\n';
     fwrite(st->st_buf, 1, (size_t)(p - st->st_buf), st->st_tasks_out);
+}
+
+void sim_stats_placed(sim_stats *st, const sim_job *j, sk_time start)
+{
+    if (j->j_long_measured)
+        sim_hist_add(&st->st_long_wait,
+                     start > j->j_arrival ? start - j->j_arrival : 0);
 }
 
 void sim_stats_job(sim_stats *st, sim_job *j, sim_job_outcome outcome,
