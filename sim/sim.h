@@ -125,18 +125,18 @@ typedef struct sim_params {
     nm_config p_nm;
     nm_weights p_weights; /* [weights]; --user adds its own */
     bool p_wire;          /* messages through the codec (sim_msg.h) */
-    bool p_check;       /* check the strategy's invariants after every event */
+    bool p_check; /* check the strategy's invariants after every event */
     /* long jobs and the flow path (sim_flow.h) */
     sim_mix p_mix;
-    char p_flow_policy[16];    /* quincy, spread, multires */
-    int p_flow_algorithm;      /* fc_algorithm; -1: race, or relax when
-                                  the solve time is modelled */
+    char p_flow_policy[16]; /* quincy, spread, multires */
+    int p_flow_algorithm;   /* fc_algorithm; -1: race, or relax when
+                               the solve time is modelled */
     sim_solve_time p_solve_time;
-    double p_long_share;       /* of each node's slots, for long tasks */
-    double p_short_part;       /* hawk: share of nodes for short jobs only */
-    FILE *p_rounds_out;        /* per flow round CSV, or NULL */
-    uint32_t p_threads; /* of a split run (sim_par.h); 0: one per CPU
-                           from 2,000 nodes, one below */
+    double p_long_share; /* of each node's slots, for long tasks */
+    double p_short_part; /* hawk: share of nodes for short jobs only */
+    FILE *p_rounds_out;  /* per flow round CSV, or NULL */
+    uint32_t p_threads;  /* of a split run (sim_par.h); 0: one per CPU
+                            from 2,000 nodes, one below */
     /* outputs */
     FILE *p_jobs_out;    /* per-job CSV, or NULL */
     FILE *p_tasks_out;   /* per-task CSV, or NULL */
@@ -211,11 +211,11 @@ int sim_strategy_parse(const char *name, sim_strategy_id *out);
  * late-binding strategy's real node monitors: at fl_start it registers
  * with them as the peer SIM_PEER_FLOWD (sim_late_hello), then it gets the
  * long jobs through fl_submit (and, with mix flow, every job), their
- * HEARTBEATs and RESERVE_ACK/REJECTs through fl_deliver, and sends RESERVE and RELEASE with sim_send, over
- * the network's delay. Its own timers are events it schedules (sim_at,
- * with a kind of its own above SIM_EV_FLOW, handled by fl_event). A long
- * job ends through sim_task_end and sim_job_end, as in the strategies.
- * Without one (s_flow NULL) long jobs go by the mix (p_mix).
+ * HEARTBEATs and RESERVE_ACK/REJECTs through fl_deliver, and sends RESERVE and
+ * RELEASE with sim_send, over the network's delay. Its own timers are events it
+ * schedules (sim_at, with a kind of its own above SIM_EV_FLOW, handled by
+ * fl_event). A long job ends through sim_task_end and sim_job_end, as in the
+ * strategies. Without one (s_flow NULL) long jobs go by the mix (p_mix).
  */
 typedef struct sim_flow {
     void *fl_ctx;
@@ -373,6 +373,20 @@ void sim_task_start(sim *s, sim_job *j);
 void sim_task_end(sim *s, sim_job *j, uint32_t task, uint32_t attempt,
                   const char *node, sk_time start, sk_time end, uint8_t status,
                   bool queued);
+
+/* A task's spec, as the simulated frontends and the central placer send
+ * it and the simulated executor reads it: its duration in microseconds,
+ * 8 bytes little endian, the top bit set for a task of a long job. */
+#define SIM_SPEC_BYTES 8
+#define SIM_SPEC_LONG  (1ull << 63)
+
+/* sim_spec_put writes task t of j's spec into b (SIM_SPEC_BYTES). */
+static inline void sim_spec_put(uint8_t *b, const sim_job *j, uint32_t t)
+{
+    uint64_t d = j->j_dur[t] | (j->j_long ? SIM_SPEC_LONG : 0);
+    for (unsigned i = 0; i < SIM_SPEC_BYTES; i++, d >>= 8)
+        b[i] = (uint8_t)d;
+}
 
 /* sim_node_name writes "n<node>" into buf (at least 16 bytes). */
 const char *sim_node_name(uint32_t node, char *buf);

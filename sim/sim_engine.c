@@ -359,8 +359,7 @@ static void arrival(sim *s)
      * caller's) or are skipped; with mix sampling, flow and hybrid they
      * go to the strategy, whose scheduler hands them to the flow node
      * (flow, hybrid) or samples them. */
-    if (j->j_long &&
-        (p->p_mix == SIM_MIX_SKIP || p->p_mix == SIM_MIX_HAWK)) {
+    if (j->j_long && (p->p_mix == SIM_MIX_SKIP || p->p_mix == SIM_MIX_HAWK)) {
         if (s->s_flow != NULL)
             s->s_flow->fl_submit(s->s_flow->fl_ctx, s, j);
         else

@@ -19,9 +19,6 @@ enum {
     EV_FROUND,               /* the round out ends */
 };
 
-#define SPEC_BYTES 8
-#define SPEC_LONG  (1ull << 63)
-
 /* A job on the flow path. */
 typedef struct fjob {
     sim_job *fj_job;
@@ -49,14 +46,14 @@ typedef struct flow_state {
     sk_time fs_round_until; /* when it ends */
     sk_time fs_timer;       /* pending EV_FTIMER, or SK_TIME_NEVER */
     /* hawk: nodes by the long tasks they hold, in lists per count */
-    uint32_t *fs_count;   /* per node */
-    uint32_t *fs_next;    /* per node, in its count's list; UINT32_MAX: end */
-    uint32_t *fs_prev;    /* UINT32_MAX: head */
-    uint32_t *fs_head;    /* per count 0..slots */
+    uint32_t *fs_count; /* per node */
+    uint32_t *fs_next;  /* per node, in its count's list; UINT32_MAX: end */
+    uint32_t *fs_prev;  /* UINT32_MAX: head */
+    uint32_t *fs_head;  /* per count 0..slots */
     uint32_t *fs_tail;
-    hwait *fs_wait;       /* a ring */
+    hwait *fs_wait; /* a ring */
     size_t fs_wcap, fs_whead, fs_wlen;
-    uint64_t fs_resv;     /* last reservation id */
+    uint64_t fs_resv; /* last reservation id */
     /* counters */
     uint64_t fs_rounds, fs_round_fail;
     double fs_solve_wall;    /* seconds, all solves */
@@ -65,12 +62,12 @@ typedef struct flow_state {
     uint64_t fs_iterations;  /* flowcore's work count, all solves */
     uint64_t fs_hawk_placed; /* hawk: RESERVEs sent */
     uint64_t fs_hawk_rejects;
-    size_t fs_hawk_peak;     /* hawk: longest central queue */
+    size_t fs_hawk_peak; /* hawk: longest central queue */
 } flow_state;
 
 static const char *const mix_names[SIM_NMIXES] = {
-    [SIM_MIX_SKIP] = "skip",  [SIM_MIX_SAMPLING] = "sampling",
-    [SIM_MIX_FLOW] = "flow",  [SIM_MIX_HAWK] = "hawk",
+    [SIM_MIX_SKIP] = "skip",     [SIM_MIX_SAMPLING] = "sampling",
+    [SIM_MIX_FLOW] = "flow",     [SIM_MIX_HAWK] = "hawk",
     [SIM_MIX_HYBRID] = "hybrid",
 };
 
@@ -128,19 +125,13 @@ static fjob *job_of(flow_state *fs, sim *s, uint64_t seq, uint32_t task,
 {
     fjob *fj = sim_jobmap_get(&fs->fs_jobs, seq);
     if (fj == NULL || task >= fj->fj_job->j_ntasks) {
-        sim_fail(s, SK_ESTATE, "the flow path got %s for job %llu task %u, "
-                 "not in flight", what, (unsigned long long)seq, task);
+        sim_fail(s, SK_ESTATE,
+                 "the flow path got %s for job %llu task %u, "
+                 "not in flight",
+                 what, (unsigned long long)seq, task);
         return NULL;
     }
     return fj;
-}
-
-/* The spec of task t: its duration, the top bit for a long job's. */
-static void put_spec(uint8_t *b, const sim_job *j, uint32_t t)
-{
-    uint64_t d = j->j_dur[t] | (j->j_long ? SPEC_LONG : 0);
-    for (int i = 0; i < SPEC_BYTES; i++, d >>= 8)
-        b[i] = (uint8_t)d;
 }
 
 /* ---- the flow node ---------------------------------------------------- */
@@ -356,8 +347,8 @@ static void h_reserve(flow_state *fs, sim *s, fjob *fj, uint32_t t,
                       uint32_t node)
 {
     sim_job *j = fj->fj_job;
-    uint8_t spec[SPEC_BYTES];
-    put_spec(spec, j, t);
+    uint8_t spec[SIM_SPEC_BYTES];
+    sim_spec_put(spec, j, t);
     sk_msg m = {.m_type = SK_MSG_RESERVE};
     sk_reserve *rv = &m.m_reserve;
     rv->rv_resv = ++fs->fs_resv;
@@ -366,7 +357,7 @@ static void h_reserve(flow_state *fs, sim *s, fjob *fj, uint32_t t,
     rv->rv_sched = flows_id(s);
     rv->rv_user = s->s_names->n_users[j->j_user].u_name;
     rv->rv_priority = j->j_prio;
-    rv->rv_spec = (sk_bytes){spec, SPEC_BYTES};
+    rv->rv_spec = (sk_bytes){spec, SIM_SPEC_BYTES};
     rv->rv_framework = "";
     fj->fj_node[t] = node + 1;
     h_move(fs, node, +1);
@@ -447,8 +438,7 @@ static void fl_start(void *ctx, sim *s)
     for (uint32_t i = 0; i < p->p_nodes && s->s_error == 0; i++)
         if (sim_late_hello(s, i, SIM_PEER_FLOWD, &hf) != 0 ||
             (hawk && sim_late_hello(s, i, SIM_PEER_FLOWS, &hs) != 0))
-            sim_fail(s, SK_ESTATE, "the flow path cannot register with n%u",
-                     i);
+            sim_fail(s, SK_ESTATE, "the flow path cannot register with n%u", i);
     if (hawk) {
         if (h_init(fs, s) != 0)
             sim_fail(s, SK_ENOMEM, "out of memory");
@@ -603,15 +593,15 @@ static void fl_report(void *ctx, sim *s, FILE *out)
     /* Wall time only where it is the model: the summary of a seeded run
      * stays the same from run to run (the rounds CSV has it always). */
     if (fs->fs_p->p_solve_time == SIM_SOLVE_MEASURED)
-        fprintf(out, "  solves            wall %.3f s in all, longest %.3f ms\n",
+        fprintf(out,
+                "  solves            wall %.3f s in all, longest %.3f ms\n",
                 fs->fs_solve_wall, fs->fs_solve_max * 1e3);
     fprintf(out,
             "  placements        RESERVE %llu, acked %llu, refused %llu, "
             "lost %llu, released %llu, dropped (ended %llu, cap %llu); "
             "jobs accepted %llu, refused %llu; waiting at the end %llu\n",
             (unsigned long long)st->fs_reserves,
-            (unsigned long long)st->fs_acks,
-            (unsigned long long)st->fs_rejects,
+            (unsigned long long)st->fs_acks, (unsigned long long)st->fs_rejects,
             (unsigned long long)st->fs_reserve_lost,
             (unsigned long long)st->fs_releases,
             (unsigned long long)st->fs_dropped_dead,
@@ -619,19 +609,18 @@ static void fl_report(void *ctx, sim *s, FILE *out)
             (unsigned long long)st->fs_jobs_accepted,
             (unsigned long long)st->fs_jobs_rejected,
             (unsigned long long)st->fs_waiting);
-    fprintf(out,
-            "  anomalies         input dropped %llu, over limits %llu, "
-            "unknown %llu, stale %llu, network errors %llu, nodes down "
-            "%llu, tasks lost %llu, failed %llu\n",
-            (unsigned long long)(st->fs_bad_type + st->fs_bad_peer +
-                                 st->fs_bad_field),
-            (unsigned long long)st->fs_limit,
-            (unsigned long long)st->fs_unknown,
-            (unsigned long long)st->fs_stale,
-            (unsigned long long)st->fs_net_errors,
-            (unsigned long long)st->fs_nodes_down,
-            (unsigned long long)st->fs_tasks_lost,
-            (unsigned long long)st->fs_tasks_failed);
+    fprintf(
+        out,
+        "  anomalies         input dropped %llu, over limits %llu, "
+        "unknown %llu, stale %llu, network errors %llu, nodes down "
+        "%llu, tasks lost %llu, failed %llu\n",
+        (unsigned long long)(st->fs_bad_type + st->fs_bad_peer +
+                             st->fs_bad_field),
+        (unsigned long long)st->fs_limit, (unsigned long long)st->fs_unknown,
+        (unsigned long long)st->fs_stale, (unsigned long long)st->fs_net_errors,
+        (unsigned long long)st->fs_nodes_down,
+        (unsigned long long)st->fs_tasks_lost,
+        (unsigned long long)st->fs_tasks_failed);
 }
 
 void sim_flow_rounds_header(FILE *out)
@@ -641,8 +630,7 @@ void sim_flow_rounds_header(FILE *out)
           out);
 }
 
-int sim_flow_new(const sim_params *p, sim_flow **out, char *err,
-                 size_t errlen)
+int sim_flow_new(const sim_params *p, sim_flow **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (p->p_mix != SIM_MIX_FLOW && p->p_mix != SIM_MIX_HAWK &&
@@ -656,19 +644,20 @@ int sim_flow_new(const sim_params *p, sim_flow **out, char *err,
         free(fs);
         return SK_ENOMEM;
     }
-    fs->fs_ops = (sim_flow){fs, fl_start, fl_submit, fl_deliver, fl_event,
-                            fl_report};
+    fs->fs_ops =
+        (sim_flow){fs, fl_start, fl_submit, fl_deliver, fl_event, fl_report};
     fs->fs_p = p;
     fs->fs_mix = p->p_mix;
     fs->fs_timer = SK_TIME_NEVER;
     if (p->p_flow_algorithm >= 0)
         fs->fs_alg = (fc_algorithm)p->p_flow_algorithm;
     else
-        fs->fs_alg = p->p_solve_time == SIM_SOLVE_MEASURED ? FC_ALG_RACE
-                                                            : FC_ALG_RELAX;
+        fs->fs_alg =
+            p->p_solve_time == SIM_SOLVE_MEASURED ? FC_ALG_RACE : FC_ALG_RELAX;
     if (fs->fs_alg == FC_ALG_RACE && p->p_solve_time == SIM_SOLVE_WORK) {
-        snprintf(err, errlen, "the race is not deterministic: the work "
-                              "model needs another algorithm");
+        snprintf(err, errlen,
+                 "the race is not deterministic: the work "
+                 "model needs another algorithm");
         sim_flow_free(&fs->fs_ops);
         return SK_ECONFIG;
     }

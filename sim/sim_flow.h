@@ -53,8 +53,7 @@
  * flow, hawk or hybrid; p must outlive it, and it serves one sim_run).
  * Returns 0 with it in *out, or SK_ENOMEM / SK_ECONFIG (a setting the flow
  * node refuses, with a message in err). */
-int sim_flow_new(const sim_params *p, sim_flow **out, char *err,
-                 size_t errlen);
+int sim_flow_new(const sim_params *p, sim_flow **out, char *err, size_t errlen);
 
 /* sim_flow_free releases it (NULL: nothing), after its run. */
 void sim_flow_free(sim_flow *f);

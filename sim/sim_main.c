@@ -817,33 +817,37 @@ int main(int argc, char **argv)
     }
     uint32_t n = 0;
     for (uint32_t mx = 0; mx < o.mixes.l_n; mx++)
-    for (uint32_t a = 0; a < o.strategies.l_n; a++)
-        for (uint32_t b = 0; b < o.dists.l_n; b++)
-            for (uint32_t c = 0; c < o.slots.l_n; c++)
-                for (uint32_t d = 0; d < o.ratios.l_n; d++)
-                    for (uint32_t e = 0; e < o.loads.l_n; e++) {
-                        /* Random placement and the omniscient scheduler
-                         * send no probes: one point for all ratios. */
-                        sim_strategy_id sid =
-                            (sim_strategy_id)o.strategies.l_v[a];
-                        if (d > 0 && (sid == SIM_RANDOM || sid == SIM_OMNI))
-                            continue;
-                        sim_params *p = &pts[n++].pt_p;
-                        *p = *base;
-                        p->p_strategy = (sim_strategy_id)o.strategies.l_v[a];
-                        p->p_mix = (sim_mix)o.mixes.l_v[mx];
-                        p->p_gen.g_dist.d_kind = (sim_dist_kind)o.dists.l_v[b];
-                        p->p_gen.g_dist.d_shape = 1.5;
-                        p->p_slots = (uint32_t)o.slots.l_v[c];
-                        if (o.total_slots > 0)
-                            p->p_nodes = (uint32_t)(o.total_slots / p->p_slots);
-                        p->p_ratio = o.ratios.l_v[d];
-                        p->p_gen.g_load = o.loads.l_v[e];
-                        p->p_gen.g_slots = (uint64_t)p->p_nodes * p->p_slots;
-                        p->p_gen.g_nodes = p->p_nodes;
-                        if (!o.warmup_set && p->p_jobs_file == NULL)
-                            p->p_warmup = sim_default_warmup(p);
-                    }
+        for (uint32_t a = 0; a < o.strategies.l_n; a++)
+            for (uint32_t b = 0; b < o.dists.l_n; b++)
+                for (uint32_t c = 0; c < o.slots.l_n; c++)
+                    for (uint32_t d = 0; d < o.ratios.l_n; d++)
+                        for (uint32_t e = 0; e < o.loads.l_n; e++) {
+                            /* Random placement and the omniscient scheduler
+                             * send no probes: one point for all ratios. */
+                            sim_strategy_id sid =
+                                (sim_strategy_id)o.strategies.l_v[a];
+                            if (d > 0 && (sid == SIM_RANDOM || sid == SIM_OMNI))
+                                continue;
+                            sim_params *p = &pts[n++].pt_p;
+                            *p = *base;
+                            p->p_strategy =
+                                (sim_strategy_id)o.strategies.l_v[a];
+                            p->p_mix = (sim_mix)o.mixes.l_v[mx];
+                            p->p_gen.g_dist.d_kind =
+                                (sim_dist_kind)o.dists.l_v[b];
+                            p->p_gen.g_dist.d_shape = 1.5;
+                            p->p_slots = (uint32_t)o.slots.l_v[c];
+                            if (o.total_slots > 0)
+                                p->p_nodes =
+                                    (uint32_t)(o.total_slots / p->p_slots);
+                            p->p_ratio = o.ratios.l_v[d];
+                            p->p_gen.g_load = o.loads.l_v[e];
+                            p->p_gen.g_slots =
+                                (uint64_t)p->p_nodes * p->p_slots;
+                            p->p_gen.g_nodes = p->p_nodes;
+                            if (!o.warmup_set && p->p_jobs_file == NULL)
+                                p->p_warmup = sim_default_warmup(p);
+                        }
     npoints = n;
     FILE *jobs_out = NULL, *tasks_out = NULL, *write_jobs = NULL, *csv = NULL;
     FILE *rounds_out = NULL;

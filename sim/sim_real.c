@@ -39,9 +39,6 @@ enum {
     EV_SUBMIT,                /* ev_p job, after the frontend's delay */
 };
 
-#define SPEC_BYTES 8
-#define SPEC_LONG  (1ull << 63)
-
 /* A task the simulated command executor of a node runs. */
 typedef struct real_run {
     uint64_t ru_job; /* the core's job id */
@@ -226,19 +223,19 @@ static void exec_launch(sim *s, uint32_t node, const sk_launch *lt)
     real_state *rs = s->s_state;
     uint32_t slots = s->s_p->p_slots;
     s->s_st.st_local[SK_MSG_LAUNCH_TASK]++;
-    if (lt->lt_spec.b_len != SPEC_BYTES) {
+    if (lt->lt_spec.b_len != SIM_SPEC_BYTES) {
         sim_fail(s, SK_ESTATE,
                  "node n%u launched job %llu task %u with a spec of %u "
                  "bytes; the frontend sent %u",
                  node, (unsigned long long)lt->lt_job, lt->lt_task,
-                 lt->lt_spec.b_len, SPEC_BYTES);
+                 lt->lt_spec.b_len, SIM_SPEC_BYTES);
         return;
     }
     uint64_t dur = 0;
-    for (int b = SPEC_BYTES - 1; b >= 0; b--)
+    for (int b = SIM_SPEC_BYTES - 1; b >= 0; b--)
         dur = dur << 8 | lt->lt_spec.b_data[b];
-    bool is_long = (dur & SPEC_LONG) != 0;
-    dur &= ~SPEC_LONG;
+    bool is_long = (dur & SIM_SPEC_LONG) != 0;
+    dur &= ~SIM_SPEC_LONG;
     real_run *run = &rs->runs[(size_t)node * slots], *free_run = NULL;
     for (uint32_t r = 0; r < slots && free_run == NULL; r++)
         if (!run[r].ru_used)
@@ -254,9 +251,8 @@ static void exec_launch(sim *s, uint32_t node, const sk_launch *lt)
     sim_ev *ev = sim_at(s, s->s_now + dur, EV_FINISH, false, &id);
     ev->ev_a = node;
     ev->ev_b = (uint32_t)(free_run - run);
-    *free_run = (real_run){lt->lt_job,   lt->lt_task, lt->lt_attempt,
-                           s->s_now,     id,          true,
-                           is_long};
+    *free_run = (real_run){lt->lt_job, lt->lt_task, lt->lt_attempt, s->s_now,
+                           id,         true,        is_long};
     sim_busy(s, +1);
 }
 
@@ -428,7 +424,7 @@ static int grow_scratch(real_state *rs, uint32_t ntasks, uint32_t nprefs)
         if (sp == NULL)
             return SK_ENOMEM;
         rs->specs = sp;
-        uint8_t *b = realloc(rs->spec_bytes, (size_t)ntasks * SPEC_BYTES);
+        uint8_t *b = realloc(rs->spec_bytes, (size_t)ntasks * SIM_SPEC_BYTES);
         if (b == NULL)
             return SK_ENOMEM;
         rs->spec_bytes = b;
@@ -458,11 +454,9 @@ static void submit_now(sim *s, sim_job *j)
         return;
     }
     for (uint32_t t = 0; t < j->j_ntasks; t++) {
-        uint8_t *b = &rs->spec_bytes[(size_t)t * SPEC_BYTES];
-        uint64_t d = j->j_dur[t] | (j->j_long ? SPEC_LONG : 0);
-        for (int i = 0; i < SPEC_BYTES; i++, d >>= 8)
-            b[i] = (uint8_t)d;
-        rs->specs[t] = (sk_task_spec){.ts_spec = {b, SPEC_BYTES}};
+        uint8_t *b = &rs->spec_bytes[(size_t)t * SIM_SPEC_BYTES];
+        sim_spec_put(b, j, t);
+        rs->specs[t] = (sk_task_spec){.ts_spec = {b, SIM_SPEC_BYTES}};
         uint32_t n = sim_job_npref(j, t);
         if (n > 0) {
             uint32_t off = j->j_pref_off[t];

@@ -125,10 +125,9 @@ void sim_report_print(FILE *out, const sim_point *pt, const sim_names *names,
                 "long placement (ms) mean %.3f  p50 %.3f  p90 %.3f  p99 %.3f  "
                 "max %.3f\n",
                 ms(sim_hist_mean(lw)), ms(sim_hist_quantile(lw, 0.50)),
-                ms(sim_hist_quantile(lw, 0.90)), ms(sim_hist_quantile(lw, 0.99)),
-                ms((double)lw->h_max));
-        fprintf(out,
-                "long response (ms)  mean %.3f  p50 %.3f  p99 %.3f\n",
+                ms(sim_hist_quantile(lw, 0.90)),
+                ms(sim_hist_quantile(lw, 0.99)), ms((double)lw->h_max));
+        fprintf(out, "long response (ms)  mean %.3f  p50 %.3f  p99 %.3f\n",
                 ms(sim_hist_mean(lr)), ms(sim_hist_quantile(lr, 0.50)),
                 ms(sim_hist_quantile(lr, 0.99)));
     }
@@ -251,9 +250,8 @@ void sim_report_csv_row(FILE *out, const sim_point *pt)
     fprintf(out, "%s,%.4f,%llu,%llu,%llu,%.4f,%.4f,%.4f,%llu\n",
             sim_mix_name(p->p_mix), ms(sim_hist_quantile(r, 0.90)),
             (unsigned long long)st->st_long_arrived,
-            (unsigned long long)st->st_long_tasks,
-            (unsigned long long)lw->h_n, ms(sim_hist_quantile(lw, 0.50)),
-            ms(sim_hist_quantile(lw, 0.99)),
+            (unsigned long long)st->st_long_tasks, (unsigned long long)lw->h_n,
+            ms(sim_hist_quantile(lw, 0.50)), ms(sim_hist_quantile(lw, 0.99)),
             ms(sim_hist_quantile(&st->st_long_resp, 0.50)),
             (unsigned long long)st->st_behind_long);
 }

@@ -5,8 +5,9 @@
 # on 12,500 machines and at higher load on 8,000 and 5,000.
 #
 # usage: docs/results/hybrid-runs.sh BUILD_DIR [PART...]
-#   PART: trace-12500 trace-8000 trace-5000 calibrate (default: the three
-#   trace parts). Results go to docs/results/hybrid/ (summary CSVs, the
+#   PART: trace-12500 trace-8000 trace-5000 calibrate figures whole
+#   (default: the three trace parts and the figures; whole replays the
+#   whole trace on 12,500 machines with the mixes in $WHOLE_MIXES). Results go to docs/results/hybrid/ (summary CSVs, the
 #   summaries as text, /usr/bin/time -v of each run). With the default
 #   --solve-time work everything is seeded: the same build gives the same
 #   numbers.
@@ -14,7 +15,7 @@ set -euo pipefail
 
 build=${1:?usage: $0 BUILD_DIR [PART...]}
 shift
-parts=${*:-trace-12500 trace-8000 trace-5000}
+parts=${*:-trace-12500 trace-8000 trace-5000 figures}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 sim="$build/sim/skylark-sim"
 t2j="$build/sim/skylark-trace2jobs"
@@ -22,15 +23,15 @@ out="$top/docs/results/hybrid"
 mkdir -p "$out"
 data=${SHARED_DATA_DIR:-$top/../shared/data}
 # The prefix: jobs arriving in the first PREFIX_US of virtual time (300x:
-# 10 s is the trace's first 50 minutes).
-prefix_us=${PREFIX_US:-10000000}
+# 20 s is the first 100 minutes of the trace).
+prefix_us=${PREFIX_US:-20000000}
 jobs="$out/google-300x-prefix.jobs"
-if [ ! -s "$jobs" ]; then
-    "$t2j" --speedup 300 -o "$out/google-300x.jobs" "$data/google-2011" \
+whole="$out/google-300x.jobs"
+if [ ! -s "$jobs" ] || [ ! -s "$whole" ]; then
+    "$t2j" --speedup 300 -o "$whole" "$data/google-2011" \
         2> "$out/trace2jobs.txt"
     awk -F, -v lim="$prefix_us" '/^#/ || /^arrival/ { print; next }
-        $1 < lim { print }' "$out/google-300x.jobs" > "$jobs"
-    rm -f "$out/google-300x.jobs"
+        $1 < lim { print }' "$whole" > "$jobs"
 fi
 mixes=${MIXES:-skip sampling hawk hybrid flow}
 run() { nice -n 10 "$@"; }
@@ -44,6 +45,50 @@ for part in $parts; do
                 --jobs-file "$jobs" --mix "$mix" --no-progress \
                 --summary-csv "$out/$part-$mix.csv" \
                 > "$out/$part-$mix.txt" 2> "$out/$part-$mix.time"
+        done
+        ;;
+    figures)
+        # One table of every run (summary.dat), and clustered bars per
+        # cluster size: short-job response p50/p90/p99, long-job
+        # placement p50/p99, probes behind long tasks.
+        awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+            { printf "%s %s %s %s %s %s %s %s %s %s %s\n", $c["nodes"],
+              $c["mix"], $c["resp_p50_ms"], $c["resp_p90_ms"],
+              $c["resp_p99_ms"], $c["long_wait_p50_ms"],
+              $c["long_wait_p99_ms"], $c["behind_long"],
+              $c["utilisation"], $c["rejected"], $c["measured_jobs"] }' \
+            "$out"/trace-*-*.csv | sort -k1,1nr -k2,2 > "$out/summary.dat"
+        for n in $(cut -d' ' -f1 "$out/summary.dat" | sort -u); do
+            grep "^$n " "$out/summary.dat" > "$out/summary-$n.dat"
+            cat > "$out/fig-$n.gp" <<GP
+set terminal pngcairo size 1000,420 font ",10"
+set output "fig-$n.png"
+set multiplot layout 1,3 title "Google trace (first 100 min, 300x), $n machines x 16 slots"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set logscale y
+set grid ytics
+set key top left
+set xtics rotate by -30
+set title "short jobs: response (ms)"
+plot "summary-$n.dat" using 3:xtic(2) title "p50", "" using 4 title "p90", "" using 5 title "p99"
+set title "long tasks: placement latency (ms)"
+plot "summary-$n.dat" using (\$6 > 0 ? \$6 : 1/0):xtic(2) title "p50", "" using (\$7 > 0 ? \$7 : 1/0) title "p99"
+set title "probes behind long tasks"
+unset logscale y
+plot "summary-$n.dat" using 8:xtic(2) title "probes" lc rgb "#aa3333"
+unset multiplot
+GP
+            (cd "$out" && gnuplot "fig-$n.gp")
+        done
+        ;;
+    whole)
+        for mix in ${WHOLE_MIXES:-sampling hybrid}; do
+            run /usr/bin/time -v "$sim" --nodes 12500 --slots 16 \
+                --jobs-file "$whole" --mix "$mix" --no-progress \
+                --summary-csv "$out/whole-12500-$mix.csv" \
+                > "$out/whole-12500-$mix.txt" 2> "$out/whole-12500-$mix.time"
         done
         ;;
     calibrate)
