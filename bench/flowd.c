@@ -331,12 +331,11 @@ static void on_msg(bench *b, sk_peer from, const sk_msg *m)
 
 static void hello_nodes(bench *b)
 {
-    char rack[32], *labels[2];
+    char rack[32], *labels[1];
     const char *addr = "tcp://127.0.0.1:1";
-    labels[1] = "long_share=1";
+    labels[0] = "long_share=1";
     for (uint32_t i = 0; i < b->o.nodes; i++) {
-        snprintf(rack, sizeof rack, "rack=r%u", i / RACK_SIZE);
-        labels[0] = rack;
+        snprintf(rack, sizeof rack, "r%u", i / RACK_SIZE);
         sk_msg m = {.m_type = SK_MSG_HELLO};
         m.m_hello =
             (sk_hello){.he_role = SK_ROLE_NODEMON,
@@ -348,8 +347,9 @@ static void hello_nodes(bench *b)
                        .he_slots = b->o.slots,
                        .he_res = {b->o.slots * 1000u, b->o.slots * 1024u},
                        .he_labels = (const char **)labels,
-                       .he_nlabels = 2,
-                       .he_framework = ""};
+                       .he_nlabels = 1,
+                       .he_framework = "",
+                       .he_rack = rack};
         on_msg(b, i + 1, &m);
     }
     sk_msg m = {.m_type = SK_MSG_HELLO};

@@ -510,7 +510,7 @@ static void submit_job(void)
     int len = snprintf(spec, sizeof spec, "%llu %u",
                        (unsigned long long)sk_wall_us(), F.hold_ms);
     for (unsigned i = 0; i < F.job_tasks; i++)
-        td[i] = (sk_task_desc){spec, (uint32_t)len, NULL, 0};
+        td[i] = (sk_task_desc){.td_spec = spec, .td_spec_len = (uint32_t)len};
     sk_job_desc jd;
     sk_job_desc_init(&jd);
     jd.jo_user = "bench";

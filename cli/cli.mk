@@ -8,10 +8,29 @@ noinst_HEADERS += cli/sk_cli.h cli/cli_common.h cli/sk_cluster.h \
 	cli/cli_json.h
 cli_skylark_SOURCES = cli/skylark.c cli/cmd_solve.c \
 	cli/cmd_cluster.c cli/cmd_run.c cli/cmd_status.c \
-	cli/cmd_load.c cli/cmd_key.c cli/cli_common.c cli/cli_json.c
-cli_skylark_CPPFLAGS = $(CLI_CPPFLAGS)
+	cli/cmd_load.c cli/cmd_key.c cli/cmd_user.c cli/cli_common.c cli/cli_json.c \
+	cli/cmd_dashboard.c
+nodist_cli_skylark_SOURCES = cli/dashboard_page.h
+cli_skylark_CPPFLAGS = $(CLI_CPPFLAGS) -I$(top_builddir)/cli \
+	-I$(top_srcdir)/daemon
+cli_skylark_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS)
+# daemon/libskdaemon.la: the loopback rules of sk_metrics_http and
+# libmicrohttpd, which `skylark dashboard` serves with.
 cli_skylark_LDADD = flowcore/libflowcore.la cli/libskcluster.a \
-	client/libskylark_impl.la $(EV_LIBS) -lm
+	daemon/libskdaemon.la client/libskylark_impl.la $(EV_LIBS) -lm
+
+# The dashboard's page, compiled in as bytes (no files to find at run
+# time); the page itself needs no build step.
+cli/skylark-cmd_dashboard.$(OBJEXT): cli/dashboard_page.h
+CLEANFILES += cli/dashboard_page.h
+EXTRA_DIST += cli/dashboard.html
+cli/dashboard_page.h: $(top_srcdir)/cli/dashboard.html
+	$(AM_V_GEN)$(MKDIR_P) cli && { \
+	  echo '/* Generated from cli/dashboard.html: do not edit. */'; \
+	  echo 'static const char DASHBOARD_PAGE[] = {'; \
+	  od -An -v -tx1 < $(top_srcdir)/cli/dashboard.html | \
+	    sed -e 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0x00};'; } > $@.tmp && mv $@.tmp $@
 
 # A local cluster of daemons (skylark cluster, bench/short-path).
 noinst_LIBRARIES += cli/libskcluster.a
@@ -64,6 +83,15 @@ tests_test_cli_refusals_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS)
 tests_test_cli_refusals_LDADD = tests/libcli_run.a $(DH_TEST_LDADD)
 EXTRA_tests_test_cli_refusals_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark
 
+# The flow path's options of run and load on the wire, through the real
+# tool and a fake scheduler that spells what it got.
+check_PROGRAMS += tests/test_cli_flow
+TESTS += tests/test_cli_flow
+tests_test_cli_flow_SOURCES = tests/test_cli_flow.c \
+	tests/test_client_fake.c tests/test_client_fake.h
+tests_test_cli_flow_LDADD = tests/libcli_run.a $(CLIENT_TEST_LDADD)
+EXTRA_tests_test_cli_flow_DEPENDENCIES = cli/skylark
+
 # skylark status --json and cluster status --json against a local
 # cluster, read back by python3 and checked against the text output.
 check_PROGRAMS += tests/test_cli_status_json
@@ -71,3 +99,14 @@ TESTS += tests/test_cli_status_json
 tests_test_cli_status_json_SOURCES = tests/test_cli_status_json.c
 tests_test_cli_status_json_LDADD = tests/libcli_run.a tests/libtap.a
 EXTRA_tests_test_cli_status_json_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark
+
+# skylark dashboard against a local cluster running a job: its JSON read
+# by python3 against `cluster status --json`, its page run by headless
+# Chromium (skipped without Debian chromium).
+check_PROGRAMS += tests/test_dashboard
+TESTS += tests/test_dashboard
+tests_test_dashboard_SOURCES = tests/test_dashboard.c tests/http_get.c \
+	tests/http_get.h
+tests_test_dashboard_LDADD = tests/libcli_run.a $(DH_TEST_LDADD)
+EXTRA_tests_test_dashboard_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark \
+	flowcore/flowd/skylark-flowd

@@ -40,6 +40,17 @@ int cli_parse_double(const char *s, double min, double max, double *out)
     return 0;
 }
 
+int cli_parse_placement(const char *s, sk_job_placement *out)
+{
+    if (s != NULL && strcmp(s, "sample") == 0)
+        *out = SK_PLACEMENT_SAMPLE;
+    else if (s != NULL && strcmp(s, "flow") == 0)
+        *out = SK_PLACEMENT_FLOW;
+    else
+        return -1;
+    return 0;
+}
+
 int cli_check_endpoint(const char *who, const char *what, const char *addr)
 {
     char why[256];
@@ -87,6 +98,31 @@ const char *cli_key_file(const char *given, const char *dir, char *buf,
         access(buf, F_OK) != 0)
         return NULL;
     return buf;
+}
+
+const char *cli_token_file(const char *given, const char *dir, char *buf,
+                           size_t len)
+{
+    if (given != NULL)
+        return given;
+    const char *env = getenv("SKYLARK_TOKEN_FILE");
+    if (env != NULL && env[0] != '\0')
+        return env;
+    char d[4096];
+    cli_dir(dir, d, sizeof d);
+    if (snprintf(buf, len, "%s/user.token", d) >= (int)len ||
+        access(buf, F_OK) != 0)
+        return NULL;
+    return buf;
+}
+
+void cli_credential(const char *key, const char *token, const char *dir,
+                    char *keybuf, char *tokbuf, size_t len,
+                    const char **key_file, const char **token_file)
+{
+    *token_file = key != NULL ? token : cli_token_file(token, dir, tokbuf, len);
+    *key_file =
+        *token_file != NULL ? NULL : cli_key_file(key, dir, keybuf, len);
 }
 
 skc_cluster *cli_load_cluster(const char *who, const char *dir)

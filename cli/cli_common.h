@@ -29,6 +29,10 @@ int cli_parse_ulong(const char *s, unsigned long min, unsigned long max,
  * Returns 0 or -1. */
 int cli_parse_double(const char *s, double min, double max, double *out);
 
+/* cli_parse_placement parses a --placement value: "sample"
+ * (SK_PLACEMENT_SAMPLE) or "flow" (SK_PLACEMENT_FLOW). Returns 0 or -1. */
+int cli_parse_placement(const char *s, sk_job_placement *out);
+
 /* cli_check_endpoint checks addr with sk_endpoint_check; when it is not
  * an endpoint, prints "WHO: WHAT 'ADDR': why" on stderr (what: the option
  * or argument that gave it, such as "--scheduler") and returns -1 (the
@@ -58,6 +62,25 @@ int cli_schedulers(const char *who, const char *dir, const char **scheds,
  * result points at given, the environment or buf. */
 const char *cli_key_file(const char *given, const char *dir, char *buf,
                          size_t len);
+
+/* cli_token_file says which user token a command uses: given (its
+ * --token-file), else $SKYLARK_TOKEN_FILE, else user.token in the local
+ * cluster's directory dir (NULL: the default) if there is one; NULL for
+ * none, when the command uses the cluster key (cli_key_file) as the
+ * cluster's operator. The result points at given, the environment or
+ * buf. */
+const char *cli_token_file(const char *given, const char *dir, char *buf,
+                           size_t len);
+
+/* cli_credential picks a command's credential from its --key-file (key)
+ * and --token-file (token): a key given alone wins; else the token of
+ * cli_token_file if there is one, else the key of cli_key_file. One of
+ * *key_file and *token_file is set (they point at the arguments, the
+ * environment or the buffers of len bytes), the other is NULL; both are
+ * NULL for an unauthenticated cluster. */
+void cli_credential(const char *key, const char *token, const char *dir,
+                    char *keybuf, char *tokbuf, size_t len,
+                    const char **key_file, const char **token_file);
 
 /* cli_rank returns the q-quantile (0 < q <= 1) of sorted[0..n), ascending,
  * by the nearest-rank method: the smallest value such that at least q * n

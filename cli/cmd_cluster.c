@@ -24,7 +24,8 @@ static void cluster_usage(FILE *out)
         "[--schedulers K]\n"
         "                          [--weight USER=W]... [--dir DIR] "
         "[--log-level L]\n"
-        "                          [--timeout SECONDS] [--no-flowd]\n"
+        "                          [--timeout SECONDS] [--no-flowd] "
+        "[--racks R]\n"
         "       skylark cluster status [--json] [--dir DIR]\n"
         "       skylark cluster down [--dir DIR] [--grace SECONDS]\n"
         "\n"
@@ -53,6 +54,9 @@ static void cluster_usage(FILE *out)
         "      --timeout S       how long `up` waits (default 30)\n"
         "      --no-flowd        no flow node: schedulers and node\n"
         "                        monitors only\n"
+        "      --racks R         spread the node monitors over racks r0 ..\n"
+        "                        r(R-1), consecutive nodes in each, for the\n"
+        "                        flow node (default 0: no racks)\n"
         "      --grace S         how long `down` waits after SIGTERM\n"
         "                        before SIGKILL (default 5)\n"
         "  -j, --json            status: as JSON, for tools (see\n"
@@ -108,6 +112,7 @@ static int cluster_up(int argc, char **argv, const char *dir)
         {"log-level", required_argument, NULL, 'L'},
         {"timeout", required_argument, NULL, 't'},
         {"no-flowd", no_argument, NULL, 'F'},
+        {"racks", required_argument, NULL, 'R'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -164,6 +169,11 @@ static int cluster_up(int argc, char **argv, const char *dir)
         case 'F':
             sp.cs_flowd = 0;
             break;
+        case 'R':
+            if (cli_parse_ulong(optarg, 0, 1000, &v) != 0)
+                return bad_usage("--racks takes 0..1000, got '%s'", optarg);
+            sp.cs_racks = (unsigned)v;
+            break;
         case 'h':
             cluster_usage(stdout);
             return 0;
@@ -173,6 +183,9 @@ static int cluster_up(int argc, char **argv, const char *dir)
     }
     if (optind < argc)
         return bad_usage("unexpected argument '%s'", argv[optind]);
+    if (sp.cs_racks > sp.cs_nodes)
+        return bad_usage("--racks %u is more than the %u nodes", sp.cs_racks,
+                         sp.cs_nodes);
     skc_cluster *cl = malloc(sizeof *cl);
     if (cl == NULL)
         return 1;

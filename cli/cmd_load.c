@@ -10,6 +10,8 @@
 #include "config.h"
 #include "sk_apiutil.h"
 #include "sk_cli.h"
+#include "sk_tauth.h"
+#include "sk_token.h"
 #include "sk_rng.h"
 #include "skylark.h"
 
@@ -30,8 +32,9 @@ static void load_usage(FILE *out)
         out,
         "usage: skylark load [--users U1,U2,...] [--jobs N] [--tasks MIN-MAX]\n"
         "                    [--duration MIN-MAX] [--inflight K] [--seed S]\n"
-        "                    [--timeout S]\n"
-        "                    [--scheduler ADDR]... [--dir DIR]\n"
+        "                    [--timeout S] [--placement sample|flow]\n"
+        "                    [--scheduler ADDR]... [--dir DIR] [--key-file F]\n"
+        "                    [--token-file F]...\n"
         "\n"
         "Runs a mixed workload of short jobs on a Skylark cluster: N jobs\n"
         "in all, shared evenly among the users, each of a random number of\n"
@@ -53,12 +56,19 @@ static void load_usage(FILE *out)
         "  -D, --duration MIN-MAX  task duration, ms (default 10-200)\n"
         "  -k, --inflight K      jobs in flight per user (default 4)\n"
         "      --seed S          random seed (default 1)\n"
+        "      --placement P     sample (default: the schedulers' batch\n"
+        "                        sampling, the flow node as fallback) or\n"
+        "                        flow (every job straight to the flow\n"
+        "                        node, skylark-flowd, to compare)\n"
         "  -t, --timeout S       cancel the jobs in flight after S seconds\n"
         "  -s, --scheduler ADDR  a scheduler (repeatable); default: the\n"
         "                        local cluster's\n"
         "  -d, --dir DIR         the local cluster's directory\n"
         "  -K, --key-file F      the cluster key (default: $SKYLARK_KEY_FILE,\n"
         "                        else the local cluster's key)\n"
+        "      --token-file F    a user's token (repeatable, instead of\n"
+        "                        --users): one user per token, each with\n"
+        "                        its own frontend; default: the key\n"
         "  -h, --help            this text\n"
         "\n"
         "Ctrl-C or SIGTERM (or --timeout) cancels the jobs in flight and\n"
@@ -77,6 +87,7 @@ typedef struct span {
 
 typedef struct user {
     char u_name[64];
+    const char *u_token; /* its token file (--token-file), or NULL */
     sk_frontend *u_fe;
     unsigned u_quota; /* jobs to submit */
     unsigned u_submitted;
@@ -111,6 +122,7 @@ static struct {
     int l_code;                       /* 128 + the first signal */
     int l_leave;                      /* nonzero: leave now with this status */
     unsigned l_failovers;             /* jobs moved to another scheduler */
+    sk_job_placement l_placement;     /* every job's */
     ev_timer l_draw, l_grace, l_deadline;
     ev_signal l_int, l_term;
     struct ev_loop *l_loop;
@@ -237,13 +249,15 @@ static void submit_next(user *u)
                                          &L.l_rng, L.l_dmax - L.l_dmin + 1);
             int len = snprintf(cmd[t], sizeof cmd[t], "sleep %u.%03u",
                                ms / 1000, ms % 1000);
-            td[t] = (sk_task_desc){cmd[t], (uint32_t)len, NULL, 0};
+            td[t] =
+                (sk_task_desc){.td_spec = cmd[t], .td_spec_len = (uint32_t)len};
         }
         sk_job_desc jd;
         sk_job_desc_init(&jd);
         jd.jo_user = u->u_name;
         jd.jo_tasks = td;
         jd.jo_ntasks = n;
+        jd.jo_placement = L.l_placement;
         sk_job_callbacks cb = {on_started, on_task_done, on_job_done, u};
         int rc = sk_frontend_submit(u->u_fe, &jd, &cb, NULL);
         free(td);
@@ -541,14 +555,18 @@ int cmd_load(int argc, char **argv)
         {"duration", required_argument, NULL, 'D'},
         {"inflight", required_argument, NULL, 'k'},
         {"seed", required_argument, NULL, 'S'},
+        {"placement", required_argument, NULL, 'P'},
         {"timeout", required_argument, NULL, 't'},
         {"scheduler", required_argument, NULL, 's'},
         {"dir", required_argument, NULL, 'd'},
         {"key-file", required_argument, NULL, 'K'},
+        {"token-file", required_argument, NULL, 'O'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     memset(&L, 0, sizeof L);
+    const char *tokens[MAX_USERS];
+    unsigned ntokens = 0, users_given = 0;
     const char *users = "alice,bob,carol", *dir = NULL, *key = NULL;
     const char *scheds[MAX_SCHEDS];
     unsigned nscheds = 0;
@@ -574,6 +592,7 @@ int cmd_load(int argc, char **argv)
         switch (c) {
         case 'u':
             users = optarg;
+            users_given = 1;
             break;
         case 'j':
             if (cli_parse_ulong(optarg, 1, 1000000, &v) != 0)
@@ -597,6 +616,10 @@ int cmd_load(int argc, char **argv)
             if (cli_parse_double(optarg, 0.001, 1e7, &timeout) != 0)
                 USAGE_ERR("--timeout takes seconds, got '%s'", optarg);
             break;
+        case 'P':
+            if (cli_parse_placement(optarg, &L.l_placement) != 0)
+                USAGE_ERR("--placement takes sample or flow, got '%s'", optarg);
+            break;
         case 'S':
             if (cli_parse_ulong(optarg, 0, ~0ul, &seed) != 0)
                 USAGE_ERR("--seed takes a number, got '%s'", optarg);
@@ -611,6 +634,11 @@ int cmd_load(int argc, char **argv)
         case 'K':
             key = optarg;
             break;
+        case 'O':
+            if (ntokens == MAX_USERS)
+                USAGE_ERR("at most %d users", MAX_USERS);
+            tokens[ntokens++] = optarg;
+            break;
         case 'd':
             dir = optarg;
             break;
@@ -624,8 +652,21 @@ int cmd_load(int argc, char **argv)
     }
     if (optind < argc)
         USAGE_ERR("unexpected argument '%s'", argv[optind]);
+    if (ntokens > 0 && users_given)
+        USAGE_ERR("--users and --token-file exclude each other: a token "
+                  "names its user");
+    for (unsigned i = 0; i < ntokens; i++) {
+        sk_token tk;
+        char err[1200];
+        if (sk_token_read(tokens[i], &tk, err, sizeof err) != 0)
+            USAGE_ERR("%s", err);
+        user *u = &L.l_users[L.l_nusers++];
+        snprintf(u->u_name, sizeof u->u_name, "%s", tk.tk_user);
+        u->u_token = tokens[i];
+        sk_tauth_wipe(&tk, sizeof tk);
+    }
     char ulist[1024];
-    snprintf(ulist, sizeof ulist, "%s", users);
+    snprintf(ulist, sizeof ulist, "%s", ntokens > 0 ? "" : users);
     for (char *save = NULL, *tok = strtok_r(ulist, ",", &save); tok != NULL;
          tok = strtok_r(NULL, ",", &save)) {
         if (L.l_nusers == MAX_USERS)
@@ -658,7 +699,8 @@ int cmd_load(int argc, char **argv)
         fo.fo_schedulers = mine;
         fo.fo_nschedulers = nscheds;
         fo.fo_queue_timeout = 10;
-        fo.fo_key_file = key_file;
+        fo.fo_key_file = u->u_token != NULL ? NULL : key_file;
+        fo.fo_token_file = u->u_token;
         if (sk_frontend_create(L.l_loop, &fo, &u->u_fe) != 0) {
             fprintf(stderr, "skylark load: cannot create a frontend\n");
             return 1;

@@ -7,6 +7,7 @@
 #include "cli_common.h"
 #include "config.h"
 #include "sk_cli.h"
+#include "sk_proto.h"
 #include "skylark.h"
 
 #include <ev.h>
@@ -19,6 +20,7 @@
 
 #define MAX_SCHEDS    16
 #define MAX_LABELS    64
+#define MAX_RACKS     16 /* SK_MAX_PREFERRED */
 #define SHOW_FAILURES 10
 
 static void run_usage(FILE *out)
@@ -30,6 +32,8 @@ static void run_usage(FILE *out)
         "[--mem MB]\n"
         "                   [--max-attempts A] [--probe-ratio D] [--timeout "
         "S]\n"
+        "                   [--long] [--placement sample|flow] [--rack "
+        "NAME]...\n"
         "                   [--output] [--dir DIR] [--] COMMAND [ARG...]\n"
         "\n"
         "Runs a job of TASKS copies of COMMAND on a Skylark cluster (each\n"
@@ -54,13 +58,27 @@ static void run_usage(FILE *out)
         "  -m, --mem MB          memory each task needs, MiB\n"
         "      --max-attempts A  tries of a task whose node is lost (1..100)\n"
         "      --probe-ratio D   reservations per task (1..64)\n"
+        "      --long            the tasks are services: the flow node\n"
+        "                        (skylark-flowd) places them, and each runs\n"
+        "                        until it exits or the job is cancelled\n"
+        "      --placement P     where short tasks go: sample (default: the\n"
+        "                        scheduler's batch sampling, the flow node\n"
+        "                        as fallback) or flow (the flow node)\n"
+        "      --rack NAME       a rack the tasks prefer (repeatable, at\n"
+        "                        most 16; the flow node's placement only)\n"
         "  -t, --timeout S       cancel the job after S seconds\n"
         "  -o, --output          print every task's output (its tail)\n"
         "  -d, --dir DIR         the local cluster's directory\n"
         "  -K, --key-file F      the cluster key (default: $SKYLARK_KEY_FILE,\n"
         "                        else the local cluster's key)\n"
+        "  -T, --token-file F    a user token (skylark user token) instead:\n"
+        "                        the job runs as its user (default:\n"
+        "                        $SKYLARK_TOKEN_FILE, else user.token in the\n"
+        "                        local cluster's directory, else the key)\n"
         "  -h, --help            this text\n"
         "\n"
+        "A long job (or placement flow) needs a cluster with a flow node;\n"
+        "without one the scheduler rejects it.\n"
         "Ctrl-C or SIGTERM cancels the job and leaves when it has ended,\n"
         "or after 2 s whatever the scheduler does (a second signal: at\n"
         "once); so does --timeout.\n"
@@ -272,18 +290,24 @@ int cmd_run(int argc, char **argv)
         {"mem", required_argument, NULL, 'm'},
         {"max-attempts", required_argument, NULL, 'A'},
         {"probe-ratio", required_argument, NULL, 'D'},
+        {"long", no_argument, NULL, 'L'},
+        {"placement", required_argument, NULL, 'P'},
+        {"rack", required_argument, NULL, 'R'},
         {"timeout", required_argument, NULL, 't'},
         {"output", no_argument, NULL, 'o'},
         {"dir", required_argument, NULL, 'd'},
         {"key-file", required_argument, NULL, 'K'},
+        {"token-file", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *scheds[MAX_SCHEDS], *labels[MAX_LABELS];
-    unsigned nscheds = 0, nlabels = 0;
+    const char *scheds[MAX_SCHEDS], *labels[MAX_LABELS], *racks[MAX_RACKS];
+    unsigned nscheds = 0, nlabels = 0, nracks = 0;
+    int is_long = 0;
+    sk_job_placement placement = SK_PLACEMENT_SAMPLE;
     unsigned long ntasks = 1, prio = 4, mem = 0, attempts = 0;
     double cpus = 0, probe = 0, timeout = 0;
-    const char *user = NULL, *dir = NULL, *key = NULL;
+    const char *user = NULL, *dir = NULL, *key = NULL, *token = NULL;
     int c;
     memset(&rs, 0, sizeof rs);
     optind = 0;
@@ -294,7 +318,7 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "\n(see skylark run --help)\n");                       \
         return 2;                                                              \
     } while (0)
-    while ((c = getopt_long(argc, argv, "+s:n:u:p:l:c:m:t:od:K:h", longopts,
+    while ((c = getopt_long(argc, argv, "+s:n:u:p:l:c:m:t:od:K:T:h", longopts,
                             NULL)) != -1) {
         switch (c) {
         case 's':
@@ -336,6 +360,22 @@ int cmd_run(int argc, char **argv)
             if (cli_parse_double(optarg, 1, 64, &probe) != 0)
                 USAGE_ERR("--probe-ratio takes 1..64, got '%s'", optarg);
             break;
+        case 'L':
+            is_long = 1;
+            break;
+        case 'P':
+            if (cli_parse_placement(optarg, &placement) != 0)
+                USAGE_ERR("--placement takes sample or flow, got '%s'", optarg);
+            break;
+        case 'R':
+            if (nracks == MAX_RACKS)
+                USAGE_ERR("at most %d racks", MAX_RACKS);
+            if (!sk_rack_valid(optarg))
+                USAGE_ERR("--rack takes a name of 1..255 bytes of graphic "
+                          "ASCII (no space), got '%s'",
+                          optarg);
+            racks[nracks++] = optarg;
+            break;
         case 't':
             if (cli_parse_double(optarg, 0.001, 1e7, &timeout) != 0)
                 USAGE_ERR("--timeout takes seconds, got '%s'", optarg);
@@ -345,6 +385,9 @@ int cmd_run(int argc, char **argv)
             break;
         case 'K':
             key = optarg;
+            break;
+        case 'T':
+            token = optarg;
             break;
         case 'd':
             dir = optarg;
@@ -382,8 +425,9 @@ int cmd_run(int argc, char **argv)
     fo.fo_nschedulers = nscheds;
     fo.fo_connect_timeout = 1;
     fo.fo_queue_timeout = 5;
-    char keybuf[4200];
-    fo.fo_key_file = cli_key_file(key, dir, keybuf, sizeof keybuf);
+    char keybuf[4200], tokbuf[4200];
+    cli_credential(key, token, dir, keybuf, tokbuf, sizeof keybuf,
+                   &fo.fo_key_file, &fo.fo_token_file);
     int rc = sk_frontend_create(loop, &fo, &rs.rs_fe);
     if (rc != 0) {
         fprintf(stderr, "skylark run: %s\n", sk_strerror(rc));
@@ -397,7 +441,10 @@ int cmd_run(int argc, char **argv)
         return 1;
     }
     for (unsigned long i = 0; i < ntasks; i++)
-        td[i] = (sk_task_desc){cmd, (uint32_t)len, NULL, 0};
+        td[i] = (sk_task_desc){.td_spec = cmd,
+                               .td_spec_len = (uint32_t)len,
+                               .td_racks = racks,
+                               .td_nracks = nracks};
     sk_job_desc jd;
     sk_job_desc_init(&jd);
     jd.jo_user = user;
@@ -408,6 +455,8 @@ int cmd_run(int argc, char **argv)
     jd.jo_mem_mb = (uint32_t)mem;
     jd.jo_probe_ratio = probe;
     jd.jo_max_attempts = (unsigned)attempts;
+    jd.jo_long = is_long;
+    jd.jo_placement = placement;
     jd.jo_tasks = td;
     jd.jo_ntasks = (uint32_t)ntasks;
     rs.rs_ntasks = (uint32_t)ntasks;

@@ -39,6 +39,9 @@ static void status_usage(FILE *out)
             "  -d, --dir DIR     the local cluster's directory\n"
             "  -K, --key-file F  the cluster key (default: $SKYLARK_KEY_FILE,\n"
             "                    else the local cluster's key)\n"
+            "  -T, --token-file F  a user token instead (as skylark run):\n"
+            "                    a scheduler then lists that user's jobs\n"
+            "                    only, unless it is an admin's\n"
             "  -h, --help        this text\n"
             "\n"
             "Exit status: 0 the daemon (every daemon) answered, 1 it did "
@@ -138,11 +141,11 @@ static void print_table(const sk_status *s, unsigned max_rows)
         printf("(no rows)\n");
 }
 
-static int status_of(const char *addr, const char *key, double timeout,
-                     int verbose, unsigned rows, int json)
+static int status_of(const char *addr, const char *key, const char *token,
+                     double timeout, int verbose, unsigned rows, int json)
 {
     sk_status *s;
-    int rc = sk_status_fetch_keyed(addr, key, timeout, 1, &s);
+    int rc = sk_status_fetch_cred(addr, key, token, timeout, 1, &s);
     if (rc != 0) {
         fprintf(stderr, "skylark status: no answer from %s: %s\n", addr,
                 sk_strerror(rc));
@@ -190,16 +193,18 @@ int cmd_status(int argc, char **argv)
         {"timeout", required_argument, NULL, 't'},
         {"dir", required_argument, NULL, 'd'},
         {"key-file", required_argument, NULL, 'K'},
+        {"token-file", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int verbose = 0, json = 0, c;
     unsigned long rows = 40;
     double timeout = 2;
-    const char *dir = NULL, *key = NULL;
+    const char *dir = NULL, *key = NULL, *token = NULL;
     optind = 0;
     argv[0] = (char *)"skylark status"; /* for getopt's messages */
-    while ((c = getopt_long(argc, argv, "jvr:t:d:K:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "jvr:t:d:K:T:h", longopts, NULL)) !=
+           -1) {
         switch (c) {
         case 'j':
             json = 1;
@@ -225,6 +230,9 @@ int cmd_status(int argc, char **argv)
         case 'K':
             key = optarg;
             break;
+        case 'T':
+            token = optarg;
+            break;
         case 'h':
             status_usage(stdout);
             return 0;
@@ -240,11 +248,14 @@ int cmd_status(int argc, char **argv)
     if (optind < argc &&
         cli_check_endpoint("skylark status", "address", argv[optind]) != 0)
         return 2;
-    char keybuf[4200];
-    if (optind < argc)
-        return status_of(argv[optind],
-                         cli_key_file(key, dir, keybuf, sizeof keybuf), timeout,
-                         verbose, (unsigned)rows, json);
+    char keybuf[4200], tokbuf[4200];
+    if (optind < argc) {
+        const char *kf, *tf;
+        cli_credential(key, token, dir, keybuf, tokbuf, sizeof keybuf, &kf,
+                       &tf);
+        return status_of(argv[optind], kf, tf, timeout, verbose, (unsigned)rows,
+                         json);
+    }
     skc_cluster *cl = cli_load_cluster("skylark status", dir);
     if (cl == NULL)
         return 1;

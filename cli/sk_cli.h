@@ -35,6 +35,12 @@ int cmd_run(int argc, char **argv);
  * or a bad address. */
 int cmd_status(int argc, char **argv);
 
+/* cmd_dashboard: `skylark dashboard [--listen HOST:PORT]` serves a live
+ * page of the local cluster and its JSON (/api/cluster) on loopback
+ * until SIGINT or SIGTERM. Exit status: 0 stopped by a signal, 1 cannot
+ * serve or no cluster, 2 bad usage. */
+int cmd_dashboard(int argc, char **argv);
+
 /* cmd_load: `skylark load` runs a mixed workload of short jobs from
  * several users through the client API and prints a summary (jobs,
  * tasks, job response time p50/p95/p99, scheduling overhead p50/p99,
@@ -45,5 +51,10 @@ int cmd_load(int argc, char **argv);
 /* cmd_key: `skylark key new FILE` makes a cluster key (mode 0600).
  * Exit status: 0 made, 1 failed, 2 bad usage or FILE exists. */
 int cmd_key(int argc, char **argv);
+
+/* cmd_user: `skylark user token NAME [FILE]` issues a user's token from
+ * the cluster key (sk_token.h). Exit status: 0 issued, 1 failed, 2 bad
+ * usage or FILE exists. */
+int cmd_user(int argc, char **argv);
 
 #endif /* SK_CLI_H */

@@ -434,10 +434,10 @@ static int start_one(start_ctx *x, skc_daemon *d, unsigned id_number)
             return rc;
         snprintf(d->cd_endpoint, sizeof d->cd_endpoint, "tcp://127.0.0.1:%d",
                  port);
-        char id[16], slots[16];
+        char id[16], slots[16], rack[16];
         snprintf(id, sizeof id, "%u", id_number);
         snprintf(slots, sizeof slots, "%u", sp->cs_slots);
-        char *argv[18 + 2 * 16 + 2 * SKC_MAX_WEIGHTS];
+        char *argv[20 + 2 * 16 + 2 * SKC_MAX_WEIGHTS];
         int a = 0;
         argv[a++] = x->sx_bin[d->cd_kind];
         argv[a++] = "--listen";
@@ -469,6 +469,14 @@ static int start_one(start_ctx *x, skc_daemon *d, unsigned id_number)
             for (unsigned i = 0; i < sp->cs_nweights; i++) {
                 argv[a++] = "--weight";
                 argv[a++] = (char *)sp->cs_weights[i];
+            }
+            if (sp->cs_racks > 0) {
+                /* node monitors are numbered after the schedulers */
+                unsigned j = id_number - 1 - sp->cs_schedulers;
+                snprintf(rack, sizeof rack, "r%u",
+                         j * sp->cs_racks / sp->cs_nodes);
+                argv[a++] = "--rack";
+                argv[a++] = rack;
             }
         }
         argv[a] = NULL;
@@ -549,7 +557,8 @@ int skc_start(const skc_spec *sp, skc_cluster *c, char *err, size_t errlen)
     if (sp->cs_schedulers < 1 || sp->cs_schedulers > 16 || sp->cs_nodes < 1 ||
         sp->cs_schedulers + sp->cs_nodes + (sp->cs_flowd != 0) >
             SKC_MAX_DAEMONS ||
-        sp->cs_slots < 1 || sp->cs_slots > 4096) {
+        sp->cs_slots < 1 || sp->cs_slots > 4096 ||
+        sp->cs_racks > sp->cs_nodes) {
         set_err(err, errlen, "bad cluster size");
         return SK_EINVAL;
     }

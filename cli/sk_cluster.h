@@ -55,6 +55,8 @@ typedef struct skc_spec {
     unsigned cs_slots;      /* per node, 1..4096 */
     int cs_flowd;           /* start one skylark-flowd first and give every
                                scheduler and node monitor --flowd */
+    unsigned cs_racks;      /* 0, or 1..cs_nodes: node monitor nJ gets
+                               --rack r(J * cs_racks / cs_nodes) */
     const char *cs_weights[SKC_MAX_WEIGHTS]; /* "USER=W", to every node */
     unsigned cs_nweights;
     const char *cs_log_level; /* NULL: info */

@@ -6,7 +6,7 @@
  */
 #include "sk_apiutil.h"
 #include "sk_frontend_int.h"
-#include "sk_keyfile.h"
+#include "sk_token.h"
 #include "sk_log.h"
 
 #include <stdarg.h>
@@ -360,15 +360,14 @@ int sk_frontend_create(struct ev_loop *loop, const sk_frontend_opts *o,
     snprintf(cfg.tc_name, sizeof cfg.tc_name, "%s", fe->fe_name);
     cfg.tc_heartbeat = o->fo_heartbeat;
     fe->fe_max_msg = cfg.tc_max_msg;
-    if (o->fo_key_file != NULL) {
-        char err[1200];
-        if (sk_keyfile_read(o->fo_key_file, cfg.tc_key, err, sizeof err) < 0) {
-            sk_error("frontend %s: %s", fe->fe_name, err);
-            rc = SK_ECONFIG;
-            goto fail;
-        }
-        cfg.tc_keyed = 1;
+    char err[1200];
+    if (sk_cred_config(&cfg, o->fo_key_file, o->fo_token_file, o->fo_token, err,
+                       sizeof err) != 0) {
+        sk_error("frontend %s: %s", fe->fe_name, err);
+        rc = SK_ECONFIG;
+        goto fail;
     }
+    memcpy(fe->fe_user, cfg.tc_token_user, sizeof fe->fe_user);
     sk_link_callbacks cb = {.lk_up = on_up,
                             .lk_down = on_down,
                             .lk_msg = on_msg,

@@ -90,6 +90,7 @@ struct sk_frontend {
     int fe_own_loop;
     sk_link *fe_link;
     char fe_name[SK_TRANSPORT_MAX_NAME + 1];
+    char fe_user[SK_TRANSPORT_MAX_NAME + 1]; /* a token's user, or "" */
     uint64_t fe_incarnation;
     char *fe_endpoints[FE_MAX_ENDPOINTS];
     unsigned fe_nendpoints;

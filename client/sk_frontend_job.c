@@ -380,6 +380,11 @@ void fe_lose_jobs(sk_frontend *fe, const char *endpoint)
 
 /* ---- submission -------------------------------------------------------- */
 
+/* The public placements are the wire's. */
+_Static_assert(SK_PLACEMENT_SAMPLE == (int)SK_PLACE_SAMPLE &&
+                   SK_PLACEMENT_FLOW == (int)SK_PLACE_FLOW,
+               "sk_job_placement and sk_placement differ");
+
 static int check_str(sk_frontend *fe, const char *what, const char *s,
                      size_t max)
 {
@@ -421,6 +426,42 @@ static int check_command(sk_frontend *fe, uint32_t t, const sk_task_desc *td)
     return 0;
 }
 
+/* Task t's n preferred nodes or racks (what: "node", "rack"): at most
+ * SK_MAX_PREFERRED names of 1..SK_MAX_NAME_LEN bytes, racks of graphic
+ * ASCII (sk_rack_valid). */
+static int check_names(sk_frontend *fe, uint32_t t, const char *what,
+                       const char *const *names, unsigned n)
+{
+    int racks = strcmp(what, "rack") == 0;
+    if (n > SK_MAX_PREFERRED) {
+        fe_set_error(fe, "task %u: %u preferred %ss is over the limit of %u", t,
+                     n, what, SK_MAX_PREFERRED);
+        return SK_ELIMIT;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        if (names == NULL || names[i] == NULL || names[i][0] == '\0') {
+            fe_set_error(fe, "task %u: preferred %s %u is empty", t, what, i);
+            return SK_EINVAL;
+        }
+        size_t len = strlen(names[i]);
+        if (len > SK_MAX_NAME_LEN) {
+            fe_set_error(fe,
+                         "task %u: a preferred %s name of %zu bytes is over "
+                         "the limit of %u",
+                         t, what, len, SK_MAX_NAME_LEN);
+            return SK_ELIMIT;
+        }
+        if (racks && !sk_rack_valid(names[i])) {
+            fe_set_error(fe,
+                         "task %u: preferred rack %u holds a space, a "
+                         "control or a non-ASCII byte",
+                         t, i);
+            return SK_EINVAL;
+        }
+    }
+    return 0;
+}
+
 static int check_job(sk_frontend *fe, const sk_job_desc *jd)
 {
     int rc;
@@ -443,6 +484,14 @@ static int check_job(sk_frontend *fe, const sk_job_desc *jd)
            jd->jo_probe_ratio <= SK_MAX_PROBE_RATIO))) {
         fe_set_error(fe, "probe ratio %g is not 0 or in 1..%g",
                      jd->jo_probe_ratio, SK_MAX_PROBE_RATIO);
+        return SK_EINVAL;
+    }
+    if (jd->jo_placement != SK_PLACEMENT_SAMPLE &&
+        jd->jo_placement != SK_PLACEMENT_FLOW) {
+        fe_set_error(fe,
+                     "placement %d is not SK_PLACEMENT_SAMPLE (0) or "
+                     "SK_PLACEMENT_FLOW (1)",
+                     (int)jd->jo_placement);
         return SK_EINVAL;
     }
     if (jd->jo_max_attempts > SK_MAX_ATTEMPTS) {
@@ -483,22 +532,10 @@ static int check_job(sk_frontend *fe, const sk_job_desc *jd)
         }
         if (is_command_job(jd) && (rc = check_command(fe, t, td)) != 0)
             return rc;
-        if (td->td_npreferred > SK_MAX_PREFERRED) {
-            fe_set_error(fe,
-                         "task %u: %u preferred nodes is over the limit of %u",
-                         t, td->td_npreferred, SK_MAX_PREFERRED);
-            return SK_ELIMIT;
-        }
-        for (unsigned i = 0; i < td->td_npreferred; i++) {
-            if (td->td_preferred == NULL || td->td_preferred[i] == NULL ||
-                td->td_preferred[i][0] == '\0') {
-                fe_set_error(fe, "task %u: preferred node %u is empty", t, i);
-                return SK_EINVAL;
-            }
-            if ((rc = check_str(fe, "a preferred node name",
-                                td->td_preferred[i], SK_MAX_NAME_LEN)) != 0)
-                return rc;
-        }
+        if ((rc = check_names(fe, t, "node", td->td_preferred,
+                              td->td_npreferred)) != 0 ||
+            (rc = check_names(fe, t, "rack", td->td_racks, td->td_nracks)) != 0)
+            return rc;
     }
     return 0;
 }
@@ -519,7 +556,7 @@ static const char *default_user(char *buf, size_t len)
 static int encode_job(sk_frontend *fe, fe_job *j, const sk_job_desc *jd)
 {
     char user[SK_MAX_NAME_LEN + 1];
-    sk_task_spec *ts = malloc(jd->jo_ntasks * sizeof *ts);
+    sk_task_spec *ts = calloc(jd->jo_ntasks, sizeof *ts);
     if (ts == NULL)
         return SK_ENOMEM;
     /* The command executor takes a NUL-terminated command line: copies of
@@ -547,15 +584,20 @@ static int encode_job(sk_frontend *fe, fe_job *j, const sk_job_desc *jd)
             ts[t].ts_spec.b_len = td->td_spec_len + 1;
             next += td->td_spec_len + 1;
         }
-        ts[t].ts_preferred = (const char **)jd->jo_tasks[t].td_preferred;
-        ts[t].ts_npreferred = jd->jo_tasks[t].td_npreferred;
+        ts[t].ts_preferred = (const char **)td->td_preferred;
+        ts[t].ts_npreferred = td->td_npreferred;
+        ts[t].ts_racks = (const char **)td->td_racks;
+        ts[t].ts_nracks = td->td_nracks;
+        /* ts_attempt and ts_done are a scheduler's, towards flowd */
+        ts[t].ts_attempt = 0;
+        ts[t].ts_done = false;
     }
     sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
     sk_submit_job *sj = &m.m_submit_job;
     sj->sj_job = j->fj_id;
-    sj->sj_user = jd->jo_user != NULL && jd->jo_user[0] != '\0'
-                      ? jd->jo_user
-                      : default_user(user, sizeof user);
+    sj->sj_user = jd->jo_user != NULL && jd->jo_user[0] != '\0' ? jd->jo_user
+                  : fe->fe_user[0] != '\0'                      ? fe->fe_user
+                                           : default_user(user, sizeof user);
     sj->sj_priority = (uint8_t)jd->jo_priority;
     sj->sj_probe_ratio = jd->jo_probe_ratio;
     sj->sj_labels = (const char **)jd->jo_labels;
@@ -563,6 +605,8 @@ static int encode_job(sk_frontend *fe, fe_job *j, const sk_job_desc *jd)
     sj->sj_res.r_cpu_milli = jd->jo_cpu_milli;
     sj->sj_res.r_mem_mb = jd->jo_mem_mb;
     sj->sj_max_attempts = jd->jo_max_attempts;
+    sj->sj_long = jd->jo_long != 0;
+    sj->sj_placement = (uint8_t)jd->jo_placement;
     sj->sj_framework = jd->jo_framework != NULL ? jd->jo_framework : "";
     sj->sj_tasks = ts;
     sj->sj_ntasks = jd->jo_ntasks;

@@ -471,6 +471,14 @@ int sk_buf_append(sk_buf *buf, const void *data, size_t len);
 /* sk_buf_free releases the memory of buf and makes it empty. */
 void sk_buf_free(sk_buf *buf);
 
+/* sk_rack_valid tells whether name can be a rack (HELLO he_rack, a
+ * task's ts_racks): 1..SK_MAX_NAME_LEN bytes of graphic ASCII (0x21..0x7e:
+ * no space, no control character), so that it prints on one line in
+ * status tables, logs and flow dumps. The codec does not check it (a
+ * decoded rack is any string within its limit): the node monitor's
+ * configuration, the frontend and flowd do. */
+bool sk_rack_valid(const char *name);
+
 /* sk_msg_type_name returns the upper-case name of a message type, such as
  * "GET_TASK", or "UNKNOWN" for a value that is not one. Static string. */
 const char *sk_msg_type_name(int type);

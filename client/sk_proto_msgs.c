@@ -570,3 +570,14 @@ CODEC(heartbeat, SK_MSG_HEARTBEAT, sk_heartbeat)
 CODEC(membership, SK_MSG_MEMBERSHIP, sk_membership)
 CODEC(status_request, SK_MSG_STATUS_REQUEST, sk_status_request)
 CODEC(status_reply, SK_MSG_STATUS_REPLY, sk_status_reply)
+
+bool sk_rack_valid(const char *name)
+{
+    size_t n = name != NULL ? strnlen(name, SK_MAX_NAME_LEN + 1) : 0;
+    if (n == 0 || n > SK_MAX_NAME_LEN)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (name[i] < 0x21 || name[i] > 0x7e)
+            return false;
+    return true;
+}

@@ -4,7 +4,7 @@
  * loop, and read access to the STATUS_REPLY.
  */
 #include "sk_apiutil.h"
-#include "sk_keyfile.h"
+#include "sk_token.h"
 #include "sk_link.h"
 #include "sk_log.h"
 #include "sk_proto.h"
@@ -91,18 +91,23 @@ int sk_status_fetch(const char *endpoint, double timeout, int table,
 int sk_status_fetch_keyed(const char *endpoint, const char *key_file,
                           double timeout, int table, sk_status **out)
 {
+    return sk_status_fetch_cred(endpoint, key_file, NULL, timeout, table, out);
+}
+
+int sk_status_fetch_cred(const char *endpoint, const char *key_file,
+                         const char *token_file, double timeout, int table,
+                         sk_status **out)
+{
     if (sk_endpoint_check(endpoint, NULL, 0) != 0 || timeout <= 0 ||
         out == NULL)
         return SK_EINVAL;
     sk_transport_config cfg;
     sk_transport_config_default(&cfg);
-    if (key_file != NULL) {
-        char err[1200];
-        if (sk_keyfile_read(key_file, cfg.tc_key, err, sizeof err) < 0) {
-            sk_error("status: %s", err);
-            return SK_ECONFIG;
-        }
-        cfg.tc_keyed = 1;
+    char err[1200];
+    if (sk_cred_config(&cfg, key_file, token_file, NULL, err, sizeof err) !=
+        0) {
+        sk_error("status: %s", err);
+        return SK_ECONFIG;
     }
     struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
     if (loop == NULL)

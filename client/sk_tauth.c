@@ -10,6 +10,7 @@
 
 #define DERIVE_LABEL "skylark transport 2"
 #define KDF_CONTEXT  "sktransp" /* crypto_kdf_CONTEXTBYTES (8) bytes */
+#define HELLO_LABEL  "skylark hello 2"
 
 int sk_tauth_init(void)
 {
@@ -50,6 +51,18 @@ void sk_tauth_derive(const uint8_t key[SK_TAUTH_KEY], const uint8_t *d,
     sodium_memzero(secret, sizeof secret);
     sodium_memzero(d2r, sizeof d2r);
     sodium_memzero(r2d, sizeof r2d);
+    sodium_memzero(&st, sizeof st);
+}
+
+void sk_tauth_hello_mac(const uint8_t key[SK_TAUTH_KEY], const uint8_t *body,
+                        size_t len, uint8_t out[SK_TAUTH_PROOF])
+{
+    crypto_generichash_state st;
+    crypto_generichash_init(&st, key, SK_TAUTH_KEY, SK_TAUTH_PROOF);
+    crypto_generichash_update(&st, (const uint8_t *)HELLO_LABEL,
+                              sizeof HELLO_LABEL - 1);
+    crypto_generichash_update(&st, body, len);
+    crypto_generichash_final(&st, out, SK_TAUTH_PROOF);
     sodium_memzero(&st, sizeof st);
 }
 

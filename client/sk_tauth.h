@@ -24,6 +24,10 @@
  * nonce is used twice under a key; a frame replayed, reordered, cut or
  * altered does not open (its seq is not the next one expected, or the tag
  * fails).
+ *
+ * A dealer with a user token (sk_token.h) uses the token's key where the
+ * cluster key stands above; the router computes the same key from the
+ * cluster key and the credential the dealer's HELLO names.
  */
 #ifndef SK_TAUTH_H
 #define SK_TAUTH_H
@@ -62,6 +66,14 @@ void sk_tauth_random(void *buf, size_t len);
 void sk_tauth_derive(const uint8_t key[SK_TAUTH_KEY], const uint8_t *d,
                      size_t dlen, const uint8_t *r, size_t rlen, int router,
                      sk_tauth_keys *out);
+
+/* sk_tauth_hello_mac computes the MAC that ends a dealer's HELLO with a
+ * user token: BLAKE2b-256 keyed with the token's key over "skylark hello
+ * 2" and the len bytes of the body before it. It lets the router refuse a
+ * forged or expired token at once, with a reason; the session's keys, not
+ * this MAC, prove that the HELLO is fresh. Cost: one BLAKE2b. */
+void sk_tauth_hello_mac(const uint8_t key[SK_TAUTH_KEY], const uint8_t *body,
+                        size_t len, uint8_t out[SK_TAUTH_PROOF]);
 
 /* sk_tauth_proof_ok compares a received proof with the expected one in
  * constant time. Returns 1 if they are equal. */

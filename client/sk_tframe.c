@@ -64,6 +64,19 @@ size_t sk_tframe_hello_body(uint8_t *buf, const char *role, const char *name,
     return n + 8;
 }
 
+size_t sk_tframe_cred_body(uint8_t *buf, const char *user, uint8_t role,
+                           uint64_t expiry)
+{
+    size_t ul = strlen(user), n = 0;
+    buf[n++] = (uint8_t)ul;
+    memcpy(buf + n, user, ul);
+    n += ul;
+    buf[n++] = role;
+    sk_tframe_put32(buf + n, (uint32_t)(expiry >> 32));
+    sk_tframe_put32(buf + n + 4, (uint32_t)expiry);
+    return n + 8;
+}
+
 /* Reads one length-prefixed identifier at body[*at]. */
 static int take_ident(const uint8_t *body, size_t len, size_t *at, char *dst,
                       size_t max)
@@ -80,6 +93,27 @@ static int take_ident(const uint8_t *body, size_t len, size_t *at, char *dst,
     return 0;
 }
 
+/* The rest of a dealer's sealed HELLO that carries a user credential
+ * (count 1), from at: its nonce, then the credential and its MAC. */
+static int parse_cred(sk_tframe *out, const uint8_t *body, size_t blen,
+                      size_t at, const char **why)
+{
+    *why = "bad hello credential";
+    if (out->tf_version != SK_TFRAME_SEALED || blen - at < SK_TFRAME_AUTH)
+        return SK_EPROTO;
+    out->tf_nonce = body + at;
+    at += SK_TFRAME_AUTH;
+    if (take_ident(body, blen, &at, out->tf_user, SK_TRANSPORT_MAX_NAME) < 0 ||
+        blen - at != 1 + 8 + SK_TFRAME_AUTH ||
+        (body[at] != SK_CRED_USER && body[at] != SK_CRED_ADMIN))
+        return SK_EPROTO;
+    out->tf_cred = body[at];
+    out->tf_expiry = (uint64_t)sk_tframe_get32(body + at + 1) << 32 |
+                     sk_tframe_get32(body + at + 5);
+    out->tf_mac = body + at + 9;
+    return 0;
+}
+
 int sk_tframe_parse(const uint8_t *buf, size_t len, uint32_t max_msg,
                     sk_tframe *out, const char **why)
 {
@@ -92,7 +126,9 @@ int sk_tframe_parse(const uint8_t *buf, size_t len, uint32_t max_msg,
         return SK_EPROTO;
     }
     out->tf_version = buf[0];
-    out->tf_nonce = out->tf_echo = out->tf_proof = NULL;
+    out->tf_nonce = out->tf_echo = out->tf_proof = out->tf_mac = NULL;
+    out->tf_cred = 0;
+    out->tf_user[0] = '\0';
     if (buf[2] != 0 || buf[3] != 0) {
         *why = "reserved bits set";
         return SK_EPROTO;
@@ -135,7 +171,7 @@ int sk_tframe_parse(const uint8_t *buf, size_t len, uint32_t max_msg,
     }
     case SK_TF_HELLO: {
         size_t at = 0;
-        if (out->tf_count != 0 ||
+        if (out->tf_count > (out->tf_version == SK_TFRAME_SEALED) ||
             take_ident(body, blen, &at, out->tf_role, SK_TRANSPORT_MAX_ROLE) <
                 0 ||
             take_ident(body, blen, &at, out->tf_name, SK_TRANSPORT_MAX_NAME) <
@@ -148,6 +184,8 @@ int sk_tframe_parse(const uint8_t *buf, size_t len, uint32_t max_msg,
                               sk_tframe_get32(body + at + 4);
         at += 8;
         size_t extra = blen - at;
+        if (out->tf_count == 1)
+            return parse_cred(out, body, blen, at, why);
         if (out->tf_version == SK_TFRAME_VERSION
                 ? extra != 0
                 : extra != SK_TFRAME_AUTH && extra != 3 * SK_TFRAME_AUTH) {
@@ -166,7 +204,9 @@ int sk_tframe_parse(const uint8_t *buf, size_t len, uint32_t max_msg,
     case SK_TF_GOODBYE:
     case SK_TF_ACK:
     case SK_TF_RESET:
-        if (out->tf_count != 0 || blen != 0) {
+        if ((out->tf_count != 0 &&
+             (out->tf_kind != SK_TF_RESET || out->tf_count > SK_TREFUSE_MAX)) ||
+            blen != 0) {
             *why = "control frame with a body";
             return SK_EPROTO;
         }

@@ -17,7 +17,11 @@
  * Sealed sessions (a transport with a cluster key, sk_tauth.h) use version
  * SK_TFRAME_SEALED. Their HELLO bodies go on: the dealer's with its 32-byte
  * nonce; the router's with its own nonce, the dealer's nonce echoed and a
- * 32-byte proof. Every other frame but RESET carries its body encrypted
+ * 32-byte proof. A dealer holding a user token (sk_token.h) sets the
+ * HELLO's count to 1 and appends to its nonce the credential: u8 user
+ * length, user, u8 role, u64 expiry, and a 32-byte MAC of the body so far
+ * under the token's key. A RESET's count says why a router refused a
+ * HELLO (SK_TREFUSE_*). Every other frame but RESET carries its body encrypted
  * and a 16-byte tag after it; sk_tframe_parse is given such a frame once
  * it is opened, without the tag.
  */
@@ -35,8 +39,12 @@
 #define SK_TFRAME_REC     4  /* length prefix of each DATA record */
 #define SK_TFRAME_HELLO_MAX                                                    \
     (1 + SK_TRANSPORT_MAX_ROLE + 1 + SK_TRANSPORT_MAX_NAME + 8)
-#define SK_TFRAME_AUTH             32 /* a nonce, an echoed nonce or a proof */
-#define SK_TFRAME_HELLO_SEALED_MAX (SK_TFRAME_HELLO_MAX + 3 * SK_TFRAME_AUTH)
+#define SK_TFRAME_AUTH 32 /* a nonce, an echoed nonce or a proof */
+/* A user credential in a dealer's HELLO, with its MAC. */
+#define SK_TFRAME_CRED_MAX (1 + SK_TRANSPORT_MAX_NAME + 1 + 8 + SK_TFRAME_AUTH)
+/* Either a dealer's nonce and credential, or a router's three fields. */
+#define SK_TFRAME_HELLO_SEALED_MAX                                             \
+    (SK_TFRAME_HELLO_MAX + SK_TFRAME_AUTH + SK_TFRAME_CRED_MAX)
 
 typedef enum sk_tframe_kind {
     SK_TF_HELLO = 1,     /* identity; starts a session */
@@ -65,6 +73,13 @@ typedef struct sk_tframe {
     const uint8_t *tf_nonce;
     const uint8_t *tf_echo;
     const uint8_t *tf_proof;
+    /* A dealer's sealed HELLO with a user token (count 1): the user, the
+     * role (SK_CRED_USER or SK_CRED_ADMIN; 0 without a token), the expiry
+     * and the MAC over the body before it, under the token's key. */
+    char tf_user[SK_TRANSPORT_MAX_NAME + 1];
+    uint8_t tf_cred;
+    uint64_t tf_expiry;
+    const uint8_t *tf_mac;
 } sk_tframe;
 
 /* sk_tframe_header writes a header into buf (SK_TFRAME_HDR bytes) of
@@ -78,6 +93,12 @@ void sk_tframe_header(uint8_t *buf, sk_tframe_kind kind, uint32_t seq,
  * must be valid identifiers (sk_tframe_ident_ok). */
 size_t sk_tframe_hello_body(uint8_t *buf, const char *role, const char *name,
                             uint64_t incarnation);
+
+/* sk_tframe_cred_body writes a HELLO's user credential without its MAC
+ * (u8 length, user, u8 role, u64 expiry) into buf (at least
+ * SK_TFRAME_CRED_MAX bytes) and returns its length. */
+size_t sk_tframe_cred_body(uint8_t *buf, const char *user, uint8_t role,
+                           uint64_t expiry);
 
 /* sk_tframe_parse validates len bytes at buf as one frame (of either
  * version; a sealed one already opened and without its tag) whose

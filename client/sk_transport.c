@@ -328,37 +328,58 @@ void sk_tpeer_block(sk_transport *t, sk_tpeer *p)
     ev_io_start(t->t_loop, &p->pe_conn->cn_snd_w);
 }
 
+size_t sk_tpeer_dealer_hello(const sk_transport *t, const sk_tpeer *p,
+                             uint8_t *buf)
+{
+    size_t n = sk_tframe_hello_body(buf, t->t_cfg.tc_role, t->t_cfg.tc_name,
+                                    t->t_incarnation);
+    if (!t->t_cfg.tc_keyed)
+        return n;
+    memcpy(buf + n, p->pe_nonce, sizeof p->pe_nonce);
+    n += sizeof p->pe_nonce;
+    if (t->t_cfg.tc_token_user[0] != '\0') {
+        n += sk_tframe_cred_body(buf + n, t->t_cfg.tc_token_user,
+                                 t->t_cfg.tc_token_role,
+                                 t->t_cfg.tc_token_expiry);
+        sk_tauth_hello_mac(t->t_cfg.tc_key, buf, n, buf + n);
+        n += SK_TFRAME_AUTH;
+    }
+    return n;
+}
+
 void sk_tpeer_send_hello(sk_transport *t, sk_tpeer *p)
 {
     uint8_t buf[SK_TFRAME_HELLO_SEALED_MAX];
+    size_t n;
     if (p->pe_conn != NULL) {
         if (p->pe_blocked)
             return;
         p->pe_tx_seq = 0;
         p->pe_rx_seq = 0;
-    }
-    size_t n = sk_tframe_hello_body(buf, t->t_cfg.tc_role, t->t_cfg.tc_name,
-                                    t->t_incarnation);
-    if (t->t_cfg.tc_keyed && p->pe_conn != NULL) {
         /* A fresh nonce for every try: the router's answer to an older
          * one no longer matches and is ignored. */
-        sk_tauth_random(p->pe_nonce, sizeof p->pe_nonce);
-        memcpy(buf + n, p->pe_nonce, sizeof p->pe_nonce);
-        n += sizeof p->pe_nonce;
+        if (t->t_cfg.tc_keyed)
+            sk_tauth_random(p->pe_nonce, sizeof p->pe_nonce);
+        n = sk_tpeer_dealer_hello(t, p, buf);
+    } else {
+        n = sk_tframe_hello_body(buf, t->t_cfg.tc_role, t->t_cfg.tc_name,
+                                 t->t_incarnation);
     }
-    int rc = sk_tpeer_send_frame(t, p, SK_TF_HELLO, 0, buf, n, NULL, 0);
+    uint32_t cred = p->pe_conn != NULL && t->t_cfg.tc_keyed &&
+                    t->t_cfg.tc_token_user[0] != '\0';
+    int rc = sk_tpeer_send_frame(t, p, SK_TF_HELLO, cred, buf, n, NULL, 0);
     if (rc == SK_EAGAIN)
         sk_tpeer_block(t, p);
 }
 
-void sk_tpeer_send_reset(sk_transport *t, const uint8_t route[8])
+void sk_tpeer_send_reset(sk_transport *t, const uint8_t route[8], uint32_t why)
 {
     sk_tpeer tmp;
     memset(&tmp, 0, sizeof tmp);
     memcpy(tmp.pe_route, route, 8);
     /* Best effort: a RESET lost to a busy pipe is resent at the dealer's
      * next frame. */
-    sk_tpeer_send_frame(t, &tmp, SK_TF_RESET, 0, NULL, 0, NULL, 0);
+    sk_tpeer_send_frame(t, &tmp, SK_TF_RESET, why, NULL, 0, NULL, 0);
 }
 
 /* Sends one frame of queued messages, as many as fit in tc_max_batch. */
@@ -562,6 +583,32 @@ static uint64_t make_incarnation(void)
     return z ^ (z >> 31);
 }
 
+/* A token credential needs a key and a valid user and role; the roles a
+ * token may take are identifiers separated by single spaces. */
+static int token_ok(const sk_transport_config *c)
+{
+    size_t ul = strnlen(c->tc_token_user, sizeof c->tc_token_user);
+    if (ul > 0 &&
+        (!c->tc_keyed || ul == sizeof c->tc_token_user ||
+         !sk_tframe_ident_ok(c->tc_token_user, ul, SK_TRANSPORT_MAX_NAME) ||
+         (c->tc_token_role != SK_CRED_USER &&
+          c->tc_token_role != SK_CRED_ADMIN)))
+        return 0;
+    const char *r = c->tc_token_roles;
+    size_t rl = strnlen(r, sizeof c->tc_token_roles);
+    if (rl == sizeof c->tc_token_roles)
+        return 0;
+    for (size_t at = 0; at < rl;) {
+        size_t w = strcspn(r + at, " ");
+        if (!sk_tframe_ident_ok(r + at, w, SK_TRANSPORT_MAX_ROLE))
+            return 0; /* also an empty word: two spaces, or an edge one */
+        at += w;
+        if (r[at] == ' ' && ++at == rl)
+            return 0;
+    }
+    return 1;
+}
+
 static int config_ok(const sk_transport_config *c)
 {
     return sk_tframe_ident_ok(c->tc_role,
@@ -576,7 +623,7 @@ static int config_ok(const sk_transport_config *c)
            c->tc_max_peers <= (1u << 24) && c->tc_queue_msgs >= 1 &&
            c->tc_queue_bytes >= SK_TFRAME_REC && c->tc_max_batch >= 64 &&
            c->tc_max_batch <= (256u << 20) && c->tc_reconnect_ms >= 1 &&
-           c->tc_max_pending >= 1;
+           c->tc_max_pending >= 1 && token_ok(c);
 }
 
 int sk_transport_create(struct ev_loop *loop, const sk_transport_config *cfg,
@@ -667,6 +714,8 @@ int sk_transport_listen(sk_transport *t, const char *endpoint)
         return SK_EINVAL;
     if (t->t_router >= 0)
         return SK_EEXIST;
+    if (t->t_cfg.tc_token_user[0] != '\0')
+        return SK_EINVAL; /* a router needs the cluster key */
     int s, fd, rc = open_socket(NN_REP, &s);
     if (rc < 0)
         return rc;
@@ -809,6 +858,8 @@ int sk_transport_peer_info(sk_transport *t, sk_peer_id peer, sk_peer_info *out)
     out->pi_up = p->pe_up;
     out->pi_connected = p->pe_conn != NULL;
     out->pi_queued = p->pe_q_count;
+    out->pi_cred = p->pe_cred;
+    memcpy(out->pi_user, p->pe_user, sizeof out->pi_user);
     return 0;
 }
 

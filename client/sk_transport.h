@@ -37,6 +37,16 @@
  * most tc_max_pending of them exist at once. An unkeyed transport speaks
  * only clear sessions, and refuses sealed ones.
  *
+ * Credentials. Daemons hold the cluster key; a user holds a token issued
+ * from it (sk_token.h) that names the user and a role (user or admin).
+ * A transport given a token authenticates with the token's key: the
+ * router recomputes that key from the cluster key and the user, role and
+ * expiry the HELLO names, so the peer's credential comes from what it
+ * proved (sk_peer_info's pi_cred and pi_user), never from what it says.
+ * A router admits a token only for the roles in tc_token_roles, refuses
+ * an expired or forged one at once (a RESET that says why), and lets a
+ * session take over a (role, name) only under the same credential.
+ *
  * Threading: an sk_transport belongs to the thread that runs its loop; all
  * functions must be called from that thread. Callbacks run on the loop.
  * Inside a callback the daemon may send, look up peers and read stats; it
@@ -57,6 +67,21 @@ struct ev_loop;
 
 /* Bytes of a cluster key. */
 #define SK_TRANSPORT_KEY_BYTES 32
+
+/* A peer's credential (sk_peer_info.pi_cred): what it proved in the
+ * handshake. */
+#define SK_CRED_CLUSTER 0 /* the cluster key (or none, unkeyed): a daemon */
+#define SK_CRED_USER    1 /* a user token (sk_token.h) */
+#define SK_CRED_ADMIN   2 /* an admin token */
+
+/* Why a keyed router refused a HELLO, carried in its RESET's count field
+ * so that the connecting side can say so (tc_refused). */
+#define SK_TREFUSE_NONE    0 /* no session here: redo the handshake */
+#define SK_TREFUSE_FORGED  1 /* the token does not verify */
+#define SK_TREFUSE_EXPIRED 2 /* the token has expired */
+#define SK_TREFUSE_ROLE    3 /* a token may not take this role here */
+#define SK_TREFUSE_NAME    4 /* the name is held under another credential */
+#define SK_TREFUSE_MAX     4
 
 /* A peer: nonzero, never reused for another peer. A peer we connected to
  * keeps its id across its sessions (until sk_transport_disconnect); a peer
@@ -113,6 +138,17 @@ typedef struct sk_transport_config {
     int tc_keyed;            /* 1: sealed sessions under tc_key only */
     uint8_t tc_key[SK_TRANSPORT_KEY_BYTES]; /* the cluster key */
     uint32_t tc_max_pending; /* handshakes under way at once (256) */
+    /* A user credential instead of the cluster key: with tc_token_user
+     * set (and tc_keyed), tc_key holds the token's key (sk_token.h) and
+     * our HELLO names the user, role and expiry. Such a transport may
+     * only connect, never listen. */
+    char tc_token_user[SK_TRANSPORT_MAX_NAME + 1];
+    uint8_t tc_token_role;    /* SK_CRED_USER or SK_CRED_ADMIN */
+    uint64_t tc_token_expiry; /* seconds since the epoch */
+    /* Listening and keyed: the roles, space-separated, that a peer with a
+     * user token may take in its HELLO (such as "frontend tool"); the
+     * default "" admits the cluster key only. */
+    char tc_token_roles[48];
 } sk_transport_config;
 
 /* Counters, monotonic since creation except ts_peers. */
@@ -132,6 +168,10 @@ typedef struct sk_transport_stats {
     uint64_t ts_auth_failed;   /* handshakes and frames that failed
                                   authentication, or spoke the other mode */
     uint64_t ts_auth_timeouts; /* handshakes never finished */
+    uint64_t ts_token_expired; /* handshakes refused: token expired (also
+                                  in ts_auth_failed) */
+    uint64_t ts_role_refused;  /* token handshakes refused for their role,
+                                  or for a name held by another credential */
     uint64_t ts_ups;           /* peer-up events */
     uint64_t ts_downs;         /* peer-down events */
     uint32_t ts_peers;         /* peers up now */
@@ -144,6 +184,9 @@ typedef struct sk_peer_info {
     int pi_up;          /* 1 between peer-up and peer-down */
     int pi_connected;   /* 1 if we connected to it (a dealer) */
     uint32_t pi_queued; /* messages waiting in its send queue */
+    uint8_t pi_cred;    /* SK_CRED_*: a peer that connected to us as
+                           proved; one we connected to: SK_CRED_CLUSTER */
+    char pi_user[SK_TRANSPORT_MAX_NAME + 1]; /* a token's user, or "" */
 } sk_peer_info;
 
 typedef struct sk_transport sk_transport;
@@ -167,9 +210,9 @@ void sk_transport_destroy(sk_transport *t);
 
 /* sk_transport_listen binds the router to endpoint. At most one per
  * transport. Returns 0, SK_EINVAL if sk_endpoint_check refuses the
- * endpoint (nothing logged), SK_EEXIST if already listening, SK_EIO if
- * nanomsg refuses (the message is logged), SK_ELIMIT without a socket to
- * spare. */
+ * endpoint (nothing logged) or the transport holds a user token, SK_EEXIST if
+ * already listening, SK_EIO if nanomsg refuses (the message is logged),
+ * SK_ELIMIT without a socket to spare. */
 int sk_transport_listen(sk_transport *t, const char *endpoint);
 
 /* sk_transport_connect opens a dealer to endpoint and returns its peer id

@@ -60,8 +60,10 @@ typedef struct sk_tpeer {
                             the next flush */
     uint8_t pe_pending;  /* router, sealed: our HELLO answered theirs; the
                             session is up once their first frame opens */
+    uint8_t pe_cred;     /* router: SK_CRED_* the peer proved */
     char pe_role[SK_TRANSPORT_MAX_ROLE + 1];
     char pe_name[SK_TRANSPORT_MAX_NAME + 1];
+    char pe_user[SK_TRANSPORT_MAX_NAME + 1]; /* router: a token's user */
     uint64_t pe_incarnation;  /* the peer process's random session stamp */
     uint8_t pe_route[8];      /* router: pipe key and dealer id */
     uint32_t pe_tx_seq;       /* seq of our next frame */
@@ -158,8 +160,15 @@ void sk_tpeer_block(sk_transport *t, sk_tpeer *p);
 /* Largest frame body (DATA records) the settings allow. */
 size_t sk_tframe_body_max(const sk_transport_config *cfg);
 
-/* Answers a frame from an unknown route with RESET. */
-void sk_tpeer_send_reset(sk_transport *t, const uint8_t route[8]);
+/* Writes the body of our HELLO on connection p into buf (at least
+ * SK_TFRAME_HELLO_SEALED_MAX bytes): identity, and when keyed the nonce
+ * of our latest try and any user credential with its MAC. */
+size_t sk_tpeer_dealer_hello(const sk_transport *t, const sk_tpeer *p,
+                             uint8_t *buf);
+
+/* Answers a frame from an unknown route with RESET; why is SK_TREFUSE_*
+ * (SK_TREFUSE_NONE: just redo the handshake). */
+void sk_tpeer_send_reset(sk_transport *t, const uint8_t route[8], uint32_t why);
 
 /* Receive watchers and the tick (sk_transport_rx.c). */
 void sk_trx_router_cb(struct ev_loop *loop, ev_io *w, int revents);

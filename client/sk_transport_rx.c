@@ -13,11 +13,13 @@
  */
 #include "config.h"
 #include "sk_log.h"
+#include "sk_token.h"
 #include "sk_transport_impl.h"
 #include "skylark.h"
 
 #include <errno.h>
 #include <nanomsg/nn.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Counts a malformed frame; logs the first few and then every power of 2,
@@ -130,7 +132,7 @@ static void reset_session(sk_transport *t, sk_tpeer *p)
         uint8_t route[8];
         memcpy(route, p->pe_route, 8);
         sk_tpeer_down(t, p, SK_PEER_RESET);
-        sk_tpeer_send_reset(t, route);
+        sk_tpeer_send_reset(t, route, SK_TREFUSE_NONE);
     }
 }
 
@@ -174,9 +176,62 @@ static sk_tpeer *router_peer_new(sk_transport *t, const uint8_t route[8],
     return p;
 }
 
+/* Whether a token may take role here: one of the words of
+ * tc_token_roles. */
+static int token_role_ok(const sk_transport *t, const char *role)
+{
+    const char *r = t->t_cfg.tc_token_roles;
+    size_t rl = strlen(role);
+    while (*r != '\0') {
+        size_t w = strcspn(r, " ");
+        if (w == rl && memcmp(r, role, rl) == 0)
+            return 1;
+        r += w + (r[w] == ' ');
+    }
+    return 0;
+}
+
+/* Checks the user credential of a dealer's HELLO and computes its key
+ * into key. Returns 0, or the SK_TREFUSE_* reason, counted and logged. */
+static uint32_t check_token(sk_transport *t, const sk_tframe *f,
+                            uint8_t key[SK_TAUTH_KEY])
+{
+    char who[SK_TRANSPORT_MAX_NAME + 64];
+    snprintf(who, sizeof who, "token of %s %s", sk_token_role_name(f->tf_cred),
+             f->tf_user);
+    if (!token_role_ok(t, f->tf_role)) {
+        uint64_t n = ++t->t_stats.ts_role_refused;
+        if (n <= 10 || (n & (n - 1)) == 0)
+            sk_warn("transport: %s %s refused: a %s may not take the role "
+                    "%s here, only the cluster key may; %llu so far",
+                    f->tf_role, f->tf_name, who, f->tf_role,
+                    (unsigned long long)n);
+        return SK_TREFUSE_ROLE;
+    }
+    uint8_t mac[SK_TAUTH_PROOF];
+    sk_token_key(t->t_cfg.tc_key, f->tf_user, f->tf_cred, f->tf_expiry, key);
+    sk_tauth_hello_mac(key, f->tf_body, (size_t)(f->tf_mac - f->tf_body), mac);
+    if (!sk_tauth_proof_ok(f->tf_mac, mac)) {
+        sk_tauth_wipe(key, SK_TAUTH_KEY);
+        auth_failed(t, f->tf_role, f->tf_name,
+                    "its token does not verify (forged, or issued under "
+                    "another cluster key)");
+        return SK_TREFUSE_FORGED;
+    }
+    if (f->tf_expiry <= (uint64_t)ev_now(t->t_loop)) {
+        sk_tauth_wipe(key, SK_TAUTH_KEY);
+        t->t_stats.ts_token_expired++;
+        auth_failed(t, f->tf_role, f->tf_name, "its token has expired");
+        return SK_TREFUSE_EXPIRED;
+    }
+    return 0;
+}
+
 /* A sealed handshake from a dealer: a pending session whose keys are
  * derived now; it comes up when the dealer's first frame opens. An
- * existing session of this pipe ends (the dealer started over). */
+ * existing session of this pipe ends (the dealer started over). A user
+ * token is checked first: one that does not verify, has expired or
+ * claims a role it may not have is refused with a RESET that says why. */
 static void router_hello_sealed(sk_transport *t, sk_tpeer *p,
                                 const uint8_t route[8], const sk_tframe *f)
 {
@@ -184,13 +239,23 @@ static void router_hello_sealed(sk_transport *t, sk_tpeer *p,
         malformed(t, "a router's hello sent to a router");
         return;
     }
+    uint8_t tkey[SK_TAUTH_KEY];
+    uint32_t why = f->tf_cred != 0 ? check_token(t, f, tkey) : 0;
     if (p != NULL)
         sk_tpeer_down(t, p, SK_PEER_RESET);
-    p = router_peer_new(t, route, f, 1);
-    if (p == NULL)
+    if (why != 0) {
+        sk_tpeer_send_reset(t, route, why);
         return;
+    }
+    p = router_peer_new(t, route, f, 1);
+    if (p == NULL) {
+        sk_tauth_wipe(tkey, sizeof tkey);
+        return;
+    }
     p->pe_pending = 1;
     t->t_pending++;
+    p->pe_cred = f->tf_cred;
+    memcpy(p->pe_user, f->tf_user, sizeof p->pe_user);
 
     uint8_t body[SK_TFRAME_HELLO_SEALED_MAX];
     size_t n = sk_tframe_hello_body(body, t->t_cfg.tc_role, t->t_cfg.tc_name,
@@ -198,8 +263,9 @@ static void router_hello_sealed(sk_transport *t, sk_tpeer *p,
     sk_tauth_random(body + n, SK_TFRAME_AUTH);
     memcpy(body + n + SK_TFRAME_AUTH, f->tf_nonce, SK_TFRAME_AUTH);
     n += 2 * SK_TFRAME_AUTH;
-    sk_tauth_derive(t->t_cfg.tc_key, f->tf_body, f->tf_body_len, body, n, 1,
-                    &p->pe_keys);
+    sk_tauth_derive(f->tf_cred != 0 ? tkey : t->t_cfg.tc_key, f->tf_body,
+                    f->tf_body_len, body, n, 1, &p->pe_keys);
+    sk_tauth_wipe(tkey, sizeof tkey);
     memcpy(body + n, p->pe_keys.ak_proof, SK_TFRAME_AUTH);
     n += SK_TFRAME_AUTH;
     sk_tpeer_send_frame(t, p, SK_TF_HELLO, 0, body, n, NULL, 0);
@@ -212,6 +278,20 @@ static void router_authenticated(sk_transport *t, sk_tpeer *p)
     p->pe_pending = 0;
     t->t_pending--;
     sk_tpeer *old = sk_tmap_name_find(t, p->pe_role, p->pe_name);
+    if (old != NULL && old->pe_conn == NULL &&
+        (old->pe_cred != p->pe_cred || strcmp(old->pe_user, p->pe_user) != 0)) {
+        /* Only the credential that holds a name may take it over. */
+        uint64_t n = ++t->t_stats.ts_role_refused;
+        if (n <= 10 || (n & (n - 1)) == 0)
+            sk_warn("transport: %s %s refused: the name is held under "
+                    "another credential; %llu so far",
+                    p->pe_role, p->pe_name, (unsigned long long)n);
+        uint8_t route[8];
+        memcpy(route, p->pe_route, 8);
+        sk_tpeer_down(t, p, SK_PEER_RESET);
+        sk_tpeer_send_reset(t, route, SK_TREFUSE_NAME);
+        return;
+    }
     if (old != NULL && old->pe_conn == NULL)
         sk_tpeer_down(t, old, SK_PEER_REPLACED);
     p->pe_up = 1;
@@ -261,7 +341,7 @@ static void router_frame(sk_transport *t, const uint8_t route[8], uint8_t *buf,
     if (!mode_ok(t, buf, len)) {
         /* A RESET in our own mode tells the dealer why it gets nowhere. */
         if (len >= SK_TFRAME_HDR && buf[1] == SK_TF_HELLO)
-            sk_tpeer_send_reset(t, route);
+            sk_tpeer_send_reset(t, route, SK_TREFUSE_NONE);
         return;
     }
     sk_tpeer *p = sk_tmap_route_find(t, route);
@@ -272,7 +352,7 @@ static void router_frame(sk_transport *t, const uint8_t route[8], uint8_t *buf,
          * call it malformed. Ask for a new handshake, as for a clear one. */
         if (buf[1] != SK_TF_GOODBYE && buf[1] != SK_TF_RESET) {
             t->t_stats.ts_unknown++;
-            sk_tpeer_send_reset(t, route);
+            sk_tpeer_send_reset(t, route, SK_TREFUSE_NONE);
         }
         return;
     }
@@ -303,7 +383,7 @@ static void router_frame(sk_transport *t, const uint8_t route[8], uint8_t *buf,
          * reconnected): tell it to redo the handshake. */
         if (f.tf_kind != SK_TF_GOODBYE && f.tf_kind != SK_TF_RESET) {
             t->t_stats.ts_unknown++;
-            sk_tpeer_send_reset(t, route);
+            sk_tpeer_send_reset(t, route, SK_TREFUSE_NONE);
         }
         return;
     }
@@ -311,8 +391,11 @@ static void router_frame(sk_transport *t, const uint8_t route[8], uint8_t *buf,
         seq_gap(t, p, f.tf_seq);
         return;
     }
-    if (p->pe_pending)
+    if (p->pe_pending) {
         router_authenticated(t, p);
+        if (!p->pe_up)
+            return; /* refused: its slot is free again */
+    }
     p->pe_rx_seq++;
     p->pe_last_rx = ev_now(t->t_loop);
     if (p->pe_inflight && (int32_t)(f.tf_ack - p->pe_inflight_seq) > 0) {
@@ -419,6 +502,25 @@ static void refused(sk_transport *t, sk_tpeer *p, const char *role,
     notify_refused(t, p, why);
 }
 
+/* What a router's RESET of reason why (SK_TREFUSE_*) tells us. */
+static const char *refusal(uint32_t why)
+{
+    switch (why) {
+    case SK_TREFUSE_FORGED:
+        return "refused our token: it does not verify (forged, or issued "
+               "under another cluster key)";
+    case SK_TREFUSE_EXPIRED:
+        return "refused our token: it has expired (ask for a new one: "
+               "skylark user token)";
+    case SK_TREFUSE_ROLE:
+        return "refused our token for this role: only the cluster key may "
+               "take it";
+    default:
+        return "refused our session: its name is held under another "
+               "credential";
+    }
+}
+
 /* Checks a router's sealed answer to our HELLO and derives the session's
  * keys. Returns 1 if the session may come up. */
 static int dealer_check_hello(sk_transport *t, sk_tpeer *p, const sk_tframe *f)
@@ -430,16 +532,16 @@ static int dealer_check_hello(sk_transport *t, sk_tpeer *p, const sk_tframe *f)
     if (memcmp(f->tf_echo, p->pe_nonce, SK_TFRAME_AUTH) != 0)
         return 0; /* the answer to an older try of ours: one follows */
     uint8_t mine[SK_TFRAME_HELLO_SEALED_MAX];
-    size_t n = sk_tframe_hello_body(mine, t->t_cfg.tc_role, t->t_cfg.tc_name,
-                                    t->t_incarnation);
-    memcpy(mine + n, p->pe_nonce, SK_TFRAME_AUTH);
-    n += SK_TFRAME_AUTH;
+    size_t n = sk_tpeer_dealer_hello(t, p, mine);
     sk_tauth_derive(t->t_cfg.tc_key, mine, n, f->tf_body,
                     f->tf_body_len - SK_TFRAME_AUTH, 0, &p->pe_keys);
     if (!sk_tauth_proof_ok(f->tf_proof, p->pe_keys.ak_proof)) {
         sk_tauth_wipe(&p->pe_keys, sizeof p->pe_keys);
         refused(t, p, f->tf_role, f->tf_name,
-                "failed authentication: it does not hold our cluster key");
+                t->t_cfg.tc_token_user[0] != '\0'
+                    ? "failed authentication: it does not accept our token"
+                    : "failed authentication: it does not hold our cluster "
+                      "key");
         return 0;
     }
     return 1;
@@ -509,6 +611,11 @@ static void dealer_frame(sk_transport *t, sk_tpeer *p, uint8_t *buf, size_t len)
     if (f.tf_kind == SK_TF_RESET) {
         if (p->pe_up)
             sk_tpeer_down(t, p, SK_PEER_RESET);
+        if (f.tf_count != SK_TREFUSE_NONE) {
+            /* Refused: the heartbeat retries, not a loop of HELLOs. */
+            refused(t, p, "", "", refusal(f.tf_count));
+            return;
+        }
         sk_tpeer_send_hello(t, p);
         return;
     }

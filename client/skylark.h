@@ -121,10 +121,31 @@ typedef uint64_t sk_job_id;
 /* Limits of a job, checked by sk_frontend_submit before anything is sent
  * (they are the wire protocol's, see docs/PROTOCOL.md): at most 100,000
  * tasks; a task spec of at most 65,536 bytes; at most 16 preferred nodes
- * per task and 64 labels per job; names (user, framework, nodes) of at
- * most 255 bytes, labels of at most 127; priority 0..7; probe ratio 0 or
- * 1..64; max attempts 0..100; and the encoded job must fit in one
- * transport message (1 MiB). */
+ * and 16 preferred racks per task and 64 labels per job; names (user,
+ * framework, nodes, racks) of at most 255 bytes, racks of graphic ASCII
+ * (no space, no control byte), labels of at most 127;
+ * priority 0..7; probe ratio 0 or 1..64; max attempts 0..100; a
+ * placement of SK_PLACEMENT_SAMPLE or SK_PLACEMENT_FLOW; and the encoded
+ * job must fit in one transport message (1 MiB). */
+
+/* Where a job's tasks are placed (jo_placement). The values are those of
+ * the wire protocol.
+ *
+ * - SK_PLACEMENT_SAMPLE: by the scheduler's batch sampling, as Sparrow
+ *   does (the default). Tasks that sampling cannot place (no live
+ *   preferred node, no node left to probe, or still waiting after the
+ *   scheduler's fallback_ms) are handed to the flow node (skylark-flowd)
+ *   when the cluster has one; the job's outcomes come back the same way.
+ * - SK_PLACEMENT_FLOW: straight to the flow node, which places every
+ *   task in its next round (ahead of long-running work). A scheduler
+ *   without a flow node rejects such a job.
+ *
+ * A long-running job (jo_long) always goes to the flow node, whatever its
+ * placement. */
+typedef enum sk_job_placement {
+    SK_PLACEMENT_SAMPLE = 0,
+    SK_PLACEMENT_FLOW = 1,
+} sk_job_placement;
 
 /* ===================================================================== *
  * Frontend side: submit jobs to a scheduler, learn what became of them
@@ -158,15 +179,18 @@ typedef uint64_t sk_job_id;
  *   preferred node is live"), KILLED, LOST ("node lost", after the
  *   job's retries), or CANCELLED (after sk_frontend_cancel);
  * - rejected: the scheduler refused the job (over a limit, no node
- *   monitor can run it...): every task FAILED, tr_reason "job rejected:
- *   <the scheduler's reason>", jr_error SK_EREJECTED;
+ *   monitor can run it, a long or SK_PLACEMENT_FLOW job and no flow node
+ *   connected...): every task FAILED, tr_reason "job rejected: <the
+ *   scheduler's reason>", jr_error SK_EREJECTED;
  * - failed over: the session with the scheduler ended (it died, the
  *   network broke, a heartbeat timeout of 3 * fo_heartbeat) after the job
  *   was handed to it. The scheduler forgets a frontend's jobs when the
  *   frontend goes away, so the frontend moves the job: it resubmits its
  *   unfinished tasks, and only those, to the next scheduler that answers
- *   (the endpoints in turn), as new attempts. The outcomes already
- *   reported stand. The job keeps its id and every task its index in the
+ *   (the endpoints in turn), as new attempts, with everything else the
+ *   job said (user, priority, labels, request, long, placement, each
+ *   task's preferred nodes and racks). The outcomes already reported
+ *   stand. The job keeps its id and every task its index in the
  *   callbacks; on the wire each submission has its own job id and task
  *   numbering (an executor's li_task, and a command's
  *   SKYLARK_TASK_INDEX, are the index in the submission that ran it:
@@ -254,6 +278,16 @@ typedef struct sk_frontend_opts {
                                   scheduler when its scheduler is lost
                                   (default 3; 0: never, its unfinished
                                   tasks end LOST; at most 16) */
+    const char *fo_token_file; /* a user token file (`skylark user token`,
+                                  mode 0600), used instead of fo_key_file:
+                                  the scheduler then knows the frontend as
+                                  that user (its jobs' user; it sees only
+                                  its own jobs unless the token is an
+                                  admin's). A token that is forged,
+                                  expired or refused fails waiting jobs
+                                  with SK_EREJECTED and the reason */
+    const char *fo_token;      /* the token's line itself, instead of a
+                                  file (wins over fo_token_file) */
 } sk_frontend_opts;
 
 /* sk_frontend_opts_init fills o with the defaults above and no scheduler. */
@@ -293,28 +327,43 @@ typedef struct sk_task_desc {
     const char *const *td_preferred; /* nodes to run on (data locality):
                                         per-task sampling among them */
     unsigned td_npreferred;          /* 0 (anywhere)..16 */
+    const char *const *td_racks;     /* racks to run in, for the flow
+                                        node only (long jobs, placement
+                                        FLOW, fallback): it prefers a
+                                        node of these racks, as a node
+                                        monitor's rack key names them;
+                                        batch sampling ignores them */
+    unsigned td_nracks;              /* 0 (anywhere)..16 */
 } sk_task_desc;
 
 /* A job to submit. Fill with sk_job_desc_init, then set the tasks. */
 typedef struct sk_job_desc {
-    const char *jo_user;          /* for fair sharing; NULL or "": the name
-                                     of the process's user */
-    unsigned jo_priority;         /* 0 (most urgent)..7; default 4 */
-    const char *const *jo_labels; /* a node must carry every label */
-    unsigned jo_nlabels;          /* 0..64 */
-    uint32_t jo_cpu_milli;        /* per task CPU request, millicores (0:
-                                     none) */
-    uint32_t jo_mem_mb;           /* per task memory request, MiB (0: none) */
-    double jo_probe_ratio;        /* probes per task: 0 the scheduler's
-                                     default, else 1..64 */
-    unsigned jo_max_attempts;     /* 0 the scheduler's default, else 1..100;
-                                     only attempts lost with their node are
-                                     retried */
-    const char *jo_framework;     /* the executor's framework name; NULL or
-                                     "": the node monitor's built-in command
-                                     executor */
-    const sk_task_desc *jo_tasks; /* the tasks, indexed from 0 */
-    uint32_t jo_ntasks;           /* 1..100,000 */
+    const char *jo_user;           /* for fair sharing; NULL or "": the
+                                      user of the frontend's token, else
+                                      the name of the process's user */
+    unsigned jo_priority;          /* 0 (most urgent)..7; default 4 */
+    const char *const *jo_labels;  /* a node must carry every label */
+    unsigned jo_nlabels;           /* 0..64 */
+    uint32_t jo_cpu_milli;         /* per task CPU request, millicores (0:
+                                      none) */
+    uint32_t jo_mem_mb;            /* per task memory request, MiB (0: none) */
+    double jo_probe_ratio;         /* probes per task: 0 the scheduler's
+                                      default, else 1..64 */
+    unsigned jo_max_attempts;      /* 0 the scheduler's default, else 1..100;
+                                      only attempts lost with their node are
+                                      retried */
+    const char *jo_framework;      /* the executor's framework name; NULL or
+                                      "": the node monitor's built-in command
+                                      executor */
+    const sk_task_desc *jo_tasks;  /* the tasks, indexed from 0 */
+    uint32_t jo_ntasks;            /* 1..100,000 */
+    int jo_long;                   /* nonzero: long-running (services):
+                                      placed by the flow node, which holds
+                                      a slot for each task until it exits
+                                      or the job is cancelled; default 0 */
+    sk_job_placement jo_placement; /* where short tasks go (see
+                                      sk_job_placement); default
+                                      SK_PLACEMENT_SAMPLE */
 } sk_job_desc;
 
 /* sk_job_desc_init fills j with the defaults above and no task. */
@@ -642,6 +691,13 @@ SK_API int sk_status_fetch(const char *endpoint, double timeout, int table,
  * when the daemon does not hold the same key (or has none). */
 SK_API int sk_status_fetch_keyed(const char *endpoint, const char *key_file,
                                  double timeout, int table, sk_status **out);
+
+/* sk_status_fetch_cred is sk_status_fetch_keyed with a user token file
+ * instead (token_file not NULL wins over key_file): a scheduler then
+ * lists that user's jobs only, unless the token is an admin's. */
+SK_API int sk_status_fetch_cred(const char *endpoint, const char *key_file,
+                                const char *token_file, double timeout,
+                                int table, sk_status **out);
 
 /* sk_status_free releases s. NULL is a no-op. */
 SK_API void sk_status_free(sk_status *s);

@@ -5,12 +5,14 @@ client_libskylark_impl_la_SOURCES += \
 	client/sk_keyfile.c \
 	client/sk_tauth.c \
 	client/sk_tframe.c \
+	client/sk_token.c \
 	client/sk_transport.c \
 	client/sk_transport_rx.c
 noinst_HEADERS += \
 	client/sk_keyfile.h \
 	client/sk_tauth.h \
 	client/sk_tframe.h \
+	client/sk_token.h \
 	client/sk_transport.h \
 	client/sk_transport_impl.h
 
@@ -31,6 +33,11 @@ TESTS += tests/test_transport_auth
 tests_test_transport_auth_SOURCES = tests/test_transport_auth.c
 tests_test_transport_auth_CFLAGS = $(AM_CFLAGS) $(NANOMSG_CFLAGS)
 tests_test_transport_auth_LDADD = $(SK_TRANSPORT_TEST_LDADD)
+
+check_PROGRAMS += tests/test_transport_token
+TESTS += tests/test_transport_token
+tests_test_transport_token_SOURCES = tests/test_transport_token.c
+tests_test_transport_token_LDADD = $(SK_TRANSPORT_TEST_LDADD)
 
 check_PROGRAMS += tests/test_transport_flush
 TESTS += tests/test_transport_flush

@@ -1,7 +1,7 @@
 /*
  * sk_daemon.c - the daemon shell: link callbacks to core inputs, the
  * outbox to link sends, the deadline timer, signals, and the extension of
- * STATUS_REPLY with the shell's counters.
+ * STATUS_REPLY with the shell's counters, and its part of /metrics.
  */
 #include "sk_daemon.h"
 #include "sk_advertise.h"
@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #define PF_CONN     1u /* a connection of ours */
 #define PF_HELLO    2u /* it said HELLO this session */
 #define PF_ANSWERED 4u /* we answered with ours */
+#define PF_USER     8u /* it proved a user token, not the cluster key */
 
 /* "role name" of a peer, for log lines. */
 #define LABEL_LEN 96
@@ -32,12 +34,13 @@
 
 /* What the shell counted. */
 typedef struct sk_daemon_stats {
-    uint64_t ds_send_failed; /* the link refused a message of the core */
-    uint64_t ds_unroutable;  /* a message for a reference nobody holds */
-    uint64_t ds_map_full;    /* a peer refused: no reference left */
-    uint64_t ds_hellos;      /* HELLOs handed to the core */
-    uint64_t ds_answers;     /* HELLOs we answered */
-    uint64_t ds_bad_input;   /* inputs the core dropped (dh_bad_input) */
+    uint64_t ds_send_failed;  /* the link refused a message of the core */
+    uint64_t ds_unroutable;   /* a message for a reference nobody holds */
+    uint64_t ds_map_full;     /* a peer refused: no reference left */
+    uint64_t ds_hellos;       /* HELLOs handed to the core */
+    uint64_t ds_answers;      /* HELLOs we answered */
+    uint64_t ds_bad_input;    /* inputs the core dropped (dh_bad_input) */
+    uint64_t ds_role_refused; /* HELLOs of a daemon's role from a user */
 } sk_daemon_stats;
 
 struct sk_daemon {
@@ -45,6 +48,7 @@ struct sk_daemon {
     sk_link *d_link;
     sk_transport *d_t;
     sk_daemon_core d_core;
+    sk_daemon_cred_fn d_cred; /* for peers with a user token, or NULL */
     sk_daemon_hooks d_hooks;
     sk_hello d_hello;
     char d_adv[SK_MAX_ADDRS][SK_MAX_ADDR_LEN + 1]; /* d_hello's he_addrs */
@@ -69,6 +73,7 @@ struct sk_daemon {
     uint32_t d_nkv;
     char *d_pool;
     size_t d_pool_used;
+    sk_metrics_server *d_metrics; /* /metrics, or NULL */
 };
 
 sk_time sk_daemon_now(void)
@@ -207,6 +212,9 @@ static const sk_msg *status_extend(sk_daemon *d, const sk_msg *m)
     add_u64(d, "transport.peer_limit", ts.ts_peer_limit);
     add_u64(d, "transport.auth_failed", ts.ts_auth_failed);
     add_u64(d, "transport.auth_timeouts", ts.ts_auth_timeouts);
+    add_u64(d, "transport.token_expired", ts.ts_token_expired);
+    add_u64(d, "transport.role_refused", ts.ts_role_refused);
+    add_u64(d, "daemon.role_refused", d->d_st.ds_role_refused);
     add_u64(d, "transport.ups", ts.ts_ups);
     add_u64(d, "transport.downs", ts.ts_downs);
 
@@ -215,6 +223,113 @@ static const sk_msg *status_extend(sk_daemon *d, const sk_msg *m)
     d->d_status.m_status_reply.sr_kv = d->d_kv;
     d->d_status.m_status_reply.sr_nkv = d->d_nkv;
     return &d->d_status;
+}
+
+/* ---- /metrics ------------------------------------------------------------ */
+
+#define M_COUNTER(name, field, help)                                           \
+    {                                                                          \
+        "skylark_daemon_" name "_total", NULL, SK_METRIC_COUNTER, help,        \
+            offsetof(sk_daemon_stats, field)                                   \
+    }
+static const sk_metric DAEMON_METRICS[] = {
+    M_COUNTER("send_failed", ds_send_failed,
+              "Messages of the core the link refused (the session is reset)."),
+    M_COUNTER("unroutable", ds_unroutable,
+              "Messages of the core for a peer that is gone."),
+    M_COUNTER("peer_map_full", ds_map_full,
+              "Peers refused: no peer reference left."),
+    M_COUNTER("hellos", ds_hellos, "HELLOs handed to the core."),
+    M_COUNTER("hello_answers", ds_answers, "HELLOs answered with ours."),
+    M_COUNTER("bad_input", ds_bad_input,
+              "Inputs the core dropped as not valid for their sender or "
+              "state."),
+};
+#undef M_COUNTER
+
+#define M_LINK(name, field, help)                                              \
+    {                                                                          \
+        "skylark_link_" name "_total", NULL, SK_METRIC_COUNTER, help,          \
+            offsetof(sk_link_stats, field)                                     \
+    }
+#define M_LINK_BAD(reason, field)                                              \
+    {                                                                          \
+        "skylark_link_input_dropped_total", "reason=\"" reason "\"",           \
+            SK_METRIC_COUNTER,                                                 \
+            "Messages received and dropped undecoded, by reason.",             \
+            offsetof(sk_link_stats, field)                                     \
+    }
+static const sk_metric LINK_METRICS[] = {
+    M_LINK("messages_received", ls_received,
+           "Messages decoded and handed to the daemon."),
+    M_LINK("messages_sent", ls_sent, "Messages encoded and queued."),
+    M_LINK_BAD("bad_version", ls_bad_version),
+    M_LINK_BAD("bad_type", ls_bad_type),
+    M_LINK_BAD("over_limit", ls_bad_limit),
+    M_LINK_BAD("malformed", ls_malformed),
+    M_LINK("encode_failed", ls_encode_failed,
+           "Messages of ours that would not encode."),
+    M_LINK("send_failed", ls_send_failed,
+           "Messages the transport refused to queue."),
+};
+#undef M_LINK
+#undef M_LINK_BAD
+
+#define M_T(name, field, help)                                                 \
+    {                                                                          \
+        "skylark_transport_" name "_total", NULL, SK_METRIC_COUNTER, help,     \
+            offsetof(sk_transport_stats, field)                                \
+    }
+static const sk_metric TRANSPORT_METRICS[] = {
+    M_T("messages_sent", ts_sent, "Messages handed to nanomsg."),
+    M_T("messages_received", ts_received, "Messages received and delivered."),
+    M_T("frames_sent", ts_frames_sent,
+        "Frames sent (a frame may batch messages)."),
+    M_T("frames_received", ts_frames_received, "Frames received."),
+    M_T("queue_full", ts_queue_full,
+        "Sends refused: the peer's send queue was full."),
+    M_T("dropped", ts_dropped, "Queued messages discarded at a peer-down."),
+    M_T("malformed_frames", ts_malformed, "Frames dropped as malformed."),
+    M_T("seq_gaps", ts_seq_gaps, "Sessions reset for a missing frame."),
+    M_T("resets", ts_resets, "Sessions reset by the daemon."),
+    M_T("unknown_frames", ts_unknown, "Frames from no session."),
+    M_T("peer_limit", ts_peer_limit, "Handshakes refused by the peer limits."),
+    M_T("auth_failed", ts_auth_failed,
+        "Handshakes and frames that failed authentication."),
+    M_T("auth_timeouts", ts_auth_timeouts, "Handshakes never finished."),
+    M_T("peer_ups", ts_ups, "Peer sessions that came up."),
+    M_T("peer_downs", ts_downs, "Peer sessions that ended."),
+};
+#undef M_T
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The shell's part of a scrape, then the daemon's (loop thread). */
+static void collect_metrics(void *arg, sk_metrics_out *o)
+{
+    sk_daemon *d = arg;
+    char labels[128];
+    snprintf(labels, sizeof labels, "version=\"%s\"", sk_version());
+    sk_metrics_u64(o, "skylark_build_info", labels, SK_METRIC_GAUGE,
+                   "1, with the Skylark version as a label.", 1);
+    sk_metrics_double(o, "skylark_daemon_start_time_seconds", NULL,
+                      SK_METRIC_GAUGE,
+                      "When the daemon started, seconds since the epoch.",
+                      (double)d->d_started / 1e6);
+    sk_metrics_u64(o, "skylark_daemon_peers", NULL, SK_METRIC_GAUGE,
+                   "Peers the daemon holds a reference for.",
+                   d->d_peers.pm_count);
+    sk_metrics_table(o, DAEMON_METRICS, NELEM(DAEMON_METRICS), &d->d_st);
+    sk_link_stats ls;
+    sk_link_stats_get(d->d_link, &ls);
+    sk_metrics_table(o, LINK_METRICS, NELEM(LINK_METRICS), &ls);
+    sk_transport_stats ts;
+    sk_transport_stats_get(d->d_t, &ts);
+    sk_metrics_u64(o, "skylark_transport_peers", NULL, SK_METRIC_GAUGE,
+                   "Transport sessions up.", ts.ts_peers);
+    sk_metrics_table(o, TRANSPORT_METRICS, NELEM(TRANSPORT_METRICS), &ts);
+    if (d->d_hooks.dh_metrics != NULL)
+        d->d_hooks.dh_metrics(d->d_hooks.dh_arg, o);
 }
 
 /* ---- the outbox, the pump and the timer ------------------------------- */
@@ -368,6 +483,18 @@ static void keep_label(sk_daemon *d, sk_peer ref, const char *who)
 static void on_hello(sk_daemon *d, sk_peer_id tid, sk_peer ref, uint32_t *flags,
                      const sk_hello *h, sk_time now)
 {
+    if ((*flags & PF_USER) && h->he_role != SK_ROLE_FRONTEND) {
+        /* A role comes from the credential: only the cluster key may
+         * register a scheduler, node monitor, flowd or executor. */
+        if (rate_ok(++d->d_st.ds_role_refused)) {
+            char who[LABEL_LEN];
+            peer_label(d, tid, who, sizeof who);
+            sk_warn("%s: HELLO as role %u refused: a user token may only "
+                    "register a frontend; %" PRIu64 " so far",
+                    who, h->he_role, d->d_st.ds_role_refused);
+        }
+        return;
+    }
     if (!(*flags & PF_CONN) && !(*flags & PF_ANSWERED)) {
         send_hello(d, tid);
         *flags |= PF_ANSWERED;
@@ -417,8 +544,22 @@ static void on_msg(void *arg, sk_peer_id tid, const sk_msg *msg)
             return;
         }
         sk_peer_info pi;
-        if (sk_transport_peer_info(d->d_t, tid, &pi) == 0 && pi.pi_connected)
+        if (sk_transport_peer_info(d->d_t, tid, &pi) != 0)
+            memset(&pi, 0, sizeof pi);
+        if (pi.pi_connected)
             *sk_peermap_flags(&d->d_peers, ref) |= PF_CONN;
+        else if (pi.pi_cred != SK_CRED_CLUSTER) {
+            *sk_peermap_flags(&d->d_peers, ref) |= PF_USER;
+            if (d->d_cred != NULL &&
+                d->d_cred(d->d_core.dc_core, ref, pi.pi_user,
+                          pi.pi_cred == SK_CRED_ADMIN) != 0) {
+                sk_warn("user %s: the core cannot take its credential; "
+                        "ending its session",
+                        pi.pi_user);
+                sk_transport_reset(d->d_t, tid);
+                return;
+            }
+        }
     }
     if (msg->m_type == SK_MSG_HELLO)
         on_hello(d, tid, ref, sk_peermap_flags(&d->d_peers, ref), &msg->m_hello,
@@ -462,6 +603,11 @@ static void on_down(void *arg, sk_peer_id tid, sk_peer_down_reason why)
     sk_peermap_remove(&d->d_peers, tid, NULL);
     d->d_core.dc_peer_down(d->d_core.dc_core, ref, sk_daemon_now());
     pump(d);
+}
+
+void sk_daemon_on_cred(sk_daemon *d, sk_daemon_cred_fn fn)
+{
+    d->d_cred = fn;
 }
 
 /* ---- signals and life cycle --------------------------------------------- */
@@ -546,6 +692,19 @@ int sk_daemon_create(struct ev_loop *loop, const sk_daemon_config *cfg,
             return SK_EIO;
         }
     }
+    if (cfg->dc_metrics.mc_listen != NULL &&
+        cfg->dc_metrics.mc_listen[0] != '\0') {
+        char err[256];
+        rc = sk_metrics_server_start(loop, &cfg->dc_metrics, collect_metrics, d,
+                                     &d->d_metrics, err, sizeof err);
+        if (rc != 0) {
+            sk_error("%s", err);
+            sk_daemon_destroy(d);
+            return SK_EIO;
+        }
+        sk_info("metrics on http://%s/metrics%s", cfg->dc_metrics.mc_listen,
+                cfg->dc_metrics.mc_token != NULL ? " (bearer token)" : "");
+    }
     ev_signal_init(&d->d_sigterm, on_signal, SIGTERM);
     d->d_sigterm.data = d;
     ev_signal_start(loop, &d->d_sigterm);
@@ -578,6 +737,7 @@ void sk_daemon_destroy(sk_daemon *d)
 {
     if (d == NULL)
         return;
+    sk_metrics_server_stop(d->d_metrics);
     ev_timer_stop(d->d_loop, &d->d_timer);
     if (ev_is_active(&d->d_sigterm))
         ev_signal_stop(d->d_loop, &d->d_sigterm);

@@ -12,10 +12,20 @@
  * (once per session) and then hands the peer's HELLO to the core
  * (peer_up). Every other message goes to the core as it is; a peer that
  * never said HELLO (the `skylark status` tool) still gets a reference, so
- * the core can answer its STATUS_REQUEST. A transport session that ends
+ * the core can answer its STATUS_REQUEST. A peer that proved a user token
+ * rather than the cluster key is handed to the core with its user
+ * (sk_daemon_on_cred), and its HELLO is refused (counted in
+ * daemon.role_refused) unless it registers a frontend: a role comes from
+ * the credential. A transport session that ends
  * is the core's peer_down. STATUS_REPLYs the core writes are extended
  * with the shell's, the link's and the transport's counters (keys
  * daemon.*, link.*, transport.*) and the daemon's own (hook dh_status).
+ *
+ * Metrics (docs/DAEMONS.md): with dc_metrics.mc_listen, the shell serves
+ * /metrics (sk_metrics_http.h): its own, the link's and the transport's
+ * counters under skylark_daemon_*, skylark_link_* and
+ * skylark_transport_*, then the daemon's (hook dh_metrics), rendered on
+ * the loop thread when a scrape asks.
  *
  * Costs: per message received, one clock read, one hash lookup, the core,
  * and one encode per message sent; nothing is allocated and nothing is
@@ -30,6 +40,7 @@
 
 #include "sk_core.h"
 #include "sk_link.h"
+#include "sk_metrics_http.h"
 #include "sk_proto.h"
 #include "sk_transport.h"
 
@@ -51,6 +62,13 @@ typedef struct sk_daemon_core {
     sk_outbox *(*dc_outbox)(void *core);
 } sk_daemon_core;
 
+/* A core's entry point for a peer that proved a user token (sk_token.h)
+ * for user, an admin's if admin: called once per session, before any
+ * input of the peer. It returns 0, or an error: the shell then ends the
+ * peer's session (the core must not have kept anything of it). */
+typedef int (*sk_daemon_cred_fn)(void *core, sk_peer peer, const char *user,
+                                 int admin);
+
 typedef struct sk_daemon sk_daemon;
 
 /* The daemon's hooks, all optional. */
@@ -64,6 +82,9 @@ typedef struct sk_daemon_hooks {
     int (*dh_pump)(void *arg);
     /* Add key/value pairs to a STATUS_REPLY with sk_daemon_status_add. */
     void (*dh_status)(void *arg, sk_daemon *d);
+    /* Append the daemon's metrics (sk_metrics.h) to a scrape; loop
+     * thread, between inputs. */
+    void (*dh_metrics)(void *arg, sk_metrics_out *o);
     /* The core's count of inputs it dropped as bad (wrong type for the
      * sender, a field out of range...). After each input the shell
      * compares it with the last value and logs an increase: the first
@@ -87,6 +108,7 @@ typedef struct sk_daemon_config {
                           dc_listen, its he_addrs are replaced by
                           sk_advertise(dc_listen) (sk_advertise.h) */
     sk_peer dc_local;  /* a core reference served by dh_local, or 0 */
+    sk_metrics_config dc_metrics; /* mc_listen NULL or "": no /metrics */
 } sk_daemon_config;
 
 /* sk_daemon_now returns the wall clock in microseconds since the epoch,
@@ -95,12 +117,19 @@ sk_time sk_daemon_now(void);
 
 /* sk_daemon_create makes the link on loop, binds dc_listen, connects to
  * every dc_connect endpoint, starts the signal watchers and logs
- * "listening on ENDPOINT". cfg, core and hooks are copied (not the
- * strings they point to). Returns 0; SK_EIO when an endpoint cannot be
- * bound or connected (logged); SK_EINVAL or SK_ENOMEM. */
+ * "listening on ENDPOINT", and with dc_metrics serves /metrics. cfg, core
+ * and hooks are copied (not the strings they point to; the metrics token
+ * is). Returns 0; SK_EIO when an endpoint or the metrics address cannot
+ * be bound or connected (logged); SK_EINVAL or SK_ENOMEM. */
 int sk_daemon_create(struct ev_loop *loop, const sk_daemon_config *cfg,
                      const sk_daemon_core *core, const sk_daemon_hooks *hooks,
                      sk_daemon **out);
+
+/* sk_daemon_on_cred sets the core's entry point for peers with a user
+ * token. Without one (the default) such peers reach the core as any
+ * other, but their HELLOs are still refused unless they register a
+ * frontend. Call it before the loop runs. */
+void sk_daemon_on_cred(sk_daemon *d, sk_daemon_cred_fn fn);
 
 /* sk_daemon_run runs the loop until sk_daemon_stop. */
 void sk_daemon_run(sk_daemon *d);
@@ -108,7 +137,8 @@ void sk_daemon_run(sk_daemon *d);
 /* sk_daemon_stop makes sk_daemon_run return (from a callback too). */
 void sk_daemon_stop(sk_daemon *d);
 
-/* sk_daemon_destroy says goodbye to every peer and frees the shell. The
+/* sk_daemon_destroy stops /metrics, says goodbye to every peer and frees
+ * the shell. The
  * core is not told anything. NULL is a no-op. */
 void sk_daemon_destroy(sk_daemon *d);
 

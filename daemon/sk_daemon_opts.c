@@ -9,6 +9,8 @@
 #include "sk_tframe.h"
 #include "skylark.h"
 
+#include <sodium.h>
+
 #include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -65,6 +67,24 @@ int sk_daemon_parse_endpoint(void *dst, const char *name, const char *value,
     return rc;
 }
 
+static int parse_metrics_listen(void *dst, const char *name, const char *value,
+                                char *err, size_t errlen)
+{
+    (void)name;
+    if (value[0] != '\0') {
+        if (strlen(value) >= SK_METRICS_LISTEN_LEN) {
+            snprintf(err, errlen, "'%.40s...': longer than %d bytes", value,
+                     SK_METRICS_LISTEN_LEN - 1);
+            return SK_ECONFIG;
+        }
+        int rc = sk_metrics_addr_parse(value, NULL, NULL, err, errlen);
+        if (rc != 0)
+            return rc;
+    }
+    snprintf(dst, SK_METRICS_LISTEN_LEN, "%s", value);
+    return 0;
+}
+
 #define KEY_INT(sec, name, field, lo, hi, help)                                \
     (sk_config_key)                                                            \
     {                                                                          \
@@ -96,6 +116,37 @@ size_t sk_daemon_settings_keys(sk_daemon_settings *s, const char *section,
                                 "debug, info, warn, error or off"};
     keys[n++] = KEY_INT(section, "seed", ds_seed, 0, 9007199254740992.0,
                         "random seed of the core (0: from time and pid)");
+    keys[n++] = (sk_config_key){section,
+                                "metrics_listen",
+                                SK_CONFIG_CUSTOM,
+                                s->ds_metrics_listen,
+                                0,
+                                0,
+                                0,
+                                parse_metrics_listen,
+                                "HOST:PORT to serve Prometheus metrics on "
+                                "(http://HOST:PORT/metrics); off by default"};
+    keys[n++] = (sk_config_key){section,
+                                "metrics_token_file",
+                                SK_CONFIG_STRING,
+                                s->ds_metrics_token_file,
+                                sizeof s->ds_metrics_token_file,
+                                0,
+                                0,
+                                NULL,
+                                "a key file (mode 0600, `skylark key new`) "
+                                "whose 64 hex digits a scrape must send as "
+                                "a bearer token"};
+    keys[n++] = (sk_config_key){section,
+                                "metrics_public",
+                                SK_CONFIG_BOOL,
+                                &s->ds_metrics_public,
+                                0,
+                                0,
+                                0,
+                                NULL,
+                                "serve metrics beyond loopback without a "
+                                "token"};
     keys[n++] = (sk_config_key){"transport",
                                 "heartbeat_s",
                                 SK_CONFIG_DOUBLE,
@@ -171,6 +222,45 @@ int sk_daemon_transport_config(const sk_daemon_settings *s, const char *role,
                  "key_file (--key-file FILE; `skylark key new FILE` makes "
                  "one), or --insecure to run unauthenticated",
                  s->ds_listen);
+        return SK_ECONFIG;
+    }
+    return 0;
+}
+
+int sk_daemon_metrics_config(const sk_daemon_settings *s,
+                             const sk_transport_config *tc,
+                             sk_metrics_config *out,
+                             uint8_t token[SK_METRICS_TOKEN_BYTES], char *err,
+                             size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (s->ds_metrics_listen[0] == '\0')
+        return 0;
+    struct sockaddr_storage ss;
+    int rc =
+        sk_metrics_addr_parse(s->ds_metrics_listen, &ss, NULL, err, errlen);
+    if (rc != 0)
+        return rc;
+    out->mc_listen = s->ds_metrics_listen;
+    if (s->ds_metrics_token_file[0] != '\0') {
+        if (sk_keyfile_read(s->ds_metrics_token_file, token, err, errlen) < 0)
+            return SK_ECONFIG;
+        if (tc->tc_keyed &&
+            sodium_memcmp(token, tc->tc_key, SK_METRICS_TOKEN_BYTES) == 0) {
+            snprintf(err, errlen,
+                     "metrics_token_file %s holds the cluster key: give the "
+                     "metrics endpoint a token of its own (whoever scrapes "
+                     "holds it; `skylark key new FILE` makes one)",
+                     s->ds_metrics_token_file);
+            return SK_ECONFIG;
+        }
+        out->mc_token = token;
+    } else if (!s->ds_metrics_public && !sk_metrics_addr_is_loopback(&ss)) {
+        snprintf(err, errlen,
+                 "refusing to serve metrics on %s, beyond loopback, without "
+                 "a token: give metrics_token_file (`skylark key new FILE` "
+                 "makes one), or metrics_public to serve them to anyone",
+                 s->ds_metrics_listen);
         return SK_ECONFIG;
     }
     return 0;

@@ -3,8 +3,9 @@
  * command line.
  *
  * Shared settings: in the daemon's own section, `listen` (the endpoint it
- * binds), `log_level` and `seed`; in [transport], the transport's timing
- * and limits, the cluster key (`key_file`) and `insecure`, the explicit
+ * binds), `log_level`, `seed` and the metrics endpoint (`metrics_listen`,
+ * `metrics_token_file`, `metrics_public`); in [transport], the transport's
+ * timing and limits, the cluster key (`key_file`) and `insecure`, the explicit
  * way to run without one beyond loopback. String lists (a node monitor's
  * schedulers and labels) are keys whose every value adds items; values given on
  * the command line replace the file's list.
@@ -20,6 +21,7 @@
 
 #include "sk_config.h"
 #include "sk_log.h"
+#include "sk_metrics_http.h"
 #include "sk_proto.h"
 #include "sk_transport.h"
 
@@ -41,10 +43,13 @@ typedef struct sk_daemon_settings {
     int64_t ds_reconnect_ms; /* reconnect interval of our connections */
     char ds_key_file[1024];  /* the cluster key, or "" */
     bool ds_insecure;        /* without a key, listen beyond loopback */
+    char ds_metrics_listen[SK_METRICS_LISTEN_LEN]; /* HOST:PORT or "" */
+    char ds_metrics_token_file[1024]; /* bearer token for /metrics, or "" */
+    bool ds_metrics_public; /* /metrics beyond loopback without a token */
 } sk_daemon_settings;
 
 /* Keys sk_daemon_settings_keys fills. */
-#define SK_DAEMON_NKEYS 12
+#define SK_DAEMON_NKEYS 15
 
 /* sk_daemon_settings_init sets the defaults: listen on `listen`, level
  * INFO, seed 0, the transport's defaults except its largest message,
@@ -54,7 +59,8 @@ void sk_daemon_settings_init(sk_daemon_settings *s, const char *listen,
                              uint32_t max_msg);
 
 /* sk_daemon_settings_keys fills keys[0..SK_DAEMON_NKEYS) for s: listen,
- * log_level and seed in [section], the rest in [transport]. Returns
+ * log_level, seed and the metrics_* keys in [section], the rest in
+ * [transport]. Returns
  * SK_DAEMON_NKEYS. s and section must outlive the table. */
 size_t sk_daemon_settings_keys(sk_daemon_settings *s, const char *section,
                                sk_config_key *keys);
@@ -69,6 +75,20 @@ size_t sk_daemon_settings_keys(sk_daemon_settings *s, const char *section,
 int sk_daemon_transport_config(const sk_daemon_settings *s, const char *role,
                                const char *name, sk_transport_config *out,
                                char *err, size_t errlen);
+
+/* sk_daemon_metrics_config makes the /metrics settings: off (mc_listen
+ * NULL) without metrics_listen; else its address and, with
+ * metrics_token_file, the token read into token (sk_keyfile_read's
+ * rules), mc_token pointing to it. Returns 0, or SK_ECONFIG with a
+ * message in err when the address or the file is refused, when the
+ * token is the cluster key of tc (whoever scrapes holds the token), or
+ * when the address is beyond loopback with neither a token nor
+ * metrics_public. */
+int sk_daemon_metrics_config(const sk_daemon_settings *s,
+                             const sk_transport_config *tc,
+                             sk_metrics_config *out,
+                             uint8_t token[SK_METRICS_TOKEN_BYTES], char *err,
+                             size_t errlen);
 
 /* sk_endpoint_is_local tells whether an endpoint can be reached from this
  * machine only: ipc://, and tcp:// on 127.0.0.0/8, ::1, localhost or lo. */

@@ -5,11 +5,13 @@
  * answered as a router answers one (its session keys derived from the
  * transcript), and the rest of the input is then opened as the dealer's
  * next sealed frame under those keys, as the router would before bringing
- * the session up. Nothing that does not hold the key may open, so
+ * the session up; a HELLO with a user token has its MAC checked first, as
+ * the router checks it. Nothing that does not hold the key may open, so
  * besides the sanitizers' checks the target aborts if such a frame does.
  */
 #include "sk_tauth.h"
 #include "sk_tframe.h"
+#include "sk_token.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,8 +49,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(body + n, 0xab, SK_TFRAME_AUTH);
     memcpy(body + n + SK_TFRAME_AUTH, f.tf_nonce, SK_TFRAME_AUTH);
     n += 2 * SK_TFRAME_AUTH;
+    /* A user's token: the router recomputes its key from the cluster
+     * key and checks the HELLO's MAC, which nothing without the cluster
+     * key can make. */
+    uint8_t tkey[SK_TAUTH_KEY], mac[SK_TAUTH_PROOF];
+    if (f.tf_cred != 0) {
+        sk_token_key(key, f.tf_user, f.tf_cred, f.tf_expiry, tkey);
+        sk_tauth_hello_mac(tkey, f.tf_body, (size_t)(f.tf_mac - f.tf_body),
+                           mac);
+        if (sk_tauth_proof_ok(f.tf_mac, mac))
+            abort(); /* a token forged without the key */
+    }
     sk_tauth_keys k;
-    sk_tauth_derive(key, f.tf_body, f.tf_body_len, body, n, 1, &k);
+    sk_tauth_derive(f.tf_cred != 0 ? tkey : key, f.tf_body, f.tf_body_len, body,
+                    n, 1, &k);
 
     size_t rest = size - 1 - flen;
     if (rest >= SK_TFRAME_HDR + SK_TAUTH_TAG) {

@@ -4,6 +4,7 @@
  * a pipe, SIGCHLD reaping without blocking the loop, kills with a grace.
  */
 #include "nm_cmdexec.h"
+#include "nm_guard.h"
 #include "sk_log.h"
 #include "skylark.h"
 
@@ -72,6 +73,7 @@ struct nm_cmdexec {
     char x_envbuf[NENV][32 + ENV_VALUE_MAX];
     uint8_t x_outbuf[OUT_CAP]; /* the output of x_taken, in order */
     nm_cmdexec_stats x_st;
+    int x_guard; /* nm_guard.h: kills our tasks if we die; -1 without */
 };
 
 void nm_cmdexec_config_init(nm_cmdexec_config *cfg)
@@ -247,6 +249,8 @@ static sk_time now_us(void)
 static void child_ended(nm_cmdexec *x, cx_child *c, int status)
 {
     c->c_end_us = now_us();
+    if (nm_guard_tell(x->x_guard, c->c_pid, 0) != 0)
+        x->x_st.cs_guard_lost++;
     c->c_pid = 0;
     ev_timer_stop(x->x_loop, &c->c_grace);
     /* Whatever the task wrote before it exited is in the pipe now; what
@@ -493,6 +497,8 @@ void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt, sk_time now)
     }
     c->c_pid = pid;
     c->c_fd = fd;
+    if (nm_guard_tell(x->x_guard, pid, 1) != 0)
+        x->x_st.cs_guard_lost++;
     c->c_job = lt->lt_job;
     c->c_task = lt->lt_task;
     c->c_attempt = lt->lt_attempt;
@@ -607,6 +613,11 @@ int nm_cmdexec_create(struct ev_loop *loop, const nm_cmdexec_config *cfg,
     x->x_cfg.cx_node[sizeof x->x_cfg.cx_node - 1] = '\0';
     x->x_ready = ready;
     x->x_arg = arg;
+    x->x_guard = nm_guard_start(cfg->cx_max_children);
+    if (x->x_guard < 0)
+        sk_warn("cmdexec: no task guard (%s): the tasks of a node monitor "
+                "killed with SIGKILL would run on",
+                strerror(errno));
     if (env_init(x) != 0) {
         nm_cmdexec_destroy(x);
         return SK_ENOMEM;
@@ -642,6 +653,8 @@ void nm_cmdexec_destroy(nm_cmdexec *x)
     }
     if (ev_is_active(&x->x_sigchld))
         ev_signal_stop(x->x_loop, &x->x_sigchld);
+    if (x->x_guard >= 0)
+        close(x->x_guard);
     free_chain(x->x_running);
     free_chain(x->x_done_head);
     free_chain(x->x_free);

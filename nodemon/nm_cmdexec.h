@@ -66,6 +66,7 @@ typedef struct nm_cmdexec_stats {
     uint64_t cs_kill_unknown; /* kills for no task running here */
     uint64_t cs_stray;        /* reaped children that were not tasks */
     uint64_t cs_output_bytes; /* output read from all tasks */
+    uint64_t cs_guard_lost;   /* task starts and ends the guard missed */
     uint32_t cs_running;      /* tasks running now */
 } nm_cmdexec_stats;
 

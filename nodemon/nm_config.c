@@ -28,6 +28,7 @@ void nm_config_init(nm_config *cfg, uint32_t ncores)
     cfg->nc_long_share = 0.75;
     cfg->nc_heartbeat_ms = 1000;
     cfg->nc_get_task_timeout_ms = 10000;
+    cfg->nc_orphan_grace_ms = 0;
 }
 
 int nm_weights_set(nm_weights *w, const char *user, uint32_t weight)
@@ -106,6 +107,10 @@ size_t nm_config_keys(nm_config *cfg, nm_weights *weights, sk_config_key *keys)
         {"nodemon", "get_task_timeout_ms", SK_CONFIG_INT,
          &cfg->nc_get_task_timeout_ms, 0, 1, 3600000, NULL,
          "how long a slot waits for the answer to a GET_TASK, in ms"},
+        {"nodemon", "orphan_grace_ms", SK_CONFIG_INT, &cfg->nc_orphan_grace_ms,
+         0, 0, 3600000, NULL,
+         "how long a task whose scheduler left runs on before it is killed, "
+         "in ms"},
         {"weights", "*", SK_CONFIG_CUSTOM, weights, 0, 0, 0, parse_weight,
          "user = weight: fair-share weight of a user (default 1)"},
     };
@@ -140,6 +145,8 @@ int nm_config_check(const nm_config *cfg, char *err, size_t errlen)
     else if (cfg->nc_get_task_timeout_ms < 1 ||
              cfg->nc_get_task_timeout_ms > 3600000)
         what = "get_task_timeout_ms must be in [1, 3600000]";
+    else if (cfg->nc_orphan_grace_ms < 0 || cfg->nc_orphan_grace_ms > 3600000)
+        what = "orphan_grace_ms must be in [0, 3600000]";
     if (what == NULL)
         return 0;
     if (err != NULL)

@@ -184,6 +184,18 @@ static void maybe_free_job(nm_core *nm, nm_job *j)
     nm_pool_put(&nm->nm_job_pool, j);
 }
 
+nm_job *nm_rejob(nm_core *nm, nm_task *t, nm_peer *sched)
+{
+    nm_job *j = get_job(nm, sched, t->tk_job_id);
+    if (j == NULL)
+        return NULL;
+    t->tk_job = j;
+    nm_list_push_back(&j->jb_tasks, &t->tk_job_link);
+    if (t->tk_long != NULL)
+        t->tk_long->lg_job = j;
+    return j;
+}
+
 /* A reservation lives while queued or while a GET_TASK is unanswered.
  * Does not free its job: the caller does (it may be walking the job). */
 static void maybe_free_resv(nm_core *nm, nm_resv *r)
@@ -320,6 +332,18 @@ static void fetch_end(nm_core *nm, nm_resv *r)
     give_back(nm, r->rs_res, 1);
 }
 
+void nm_send_started(nm_core *nm, const nm_task *t)
+{
+    sk_msg *m = nm_push(nm, t->tk_job->jb_sched->pe_id, SK_MSG_TASK_STARTED);
+    if (m != NULL) {
+        m->m_task_started.st_job = t->tk_job_id;
+        m->m_task_started.st_task = t->tk_task;
+        m->m_task_started.st_attempt = t->tk_attempt;
+        m->m_task_started.st_node = nm->nm_cfg.nc_node;
+        m->m_task_started.st_launch_us = t->tk_start;
+    }
+}
+
 /* ---- launching -------------------------------------------------------- */
 
 /* What a launch needs, from a TASK_REPLY or a long reservation. */
@@ -395,6 +419,7 @@ static nm_task *launch(nm_core *nm, const launch_req *lr, sk_time now)
     t->tk_attempt = lr->lr_attempt;
     t->tk_res = lr->lr_res;
     t->tk_start = now;
+    nm_list_init(&t->tk_orphan);
     nm_htab_insert(&nm->nm_tasks, &t->tk_hnode,
                    nm_task_hash(j->jb_local, lr->lr_task, lr->lr_attempt));
     nm_list_push_back(&nm->nm_running, &t->tk_all);
@@ -407,14 +432,7 @@ static nm_task *launch(nm_core *nm, const launch_req *lr, sk_time now)
     take(nm, lr->lr_res);
     nm->nm_st.ns_launched++;
 
-    sk_msg *m = nm_push(nm, j->jb_sched->pe_id, SK_MSG_TASK_STARTED);
-    if (m != NULL) {
-        m->m_task_started.st_job = j->jb_id;
-        m->m_task_started.st_task = lr->lr_task;
-        m->m_task_started.st_attempt = lr->lr_attempt;
-        m->m_task_started.st_node = nm->nm_cfg.nc_node;
-        m->m_task_started.st_launch_us = now;
-    }
+    nm_send_started(nm, t);
     return t;
 }
 
@@ -428,6 +446,7 @@ static void end_task(nm_core *nm, nm_task *t, sk_time now)
     nm_list_remove(&t->tk_all);
     nm_list_remove(&t->tk_job_link);
     nm_list_remove(&t->tk_exec_link);
+    nm_orphan_end(nm, t);
     t->tk_user->us_running--;
     t->tk_user->us_start_sum -= t->tk_start;
     if (now > t->tk_start)
@@ -652,7 +671,7 @@ static void on_cancel(nm_core *nm, nm_peer *s, const sk_cancel_resv *c)
     nm->nm_st.ns_cancelled += removed;
 }
 
-static void send_kill(nm_core *nm, const nm_task *t)
+void nm_send_kill(nm_core *nm, const nm_task *t)
 {
     sk_msg *m = nm_push(nm, t->tk_exec->pe_id, SK_MSG_KILL_TASK);
     if (m == NULL)
@@ -682,7 +701,7 @@ static void on_kill(nm_core *nm, nm_peer *s, const sk_kill_task *k, sk_time now)
             nm_task *t = NM_CONTAINER(l, nm_task, tk_job_link);
             if (any ||
                 (t->tk_task == k->kt_task && t->tk_attempt == k->kt_attempt)) {
-                send_kill(nm, t);
+                nm_send_kill(nm, t);
                 matched++;
             }
         }
@@ -847,7 +866,7 @@ static void on_release(nm_core *nm, const sk_release *rl, sk_time now)
         (adopted = find_long_task(nm, rl->rl_job, rl->rl_task)) != NULL) {
         nm->nm_st.ns_releases++;
         if (rl->rl_kill)
-            send_kill(nm, adopted);
+            nm_send_kill(nm, adopted);
         return;
     }
     nm_long *lg = find_long(nm, rl->rl_resv);
@@ -860,7 +879,7 @@ static void on_release(nm_core *nm, const sk_release *rl, sk_time now)
     nm->nm_st.ns_releases++;
     nm_job *j = lg->lg_job;
     if (lg->lg_task != NULL && rl->rl_kill)
-        send_kill(nm, lg->lg_task);
+        nm_send_kill(nm, lg->lg_task);
     bool was_pending = long_pending(lg);
     free_long(nm, lg);
     if (was_pending) {
@@ -955,6 +974,8 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
         nm_htab_insert(&nm->nm_sched_ids, &p->pe_sched_hnode,
                        nm_sched_hash(p->pe_hello_id));
         p->pe_in_sched = true;
+        p->pe_incarnation = hello->he_incarnation;
+        nm_orphans_reclaim(nm, p);
         break;
     }
     case SK_ROLE_FLOWD:
@@ -989,7 +1010,7 @@ static void executor_down(nm_core *nm, nm_peer *x, sk_time now)
 }
 
 /* A scheduler left: drop what waits for it, orphan what runs for it. */
-static void scheduler_down(nm_core *nm, nm_peer *s)
+static void scheduler_down(nm_core *nm, nm_peer *s, sk_time now)
 {
     nm_link *l;
     while ((l = nm_list_first(&s->pe_jobs)) != NULL) {
@@ -1017,6 +1038,7 @@ static void scheduler_down(nm_core *nm, nm_peer *s)
             t->tk_job = NULL;
             if (t->tk_long != NULL)
                 t->tk_long->lg_job = NULL;
+            nm_orphan(nm, t, s, now);
         }
         maybe_free_job(nm, j);
     }
@@ -1031,7 +1053,7 @@ void nm_peer_down(nm_core *nm, sk_peer peer, sk_time now)
     if (p->pe_role == SK_ROLE_EXECUTOR)
         executor_down(nm, p, now);
     else if (p->pe_role == SK_ROLE_SCHEDULER)
-        scheduler_down(nm, p);
+        scheduler_down(nm, p, now);
     if (p != &nm->nm_command)
         free_peer(nm, p);
     dispatch(nm, now);
@@ -1141,6 +1163,7 @@ int nm_new(const nm_config *cfg, const nm_weights *weights, uint64_t seed,
     sk_arena_init(&nm->nm_scratch);
     nm_list_init(&nm->nm_running);
     nm_list_init(&nm->nm_pending);
+    nm_list_init(&nm->nm_orphans);
     nm->nm_command.pe_id = NM_PEER_COMMAND;
     nm->nm_command.pe_role = SK_ROLE_EXECUTOR;
     nm_list_init(&nm->nm_command.pe_jobs);
@@ -1187,7 +1210,7 @@ static void free_all_peers(nm_core *nm)
                 while ((l = nm_list_first(&p->pe_tasks)) != NULL)
                     end_task(nm, NM_CONTAINER(l, nm_task, tk_exec_link), 0);
             } else if (p->pe_role == SK_ROLE_SCHEDULER) {
-                scheduler_down(nm, p);
+                scheduler_down(nm, p, 0);
             }
             free_peer(nm, p);
         }
@@ -1244,6 +1267,7 @@ void nm_on_timer(nm_core *nm, sk_time now)
     }
     if (freed)
         dispatch(nm, now);
+    nm_orphans_expire(nm, now);
     if (nm->nm_flowd != NULL && now >= nm->nm_hb_next)
         nm_send_heartbeat(nm, now);
 }
@@ -1257,7 +1281,8 @@ sk_time nm_next_deadline(const nm_core *nm)
         if (f < t)
             t = f;
     }
-    return t;
+    sk_time o = nm_orphans_deadline(nm);
+    return o < t ? o : t;
 }
 
 sk_outbox *nm_outbox(nm_core *nm)

@@ -61,9 +61,20 @@
  *   TASK_FINISHED FAILED to the scheduler, with the reason in tf_output.
  * - An executor going down: each of its running tasks is reported LOST.
  *   A scheduler going down: its queued reservations are dropped, slots
- *   held for its GET_TASKs are released, its running tasks go on and
- *   their results are dropped (ns_results_dropped); its pending long
- *   reservations are dropped and flowd gets RESERVE_REJECT.
+ *   held for its GET_TASKs are released, its pending long reservations
+ *   are dropped and flowd gets RESERVE_REJECT, and its running tasks
+ *   become orphans (docs/FAULTS.md): they keep their slots and run on
+ *   for orphan_grace_ms (0: they are killed at once), their results are
+ *   dropped (ns_results_dropped), and when the grace ends they are
+ *   killed (KILL_TASK to their executor, ns_orphans_killed).
+ * - Fencing. A scheduler that registers again with the same HELLO id and
+ *   incarnation (its session ended and came back: a partition, a stall)
+ *   first gets, before any other message, TASK_STARTED for each of its
+ *   orphans still running here, which are bound to it again
+ *   (ns_orphans_reclaimed); it answers KILL_TASK for the attempts it
+ *   gave up. The orphans of another incarnation (a restarted scheduler
+ *   knows nothing of them) are killed then. Their slots stay taken until
+ *   their executor reports their end, so no new work takes them first.
  * - RESERVE is accepted (RESERVE_ACK) when the request fits the node, the
  *   scheduler rv_sched is registered, rv_resv is new and fewer than
  *   floor(long_share * slots) long reservations exist (pending or
@@ -97,7 +108,8 @@
  * (that input's own consequences, never a scan of all queues), except
  * CANCEL_RESERVATIONS and KILL_TASK of a whole job (O(that job's
  * reservations and tasks)), a peer going down (O(what it owns)),
- * HEARTBEAT (O(running tasks)) and STATUS_REQUEST (O(users)). Memory is
+ * HEARTBEAT (O(running tasks)), a scheduler registering (O(orphans),
+ * at most slots) and STATUS_REQUEST (O(users)). Memory is
  * bounded by max_queued, max_users, max_peers and slots; finished jobs
  * leave nothing behind.
  *
@@ -149,6 +161,9 @@ typedef struct nm_stats {
     uint64_t ns_release_unknown;   /* RELEASE matching nothing */
     uint64_t ns_long_dropped;      /* pending long reservations of a
                                       flowd that restarted, dropped */
+    uint64_t ns_orphaned;          /* tasks whose scheduler left */
+    uint64_t ns_orphans_reclaimed; /* back under their scheduler */
+    uint64_t ns_orphans_killed;    /* killed: grace over, or a restart */
     uint64_t ns_heartbeats;        /* HEARTBEAT sent */
     uint64_t ns_status_replies;    /* STATUS_REPLY sent */
     uint64_t ns_unexpected;        /* wrong type, role, peer or field */
@@ -193,7 +208,8 @@ void nm_free(nm_core *nm);
 /* nm_peer_up registers peer with its HELLO (see the roles above). A peer
  * already registered, an executor with framework "", or one over
  * max_peers is counted and ignored. For flowd this also sends the first
- * heartbeat. */
+ * heartbeat; for a scheduler, it re-announces or kills the orphans its
+ * earlier session left (see Fencing above). */
 void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now);
 
 /* nm_peer_down forgets peer, with the outcomes described above. Unknown
@@ -204,7 +220,8 @@ void nm_peer_down(nm_core *nm, sk_peer peer, sk_time now);
  * after the call. */
 void nm_on_message(nm_core *nm, sk_peer from, const sk_msg *msg, sk_time now);
 
-/* nm_on_timer does what is due at now (heartbeats, GET_TASK timeouts).
+/* nm_on_timer does what is due at now (heartbeats, GET_TASK timeouts,
+ * the end of orphans' grace).
  * Harmless when called early. */
 void nm_on_timer(nm_core *nm, sk_time now);
 

@@ -5,7 +5,9 @@
 bin_PROGRAMS += nodemon/skylark-nodemon
 nodemon_skylark_nodemon_SOURCES = \
 	nodemon/nm_main.c \
-	nodemon/nm_cmdexec.c nodemon/nm_cmdexec.h
+	nodemon/nm_metrics.c nodemon/nm_metrics.h \
+	nodemon/nm_cmdexec.c nodemon/nm_cmdexec.h \
+	nodemon/nm_guard.c nodemon/nm_guard.h
 nodemon_skylark_nodemon_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/nodemon
 nodemon_skylark_nodemon_LDFLAGS = $(AM_LDFLAGS) -static
 nodemon_skylark_nodemon_LDADD = nodemon/libnodemon.la daemon/libskdaemon.la \

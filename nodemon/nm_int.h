@@ -27,6 +27,7 @@ typedef struct nm_peer {
     char *pe_framework;      /* executors */
     bool pe_in_fw;           /* executors: the one nm_fw points to */
     bool pe_in_sched;        /* schedulers: the one nm_sched_ids points to */
+    uint64_t pe_incarnation; /* from its HELLO: a restart changes it */
     nm_hnode pe_fw_hnode;    /* in nm_fw, by framework */
     nm_hnode pe_sched_hnode; /* in nm_sched_ids, by pe_hello_id */
     nm_link pe_jobs;         /* schedulers: their nm_job */
@@ -76,6 +77,7 @@ typedef struct nm_task {
     nm_link tk_all;       /* in nm_running */
     nm_link tk_job_link;  /* in tk_job->jb_tasks */
     nm_link tk_exec_link; /* in tk_exec->pe_tasks */
+    nm_link tk_orphan;    /* in nm_orphans while its grace runs */
     nm_job *tk_job;       /* NULL once its scheduler left */
     nm_peer *tk_exec;
     nm_user *tk_user;
@@ -87,6 +89,10 @@ typedef struct nm_task {
     sk_resources tk_res;
     sk_time tk_start;
     bool tk_was_long; /* started through RESERVE */
+    /* An orphan (its scheduler's session ended; nm_orphan.c): */
+    uint32_t tk_orphan_of;   /* that scheduler's HELLO id */
+    uint64_t tk_orphan_inc;  /* and its incarnation */
+    sk_time tk_orphan_until; /* killed at this time unless reclaimed */
 } nm_task;
 
 /* A long reservation (RESERVE), pending or bound to its running task. */
@@ -138,6 +144,7 @@ struct nm_core {
     nm_pool nm_resv_pool;
     nm_pool nm_task_pool;
     nm_link nm_pending; /* pending nm_long, in order */
+    nm_link nm_orphans; /* nm_task in their grace, by tk_orphan_until */
     nm_queue nm_q;
     nm_peer nm_command; /* the built-in command executor */
     nm_config nm_cfg;
@@ -190,6 +197,42 @@ static inline uint64_t nm_long_hash(uint64_t resv)
 /* nm_push adds a message for peer to the outbox; NULL (counted in
  * ns_nomem) when out of memory. */
 sk_msg *nm_push(nm_core *nm, sk_peer peer, sk_msg_type type);
+
+/* nm_send_kill sends KILL_TASK for t to its executor. */
+void nm_send_kill(nm_core *nm, const nm_task *t);
+
+/* nm_send_started sends TASK_STARTED for t (bound to a job) to its
+ * scheduler. */
+void nm_send_started(nm_core *nm, const nm_task *t);
+
+/* nm_rejob binds the running task t to its job (tk_job_id) of the
+ * scheduler sched (an orphan coming back under its scheduler's new
+ * session). t keeps the node-local id its executor knows it by
+ * (tk_local), which may differ from the job's new jb_local. Returns the
+ * job, or NULL when out of memory. */
+nm_job *nm_rejob(nm_core *nm, nm_task *t, nm_peer *sched);
+
+/* nm_orphan.c: tasks whose scheduler left. nm_orphan makes t (unbound
+ * from its job already) an orphan of sched: it runs on for
+ * orphan_grace_ms, or is killed at once when that is 0. */
+void nm_orphan(nm_core *nm, nm_task *t, const nm_peer *sched, sk_time now);
+
+/* nm_orphan_end takes t off the orphan list (it ended). */
+void nm_orphan_end(nm_core *nm, nm_task *t);
+
+/* nm_orphans_reclaim re-announces to sched, a scheduler just registered,
+ * the orphans its previous session left here: with the same incarnation
+ * they are bound to it again and reported with TASK_STARTED (the
+ * scheduler answers KILL_TASK for the attempts it gave up); those of
+ * another incarnation of it (a restart, which knows nothing of them) are
+ * killed. Call before anything else is sent to sched. */
+void nm_orphans_reclaim(nm_core *nm, nm_peer *sched);
+
+/* nm_orphans_expire kills the orphans whose grace ended by now. */
+void nm_orphans_expire(nm_core *nm, sk_time now);
+
+/* nm_orphans_deadline: the end of the first grace, or SK_TIME_NEVER. */
+sk_time nm_orphans_deadline(const nm_core *nm);
 
 /* nm_send_heartbeat sends a HEARTBEAT to flowd (which must be set). */
 void nm_send_heartbeat(nm_core *nm, sk_time now);

@@ -7,6 +7,7 @@
  */
 #include "nm_cmdexec.h"
 #include "nm_core.h"
+#include "nm_metrics.h"
 #include "sk_daemon.h"
 #include "sk_daemon_opts.h"
 #include "sk_log.h"
@@ -24,8 +25,10 @@
 #define DEFAULT_LISTEN "tcp://127.0.0.1:7071"
 #define DEFAULT_SCHED  "tcp://127.0.0.1:7070"
 #define MAX_SCHEDULERS 64
-#define NOWN           5 /* schedulers, flowd, labels, shell, kill_grace_ms */
-#define NKEYS          (NM_CONFIG_NKEYS + SK_DAEMON_NKEYS + NOWN)
+#define NOWN                                                                   \
+    6 /* schedulers, flowd, labels, rack, shell,                               \
+         kill_grace_ms */
+#define NKEYS (NM_CONFIG_NKEYS + SK_DAEMON_NKEYS + NOWN)
 
 /* The daemon: the core, its command executor and the shell. */
 typedef struct nm_daemon {
@@ -178,8 +181,16 @@ static void on_status(void *arg, sk_daemon *d)
                          (unsigned long long)cs->cs_kill_unknown);
     sk_daemon_status_add(d, "cmdexec.stray", "%llu",
                          (unsigned long long)cs->cs_stray);
+    sk_daemon_status_add(d, "cmdexec.guard_lost", "%llu",
+                         (unsigned long long)cs->cs_guard_lost);
     sk_daemon_status_add(d, "cmdexec.output_bytes", "%llu",
                          (unsigned long long)cs->cs_output_bytes);
+}
+
+static void metrics(void *arg, sk_metrics_out *o)
+{
+    nm_daemon *nd = arg;
+    nm_metrics(nd->nd_core, nm_cmdexec_stats_get(nd->nd_cmd), o);
 }
 
 /* ---- configuration ------------------------------------------------------ */
@@ -201,8 +212,12 @@ static const sk_daemon_option OPTIONS[] = {
     {"mem-mb", "N", "nodemon", "mem_mb",
      "memory offered, MiB (default 1024 per slot)"},
     {"label", "LABEL", "nodemon", "labels", "a node label (repeatable)"},
+    {"rack", "NAME", "nodemon", "rack",
+     "this node's rack, for the flow node (default: none)"},
     {"weight", "USER=W", "weights", NULL,
      "fair-share weight of a user (repeatable; default 1)"},
+    {"metrics-listen", "HOST:PORT", "nodemon", "metrics_listen",
+     "serve Prometheus metrics at http://HOST:PORT/metrics (default: off)"},
     {"log-level", "LEVEL", "nodemon", "log_level",
      "debug, info, warn, error or off (default info)"},
 };
@@ -245,6 +260,7 @@ int main(int argc, char **argv)
     sk_strlist scheds = {NULL, 0, MAX_SCHEDULERS, SK_MAX_ADDR_LEN, 1};
     sk_strlist labels = {NULL, 0, SK_MAX_LABELS, SK_MAX_LABEL_LEN, 0};
     char flowd[SK_MAX_ADDR_LEN + 1] = "";
+    char rack[SK_MAX_NAME_LEN + 1] = "";
 
     sk_config_key keys[NKEYS];
     size_t n = nm_config_keys(&cfg, &weights, keys);
@@ -279,6 +295,16 @@ int main(int argc, char **argv)
                                 sk_strlist_parse,
                                 "node labels, comma-separated (each value "
                                 "adds; the command line replaces)"};
+    keys[n++] = (sk_config_key){"nodemon",
+                                "rack",
+                                SK_CONFIG_STRING,
+                                rack,
+                                sizeof rack,
+                                0,
+                                0,
+                                NULL,
+                                "this node's rack, for the flow node's "
+                                "placement (HELLO he_rack); none by default"};
     keys[n++] = (sk_config_key){"cmdexec",
                                 "shell",
                                 SK_CONFIG_STRING,
@@ -321,10 +347,20 @@ int main(int argc, char **argv)
 
     char err[512];
     sk_transport_config tc;
+    sk_metrics_config mc;
+    uint8_t token[SK_METRICS_TOKEN_BYTES];
     if (nm_config_check(&cfg, err, sizeof err) != 0 ||
         sk_daemon_transport_config(&ds, "nodemon", cfg.nc_node, &tc, err,
-                                   sizeof err) != 0) {
+                                   sizeof err) != 0 ||
+        sk_daemon_metrics_config(&ds, &tc, &mc, token, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", PROG, err);
+        goto out_lists;
+    }
+    if (rack[0] != '\0' && !sk_rack_valid(rack)) {
+        fprintf(stderr,
+                "%s: [nodemon] rack: must be 1 to %u bytes of graphic ASCII "
+                "(no space, no control byte), got '%s'\n",
+                PROG, SK_MAX_NAME_LEN, rack);
         goto out_lists;
     }
     if (cx.cx_shell[0] != '/') {
@@ -386,25 +422,28 @@ int main(int argc, char **argv)
                 .he_labels = (const char **)labels.sl_items,
                 .he_nlabels = labels.sl_count,
                 .he_framework = "",
+                .he_rack = rack,
             },
         .dc_local = NM_PEER_COMMAND,
+        .dc_metrics = mc,
     };
     sk_daemon_core dcore = {nd.nd_core, core_up,       core_down,  core_msg,
                             core_timer, core_deadline, core_outbox};
     sk_daemon_hooks hooks = {.dh_local = on_local,
                              .dh_pump = on_pump,
                              .dh_status = on_status,
+                             .dh_metrics = metrics,
                              .dh_signal = on_signal,
                              .dh_arg = &nd};
     rc = sk_daemon_create(nd.nd_loop, &dc, &dcore, &hooks, &nd.nd_shell);
     if (rc != 0)
         goto out_cmd;
     sk_info("%s %s: node %s (id %lld) ready: %lld slots, %lld millicores, "
-            "%lld MiB, %u schedulers, flowd %s",
+            "%lld MiB, %u schedulers, flowd %s, rack %s",
             PROG, sk_version(), cfg.nc_node, (long long)cfg.nc_node_id,
             (long long)cfg.nc_slots, (long long)cfg.nc_cpu_milli,
             (long long)cfg.nc_mem_mb, scheds.sl_count,
-            flowd[0] != '\0' ? flowd : "none");
+            flowd[0] != '\0' ? flowd : "none", rack[0] != '\0' ? rack : "none");
     sk_daemon_run(nd.nd_shell);
     ev_timer_stop(nd.nd_loop, &nd.nd_grace);
     sk_daemon_destroy(nd.nd_shell);

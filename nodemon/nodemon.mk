@@ -9,6 +9,7 @@ nodemon_libnodemon_la_SOURCES = \
 	nodemon/nm_htab.c nodemon/nm_htab.h \
 	nodemon/nm_int.h \
 	nodemon/nm_list.h \
+	nodemon/nm_orphan.c \
 	nodemon/nm_pool.c nodemon/nm_pool.h \
 	nodemon/nm_prefetch.c \
 	nodemon/nm_queue.c nodemon/nm_queue.h \

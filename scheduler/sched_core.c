@@ -356,6 +356,7 @@ void sched_peer_down(sched_core *c, sk_peer peer, sk_time now)
     sched_fe *fe = sk_map_get(&c->c_fes, peer);
     if (fe != NULL)
         frontend_down(c, fe);
+    sched_auth_forget(c, peer);
 }
 
 /*
@@ -397,10 +398,12 @@ static void on_get_task(sched_core *c, sk_peer from, const sk_get_task *gt,
 {
     /* Only a node monitor holds a slot waiting for the answer; anyone
      * else asking is counted and ignored. */
-    if (sk_map_get(&c->c_nodes, from) == NULL) {
+    sched_node *asker = sk_map_get(&c->c_nodes, from);
+    if (asker == NULL) {
         c->c_stats.ss_bad_peer++;
         return;
     }
+    asker->nd_asked = true; /* its re-announcements are over (FAULTS.md) */
     sched_resv *r = sk_map_get(&c->c_resvs, gt->gt_resv);
     /* A node always gets an answer: it holds a slot until it does. A
      * probe cancelled while its GET_TASK was on the way lands here. */
@@ -479,6 +482,8 @@ static void on_task_started(sched_core *c, sk_peer from,
                             const sk_task_started *st)
 {
     if (c->c_flows.mp_len > 0 && sched_flow_started(c, from, st))
+        return;
+    if (sched_node_fence(c, from, st->st_job, st->st_task, st->st_attempt))
         return;
     sched_task *t = task_of(c, from, st->st_job, st->st_task, st->st_attempt);
     if (t == NULL)
@@ -567,9 +572,12 @@ void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
 {
     sk_arena_rewind(&c->c_scratch);
     switch (msg->m_type) {
-    case SK_MSG_SUBMIT_JOB:
-        sched_submit(c, from, &msg->m_submit_job, now);
+    case SK_MSG_SUBMIT_JOB: {
+        sk_submit_job sj = msg->m_submit_job;
+        if (sched_auth_submit(c, from, &sj))
+            sched_submit(c, from, &sj, now);
         break;
+    }
     case SK_MSG_CANCEL_JOB:
         on_cancel_job(c, from, &msg->m_cancel_job, now);
         break;
@@ -588,7 +596,7 @@ void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
         break;
     case SK_MSG_MEMBERSHIP:
         /* The directory comes from flowd, never from anyone else. */
-        if (!c->c_flowd_up || from != c->c_flowd)
+        if (!c->c_flowd_up || from != c->c_flowd || !sched_auth_daemon(c, from))
             c->c_stats.ss_bad_peer++;
         else
             sched_node_membership(c, from, &msg->m_membership);
@@ -686,6 +694,7 @@ void sched_free(sched_core *c)
     sk_map_free(&c->c_jobs);
     sk_map_free(&c->c_resvs);
     sk_map_free(&c->c_flows);
+    sched_auth_free(c);
     free(c->c_live);
     free(c->c_picks);
     sk_outbox_free(&c->c_out);

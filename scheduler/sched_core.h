@@ -32,6 +32,14 @@
  * freed. A frontend that goes away loses its jobs: their reservations are
  * cancelled, their launched tasks killed, and nothing more is reported.
  *
+ * Fencing. A node monitor that comes back re-announces, with
+ * TASK_STARTED before its first GET_TASK, the attempts it still runs
+ * (docs/FAULTS.md). One the core gave up (its job, one the core created,
+ * is gone; a later attempt exists; or it is not the attempt launched on
+ * that node) is answered with KILL_TASK to that node and counted
+ * (ss_fenced); nothing reaches the frontend. Later TASK_STARTEDs are not
+ * fenced: the core kills what it gives up in a session itself.
+ *
  * Admission. A submission over a limit (tasks, spec bytes, jobs in
  * flight, probe ratio, attempts, labels), over a budget (the bytes of all
  * jobs held; the jobs and bytes of its frontend, so that one frontend
@@ -121,6 +129,7 @@ typedef struct sched_stats {
     uint64_t ss_reject_other;   /* long job, sender is a node monitor */
     uint64_t ss_reject_budget;  /* over max_bytes, max_fe_jobs or
                                    max_fe_bytes */
+    uint64_t ss_reject_user;    /* sj_user is not the authenticated user */
     uint64_t ss_jobs_done;      /* JOB_DONE sent */
     uint64_t ss_jobs_cancelled; /* by CANCEL_JOB */
     uint64_t ss_jobs_abandoned; /* their frontend went away */
@@ -139,6 +148,8 @@ typedef struct sched_stats {
     uint64_t ss_nothing_left; /* TASK_REPLY without a task */
     uint64_t ss_cancels;      /* CANCEL_RESERVATIONS sent */
     uint64_t ss_kills;        /* KILL_TASK sent */
+    uint64_t ss_fenced;       /* of which for attempts given up that a
+                                 node reported running (FAULTS.md) */
     /* the flow path (sched_flow.c) */
     uint64_t ss_flowd_up;       /* HELLOs of flowd (restarts + 1) */
     uint64_t ss_flow_sent;      /* SUBMIT_JOBs to flowd, resends included */
@@ -189,6 +200,16 @@ void sched_free(sched_core *c);
  * counted (ss_bad_peer) and ignored. */
 void sched_peer_up(sched_core *c, sk_peer peer, const sk_hello *hello,
                    sk_time now);
+
+/* sched_peer_cred tells the core that peer proved a user token for user
+ * (an admin's if admin) rather than the cluster key; the shell calls it
+ * before any input of the peer's session. Such a peer submits jobs as
+ * user only (a SUBMIT_JOB naming another user is refused, counted in
+ * ss_reject_user; an empty sj_user becomes user), sees only user's jobs
+ * in status tables unless admin, and never sends MEMBERSHIP. Forgotten
+ * at sched_peer_down. Returns 0, SK_EINVAL (no valid user name) or
+ * SK_ENOMEM: the shell must then end the peer's session. */
+int sched_peer_cred(sched_core *c, sk_peer peer, const char *user, int admin);
 
 /* sched_peer_down tells the core that peer is gone. For a node monitor:
  * its reservations are placed again on other nodes, and its launched and

@@ -42,6 +42,7 @@ struct sched_node {
     sched_resv *nd_rtail; /* last of them: a job's probes stay adjacent */
     uint64_t nd_mark;     /* c_stamp when last picked or visited */
     uint32_t nd_pick;     /* reservations picked in this sampling */
+    bool nd_asked;        /* it sent a GET_TASK (sched_node_fence) */
 };
 
 /* One task of a job. */
@@ -151,6 +152,7 @@ struct sched_core {
     sk_map c_fes;        /* peer -> sched_fe */
     sk_map c_jobs;       /* j_id -> sched_job */
     sk_map c_resvs;      /* rs_id -> sched_resv */
+    sk_map c_creds;      /* peer -> its user token (sched_auth.c) */
     sched_node **c_live; /* up, unsaturated nodes, in any order */
     uint32_t c_nlive;
     uint32_t c_live_cap;
@@ -178,6 +180,14 @@ uint32_t sched_sample_any(sched_core *c, const sched_job *j, uint64_t want);
 uint32_t sched_sample_task(sched_core *c, const sched_job *j,
                            const sched_task *t, uint64_t want);
 uint64_t sched_probe_count(double ratio, uint32_t tasks);
+/* sched_node_fence answers TASK_STARTED (job, task, attempt) from the
+ * node monitor from, if it has sent no GET_TASK yet (a re-announcement,
+ * FAULTS.md): when this core gave that attempt up or the job (an id it
+ * gave out) is gone, it sends KILL_TASK (ss_fenced) and returns true;
+ * otherwise (the attempt it holds there, or a report to count as bad)
+ * false. */
+bool sched_node_fence(sched_core *c, sk_peer from, uint64_t job, uint32_t task,
+                      uint32_t attempt);
 
 /* sched_jobs.c: admission, probes, job end */
 void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj,
@@ -222,6 +232,17 @@ bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
                       uint64_t launch_us, uint64_t end_us);
 void sched_kill(sched_core *c, sched_task *t);
 sk_bytes sched_text(const char *s);
+
+/* sched_auth.c: user credentials. sched_auth_submit checks sj against
+ * the sender's user, filling an empty sj_user; it answers a refusal
+ * (JOB_REJECTED, counted) and returns false. sched_auth_sees tells
+ * whether the sender may see job j; sched_auth_daemon whether it holds
+ * the cluster key. */
+bool sched_auth_submit(sched_core *c, sk_peer from, sk_submit_job *sj);
+bool sched_auth_sees(const sched_core *c, sk_peer from, const sched_job *j);
+bool sched_auth_daemon(const sched_core *c, sk_peer from);
+void sched_auth_forget(sched_core *c, sk_peer peer);
+void sched_auth_free(sched_core *c);
 
 /* sched_status.c */
 void sched_status_reply(sched_core *c, sk_peer from,

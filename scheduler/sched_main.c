@@ -4,6 +4,7 @@
  * node monitors and frontends; see docs/DAEMONS.md.
  */
 #include "sched_core.h"
+#include "sched_metrics.h"
 #include "sk_daemon.h"
 #include "sk_daemon_opts.h"
 #include "sk_log.h"
@@ -23,6 +24,11 @@
 static void core_up(void *c, sk_peer p, const sk_hello *h, sk_time now)
 {
     sched_peer_up(c, p, h, now);
+}
+
+static int core_cred(void *c, sk_peer p, const char *user, int admin)
+{
+    return sched_peer_cred(c, p, user, admin);
 }
 
 static void core_down(void *c, sk_peer p, sk_time now)
@@ -60,6 +66,11 @@ static uint64_t bad_input(void *arg)
            st->ss_bad_state;
 }
 
+static void metrics(void *arg, sk_metrics_out *o)
+{
+    sched_metrics(arg, o);
+}
+
 static const sk_daemon_option OPTIONS[] = {
     {"listen", "ENDPOINT", "sched", "listen",
      "endpoint to listen on (default " DEFAULT_LISTEN ")"},
@@ -67,6 +78,8 @@ static const sk_daemon_option OPTIONS[] = {
     {"id", "N", "sched", "id", "this scheduler's id (default 0)"},
     {"flowd", "ENDPOINT", "sched", "flowd",
      "the flow node to take the cluster directory from (default: none)"},
+    {"metrics-listen", "HOST:PORT", "sched", "metrics_listen",
+     "serve Prometheus metrics at http://HOST:PORT/metrics (default: off)"},
     {"log-level", "LEVEL", "sched", "log_level",
      "debug, info, warn, error or off (default info)"},
 };
@@ -113,13 +126,19 @@ int main(int argc, char **argv)
 
     char err[512];
     sk_transport_config tc;
+    sk_metrics_config mc;
+    uint8_t token[SK_METRICS_TOKEN_BYTES];
     if (sched_config_check(&cfg, err, sizeof err) != 0 ||
         sk_daemon_transport_config(&ds, "sched", cfg.sc_name, &tc, err,
-                                   sizeof err) != 0) {
+                                   sizeof err) != 0 ||
+        sk_daemon_metrics_config(&ds, &tc, &mc, token, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", PROG, err);
         return 2;
     }
     sk_log_set_level(ds.ds_log_level);
+    /* Users' frontends and tools may come with a token (docs/SECURITY.md);
+     * every other role takes the cluster key. */
+    snprintf(tc.tc_token_roles, sizeof tc.tc_token_roles, "frontend tool");
 
     sched_core *core;
     rc = sched_new(&cfg, sk_daemon_seed(&ds), &core);
@@ -148,17 +167,20 @@ int main(int argc, char **argv)
                 .he_name = cfg.sc_name,
                 .he_framework = "",
             },
+        .dc_metrics = mc,
     };
     sk_daemon_core dcore = {core,       core_up,       core_down,  core_msg,
                             core_timer, core_deadline, core_outbox};
     sk_daemon *d;
-    sk_daemon_hooks hooks = {.dh_bad_input = bad_input, .dh_arg = core};
+    sk_daemon_hooks hooks = {
+        .dh_bad_input = bad_input, .dh_metrics = metrics, .dh_arg = core};
     rc = sk_daemon_create(loop, &dc, &dcore, &hooks, &d);
     if (rc != 0) {
         sched_free(core);
         ev_loop_destroy(loop);
         return 1;
     }
+    sk_daemon_on_cred(d, core_cred);
     sk_info("%s %s: scheduler %s (id %lld) ready: probe ratio %g, %lld "
             "attempts, flowd %s",
             PROG, sk_version(), cfg.sc_name, (long long)cfg.sc_id,

@@ -335,3 +335,45 @@ uint32_t sched_sample_task(sched_core *c, const sched_job *j,
     }
     return k;
 }
+
+bool sched_node_fence(sched_core *c, sk_peer from, uint64_t job, uint32_t task,
+                      uint32_t attempt)
+{
+    /* A node monitor re-announces the attempts its earlier session left
+     * before anything else, so before its first GET_TASK; after that, a
+     * TASK_STARTED the core cannot place is a late report of an attempt
+     * launched in this session (one the core killed meanwhile: cancel,
+     * launch timeout), already answered with KILL_TASK. */
+    const sched_node *nd = sk_map_get(&c->c_nodes, from);
+    if (nd == NULL || nd->nd_asked)
+        return false;
+    const sched_job *j = sk_map_get(&c->c_jobs, job);
+    /* An id this core never gave out is not its to judge (a task flowd
+     * placed for it, or garbage): counted as unknown as before. */
+    if (j == NULL && (job == 0 || job > c->c_next_job))
+        return false;
+    if (j != NULL) {
+        if (task >= j->j_ntasks)
+            return false;
+        const sched_task *t = &j->j_tasks[task];
+        if (attempt > t->tk_attempt)
+            return false; /* never given out: counted as stale */
+        if (attempt == t->tk_attempt && t->tk_node != NULL &&
+            t->tk_node->nd_peer == from &&
+            (t->tk_state == SCHED_TASK_LAUNCHED ||
+             t->tk_state == SCHED_TASK_RUNNING))
+            return false; /* the attempt this scheduler holds */
+    }
+    /* The job (one of ours: ids are never reused) ended, or the attempt
+     * was given up (its node was lost, its launch timed out, the task
+     * ended another way): the node must not run it to its end. */
+    c->c_stats.ss_fenced++;
+    c->c_stats.ss_kills++;
+    sk_msg *m = sched_send(c, from, SK_MSG_KILL_TASK);
+    if (m != NULL) {
+        m->m_kill_task.kt_job = job;
+        m->m_kill_task.kt_task = task;
+        m->m_kill_task.kt_attempt = attempt;
+    }
+    return true;
+}

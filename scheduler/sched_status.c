@@ -1,7 +1,8 @@
 /*
  * sched_status.c - the scheduler core's STATUS_REPLY: its counters and
  * settings as key/value pairs, and on request a table of the jobs in
- * flight (at most SK_MAX_STATUS_ROWS of them).
+ * flight (at most SK_MAX_STATUS_ROWS of them): a user's own jobs only,
+ * for a peer with a user token (sched_auth.c).
  */
 #include "sched_int.h"
 
@@ -32,13 +33,13 @@ static void kv_u64(kv_fill *f, const char *key, uint64_t v)
     f->kf_n++;
 }
 
-static void fill_table(sched_core *c, sk_status_reply *sr)
+static void fill_table(sched_core *c, sk_peer from, sk_status_reply *sr)
 {
     sk_arena *s = &c->c_scratch;
     uint32_t rows = 0;
     for (sched_job *j = c->c_all; j != NULL && rows < SK_MAX_STATUS_ROWS;
          j = j->j_anext)
-        rows++;
+        rows += sched_auth_sees(c, from, j);
     sk_status_row *row = sk_arena_alloc(s, rows * sizeof *row + 1);
     if (row == NULL)
         return;
@@ -46,6 +47,8 @@ static void fill_table(sched_core *c, sk_status_reply *sr)
     sr->sr_ncolumns = NCOLUMNS;
     uint32_t n = 0;
     for (sched_job *j = c->c_all; j != NULL && n < rows; j = j->j_anext) {
+        if (!sched_auth_sees(c, from, j))
+            continue;
         const char **cell = sk_arena_alloc(s, NCOLUMNS * sizeof *cell);
         if (cell == NULL)
             break;
@@ -101,6 +104,7 @@ void sched_status_reply(sched_core *c, sk_peer from,
     kv_u64(&f, "jobs_accepted", st->ss_jobs_accepted);
     kv_u64(&f, "jobs_rejected", st->ss_jobs_rejected);
     kv_u64(&f, "jobs_rejected_budget", st->ss_reject_budget);
+    kv_u64(&f, "jobs_rejected_user", st->ss_reject_user);
     kv_u64(&f, "jobs_done", st->ss_jobs_done);
     kv_u64(&f, "jobs_cancelled", st->ss_jobs_cancelled);
     kv_u64(&f, "jobs_abandoned", st->ss_jobs_abandoned);
@@ -120,6 +124,7 @@ void sched_status_reply(sched_core *c, sk_peer from,
     kv_u64(&f, "nothing_left", st->ss_nothing_left);
     kv_u64(&f, "cancels", st->ss_cancels);
     kv_u64(&f, "kills", st->ss_kills);
+    kv_u64(&f, "fenced", st->ss_fenced);
     kv_u64(&f, "launch_timeouts", st->ss_launch_timeouts);
     kv_u64(&f, "flowd_connected", c->c_flowd_up ? 1 : 0);
     kv_u64(&f, "flowd_hellos", st->ss_flowd_up);
@@ -136,5 +141,5 @@ void sched_status_reply(sched_core *c, sk_peer from,
     sr->sr_kv = f.kf_kv;
     sr->sr_nkv = f.kf_n;
     if (rq->sq_table)
-        fill_table(c, sr);
+        fill_table(c, from, sr);
 }

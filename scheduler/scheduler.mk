@@ -4,6 +4,7 @@
 
 noinst_LTLIBRARIES += scheduler/libsched.la
 scheduler_libsched_la_SOURCES = \
+	scheduler/sched_auth.c \
 	scheduler/sched_core.c \
 	scheduler/sched_flow.c \
 	scheduler/sched_core.h \

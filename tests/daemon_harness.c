@@ -4,6 +4,7 @@
  */
 #include "daemon_harness.h"
 #include "sk_keyfile.h"
+#include "sk_token.h"
 #include "sk_log.h"
 #include "tap.h"
 #include "transport_util.h"
@@ -36,11 +37,17 @@ static int (*child_hook)(void *);
 static void *child_hook_arg;
 static int keyed;
 static uint8_t client_key[SK_KEY_BYTES];
+static char client_token[1024]; /* a token file for clients, or "" */
 
 void dh_set_child_hook(int (*hook)(void *), void *arg)
 {
     child_hook = hook;
     child_hook_arg = arg;
+}
+
+void dh_set_token_file(const char *path)
+{
+    snprintf(client_token, sizeof client_token, "%s", path ? path : "");
 }
 
 void dh_set_key_file(const char *path)
@@ -330,6 +337,20 @@ int dh_start_nodemon_at(dh_proc *p, const char *name, int id, int slots,
     return start(p, name, argv, argc, extra);
 }
 
+void dh_start_two_scheds(dh_proc scheds[2], dh_proc *nodes, int n, int slots)
+{
+    if (dh_start_sched(&scheds[0], "s1", 1, NULL) != 0 ||
+        dh_start_sched(&scheds[1], "s2", 2, NULL) != 0)
+        tap_bail_out("the schedulers did not start");
+    const dh_proc *s[] = {&scheds[0], &scheds[1]};
+    for (int i = 0; i < n; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "n%d", i + 1);
+        if (dh_start_nodemon(&nodes[i], name, i + 1, slots, s, 2, NULL) != 0)
+            tap_bail_out("node monitor %s did not start", name);
+    }
+}
+
 int dh_start_nodemon(dh_proc *p, const char *name, int id, int slots,
                      const dh_proc *const *scheds, int n,
                      const char *const *extra)
@@ -532,7 +553,11 @@ dh_client *dh_client_new(const char *role, const char *name)
     tc.tc_max_msg = SK_MAX_MSG_BYTES;
     tc.tc_queue_msgs = 1u << 20;
     tc.tc_queue_bytes = 256u << 20;
-    if (keyed) {
+    char err[1200];
+    if (client_token[0] != '\0') {
+        if (sk_cred_config(&tc, NULL, client_token, NULL, err, sizeof err))
+            tap_bail_out("%s", err);
+    } else if (keyed) {
         tc.tc_keyed = 1;
         memcpy(tc.tc_key, client_key, sizeof client_key);
     }
@@ -756,4 +781,23 @@ uint32_t dh_client_kills(const dh_client *c)
 int dh_client_downs(const dh_client *c)
 {
     return c->c_downs;
+}
+
+int dh_sh(const char *cmd, char *out, size_t size, double *secs)
+{
+    char path[600], line[8000];
+    snprintf(path, sizeof path, "%s/sh-out.txt", dh_dir());
+    snprintf(line, sizeof line, "%s > '%s' 2>&1", cmd, path);
+    double t0 = now_s();
+    int st = system(line);
+    if (secs != NULL)
+        *secs = now_s() - t0;
+    out[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (f != NULL) {
+        size_t n = fread(out, 1, size - 1, f);
+        out[n] = '\0';
+        fclose(f);
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

@@ -76,6 +76,12 @@ int dh_start_nodemon(dh_proc *p, const char *name, int id, int slots,
                      const dh_proc *const *scheds, int n,
                      const char *const *extra);
 
+/* dh_start_two_scheds starts schedulers "s1" and "s2" (ids 1 and 2) in
+ * scheds[0..1] and n node monitors "n1".."nN" (ids 1..n) of slots slots
+ * in nodes[0..n), each registered with both schedulers. Bails out of the
+ * test when one does not start. */
+void dh_start_two_scheds(dh_proc scheds[2], dh_proc *nodes, int n, int slots);
+
 /* dh_start_sched_at, dh_start_nodemon_at: the same, listening on listen
  * (any endpoint, kept in dp_endpoint), the node monitor connected to the
  * n scheduler endpoints scheds. */
@@ -113,6 +119,11 @@ void dh_log_tail(const dh_proc *p, int lines);
  * (static buffer, overwritten by the next call). */
 const char *dh_write_file(const char *name, const char *text);
 
+/* dh_sh runs a shell command line; its stderr and stdout go to out (at
+ * most size bytes, NUL-terminated). Returns its exit status (-1 if it did
+ * not exit), and the seconds it took in *secs if not NULL. */
+int dh_sh(const char *cmd, char *out, size_t size, double *secs);
+
 /* ---- the test client ---------------------------------------------------- */
 
 #define DH_MAX_JOBS 16
@@ -149,6 +160,11 @@ typedef struct dh_client dh_client;
  * key in path (sk_keyfile_read), as keyed daemons require; NULL: no key.
  * Bails out when the file is refused. */
 void dh_set_key_file(const char *path);
+
+/* dh_set_token_file makes the clients created after it authenticate
+ * with the user token in path (sk_token.h) instead of the key; NULL: the
+ * key again. Bails out when the file is refused. */
+void dh_set_token_file(const char *path);
 
 /* dh_client_new makes a client (its own libev loop and sk_link) with the
  * transport identity (role, name) and the heartbeat of dh_set_heartbeat.

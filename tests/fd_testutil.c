@@ -25,13 +25,9 @@ void fdt_node(fd_core *c, sk_time now, sk_peer peer, const char *name,
               uint32_t slots, const char *rack, double share)
 {
     fdt_drain(c);
-    char rl[SK_MAX_LABEL_LEN + 1], sl[64];
-    const char *labels[3] = {"ssd", rl, sl};
+    char sl[64];
+    const char *labels[2] = {"ssd", sl};
     uint32_t n = 1;
-    if (rack != NULL) {
-        snprintf(rl, sizeof rl, "rack=%s", rack);
-        labels[n++] = rl;
-    }
     if (share >= 0) {
         snprintf(sl, sizeof sl, "long_share=%g", share);
         labels[n++] = sl;
@@ -48,7 +44,8 @@ void fdt_node(fd_core *c, sk_time now, sk_peer peer, const char *name,
                            .he_res = {slots * 1000u, slots * 1024u},
                            .he_labels = labels,
                            .he_nlabels = n,
-                           .he_framework = ""};
+                           .he_framework = "",
+                           .he_rack = rack != NULL ? rack : ""};
     fd_core_on_msg(c, now, peer, &m);
 }
 
@@ -76,6 +73,15 @@ void fdt_submit_ex(fd_core *c, sk_time now, sk_peer sched, uint64_t job,
                    uint32_t npref, const char **labels, uint32_t nlabels,
                    sk_resources res)
 {
+    fdt_submit_racks(c, now, sched, job, ntasks, is_long, prefs, npref, NULL, 0,
+                     labels, nlabels, res);
+}
+
+void fdt_submit_racks(fd_core *c, sk_time now, sk_peer sched, uint64_t job,
+                      uint32_t ntasks, bool is_long, const char **prefs,
+                      uint32_t npref, const char **racks, uint32_t nracks,
+                      const char **labels, uint32_t nlabels, sk_resources res)
+{
     fdt_drain(c);
     sk_task_spec *ts = calloc(ntasks, sizeof *ts);
     char(*specs)[48] = calloc(ntasks, sizeof *specs);
@@ -88,6 +94,8 @@ void fdt_submit_ex(fd_core *c, sk_time now, sk_peer sched, uint64_t job,
         ts[i].ts_spec.b_len = (uint32_t)strlen(specs[i]) + 1;
         ts[i].ts_preferred = prefs;
         ts[i].ts_npreferred = npref;
+        ts[i].ts_racks = racks;
+        ts[i].ts_nracks = nracks;
     }
     sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
     m.m_submit_job = (sk_submit_job){.sj_job = job,

@@ -28,8 +28,8 @@
 fd_core *fdt_core(const fd_config *cfg, sk_time now);
 
 /* fdt_node registers a node monitor on peer with slots slots, named
- * name, in rack (NULL: none) and with the long share share (< 0: no
- * label). */
+ * name, in rack (he_rack; NULL: none), with the label "ssd" and the long
+ * share share (a label "long_share=X"; < 0: no label). */
 void fdt_node(fd_core *c, sk_time now, sk_peer peer, const char *name,
               uint32_t slots, const char *rack, double share);
 
@@ -38,7 +38,7 @@ void fdt_sched(fd_core *c, sk_time now, sk_peer peer, uint32_t id);
 
 /* fdt_submit forwards job `job` of ntasks tasks from the scheduler on
  * peer; task i's spec is "task-<job>-<i>"; prefs (may be NULL) gives
- * every task the same npref preferred nodes or "rack=NAME" entries. */
+ * every task the same npref preferred nodes. */
 void fdt_submit(fd_core *c, sk_time now, sk_peer sched, uint64_t job,
                 uint32_t ntasks, bool is_long, const char **prefs,
                 uint32_t npref);
@@ -49,6 +49,13 @@ void fdt_submit_ex(fd_core *c, sk_time now, sk_peer sched, uint64_t job,
                    uint32_t ntasks, bool is_long, const char **prefs,
                    uint32_t npref, const char **labels, uint32_t nlabels,
                    sk_resources res);
+
+/* fdt_submit_racks is fdt_submit_ex with the same nracks preferred racks
+ * (ts_racks) for every task too (fdt_submit_ex: none). */
+void fdt_submit_racks(fd_core *c, sk_time now, sk_peer sched, uint64_t job,
+                      uint32_t ntasks, bool is_long, const char **prefs,
+                      uint32_t npref, const char **racks, uint32_t nracks,
+                      const char **labels, uint32_t nlabels, sk_resources res);
 
 /* A long task a node reports running. */
 typedef struct fdt_run {

@@ -18,7 +18,8 @@ EXTRA_tests_test_integration_DEPENDENCIES = $(DH_TEST_DEPS)
 
 check_PROGRAMS += tests/test_cmdexec
 TESTS += tests/test_cmdexec
-tests_test_cmdexec_SOURCES = tests/test_cmdexec.c nodemon/nm_cmdexec.c
+tests_test_cmdexec_SOURCES = tests/test_cmdexec.c nodemon/nm_cmdexec.c \
+	nodemon/nm_guard.c
 tests_test_cmdexec_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
 tests_test_cmdexec_LDADD = $(SK_TRANSPORT_TEST_LDADD)
 
@@ -65,6 +66,12 @@ TESTS += tests/test_auth_cluster
 tests_test_auth_cluster_SOURCES = tests/test_auth_cluster.c
 tests_test_auth_cluster_LDADD = $(DH_TEST_LDADD)
 
+# Users of an authenticated cluster: tokens, roles, who sees what.
+check_PROGRAMS += tests/test_auth_users
+TESTS += tests/test_auth_users
+tests_test_auth_users_SOURCES = tests/test_auth_users.c
+tests_test_auth_users_LDADD = $(DH_TEST_LDADD)
+
 # Multi-host tests: each daemon on a host of its own, a network namespace
 # joined to a bridge (tests/netns.c; docs/TESTING.md). Skipped where the
 # machine does not allow namespaces (not root, no ip, a container).
@@ -93,3 +100,13 @@ TESTS += tests/test_integration_failover
 tests_test_integration_failover_SOURCES = tests/test_integration_failover.c
 tests_test_integration_failover_LDADD = $(DH_TEST_LDADD)
 EXTRA_tests_test_integration_failover_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark
+
+check_PROGRAMS += tests/test_faults_orphans
+TESTS += tests/test_faults_orphans
+tests_test_faults_orphans_SOURCES = tests/test_faults_orphans.c
+tests_test_faults_orphans_LDADD = $(DH_TEST_LDADD)
+EXTRA_tests_test_faults_orphans_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark
+
+# The reduced fault runner (scripts/faults, about 50 s): local clusters.
+TESTS += tests/test_faults.sh
+dist_check_SCRIPTS += tests/test_faults.sh

@@ -15,39 +15,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 static char skylark[1024];
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Runs a shell command line; its stderr and stdout go to out (at most
- * size bytes, NUL-terminated). Returns its exit status, and the seconds
- * it took in *secs. */
-static int run(const char *cmd, char *out, size_t size, double *secs)
-{
-    char path[600], line[3000];
-    snprintf(path, sizeof path, "%s/out.txt", dh_dir());
-    snprintf(line, sizeof line, "%s > '%s' 2>&1", cmd, path);
-    double t0 = now_s();
-    int st = system(line);
-    if (secs != NULL)
-        *secs = now_s() - t0;
-    out[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (f != NULL) {
-        size_t n = fread(out, 1, size - 1, f);
-        out[n] = '\0';
-        fclose(f);
-    }
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 /* Makes a key file with `skylark key new`. */
 static const char *new_key(const char *name, char *path, size_t len)
@@ -55,7 +25,7 @@ static const char *new_key(const char *name, char *path, size_t len)
     char cmd[2200], out[512];
     snprintf(path, len, "%s/%s", dh_dir(), name);
     snprintf(cmd, sizeof cmd, "'%s' key new '%s'", skylark, path);
-    if (run(cmd, out, sizeof out, NULL) != 0)
+    if (dh_sh(cmd, out, sizeof out, NULL) != 0)
         tap_bail_out("skylark key new failed: %s", out);
     return path;
 }
@@ -90,8 +60,8 @@ int main(void)
     struct stat st;
     tap_ok(stat(key, &st) == 0 && (st.st_mode & 0777) == 0600,
            "skylark key new makes a file only its owner may read");
-    tap_is_int(run(strcat(strcpy(cmd, skylark), " key new /dev/null"), out,
-                   sizeof out, NULL),
+    tap_is_int(dh_sh(strcat(strcpy(cmd, skylark), " key new /dev/null"), out,
+                     sizeof out, NULL),
                2, "skylark key new over an existing file: exit 2");
 
     /* Refusals at start. */
@@ -133,7 +103,7 @@ int main(void)
              "'%s' run --scheduler '%s' --key-file '%s' -n 4 --timeout 20 -- "
              "'echo ok'",
              skylark, sched.dp_endpoint, key);
-    int rc = run(cmd, out, sizeof out, &secs);
+    int rc = dh_sh(cmd, out, sizeof out, &secs);
     tap_is_int(rc, 0, "with the key, a job of 4 tasks runs (%.1f s)", secs);
     if (rc != 0)
         tap_diag("%s", out);
@@ -144,7 +114,7 @@ int main(void)
              "SKYLARK_DIR='%s/none' '%s' run --scheduler '%s' -n 1 --timeout "
              "20 -- 'touch %s'",
              dh_dir(), skylark, sched.dp_endpoint, marker);
-    rc = run(cmd, out, sizeof out, &secs);
+    rc = dh_sh(cmd, out, sizeof out, &secs);
     tap_ok(rc == 1 && secs < 10,
            "without a key: exit 1 in %.1f s (not the "
            "timeout)",
@@ -155,7 +125,7 @@ int main(void)
              "'%s' run --scheduler '%s' --key-file '%s' -n 1 --timeout 20 -- "
              "'touch %s'",
              skylark, sched.dp_endpoint, other, marker);
-    rc = run(cmd, out, sizeof out, &secs);
+    rc = dh_sh(cmd, out, sizeof out, &secs);
     tap_ok(rc == 1 && secs < 10, "with another key: exit 1 in %.1f s", secs);
     tap_ok(strstr(out, "does not hold our cluster key") != NULL,
            "and says the scheduler does not hold that key");
@@ -165,11 +135,11 @@ int main(void)
     snprintf(cmd, sizeof cmd,
              "SKYLARK_DIR='%s/none' '%s' status --timeout 2 '%s'", dh_dir(),
              skylark, node.dp_endpoint);
-    tap_is_int(run(cmd, out, sizeof out, NULL), 1,
+    tap_is_int(dh_sh(cmd, out, sizeof out, NULL), 1,
                "status of a keyed node monitor without the key: refused");
     snprintf(cmd, sizeof cmd, "'%s' status --key-file '%s' '%s'", skylark, key,
              node.dp_endpoint);
-    rc = run(cmd, out, sizeof out, NULL);
+    rc = dh_sh(cmd, out, sizeof out, NULL);
     tap_ok(rc == 0 && strstr(out, "nodemon n1") != NULL,
            "with the key: answered");
 
@@ -178,7 +148,7 @@ int main(void)
              "'%s' status --verbose --key-file '%s' '%s' | grep "
              "transport.auth",
              skylark, key, sched.dp_endpoint);
-    rc = run(cmd, out, sizeof out, NULL);
+    rc = dh_sh(cmd, out, sizeof out, NULL);
     tap_ok(rc == 0 && strstr(out, "transport.auth_failed") != NULL,
            "the scheduler's status counts authentication failures (%s)",
            strtok(out, "\n"));

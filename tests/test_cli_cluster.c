@@ -1,8 +1,9 @@
 /*
  * test_cli_cluster.c - the demo's path with the real `skylark` tool and
  * daemons, scaled down: `skylark cluster up` (2 schedulers, 3 node
- * monitors) in a temporary directory, a second `up` refused, `skylark
- * status` of the cluster and of single daemons, `skylark run` of jobs
+ * monitors over 2 racks) in a temporary directory, a second `up`
+ * refused, `skylark status` of the cluster and of single daemons (flowd's
+ * table with the racks), `skylark run` of jobs
  * that succeed and fail (exit codes 0, 1, 2), `skylark load`, and
  * `skylark cluster down` (one daemon frozen, to be killed), after which
  * no daemon pid is left; then scripts/demo on this build: bad arguments
@@ -159,6 +160,18 @@ static int run_upper(double timeout, ...)
     return rc;
 }
 
+/* The second word of the line of out that starts with node and a space
+ * (a row of a status table: its rack in flowd's), or "". */
+static void rack_of(const char *node, char rack[16])
+{
+    char start[32];
+    snprintf(start, sizeof start, "\n%s ", node);
+    const char *l = strstr(out, start);
+    rack[0] = '\0';
+    if (l != NULL)
+        sscanf(l + 1, "%*s %15s", rack);
+}
+
 static int has(const char *s)
 {
     return strstr(out, s) != NULL;
@@ -244,7 +257,7 @@ static void cleanup(void)
 int main(void)
 {
     tap_timeout(150);
-    tap_plan(29);
+    tap_plan(30);
     const char *b = getenv("top_builddir");
     snprintf(skylark, sizeof skylark, "%s/cli/skylark", b ? b : ".");
     snprintf(upper, sizeof upper, "%s/client/examples/upper", b ? b : ".");
@@ -259,8 +272,9 @@ int main(void)
     if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
         tap_bail_out("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
 
-    int rc = run(30, "cluster", "up", "--dir", dir, "--schedulers", "2",
-                 "--nodes", "3", "--slots", "2", "--weight", "alice=3", NULL);
+    int rc =
+        run(30, "cluster", "up", "--dir", dir, "--schedulers", "2", "--nodes",
+            "3", "--slots", "2", "--weight", "alice=3", "--racks", "2", NULL);
     read_pids();
     tap_ok(rc == 0 && has("cluster up in") && has("flowd flowd: tcp://") &&
                npids == 6,
@@ -285,6 +299,14 @@ int main(void)
     tap_ok(rc == 0 && has("flowd flowd at") && has("nodes live") &&
                has("heartbeats") && has("last round: algorithm"),
            "status of flowd: nodes, heartbeats, the last round");
+    char r0[16] = "", r1[16] = "", r2[16] = "";
+    rack_of("n0", r0);
+    rack_of("n1", r1);
+    rack_of("n2", r2);
+    tap_ok(strcmp(r0, "r0") == 0 && strcmp(r1, "r0") == 0 &&
+               strcmp(r2, "r1") == 0,
+           "--racks 2: flowd has n0 and n1 in rack r0, n2 in r1 (%s %s %s)", r0,
+           r1, r2);
     rc = run(10, "status", "--dir", dir, endpoint_of("n1"), NULL);
     tap_ok(rc == 0 && has("nodemon n1") && has("slots") && has("user"),
            "status of a node monitor: its slots and users");

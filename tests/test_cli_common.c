@@ -2,7 +2,8 @@
  * test_cli_common.c - the `skylark` command line's summary figures
  * (cli/cli_common.c): percentiles by nearest rank and the maximum of a
  * sample handed over unsorted, as `skylark run` and `skylark load` print
- * them, a task's outcome in words, and the strict number parsers.
+ * them, a task's outcome in words, and the strict parsers of numbers and
+ * placements.
  */
 #include "cli_common.h"
 #include "tap.h"
@@ -150,6 +151,16 @@ static void test_parse(void)
                cli_parse_double("nan", 0, 1, &x) != 0 &&
                cli_parse_double("2", 0, 1, &x) != 0,
            "doubles: in range parses, NaN and out of range do not");
+    sk_job_placement pl = SK_PLACEMENT_SAMPLE;
+    tap_ok(cli_parse_placement("flow", &pl) == 0 && pl == SK_PLACEMENT_FLOW &&
+               cli_parse_placement("sample", &pl) == 0 &&
+               pl == SK_PLACEMENT_SAMPLE,
+           "placements: flow and sample parse");
+    tap_ok(cli_parse_placement("FLOW", &pl) != 0 &&
+               cli_parse_placement("flows", &pl) != 0 &&
+               cli_parse_placement("", &pl) != 0 &&
+               cli_parse_placement("1", &pl) != 0 && pl == SK_PLACEMENT_SAMPLE,
+           "placements: anything else is refused, *out untouched");
 }
 
 int main(void)

@@ -107,9 +107,9 @@ int main(void)
     size_t n = fread(doc, 1, sizeof doc - 1, f);
     doc[n] = '\0';
     fclose(f);
-    static const char *const subs[] = {"cluster", "run", "status", "load",
-                                       "solve"};
-    tap_plan(7);
+    static const char *const subs[] = {"cluster", "run",  "status",
+                                       "load",    "solve", "user"};
+    tap_plan(8);
     char cmd[8400], syn[16384];
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
         snprintf(cmd, sizeof cmd, "'%s/cli/skylark' %s --help 2>&1",

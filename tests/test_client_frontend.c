@@ -13,7 +13,9 @@
  * only its unfinished tasks, under a new wire id whose task indices map
  * back to the job's, one outcome per task, stragglers and duplicates
  * dropped, the failover limit, the waiting limit, and cancellation during
- * and after a failover.
+ * and after a failover; the flow path's fields (long, placement, each
+ * task's preferred racks) on the wire and through a failover, and their
+ * refusals.
  */
 #include "sk_log.h"
 #include "sk_proto.h"
@@ -230,7 +232,8 @@ static void test_submit_and_outcomes(void)
     /* A job with every field set. */
     const char *labels[] = {"gpu", "rack=r1"};
     const char *pref[] = {"n7", "n8"};
-    sk_task_desc td[2] = {{"echo a", 6, pref, 2}, {"echo b", 6, NULL, 0}};
+    sk_task_desc td[2] = {{"echo a", 6, pref, 2, NULL, 0},
+                          {"echo b", 6, NULL, 0, NULL, 0}};
     sk_job_desc jd;
     sk_job_desc_init(&jd);
     jd.jo_user = "bob";
@@ -528,7 +531,7 @@ static void test_refusals(void)
 {
     const char *eps[] = {"tcp://127.0.0.1:1"};
     sk_frontend *fe = make_frontend(eps, 1, 1, 0);
-    sk_task_desc td = {"x", 1, NULL, 0};
+    sk_task_desc td = {"x", 1, NULL, 0, NULL, 0};
     sk_job_desc jd;
     sk_job_desc_init(&jd);
     tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_EINVAL,
@@ -543,24 +546,24 @@ static void test_refusals(void)
     tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_EINVAL,
                "probe ratio 0.5 is refused");
     jd.jo_probe_ratio = 0;
-    sk_task_desc empty = {"", 0, NULL, 0};
+    sk_task_desc empty = {"", 0, NULL, 0, NULL, 0};
     jd.jo_tasks = &empty;
     tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_EINVAL,
                "an empty command is refused");
-    sk_task_desc nul = {"a\0b", 3, NULL, 0};
+    sk_task_desc nul = {"a\0b", 3, NULL, 0, NULL, 0};
     jd.jo_tasks = &nul;
     tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_EINVAL,
                "a command with a NUL inside is refused");
     static char big[SK_MAX_SPEC_BYTES + 1];
     memset(big, 'x', sizeof big);
-    sk_task_desc longcmd = {big, SK_MAX_SPEC_BYTES, NULL, 0};
+    sk_task_desc longcmd = {big, SK_MAX_SPEC_BYTES, NULL, 0, NULL, 0};
     jd.jo_tasks = &longcmd;
     tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_ELIMIT,
                "a command with no room left for its final NUL is refused");
     jd.jo_framework = "fw";
     tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), 0,
                "the same spec for an executor is taken");
-    sk_task_desc huge = {big, sizeof big, NULL, 0};
+    sk_task_desc huge = {big, sizeof big, NULL, 0, NULL, 0};
     jd.jo_tasks = &huge;
     int rc = sk_frontend_submit(fe, &jd, NULL, NULL);
     tap_ok(rc == SK_ELIMIT &&
@@ -570,7 +573,7 @@ static void test_refusals(void)
            "a spec over 64 KiB is refused, and the error says so");
     sk_task_desc many[20];
     for (int i = 0; i < 20; i++)
-        many[i] = (sk_task_desc){big, SK_MAX_SPEC_BYTES, NULL, 0};
+        many[i] = (sk_task_desc){big, SK_MAX_SPEC_BYTES, NULL, 0, NULL, 0};
     jd.jo_tasks = many;
     jd.jo_ntasks = 20;
     tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_ELIMIT,
@@ -843,10 +846,11 @@ static void test_failover_specs(void)
         start_pair(&a, &b, aep, bep);
         const char *eps[] = {aep, bep};
         sk_frontend *fe = make_frontend(eps, 2, 0.3, 10);
-        sk_task_desc td[2] = {{"t0", 2, NULL, 0}, {big, 0, NULL, 0}};
+        sk_task_desc td[2] = {{"t0", 2, NULL, 0, NULL, 0},
+                              {big, 0, NULL, 0, NULL, 0}};
         td[1].td_spec_len = (uint32_t)strlen(big);
         if (fw)
-            td[1] = (sk_task_desc){"t1", 2, NULL, 0};
+            td[1] = (sk_task_desc){"t1", 2, NULL, 0, NULL, 0};
         sk_job_desc jd;
         sk_job_desc_init(&jd);
         jd.jo_framework = fw ? "fw" : NULL;
@@ -879,6 +883,177 @@ static void test_failover_specs(void)
         fake_stop(&b);
         sk_frontend_destroy(fe);
     }
+}
+
+/* --- the flow path's fields --------------------------------------------- */
+
+/* Whether task i of sj prefers exactly the n racks of want. */
+static int racks_are(const sk_submit_job *sj, uint32_t i,
+                     const char *const *want, uint32_t n)
+{
+    if (i >= sj->sj_ntasks || sj->sj_tasks[i].ts_nracks != n)
+        return 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (strcmp(sj->sj_tasks[i].ts_racks[k], want[k]) != 0)
+            return 0;
+    return 1;
+}
+
+/* Whether no task of sj carries the fields only a scheduler may set. */
+static int no_sched_fields(const sk_submit_job *sj)
+{
+    for (uint32_t i = 0; i < sj->sj_ntasks; i++)
+        if (sj->sj_tasks[i].ts_attempt != 0 || sj->sj_tasks[i].ts_done)
+            return 0;
+    return 1;
+}
+
+/* A long job with preferred racks, placed by the flow node: the fields
+ * reach the wire, and move with a failover; the defaults are a short job
+ * placed by sampling, without racks. */
+static void test_flow_fields(void)
+{
+    fake a, b;
+    char aep[64], bep[64];
+    start_pair(&a, &b, aep, bep);
+    const char *eps[] = {aep, bep};
+    sk_frontend *fe = make_frontend(eps, 2, 0.3, 10);
+
+    rec r0;
+    memset(&r0, 0, sizeof r0);
+    submit(fe, 2, &r0);
+    const sk_submit_job *sj = got_submit(&a, 1);
+    tap_ok(sj != NULL && !sj->sj_long &&
+               sj->sj_placement == SK_PLACEMENT_SAMPLE &&
+               sj->sj_tasks[0].ts_nracks == 0 &&
+               sj->sj_tasks[1].ts_nracks == 0 && no_sched_fields(sj),
+           "by default a job is short, placed by sampling, without racks");
+
+    const char *r12[] = {"r1", "r2"}, *r3[] = {"r3"}, *n1[] = {"n1"};
+    sk_task_desc td[3] = {{"svc a", 5, NULL, 0, r12, 2},
+                          {"svc b", 5, NULL, 0, NULL, 0},
+                          {"svc c", 5, n1, 1, r3, 1}};
+    sk_job_desc jd;
+    sk_job_desc_init(&jd);
+    jd.jo_tasks = td;
+    jd.jo_ntasks = 3;
+    jd.jo_long = 7; /* any nonzero value */
+    jd.jo_placement = SK_PLACEMENT_FLOW;
+    rec r1;
+    memset(&r1, 0, sizeof r1);
+    sk_job_callbacks cb = callbacks(&r1);
+    sk_job_id id;
+    tap_is_int(sk_frontend_submit(fe, &jd, &cb, &id), 0,
+               "a long job with racks and placement flow is taken");
+    sj = got_submit(&a, 2);
+    tap_ok(sj != NULL && sj->sj_job == id && sj->sj_long &&
+               sj->sj_placement == SK_PLACE_FLOW && racks_are(sj, 0, r12, 2) &&
+               racks_are(sj, 1, NULL, 0) && racks_are(sj, 2, r3, 1) &&
+               sj->sj_tasks[2].ts_npreferred == 1 &&
+               strcmp(sj->sj_tasks[2].ts_preferred[0], "n1") == 0 &&
+               no_sched_fields(sj),
+           "SUBMIT_JOB says long, placement flow, each task's racks; "
+           "attempt 0 and not done");
+
+    /* A runs task 1 to its end, then dies: B gets tasks 0 and 2 with
+     * their racks, still long and placed by flow. */
+    send_ack(&a, id, 1, "");
+    send_finished(&a, id, 1, SK_TASK_OK, 0, "");
+    tu_run_for(loop, 0.1);
+    fake_stop(&a);
+    sj = got_submit(&b, 1);
+    tap_ok(sj != NULL && sj->sj_job != id && sj->sj_ntasks == 2 &&
+               sj->sj_long && sj->sj_placement == SK_PLACE_FLOW &&
+               racks_are(sj, 0, r12, 2) && racks_are(sj, 1, r3, 1) &&
+               strcmp(sj->sj_tasks[1].ts_preferred[0], "n1") == 0 &&
+               no_sched_fields(sj),
+           "failover: the resubmission is long, placed by flow, and its "
+           "tasks keep their racks");
+    uint64_t wb = sj != NULL ? sj->sj_job : 0;
+    send_ack(&b, wb, 1, "");
+    send_finished(&b, wb, 0, SK_TASK_OK, 0, "b0");
+    send_finished(&b, wb, 1, SK_TASK_OK, 0, "b1");
+    send_job_done(&b, wb, 2, 2, 0, 0);
+    tu_run_until(loop, job_ended, &r1, 5);
+    tap_ok(r1.r_job_dones == 1 && r1.r_jr.jr_ok == 3 &&
+               strcmp(r1.r_output[0], "b0") == 0 &&
+               strcmp(r1.r_output[2], "b1") == 0 && stats(fe).fs_bad_field == 0,
+           "B's outcomes map back to tasks 0 and 2");
+    fake_stop(&b);
+    sk_frontend_destroy(fe);
+}
+
+/* Bad placements and racks are refused before anything is sent, with a
+ * reason; the error is cleared by the next submission that is taken. */
+static void test_flow_refusals(void)
+{
+    const char *eps[] = {"tcp://127.0.0.1:1"};
+    sk_frontend *fe = make_frontend(eps, 1, 1, 0);
+    sk_task_desc td = {"x", 1, NULL, 0, NULL, 0};
+    sk_job_desc jd;
+    sk_job_desc_init(&jd);
+    jd.jo_tasks = &td;
+    jd.jo_ntasks = 1;
+    jd.jo_placement = (sk_job_placement)2;
+    int rc = sk_frontend_submit(fe, &jd, NULL, NULL);
+    tap_ok(rc == SK_EINVAL &&
+               strcmp(sk_frontend_error(fe),
+                      "placement 2 is not SK_PLACEMENT_SAMPLE (0) or "
+                      "SK_PLACEMENT_FLOW (1)") == 0,
+           "placement 2 is refused: %s", sk_frontend_error(fe));
+    jd.jo_placement = (sk_job_placement)-1;
+    tap_is_int(sk_frontend_submit(fe, &jd, NULL, NULL), SK_EINVAL,
+               "placement -1 is refused");
+    jd.jo_placement = SK_PLACEMENT_FLOW;
+
+    static char longname[SK_MAX_NAME_LEN + 2];
+    memset(longname, 'r', sizeof longname - 1);
+    const char *many[SK_MAX_PREFERRED + 1];
+    for (unsigned i = 0; i <= SK_MAX_PREFERRED; i++)
+        many[i] = "r";
+    const char *with_null[] = {"r1", NULL}, *with_empty[] = {"", "r2"};
+    const char *with_space[] = {"r1", "r2", "rack 3"};
+    const char *too_long[] = {longname};
+    struct {
+        const char *const *racks;
+        unsigned n;
+        int rc;
+        const char *err;
+    } bad[] = {
+        {many, SK_MAX_PREFERRED + 1, SK_ELIMIT,
+         "task 1: 17 preferred racks is over the limit of 16"},
+        {NULL, 1, SK_EINVAL, "task 1: preferred rack 0 is empty"},
+        {with_null, 2, SK_EINVAL, "task 1: preferred rack 1 is empty"},
+        {with_empty, 2, SK_EINVAL, "task 1: preferred rack 0 is empty"},
+        {with_space, 3, SK_EINVAL,
+         "task 1: preferred rack 2 holds a space, a control or a non-ASCII "
+         "byte"},
+        {too_long, 1, SK_ELIMIT,
+         "task 1: a preferred rack name of 256 bytes is over the limit of "
+         "255"},
+    };
+    sk_task_desc two[2] = {{"x", 1, NULL, 0, many, SK_MAX_PREFERRED},
+                           {"y", 1, NULL, 0, NULL, 0}};
+    jd.jo_tasks = two;
+    jd.jo_ntasks = 2;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        two[1].td_racks = bad[i].racks;
+        two[1].td_nracks = bad[i].n;
+        rc = sk_frontend_submit(fe, &jd, NULL, NULL);
+        tap_ok(rc == bad[i].rc &&
+                   strcmp(sk_frontend_error(fe), bad[i].err) == 0,
+               "refused: %s", sk_frontend_error(fe));
+    }
+    longname[SK_MAX_NAME_LEN] = '\0';
+    two[1].td_racks = too_long;
+    two[1].td_nracks = 1;
+    tap_ok(sk_frontend_submit(fe, &jd, NULL, NULL) == 0 &&
+               strcmp(sk_frontend_error(fe), "") == 0,
+           "16 racks, and a rack name of 255 bytes, are taken; the error "
+           "is cleared");
+    tap_is_int((int)stats(fe).fs_jobs_submitted, 1,
+               "nothing refused was counted as submitted");
+    sk_frontend_destroy(fe);
 }
 
 /* --- blocking mode ------------------------------------------------------ */
@@ -916,8 +1091,9 @@ static void test_blocking(void)
     fake_start(&s, sk_frontend_loop(fe), ep, "sched", "s1", SK_ROLE_SCHEDULER);
     s.fk_auto = run_everything;
     tap_is_int(sk_frontend_wait_connected(fe, 5), 0, "wait_connected");
-    sk_task_desc td[3] = {
-        {"a", 1, NULL, 0}, {"b", 1, NULL, 0}, {"c", 1, NULL, 0}};
+    sk_task_desc td[3] = {{"a", 1, NULL, 0, NULL, 0},
+                          {"b", 1, NULL, 0, NULL, 0},
+                          {"c", 1, NULL, 0, NULL, 0}};
     sk_job_desc jd;
     sk_job_desc_init(&jd);
     jd.jo_tasks = td;
@@ -959,6 +1135,8 @@ int main(void)
     test_failover_limit();
     test_failover_cancel();
     test_failover_specs();
+    test_flow_fields();
+    test_flow_refusals();
     test_blocking();
     ev_loop_destroy(loop);
     tap_done();

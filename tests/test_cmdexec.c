@@ -3,7 +3,8 @@
  * libev loop with real shells: exit codes and signals, the output tail,
  * the environment, stdin, process groups, kills with and without a grace,
  * leftovers of a task's group, spec validation, the concurrency limit,
- * and destroy killing what still runs.
+ * destroy killing what still runs, and the guard killing it when the
+ * executor's process dies of SIGKILL.
  */
 #include "nm_cmdexec.h"
 #include "skylark.h"
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -360,6 +362,42 @@ static void test_destroy(void)
     unlink(path);
 }
 
+/* A node monitor killed with SIGKILL cannot kill its tasks: its guard
+ * does (nm_guard.h). The executor lives in a child process here, which
+ * the test kills. */
+static void test_guard(void)
+{
+    char path[128], cmd[512];
+    snprintf(path, sizeof path, "%s/guarded", dir);
+    snprintf(cmd, sizeof cmd, "sleep 30 & echo $! > %s.tmp; mv %s.tmp %s; wait",
+             path, path, path);
+    pid_t nm = fork();
+    if (nm == 0) {
+        loop = ev_loop_new(EVFLAG_AUTO);
+        nm_cmdexec_config cfg;
+        nm_cmdexec_config_init(&cfg);
+        if (loop == NULL ||
+            nm_cmdexec_create(loop, &cfg, on_ready, NULL, &x) != 0)
+            _exit(1);
+        launch(10, 0, cmd);
+        ev_run(loop, 0);
+        _exit(1);
+    }
+    pid_t pid = nm > 0 ? read_pid(path, 5) : 0;
+    tap_ok(pid > 0, "an executor in another process runs a sleeper");
+    if (nm > 0) {
+        kill(nm, SIGKILL);
+        while (waitpid(nm, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    tap_ok(pid > 0 && wait_gone(pid, 2),
+           "that process killed with SIGKILL: its guard kills the task's "
+           "process group");
+    if (pid > 0 && !gone(pid))
+        kill(pid, SIGKILL);
+    unlink(path);
+}
+
 static void test_spawn_failure(void)
 {
     nm_cmdexec_config cfg;
@@ -391,7 +429,7 @@ static void test_default_loop(void)
 
 int main(void)
 {
-    tap_plan(43);
+    tap_plan(45);
     tap_timeout(60);
     snprintf(dir, sizeof dir, "/tmp/skylark-cmdexec-XXXXXX");
     if (mkdtemp(dir) == NULL)
@@ -407,6 +445,7 @@ int main(void)
     test_specs();
     test_limits();
     test_destroy();
+    test_guard();
     test_spawn_failure();
     test_default_loop();
     ev_loop_destroy(loop);

@@ -193,6 +193,12 @@ static void test_bad_usage(void)
     char *a10[] = {(char *)dh_nodemon_path(), "--weight", "alice", NULL};
     tap_ok(run(&p, "badweight", a10) == 2 && dh_log_has(&p, "USER=W"),
            "a bad --weight: exit 2");
+    char *a11[] = {(char *)dh_nodemon_path(), "--rack", "rack 1", NULL};
+    tap_ok(run(&p, "badrack", a11) == 2 &&
+               dh_log_has(&p, "[nodemon] rack: must be 1 to 255 bytes of "
+                              "graphic ASCII (no space, no control byte), "
+                              "got 'rack 1'"),
+           "a rack with a space: exit 2");
 }
 
 static void test_port_taken(void)
@@ -296,7 +302,7 @@ static void test_sigterm(void)
 
 int main(void)
 {
-    tap_plan(28);
+    tap_plan(29);
     tap_timeout(60);
     dh_init();
     test_help_version();

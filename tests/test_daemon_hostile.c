@@ -129,8 +129,8 @@ static int raw_status(raw_peer *rp)
 static size_t long_name_hello(uint8_t *out)
 {
     size_t n = 0;
-    out[n++] = 0x9b; /* array of 11: version, type, 9 fields */
-    out[n++] = 1;
+    out[n++] = 0x9c; /* array of 12: version, type, 10 fields */
+    out[n++] = SK_PROTOCOL_VERSION;
     out[n++] = SK_MSG_HELLO;
     out[n++] = SK_ROLE_NODEMON;
     out[n++] = 0;    /* id */
@@ -147,6 +147,7 @@ static size_t long_name_hello(uint8_t *out)
     out[n++] = 0;
     out[n++] = 0x90; /* labels [] */
     out[n++] = 0xa0; /* framework "" */
+    out[n++] = 0xa0; /* rack "" */
     return n;
 }
 
@@ -184,13 +185,15 @@ static void attack(const char *who, const dh_proc *d, sk_peer_id peer,
     tap_ok(raw_handshake(&rp, endpoint), "%s: a raw dealer does the handshake",
            who);
     static const uint8_t not_msgpack[] = {0xc1, 0xc1, 0xc1};
-    static const uint8_t version2[] = {0x94, 2, SK_MSG_STATUS_REQUEST, 1, 0xc2};
-    static const uint8_t type99[] = {0x92, 1, 99};
-    static const uint8_t truncated[] = {0x93, 1, SK_MSG_STATUS_REQUEST, 1};
+    static const uint8_t later[] = {0x94, SK_PROTOCOL_VERSION + 1,
+                                    SK_MSG_STATUS_REQUEST, 1, 0xc2};
+    static const uint8_t type99[] = {0x92, SK_PROTOCOL_VERSION, 99};
+    static const uint8_t truncated[] = {0x93, SK_PROTOCOL_VERSION,
+                                        SK_MSG_STATUS_REQUEST, 1};
     uint8_t big[400];
     size_t big_len = long_name_hello(big);
     raw_data(&rp, not_msgpack, sizeof not_msgpack);
-    raw_data(&rp, version2, sizeof version2);
+    raw_data(&rp, later, sizeof later);
     raw_data(&rp, type99, sizeof type99);
     raw_data(&rp, big, big_len);
     raw_data(&rp, truncated, sizeof truncated);

@@ -495,6 +495,21 @@ static void test_restart(void)
                "the adopted one runs on");
     fdt_drain(c);
     fd_core_free(c);
+
+    /* A node full of long tasks reported before their job comes back:
+     * the earlier heartbeat counted them foreign, which must not leave
+     * them no room to be adopted in. */
+    tap_is_int(fd_core_new(&cfg, 3, T0, &c, err, sizeof err), 0, "epoch 3");
+    fdt_node(c, T0 + 10 * MS, 1, "n1", 1, NULL, 1.0);
+    fdt_sched(c, T0 + 10 * MS, SCHED, SID);
+    fdt_run full = {5, 0, 2};
+    fdt_heartbeat(c, T0 + 20 * MS, 1, 40, 1, 1, 1, 0, &full, 1);
+    fdt_submit(c, T0 + 300 * MS, SCHED, 5, 1, true, NULL, 0);
+    fdt_heartbeat(c, T0 + 500 * MS, 1, 41, 1, 1, 1, 0, &full, 1);
+    tap_is_int(task_state(c, 5, 0, &attempt), FD_TASK_RUNNING,
+               "a node at its cap: its task adopted all the same");
+    fdt_drain(c);
+    fd_core_free(c);
 }
 
 /* With preemption on, fallback work waiting displaces a long task that

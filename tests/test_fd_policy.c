@@ -148,9 +148,10 @@ static void test_quincy_network(void)
     fdt_node(c, T0, 2, "n2", 2, "r1", 1.0); /* cap 2 */
     fdt_node(c, T0, 3, "n3", 4, "r2", -1);  /* cap 3 */
     fdt_sched(c, T0, SCHED, SID);
-    const char *pn3[] = {"n3"}, *pr1[] = {"rack=r1"};
+    const char *pn3[] = {"n3"}, *pr1[] = {"r1"};
+    sk_resources res = {500, 256};
     fdt_submit(c, T0, SCHED, 1, 2, true, pn3, 1);
-    fdt_submit(c, T0, SCHED, 2, 1, true, pr1, 1);
+    fdt_submit_racks(c, T0, SCHED, 2, 1, true, NULL, 0, pr1, 1, NULL, 0, res);
     fdt_submit(c, T0, SCHED, 3, 1, false, NULL, 0); /* fallback */
     fdt_heartbeat(c, T0 + 100 * MS, 1, 1, 4, 2, 0, 5, NULL, 0);
     fdt_drain(c);
@@ -252,8 +253,9 @@ static void test_late_preference(void)
     fd_config cfg = cfg_test();
     fd_core *c = fdt_core(&cfg, T0);
     fdt_sched(c, T0, SCHED, SID);
-    const char *pn9[] = {"n9", "rack=r9"};
-    fdt_submit(c, T0, SCHED, 1, 4, true, pn9, 2);
+    const char *pn9[] = {"n9"}, *pr9[] = {"r9"};
+    fdt_submit_racks(c, T0, SCHED, 1, 4, true, pn9, 1, pr9, 1, NULL, 0,
+                     (sk_resources){500, 256});
     tap_is_int(fdt_round(c, T0 + 1000 * MS, NULL), 0, "round, no node");
     static const char *const alone[] = {
         "task 7/1/0 -> unsched 7/1 cap 1 cost 1010",
@@ -294,6 +296,86 @@ static void test_late_preference(void)
     }
     tap_ok(gone, "the node gone, every task has its two arcs left");
     tap_is_int((int64_t)fd_core_stats(c)->fs_waiting, 4, "all 4 wait");
+    fd_core_free(c);
+}
+
+/* A node's rack is its HELLO's he_rack, not a "rack=NAME" label; a
+ * task's racks are its ts_racks, not "rack=NAME" among its nodes. A rack
+ * that is no rack name is refused, as is a job with an empty rack. */
+static void test_rack_sources(void)
+{
+    fd_config cfg = cfg_test();
+    fd_core *c = fdt_core(&cfg, T0);
+    fdt_node(c, T0, 1, "n1", 4, "r1", -1);
+    const char *addr = "tcp://127.0.0.1:1", *label[] = {"rack=r5"};
+    sk_msg m = {.m_type = SK_MSG_HELLO};
+    m.m_hello = (sk_hello){.he_role = SK_ROLE_NODEMON,
+                           .he_id = 2,
+                           .he_incarnation = 1,
+                           .he_name = "n2",
+                           .he_addrs = &addr,
+                           .he_naddrs = 1,
+                           .he_slots = 4,
+                           .he_res = {4000, 4096},
+                           .he_labels = label,
+                           .he_nlabels = 1,
+                           .he_framework = "",
+                           .he_rack = ""};
+    fd_core_on_msg(c, T0, 2, &m);
+    m.m_hello.he_id = 3;
+    m.m_hello.he_name = "n3";
+    m.m_hello.he_nlabels = 0;
+    m.m_hello.he_rack = "rack 3";
+    fd_core_on_msg(c, T0, 3, &m);
+    m.m_hello.he_rack = "r\n3";
+    fd_core_on_msg(c, T0, 3, &m);
+    tap_ok(fd_core_stats(c)->fs_nodes == 2 &&
+               fd_core_stats(c)->fs_bad_field == 2,
+           "he_rack 'rack 3' and 'r\\n3' refused and counted; n1 and n2 "
+           "registered");
+    fdt_sched(c, T0, SCHED, SID);
+    const char *old_style[] = {"rack=r1"}, *r5[] = {"r5"}, *r1[] = {"r1"};
+    const char *empty[] = {""};
+    sk_resources res = {500, 256};
+    fdt_submit(c, T0, SCHED, 1, 1, true, old_style, 1);
+    fdt_submit_racks(c, T0, SCHED, 2, 1, true, NULL, 0, r5, 1, NULL, 0, res);
+    fdt_submit_racks(c, T0, SCHED, 3, 1, true, NULL, 0, r1, 1, NULL, 0, res);
+    fdt_drain(c);
+    fdt_submit_racks(c, T0, SCHED, 4, 1, true, NULL, 0, empty, 1, NULL, 0, res);
+    const sk_msg *rej = fdt_nth(c, SK_MSG_JOB_REJECTED, 0, NULL);
+    tap_ok(rej != NULL && rej->m_job_ack.ja_job == 4 &&
+               strcmp(rej->m_job_ack.ja_reason,
+                      "task 0: rack name empty or too long") == 0,
+           "a job with an empty rack name is rejected: %s",
+           rej != NULL ? rej->m_job_ack.ja_reason : "(none)");
+    fdt_drain(c);
+    fd_round *r;
+    tap_is_int(fd_round_begin(c, T0 + 1000 * MS, &r), 0, "round due");
+    static const char *const racks[] = {
+        "cluster -> rack r1 cap 3 cost 0",
+        "cluster -> rack  cap 3 cost 0",
+    };
+    arcs_are(c, "cluster", racks, 2,
+             "n1 in rack r1 (he_rack), n2 in the rack of nodes without one "
+             "(its label rack=r5 is only a label)");
+    static const char *const t1[] = {
+        "task 7/1/0 -> unsched 7/1 cap 1 cost 1010",
+        "task 7/1/0 -> cluster cap 1 cost 100",
+    };
+    arcs_are(c, "task 7/1/0", t1, 2,
+             "'rack=r1' among preferred nodes names no node: no arc");
+    static const char *const t2[] = {
+        "task 7/2/0 -> unsched 7/2 cap 1 cost 1010",
+        "task 7/2/0 -> cluster cap 1 cost 100",
+    };
+    arcs_are(c, "task 7/2/0", t2, 2, "rack r5 (a label only): no arc");
+    static const char *const t3[] = {
+        "task 7/3/0 -> unsched 7/3 cap 1 cost 1010",
+        "task 7/3/0 -> cluster cap 1 cost 100",
+        "task 7/3/0 -> rack r1 cap 1 cost 40",
+    };
+    arcs_are(c, "task 7/3/0", t3, 3, "ts_racks r1: an arc to rack r1");
+    fd_round_end(c, T0 + 1000 * MS, r, FC_ECANCELED, NULL);
     fd_core_free(c);
 }
 
@@ -343,11 +425,11 @@ static void test_labels(void)
 {
     fd_config cfg = cfg_test();
     fd_core *c = fdt_core(&cfg, T0);
-    fdt_node(c, T0, 1, "n1", 4, "r1", -1); /* labels ssd, rack=r1 */
+    fdt_node(c, T0, 1, "n1", 4, "r1", -1); /* label ssd, rack r1 */
     fdt_sched(c, T0, SCHED, SID);
-    const char *ssd[] = {"ssd"}, *gpu[] = {"gpu"}, *pr1[] = {"rack=r1"};
+    const char *ssd[] = {"ssd"}, *gpu[] = {"gpu"}, *pr1[] = {"r1"};
     sk_resources res = {500, 256};
-    fdt_submit_ex(c, T0, SCHED, 1, 1, true, pr1, 1, ssd, 1, res);
+    fdt_submit_racks(c, T0, SCHED, 1, 1, true, NULL, 0, pr1, 1, ssd, 1, res);
     fdt_submit_ex(c, T0, SCHED, 2, 1, true, NULL, 0, gpu, 1, res);
     tap_is_int((int64_t)fdt_count(c, SK_MSG_JOB_ACCEPTED, SCHED), 1,
                "labelled jobs accepted");
@@ -483,6 +565,7 @@ int main(void)
     test_quincy_network();
     test_caps();
     test_late_preference();
+    test_rack_sources();
     test_spread();
     test_labels();
     test_multires();

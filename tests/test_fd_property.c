@@ -127,23 +127,23 @@ static void ev_heartbeat(world *w, uint32_t i)
 static void ev_submit(world *w)
 {
     uint32_t ntasks = (uint32_t)fct_rng_range(&w->rng, 1, 5);
-    const char *prefs[3];
+    const char *prefs[1], *racks[1];
     char rack[8];
-    uint32_t np = 0;
+    uint32_t np = 0, nr = 0;
     if (fct_rng_pct(&w->rng, 50))
         prefs[np++] = node_name((uint32_t)fct_rng_range(&w->rng, 1, NNODES));
     if (fct_rng_pct(&w->rng, 30)) {
-        snprintf(rack, sizeof rack, "rack=r%d",
-                 (int)fct_rng_range(&w->rng, 0, 3));
-        prefs[np++] = rack;
+        snprintf(rack, sizeof rack, "r%d", (int)fct_rng_range(&w->rng, 0, 3));
+        racks[nr++] = rack;
     }
     uint64_t job = ++w->next_job;
     /* a few distinct requests and label sets: classes shared and not */
     static const sk_resources sizes[] = {{250, 128}, {500, 256}, {2000, 4096}};
     const char *labels[1] = {fct_rng_pct(&w->rng, 75) ? "ssd" : "gpu"};
-    fdt_submit_ex(w->c, w->now, SCHED, job, ntasks, fct_rng_pct(&w->rng, 80),
-                  prefs, np, labels, fct_rng_pct(&w->rng, 20) ? 1 : 0,
-                  sizes[fct_rng_range(&w->rng, 0, 2)]);
+    fdt_submit_racks(w->c, w->now, SCHED, job, ntasks, fct_rng_pct(&w->rng, 80),
+                     prefs, np, racks, nr, labels,
+                     fct_rng_pct(&w->rng, 20) ? 1 : 0,
+                     sizes[fct_rng_range(&w->rng, 0, 2)]);
     if (w->njobs < 32)
         w->jobs[w->njobs++] = job;
 }

@@ -157,16 +157,7 @@ int main(void)
     tap_plan(8);
     tap_timeout(120);
     dh_init();
-    if (dh_start_sched(&sched[0], "s1", 1, NULL) != 0 ||
-        dh_start_sched(&sched[1], "s2", 2, NULL) != 0)
-        tap_bail_out("the schedulers did not start");
-    const dh_proc *s[] = {&sched[0], &sched[1]};
-    for (int i = 0; i < NNODES; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "n%d", i + 1);
-        if (dh_start_nodemon(&nodes[i], name, i + 1, SLOTS, s, 2, NULL) != 0)
-            tap_bail_out("node monitor %s did not start", name);
-    }
+    dh_start_two_scheds(sched, nodes, NNODES, SLOTS);
     dh_client *tool = dh_client_new("tool", "t1");
     int seen = 1;
     for (int i = 0; i < 2; i++) {

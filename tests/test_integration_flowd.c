@@ -1,8 +1,9 @@
 /*
  * test_integration_flowd.c - skylark-flowd with real daemons on loopback:
  * one flow node, one scheduler and two node monitors started with
- * --flowd. The node monitors register with flowd and heartbeat; the
- * scheduler receives MEMBERSHIP; a node monitor killed with SIGKILL is
+ * --flowd. The node monitors register with flowd (one with its --rack,
+ * which flowd's table shows) and heartbeat; the scheduler receives
+ * MEMBERSHIP; a node monitor killed with SIGKILL is
  * declared down by flowd's node_timeout_ms (before any transport bound
  * would notice), and the scheduler stops probing it on flowd's word
  * while its own session with the node still stands; flowd answers status
@@ -11,6 +12,7 @@
  * exit 0, a bad option or value exits 2.
  */
 #include "daemon_harness.h"
+#include "skylark.h"
 #include "tap.h"
 
 #include <signal.h>
@@ -121,10 +123,14 @@ static void start_cluster(void)
     if (dh_start_sched(&sched, "s1", 1, sx) != 0)
         tap_bail_out("the scheduler did not start");
     const dh_proc *s[] = {&sched};
-    const char *nx[] = {"--flowd", flowd.dp_endpoint, "--set", hbn, NULL};
+    /* n1 in rack "rack-1", n2 in none */
+    const char *nx[] = {"--flowd", flowd.dp_endpoint, "--set", hbn,
+                        "--rack",  "rack-1",          NULL};
     for (int i = 0; i < 2; i++) {
         char name[16];
         snprintf(name, sizeof name, "n%d", i + 1);
+        if (i == 1)
+            nx[4] = NULL;
         if (dh_start_nodemon(&nodes[i], name, i + 1, 2, s, 1, nx) != 0)
             tap_bail_out("node monitor %s did not start", name);
     }
@@ -133,6 +139,24 @@ static void start_cluster(void)
     sched_peer = dh_client_connect(tool, sched.dp_endpoint, 5);
     if (flowd_peer == 0 || sched_peer == 0)
         tap_bail_out("cannot reach flowd and the scheduler");
+}
+
+/* The rack flowd's status table gives the node called name ("?" if the
+ * table has no such row or column). */
+static void node_rack(const char *name, char *out, size_t len)
+{
+    sk_status *st;
+    snprintf(out, len, "?");
+    if (sk_status_fetch(flowd.dp_endpoint, 2.0, 1, &st) != 0)
+        return;
+    unsigned rack = UINT32_MAX;
+    for (unsigned c = 0; c < sk_status_ncolumns(st); c++)
+        if (strcmp(sk_status_column(st, c), "rack") == 0)
+            rack = c;
+    for (unsigned r = 0; rack != UINT32_MAX && r < sk_status_nrows(st); r++)
+        if (strcmp(sk_status_cell(st, r, 0), name) == 0)
+            snprintf(out, len, "%s", sk_status_cell(st, r, rack));
+    sk_status_free(st);
 }
 
 static void test_registration(void)
@@ -150,6 +174,13 @@ static void test_registration(void)
            (long long)hb1);
     tap_ok(dh_log_has(&nodes[0], "flowd flowd registered"),
            "n1 took flowd's HELLO (role FLOWD)");
+    char r1[64] = "?", r2[64] = "?";
+    node_rack("n1", r1, sizeof r1);
+    node_rack("n2", r2, sizeof r2);
+    tap_ok(strcmp(r1, "rack-1") == 0 && strcmp(r2, "") == 0,
+           "flowd's table: n1 in the rack its --rack named ('%s'), n2 in "
+           "none ('%s')",
+           r1, r2);
     tap_ok(wait_at_least(sched_peer, "memberships", 1, 10) >= 1,
            "the scheduler received MEMBERSHIP from flowd");
     tap_is_int(wait_at_least(sched_peer, "nodes_live", 2, 10), 2,
@@ -378,7 +409,7 @@ static void test_busy_solve(void)
 
 int main(void)
 {
-    tap_plan(38);
+    tap_plan(39);
     tap_timeout(120);
     dh_init();
     test_cli();

@@ -5,7 +5,7 @@
  * kept off nodes saturated by long tasks; the fallback of a task
  * sampling cannot place; placement flow; cancelling a long job kills
  * its tasks; a node monitor killed with SIGKILL has its long task
- * re-planned; flowd killed with SIGKILL while long tasks run and others
+ * re-planned; flowd killed with SIGKILL while 200 long tasks run and 100
  * wait, restarted on its endpoint: nothing run twice, nothing lost, the
  * waiting ones placed.
  */
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #define HEARTBEAT_MS    200
-#define NODE_TIMEOUT_MS 1000
+#define NODE_TIMEOUT_MS 3000 /* a node starting 100 tasks under load is slow */
 
 static dh_proc flowd, sched, nodes[3];
 static dh_client *fe;
@@ -215,25 +215,53 @@ static void test_node_killed(void)
     tap_ok(dh_job_wait_done(fe, b, 10), "and is cancelled");
 }
 
+static dh_proc big[2];
+
+/* Two node monitors of 100 slots, all of them open to long tasks. */
+static void start_big_nodes(void)
+{
+    int64_t before = status_int(flowd_peer, "nodes");
+    const dh_proc *s[] = {&sched};
+    char hb[64];
+    snprintf(hb, sizeof hb, "nodemon.heartbeat_ms=%d", HEARTBEAT_MS);
+    for (int i = 0; i < 2; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "big%d", i + 1);
+        const char *nx[] = {"--flowd", flowd.dp_endpoint, "--set", hb,
+                            "--set", "nodemon.long_share=1", "--label", "big",
+                            "--label", "long_share=1", NULL};
+        if (dh_start_nodemon(&big[i], name, 10 + i, 100, s, 1, nx) != 0)
+            tap_bail_out("node monitor %s did not start", name);
+    }
+    if (!dh_wait_status(fe, flowd_peer, "nodes", before + 2, 10, NULL))
+        tap_bail_out("the big node monitors did not register");
+}
+
 static void test_flowd_restart(void)
 {
-    /* n1 and n3 are left: 2 long slots each. 4 run, 2 wait. */
-    dh_job *r = submit(6, 6, "sleep 3", true, SK_PLACE_SAMPLE, NULL, NULL);
-    want w = {r, 4};
-    tap_ok(dh_client_run(fe, all_started, &w, 15) && started(r) == 4,
-           "4 long tasks run, 2 wait");
+    start_big_nodes();
+    /* 200 long slots: 200 tasks run, 100 wait. */
+    dh_job *r = submit(6, 300, "sleep 6", true, SK_PLACE_SAMPLE, NULL, "big");
+    want w = {r, 200};
+    int ran = dh_client_run(fe, all_started, &w, 30);
+    tap_ok(ran && started(r) == 200, "200 long tasks run, 100 wait (%u started)",
+           started(r));
     char listen[sizeof flowd.dp_endpoint];
     snprintf(listen, sizeof listen, "%s", flowd.dp_endpoint);
     dh_kill(&flowd);
-    start_flowd(listen, "flowd.settle_ms=1000");
-    int done = dh_job_wait_done(fe, r, 30);
+    /* The settle window must cover the scheduler's reconnection, which
+     * took up to 0.9 s on a loaded machine: tasks no scheduler claims by
+     * its end are killed. */
+    start_flowd(listen, "flowd.settle_ms=3000");
+    int done = dh_job_wait_done(fe, r, 60);
     uint32_t twice = 0;
     for (uint32_t i = 0; i < r->jb_ntasks; i++)
         twice += r->jb_started[i] > 1;
-    tap_ok(done && r->jb_summary.jd_ok == 6 && twice == 0,
-           "flowd killed and restarted: all 6 end OK, none started twice "
-           "(ok %u, lost %u, twice %u)",
-           r->jb_summary.jd_ok, r->jb_summary.jd_lost, twice);
+    tap_ok(done && r->jb_summary.jd_ok == 300 && twice == 0,
+           "flowd killed and restarted: all 300 end OK, none started twice "
+           "(ok %u, lost %u, killed %u, twice %u)",
+           r->jb_summary.jd_ok, r->jb_summary.jd_lost,
+           r->jb_summary.jd_killed, twice);
     tap_ok(status_int(sched_peer, "flow_resent") >= 1,
            "the scheduler sent its hand-over to the new flowd");
 }
@@ -254,6 +282,8 @@ int main(void)
     dh_kill(&sched);
     for (int i = 0; i < 3; i++)
         dh_kill(&nodes[i]);
+    for (int i = 0; i < 2; i++)
+        dh_kill(&big[i]);
     tap_done();
     return tap_exit_status();
 }

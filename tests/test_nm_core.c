@@ -716,7 +716,8 @@ static void test_scheduler_down(void)
     nm_peer_down(nm, SCHED2, 2);
     si = slots(nm);
     tap_ok(user_queued(nm, "a") == 0 && si.si_running == 1,
-           "scheduler down: its reservations are gone, its task runs on");
+           "scheduler down: its reservations are gone, its task is an "
+           "orphan (grace 0: killed, so it runs until its executor says)");
     tap_is_int((int64_t)only_get_task(nm), 4,
                "the slot it held for a GET_TASK goes to the next reservation");
     finish(nm, EXEC, 1, 0, SK_TASK_OK, 3);
@@ -727,6 +728,142 @@ static void test_scheduler_down(void)
     reply(nm, SCHED2, 2, 2, true, 0, "", 3);
     tap_ok(nm_get_stats(nm)->ns_unexpected == 1 && slots(nm).si_running == 0,
            "a reply from the departed scheduler is unexpected");
+    nm_free(nm);
+}
+
+/* A scheduler registering with an incarnation. */
+static void up_sched(nm_core *nm, sk_peer peer, uint64_t incarnation,
+                     sk_time now)
+{
+    sk_hello h = {0};
+    h.he_role = SK_ROLE_SCHEDULER;
+    h.he_id = SCHED_ID;
+    h.he_name = "s";
+    h.he_incarnation = incarnation;
+    drain(nm);
+    nm_peer_up(nm, peer, &h, now);
+}
+
+/* The executor reports the end of a task it knows as (local, task). */
+static void finish_local(nm_core *nm, uint64_t local, uint32_t task,
+                         sk_task_status status, sk_time now)
+{
+    sk_msg m = {.m_type = SK_MSG_TASK_FINISHED};
+    m.m_task_finished.tf_job = local;
+    m.m_task_finished.tf_task = task;
+    m.m_task_finished.tf_node = "";
+    m.m_task_finished.tf_status = (uint8_t)status;
+    deliver(nm, EXEC, &m, now);
+}
+
+/* The scheduler kills attempt 0 of task of job. */
+static void kill_task(nm_core *nm, sk_peer from, uint64_t job, uint32_t task)
+{
+    sk_msg k = {.m_type = SK_MSG_KILL_TASK};
+    k.m_kill_task.kt_job = job;
+    k.m_kill_task.kt_task = task;
+    deliver(nm, from, &k, 0);
+}
+
+/* The KILL_TASK messages to EXEC in the outbox, as a bit set of tasks. */
+static unsigned kills_to_exec(nm_core *nm)
+{
+    unsigned set = 0;
+    sk_peer to;
+    const sk_msg *k;
+    for (size_t i = 0; (k = nth(nm, SK_MSG_KILL_TASK, i, &to)) != NULL; i++)
+        if (to == EXEC && k->m_kill_task.kt_task < 32)
+            set |= 1u << k->m_kill_task.kt_task;
+    return set;
+}
+
+/* Orphans (docs/FAULTS.md): the tasks of a scheduler whose session ended
+ * run on for orphan_grace_ms, come back under it when it registers again
+ * with the same incarnation (so that it can fence them), are killed when
+ * another incarnation registers, and when their grace ends. */
+static void test_orphans(void)
+{
+    const sk_time grace = 1000 * 1000;
+    nm_config cfg = base_cfg(4);
+    cfg.nc_orphan_grace_ms = 1000;
+    nm_core *nm = make(&cfg);
+    up_sched(nm, SCHED, 5, 0);
+    up(nm, EXEC, SK_ROLE_EXECUTOR, 0, "spark", 0);
+    enq_res(nm, SCHED, 1, 1, "a", 0, 3, 100, 10, 0);
+    reply(nm, SCHED, 1, 1, true, 0, "spark", 1);
+    uint64_t local = nm_job_local(nm, SCHED, 1);
+    reply(nm, SCHED, 1, 1, true, 1, "spark", 2);
+    reply(nm, SCHED, 1, 1, true, 2, "spark", 3);
+    drain(nm);
+    nm_peer_down(nm, SCHED, 10);
+    const nm_stats *st = nm_get_stats(nm);
+    tap_ok(count(nm, SK_MSG_KILL_TASK) == 0 && slots(nm).si_running == 3 &&
+               st->ns_orphaned == 3 && nm_next_deadline(nm) == 10 + grace,
+           "scheduler down: its 3 tasks run on as orphans, killed at the "
+           "end of the grace");
+    finish_local(nm, local, 2, SK_TASK_OK, 20);
+    tap_ok(nm_outbox(nm)->ob_len == 0 && st->ns_results_dropped == 1 &&
+               slots(nm).si_running == 2,
+           "an orphan's result has nobody to go to: dropped, counted");
+
+    /* A new session is a new peer to the core. */
+    up_sched(nm, SCHED2, 5, 500 * 1000);
+    const sk_msg *m0 = nth(nm, SK_MSG_TASK_STARTED, 0, NULL);
+    const sk_msg *m1 = nth(nm, SK_MSG_TASK_STARTED, 1, NULL);
+    sk_peer to;
+    tap_ok(nm_outbox(nm)->ob_len == 2 && m1 != NULL &&
+               nth(nm, SK_MSG_TASK_STARTED, 0, &to) != NULL && to == SCHED2 &&
+               m0->m_task_started.st_job == 1 &&
+               m0->m_task_started.st_task == 0 &&
+               m0->m_task_started.st_launch_us == 1 &&
+               m1->m_task_started.st_task == 1 && st->ns_orphans_reclaimed == 2,
+           "its session back (same incarnation): the 2 running orphans are "
+           "re-announced (TASK_STARTED, launch time kept), nothing else");
+    tap_ok(nm_next_deadline(nm) == SK_TIME_NEVER,
+           "reclaimed, they have no grace to run out");
+    kill_task(nm, SCHED2, 1, 0);
+    tap_ok(kills_to_exec(nm) == 1u, "the scheduler fences attempt 0 of "
+                                    "task 0: the kill reaches the executor");
+    finish_local(nm, local, 0, SK_TASK_KILLED, 501 * 1000);
+    const sk_msg *f = nth(nm, SK_MSG_TASK_FINISHED, 0, &to);
+    tap_ok(f != NULL && to == SCHED2 && f->m_task_finished.tf_job == 1 &&
+               f->m_task_finished.tf_status == SK_TASK_KILLED &&
+               slots(nm).si_running == 1,
+           "its end goes to the scheduler again, the slot is free");
+
+    drain(nm);
+    nm_peer_down(nm, SCHED2, 600 * 1000);
+    up_sched(nm, SCHED, 6, 700 * 1000);
+    tap_ok(kills_to_exec(nm) == 2u && count(nm, SK_MSG_TASK_STARTED) == 0 &&
+               st->ns_orphans_killed == 1,
+           "a restarted scheduler (another incarnation): task 1, orphaned "
+           "again, is killed, not re-announced");
+    finish_local(nm, local, 1, SK_TASK_KILLED, 701 * 1000);
+    tap_ok(slots(nm).si_running == 0 && st->ns_results_dropped == 2,
+           "its end is dropped; nothing runs");
+
+    enq_res(nm, SCHED, 2, 2, "a", 0, 1, 100, 10, 800 * 1000);
+    reply(nm, SCHED, 2, 2, true, 0, "spark", 800 * 1000);
+    drain(nm);
+    nm_peer_down(nm, SCHED, 900 * 1000);
+    nm_on_timer(nm, 900 * 1000 + grace - 1);
+    bool early = count(nm, SK_MSG_KILL_TASK) == 0;
+    nm_on_timer(nm, 900 * 1000 + grace);
+    tap_ok(early && kills_to_exec(nm) == 1u && st->ns_orphans_killed == 2 &&
+               nm_next_deadline(nm) == SK_TIME_NEVER,
+           "an orphan nobody reclaims is killed when its grace ends, not "
+           "before");
+    nm_free(nm);
+
+    cfg.nc_orphan_grace_ms = 0;
+    nm = make(&cfg);
+    cast(nm);
+    enq(nm, 1, 1, "a", 0, 1, 0);
+    reply(nm, SCHED, 1, 1, true, 0, "spark", 1);
+    drain(nm);
+    nm_peer_down(nm, SCHED, 2);
+    tap_ok(kills_to_exec(nm) == 1u && nm_get_stats(nm)->ns_orphans_killed == 1,
+           "orphan_grace_ms 0: a scheduler's tasks are killed when it leaves");
     nm_free(nm);
 }
 
@@ -1211,6 +1348,7 @@ int main(void)
     test_executor_turnover();
     test_two_schedulers();
     test_scheduler_down();
+    test_orphans();
     test_reserve();
     test_reserve_rejects();
     test_flowd_restart();

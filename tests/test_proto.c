@@ -2,7 +2,7 @@
  * test_proto.c - the wire protocol round trip: random messages of every
  * type, encoded and decoded through the generic and the per-type
  * functions, compared field by field; a few encodings pinned byte for
- * byte; the envelope helpers.
+ * byte; the envelope helpers; what may be a rack's name.
  */
 #include "sk_proto.h"
 #include "skylark.h"
@@ -310,14 +310,34 @@ static void test_typed_decoders(void)
     sk_buf_free(&b);
 }
 
+/* What may be a rack's name. */
+static void test_rack_names(void)
+{
+    char longest[SK_MAX_NAME_LEN + 2];
+    memset(longest, 'r', SK_MAX_NAME_LEN);
+    longest[SK_MAX_NAME_LEN] = '\0';
+    tap_ok(sk_rack_valid("r1") && sk_rack_valid("dc1/row-3:rack_7.b") &&
+               sk_rack_valid("!~") && sk_rack_valid(longest),
+           "rack names: graphic ASCII of 1..255 bytes");
+    longest[SK_MAX_NAME_LEN] = 'r';
+    longest[SK_MAX_NAME_LEN + 1] = '\0';
+    tap_ok(!sk_rack_valid(longest) && !sk_rack_valid("") &&
+               !sk_rack_valid(NULL) && !sk_rack_valid("rack 1") &&
+               !sk_rack_valid("r1\n") && !sk_rack_valid("r\t1") &&
+               !sk_rack_valid("r\x7f") && !sk_rack_valid("r\xc3\xa9"),
+           "not: 256 bytes, empty, NULL, a space, control bytes, DEL, "
+           "non-ASCII");
+}
+
 int main(void)
 {
     tap_timeout(60);
-    tap_plan(SK_MSG_TYPE_END - 1 + 4 + 9 + 2);
+    tap_plan(SK_MSG_TYPE_END - 1 + 4 + 9 + 2 + 2);
     test_round_trips();
     test_golden();
     test_envelope_helpers();
     test_big_lists();
     test_typed_decoders();
+    test_rack_names();
     return tap_exit_status();
 }

@@ -129,6 +129,20 @@ static void test_late_binding_and_cancel(void)
     st_finished(c, a.pr_node, a.pr_job, 2, 0, SK_TASK_OK, 9);
     tap_is_int(STAT(c, ss_unknown_job), 1,
                "an outcome for a finished job is counted and dropped");
+    st_clear(c);
+    st_started(c, a.pr_node, a.pr_job, 2, 0, 9);
+    tap_ok(st_count(c, SK_MSG_KILL_TASK, a.pr_node) == 0 &&
+               STAT(c, ss_unknown_job) == 2,
+           "a late TASK_STARTED of it in the same session is counted, "
+           "not fenced");
+    st_node_up(c, 51, 4, (sk_resources){4000, 8192}, NULL);
+    st_started(c, 51, a.pr_job, 2, 0, 9);
+    const sk_out *k = st_nth(c, SK_MSG_KILL_TASK, 0);
+    tap_ok(k != NULL && k->o_peer == 51 &&
+               k->o_msg.m_kill_task.kt_job == a.pr_job &&
+               STAT(c, ss_fenced) == 1,
+           "a node re-announcing a task of the finished job (before its "
+           "first GET_TASK) is fenced");
     st_submit(c, ST_FE, &(st_job){.sj_job = 77, .ntasks = 1}, 10);
     tap_is_int(st_count(c, SK_MSG_JOB_ACCEPTED, ST_FE), 1,
                "the frontend may reuse a finished job's id");
@@ -259,6 +273,33 @@ static void test_node_down(void)
                st_count(c, SK_MSG_TASK_FINISHED, UINT32_MAX) == 0,
            "an outcome for the stale attempt 0 is counted and ignored");
 
+    /* The lost node comes back (a new session, a new peer) and says what
+     * it still runs: attempt 0 of task 0, given up. */
+    st_node_up(c, 50, 4, (sk_resources){4000, 8192}, NULL);
+    st_clear(c);
+    int64_t fenced = STAT(c, ss_fenced), stale = STAT(c, ss_stale);
+    st_started(c, 50, q[1].pr_job, 0, 0, 5);
+    const sk_out *o = st_nth(c, SK_MSG_KILL_TASK, 0);
+    tap_ok(o != NULL && o->o_peer == 50 &&
+               o->o_msg.m_kill_task.kt_job == q[1].pr_job &&
+               o->o_msg.m_kill_task.kt_task == 0 &&
+               o->o_msg.m_kill_task.kt_attempt == 0 &&
+               STAT(c, ss_fenced) == fenced + 1 &&
+               st_count(c, SK_MSG_TASK_STARTED, ST_FE) == 0,
+           "a node re-announcing a given-up attempt is fenced: KILL_TASK "
+           "back, nothing to the frontend");
+    st_clear(c);
+    int64_t unknown = STAT(c, ss_unknown_job);
+    st_started(c, 50, q[1].pr_job, 0, 7, 5);
+    st_started(c, 50, 999, 0, 0, 5);
+    tap_ok(STAT(c, ss_stale) == stale + 1 &&
+               STAT(c, ss_unknown_job) == unknown + 1 &&
+               STAT(c, ss_fenced) == fenced + 1 &&
+               st_count(c, SK_MSG_KILL_TASK, 50) == 0,
+           "an attempt never given out is counted stale, a job id never "
+           "given out unknown: neither is fenced");
+    st_clear(c);
+
     /* Task 1's node dies with no attempt left for... task 1 still has
      * one retry; lose it twice. */
     st_started(c, n1, q[0].pr_job, 1, 0, 5);
@@ -270,7 +311,7 @@ static void test_node_down(void)
     tap_ok(reply_is(r, 1, 1), "task 1, attempt 1, launched again");
     st_clear(c);
     sched_peer_down(c, q[0].pr_node, 8);
-    const sk_out *o = st_nth(c, SK_MSG_TASK_FINISHED, 0);
+    o = st_nth(c, SK_MSG_TASK_FINISHED, 0);
     tap_ok(o != NULL && o->o_msg.m_task_finished.tf_task == 1 &&
                o->o_msg.m_task_finished.tf_status == SK_TASK_LOST &&
                o->o_msg.m_task_finished.tf_attempt == 1 &&

@@ -174,7 +174,7 @@ void fd_on_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
         c->c_st.fs_bad_peer++; /* a second HELLO on one session */
         return;
     }
-    const char *rack = label_value(h, "rack");
+    const char *rack = h->he_rack != NULL ? h->he_rack : "";
     const char *share = label_value(h, "long_share");
     double ls = c->c_cfg.fdc_long_share;
     char *end = NULL;
@@ -183,6 +183,7 @@ void fd_on_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
     if (h->he_name == NULL || h->he_name[0] == '\0' ||
         strlen(h->he_name) > SK_MAX_NAME_LEN || h->he_slots == 0 ||
         h->he_slots > SK_MAX_SLOTS || h->he_nlabels > SK_MAX_LABELS ||
+        (rack[0] != '\0' && !sk_rack_valid(rack)) ||
         (share != NULL &&
          (end == share || *end != '\0' || !(ls >= 0.0) || ls > 1.0))) {
         c->c_st.fs_bad_field++;
@@ -204,7 +205,7 @@ void fd_on_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
         ok = n->n_labels[i] != NULL;
         n->n_nlabels = i + 1;
     }
-    fd_rack *r = ok ? rack_get(c, rack != NULL ? rack : "") : NULL;
+    fd_rack *r = ok ? rack_get(c, rack) : NULL;
     if (r == NULL || fd_slots_take(&c->c_nodes, n, &n->n_slot) != 0) {
         if (n != NULL) {
             for (uint32_t i = 0; i < n->n_nlabels; i++)
@@ -312,7 +313,9 @@ static bool adopt(fd_core *c, sk_time now, fd_node *n, const sk_running *ru)
         fd_task *t = &j->j_tasks[ru->ru_task];
         if (t->t_state != FD_TASK_WAITING)
             continue;
-        if (n->n_ntasks >= fd_node_room(n))
+        /* Not fd_node_room: the task is one of the foreign ones an
+         * earlier heartbeat counted (the job may come after it). */
+        if (n->n_ntasks >= n->n_cap)
             return false;
         t->t_attempt = ru->ru_attempt;
         t->t_waited += now > t->t_since ? now - t->t_since : 0;

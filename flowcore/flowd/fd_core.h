@@ -28,10 +28,11 @@
  * Firmament does), sends RESERVEs, then applies the queued changes.
  *
  * Peers. A peer introduces itself with HELLO: role NODEMON is a node
- * (he_slots, he_res, he_labels; its rack from the label "rack=NAME", as
- * HELLO has no rack field yet; its long share from the label
- * "long_share=X" when present, else fdc_long_share, which must then match
- * the node monitors' configuration), role SCHEDULER a scheduler (he_id
+ * (he_slots, he_res, he_labels; its rack is he_rack, which must be ""
+ * or a rack name (sk_rack_valid), the nodes without one sharing the rack
+ * ""; its long share from the label "long_share=X" when present, else
+ * fdc_long_share, which must then match the node monitors'
+ * configuration), role SCHEDULER a scheduler (he_id
  * is the id RESERVE carries in rv_sched). A scheduler gets the whole
  * MEMBERSHIP on its HELLO, then the changes (a node up, saturated by long
  * tasks, down; a node is saturated when the long tasks it holds, the
@@ -48,10 +49,10 @@
  * Placement. A node takes at most floor(long share * slots) long tasks,
  * less the long reservations its heartbeat counts that the core does
  * not know; this cap is in the network and checked again before every
- * RESERVE. Task preferences name nodes, or racks as "rack=NAME" (the
- * protocol has no preferred racks yet); job labels restrict the nodes a
- * job may use. The policy (fdc_policy: quincy, spread, multires; see
- * fd_quincy.c, fd_spread.c, fd_multires.c) sets the costs; with
+ * RESERVE. Task preferences name nodes (ts_preferred) and racks
+ * (ts_racks, as node monitors name them in he_rack); job labels restrict
+ * the nodes a job may use. The policy (fdc_policy: quincy, spread, multires;
+ * see fd_quincy.c, fd_spread.c, fd_multires.c) sets the costs; with
  * fdc_preemption a round may also move or stop placed tasks.
  *
  * How a long task ends, in the core's view (every task ends exactly
@@ -304,9 +305,12 @@ int fd_round_begin(fd_core *c, sk_time now, fd_round **out);
  * a RESERVE there, unless the task changed or ended, or the node left,
  * during the solve, or the node's long-task cap is reached; everything
  * else stays as it is. On failure nothing is placed and the next round solves
- * from scratch. Then the changes queued meanwhile are applied. Returns 0,
- * SK_EINVAL (round is not the one out) or SK_ENOMEM (placements could
- * not be read; tasks stay waiting). Loop thread. */
+ * from scratch. Then the changes queued meanwhile are applied. Cost:
+ * the flow is read only for the tasks waiting or changed since the
+ * round began (with fdc_preemption, also every placed task), not for
+ * every task held. Returns 0, SK_EINVAL (round is not the one out) or
+ * SK_ENOMEM (placements could not be read; tasks stay waiting). Loop
+ * thread. */
 int fd_round_end(fd_core *c, sk_time now, fd_round *round, int solve_rc,
                  const fc_solve_stats *stats);
 

@@ -82,8 +82,9 @@ typedef struct fd_task {
     sk_time t_waited;     /* time waited before t_since, all spells */
     uint32_t t_moves;     /* attempts used up by preemption */
     uint64_t t_round;     /* stamp: stopped by this round's flow */
-    const char **t_prefs; /* preferred nodes, "rack=NAME" for racks */
-    uint32_t t_nprefs;
+    const char **t_prefs; /* preferred nodes, then preferred racks */
+    uint32_t t_nprefs;    /* both */
+    uint32_t t_nracks;    /* the last t_nracks of t_prefs are racks */
     const uint8_t *t_spec;
     uint32_t t_spec_len;
     fd_link t_node_link;     /* in its node's n_tasks */
@@ -136,7 +137,7 @@ typedef struct fd_class {
 } fd_class;
 
 typedef struct fd_rack {
-    char r_name[SK_MAX_LABEL_LEN + 1];
+    char r_name[SK_MAX_NAME_LEN + 1]; /* he_rack ("": nodes without) */
     uint32_t r_slot;
     uint32_t r_nnodes;
     int64_t r_cap; /* sum of its live nodes' room */
@@ -234,7 +235,18 @@ typedef struct fd_net {
     size_t nt_ent_cap[FD_G_TASK + 1];
     fc_arc *nt_pair; /* class -> node arcs, [class slot][node slot] */
     uint32_t nt_pair_rows, nt_pair_cols;
+    /* reading the flow (fd_net_read_begin, fd_net_follow) */
+    struct fd_mark *nt_amark; /* by arc: units followed */
+    struct fd_mark *nt_vmark; /* by node: its first arc that may have more */
+    size_t nt_amark_cap, nt_vmark_cap;
+    uint32_t nt_gen; /* the reading's: older marks count as 0 */
 } fd_net;
+
+/* A mark of the current reading; stale (0) when m_gen is not nt_gen. */
+typedef struct fd_mark {
+    uint32_t m_gen;
+    int32_t m_n;
+} fd_mark;
 
 int fd_net_new(fd_net **out);
 void fd_net_free(fd_net *net);
@@ -269,6 +281,20 @@ int fd_net_strip(fd_net *net, fc_node v);
 fd_gref fd_net_ref(const fd_net *net, fc_node v);
 /* Set the sink's demand to nt_supply. */
 int fd_net_balance(fd_net *net);
+/* Reading the flow one task at a time, instead of decomposing all of it
+ * (fc_placements) to learn about a few tasks. fd_net_read_begin starts a
+ * reading of the current flow (FC_ENOMEM: marks could not grow; O(1)
+ * amortised, growth aside). fd_net_follow(v) takes one unit of the flow
+ * leaving v not yet taken in this reading and follows it, arc by arc, to
+ * the first machine node, which it returns; FC_NONE when the unit ends
+ * at an unscheduled aggregator or the sink (or v sends nothing). The
+ * units taken in one reading are part of one decomposition of the flow
+ * into paths (flow is conserved at every node in between), so that a
+ * machine is never handed more units than reach it, whichever tasks are
+ * followed and in which order. Cost: each node visited scans each of its
+ * arcs at most once per reading, plus one step per node on the path. */
+int fd_net_read_begin(fd_net *net);
+fc_node fd_net_follow(fd_net *net, fc_node v);
 
 /* ---- the policy interface ---------------------------------------------- */
 

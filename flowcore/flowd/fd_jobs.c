@@ -285,7 +285,8 @@ static const char *check_job(fd_core *c, const fd_sched *s,
     for (uint32_t i = 0; i < sj->sj_ntasks; i++) {
         const sk_task_spec *ts = &sj->sj_tasks[i];
         if (ts->ts_spec.b_len > SK_MAX_SPEC_BYTES ||
-            ts->ts_npreferred > SK_MAX_PREFERRED)
+            ts->ts_npreferred > SK_MAX_PREFERRED ||
+            ts->ts_nracks > SK_MAX_PREFERRED)
             return fd_scratch_printf(c,
                                      "task %u: spec or preferences over "
                                      "their limit",
@@ -297,7 +298,16 @@ static const char *check_job(fd_core *c, const fd_sched *s,
                 return fd_scratch_printf(c, "task %u: node name too long", i);
             total += n + 1;
         }
-        *nprefs += ts->ts_npreferred;
+        for (uint32_t k = 0; k < ts->ts_nracks; k++) {
+            size_t n = str_ok(ts->ts_racks[k], SK_MAX_NAME_LEN);
+            if (n == SIZE_MAX || n == 0)
+                return fd_scratch_printf(c,
+                                         "task %u: rack name empty or too "
+                                         "long",
+                                         i);
+            total += n + 1;
+        }
+        *nprefs += ts->ts_npreferred + ts->ts_nracks;
     }
     if (total > (uint64_t)cfg->fdc_max_job_bytes)
         return fd_scratch_printf(c,
@@ -408,9 +418,12 @@ void fd_on_submit(fd_core *c, sk_time now, fd_sched *s, const sk_submit_job *sj)
             memcpy(at, ts->ts_spec.b_data, ts->ts_spec.b_len);
         at += ts->ts_spec.b_len;
         t->t_prefs = pv;
-        t->t_nprefs = ts->ts_npreferred;
+        t->t_nprefs = ts->ts_npreferred + ts->ts_nracks;
+        t->t_nracks = ts->ts_nracks;
         for (uint32_t p = 0; p < ts->ts_npreferred; p++)
             *pv++ = copy_str(&at, ts->ts_preferred[p]);
+        for (uint32_t p = 0; p < ts->ts_nracks; p++)
+            *pv++ = copy_str(&at, ts->ts_racks[p]);
     }
     /* Slots last: the only step left that can fail. A task a scheduler
      * re-forwards as done keeps its index and nothing else. */

@@ -19,6 +19,7 @@
  * See docs/DAEMONS.md.
  */
 #include "fd_core.h"
+#include "fd_metrics.h"
 #include "sk_daemon.h"
 #include "sk_daemon_opts.h"
 #include "sk_log.h"
@@ -58,17 +59,18 @@ typedef struct fd_daemon {
     sk_daemon *fdd_shell;
     struct ev_loop *fdd_loop;
     fd_solver fdd_sv;
-    bool fdd_thread;       /* sv_thread was started */
-    fd_round *fdd_out;     /* the round out (loop thread's view), or NULL */
-    bool fdd_stopping;     /* a signal came: start no more rounds */
-    uint64_t fdd_solves;   /* rounds handed to the worker */
-    uint64_t fdd_failed;   /* fd_round_begin failures */
-    double fdd_solve_max;  /* longest solve, ms */
-    uint64_t fdd_resets;   /* sessions of nodes written off, reset */
-    uint8_t *fdd_was_node; /* by peer reference: registered as a node
-                              this session (so a written-off node is told
-                              from one whose HELLO was refused) */
-    uint32_t fdd_nwas;     /* its length */
+    bool fdd_thread;         /* sv_thread was started */
+    fd_round *fdd_out;       /* the round out (loop thread's view), or NULL */
+    bool fdd_stopping;       /* a signal came: start no more rounds */
+    uint64_t fdd_solves;     /* rounds handed to the worker */
+    uint64_t fdd_failed;     /* fd_round_begin failures */
+    double fdd_solve_max;    /* longest solve, ms */
+    uint64_t fdd_resets;     /* sessions of nodes written off, reset */
+    fd_round_metrics fdd_rm; /* what /metrics shows of the rounds */
+    uint8_t *fdd_was_node;   /* by peer reference: registered as a node
+                                this session (so a written-off node is told
+                                from one whose HELLO was refused) */
+    uint32_t fdd_nwas;       /* its length */
 } fd_daemon;
 
 /* ---- adapters from the shell's void * core (the daemon) to fd_core ---- */
@@ -266,6 +268,8 @@ static int on_pump(void *arg)
         if (st.ss_seconds * 1000.0 > fdd->fdd_solve_max)
             fdd->fdd_solve_max = st.ss_seconds * 1000.0;
         int erc = fd_round_end(fdd->fdd_core, sk_daemon_now(), r, rc, &st);
+        fd_round_metrics_observe(&fdd->fdd_rm, &st,
+                                 fd_core_stats(fdd->fdd_core));
         if (erc != 0)
             sk_warn("round %" PRIu64 ": cannot read its placements: %s",
                     r->rd_seq, sk_strerror(erc));
@@ -315,6 +319,12 @@ static void on_status(void *arg, sk_daemon *d)
     sk_daemon_status_add(d, "flowd.node_resets", "%" PRIu64, fdd->fdd_resets);
 }
 
+static void metrics(void *arg, sk_metrics_out *o)
+{
+    fd_daemon *fdd = arg;
+    fd_metrics(fdd->fdd_core, &fdd->fdd_rm, o);
+}
+
 /* ---- configuration and main ------------------------------------------- */
 
 static const sk_daemon_option OPTIONS[] = {
@@ -326,6 +336,8 @@ static const sk_daemon_option OPTIONS[] = {
      "ssp, cost-scaling, relax or race (default race)"},
     {"policy", "POLICY", "flowd", "policy",
      "quincy, spread or multires (default quincy)"},
+    {"metrics-listen", "HOST:PORT", "flowd", "metrics_listen",
+     "serve Prometheus metrics at http://HOST:PORT/metrics (default: off)"},
     {"log-level", "LEVEL", "flowd", "log_level",
      "debug, info, warn, error or off (default info)"},
 };
@@ -359,9 +371,12 @@ int main(int argc, char **argv)
 
     char err[512];
     sk_transport_config tc;
+    sk_metrics_config mc;
+    uint8_t token[SK_METRICS_TOKEN_BYTES];
     if (fd_config_check(&cfg, err, sizeof err) != 0 ||
         sk_daemon_transport_config(&ds, "flowd", cfg.fdc_name, &tc, err,
-                                   sizeof err) != 0) {
+                                   sizeof err) != 0 ||
+        sk_daemon_metrics_config(&ds, &tc, &mc, token, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", PROG, err);
         return 2;
     }
@@ -369,6 +384,7 @@ int main(int argc, char **argv)
 
     fd_daemon fdd;
     memset(&fdd, 0, sizeof fdd);
+    fd_round_metrics_init(&fdd.fdd_rm);
     /* A new epoch at every start (fd_core.h, "Restart"): the start time
      * in seconds, 1..2^31-1 until 2038. */
     sk_time now = sk_daemon_now();
@@ -407,12 +423,14 @@ int main(int argc, char **argv)
                 .he_naddrs = 1,
                 .he_framework = "",
             },
+        .dc_metrics = mc,
     };
     sk_daemon_core dcore = {&fdd,       core_up,       core_down,  core_msg,
                             core_timer, core_deadline, core_outbox};
     sk_daemon_hooks hooks = {.dh_pump = on_pump,
                              .dh_status = on_status,
                              .dh_bad_input = bad_input,
+                             .dh_metrics = metrics,
                              .dh_signal = on_signal,
                              .dh_arg = &fdd};
     rc = sk_daemon_create(fdd.fdd_loop, &dc, &dcore, &hooks, &fdd.fdd_shell);

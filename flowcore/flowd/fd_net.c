@@ -77,6 +77,8 @@ void fd_net_free(fd_net *net)
     free(net->nt_pair);
     for (int k = 0; k <= FD_G_TASK; k++)
         free(net->nt_ent[k]);
+    free(net->nt_amark);
+    free(net->nt_vmark);
     free(net);
 }
 
@@ -264,4 +266,78 @@ int fd_net_balance(fd_net *net)
     if (fc_node_supply(net->nt_g, net->nt_sink) == -net->nt_supply)
         return 0;
     return fc_node_set_supply(net->nt_g, net->nt_sink, -net->nt_supply);
+}
+
+/* ---- reading the flow ---------------------------------------------------*/
+
+static int marks_grow(fd_mark **m, size_t *cap, int32_t bound)
+{
+    if ((size_t)bound <= *cap)
+        return 0;
+    size_t n = *cap < 64 ? 64 : *cap;
+    while (n < (size_t)bound)
+        n *= 2;
+    fd_mark *p = realloc(*m, n * sizeof *p);
+    if (p == NULL)
+        return FC_ENOMEM;
+    memset(p + *cap, 0, (n - *cap) * sizeof *p);
+    *m = p;
+    *cap = n;
+    return 0;
+}
+
+int fd_net_read_begin(fd_net *net)
+{
+    if (marks_grow(&net->nt_amark, &net->nt_amark_cap,
+                   fc_graph_arc_bound(net->nt_g)) != 0 ||
+        marks_grow(&net->nt_vmark, &net->nt_vmark_cap,
+                   fc_graph_node_bound(net->nt_g)) != 0)
+        return FC_ENOMEM;
+    if (++net->nt_gen == 0) { /* wrapped: forget every mark */
+        memset(net->nt_amark, 0, net->nt_amark_cap * sizeof *net->nt_amark);
+        memset(net->nt_vmark, 0, net->nt_vmark_cap * sizeof *net->nt_vmark);
+        net->nt_gen = 1;
+    }
+    return 0;
+}
+
+static int32_t *mark(fd_net *net, fd_mark *m)
+{
+    if (m->m_gen != net->nt_gen) {
+        m->m_gen = net->nt_gen;
+        m->m_n = 0;
+    }
+    return &m->m_n;
+}
+
+fc_node fd_net_follow(fd_net *net, fc_node v)
+{
+    const fc_graph *g = net->nt_g;
+    for (;;) {
+        fc_node_type type = fc_node_get_type(g, v);
+        if (type == FC_NODE_MACHINE)
+            return v;
+        if (type == FC_NODE_UNSCHEDULED || type == FC_NODE_SINK)
+            return FC_NONE;
+        /* Arcs before the cursor are incoming or have had all their
+         * units taken: they stay so for the rest of the reading. */
+        int32_t *cur = mark(net, &net->nt_vmark[v]);
+        int32_t deg = fc_node_degree(g, v);
+        fc_arc next = FC_NONE;
+        for (; *cur < deg; ++*cur) {
+            bool out;
+            fc_arc a = fc_node_arc(g, v, *cur, &out);
+            if (!out)
+                continue;
+            int32_t *taken = mark(net, &net->nt_amark[a]);
+            if (*taken < fc_arc_flow(g, a)) {
+                ++*taken;
+                next = a;
+                break;
+            }
+        }
+        if (next == FC_NONE)
+            return FC_NONE;
+        v = fc_arc_dst(g, next);
+    }
 }

@@ -20,6 +20,10 @@
  * - a node's arcs to the sink carry at most fd_node_room(n) units in
  *   all, its long-task cap less the long reservations the core does not
  *   know: no placement can exceed a node's slots or long share;
+ * - a placed task's arcs lead only to its node and its unscheduled
+ *   aggregator, unless preemption is on (the core reads the flow of
+ *   placed tasks only then), and a machine node's arcs lead to the sink
+ *   (a task is placed on the first machine node its flow reaches);
  * - every cost and capacity goes through fd_net_arc / fd_net_arc_set,
  *   which refuse values beyond flowcore's limits;
  * - the hooks read the records and the time they are given and nothing

@@ -10,7 +10,7 @@
  *                         that it is placed ahead of long work)
  *   task --(1, cluster)--> X --(sum of the rack's room, 0)--> R_rack
  *        --(room, 0)--> node
- *   task --(1, rack)--> R_rack        for a preferred rack ("rack=NAME")
+ *   task --(1, rack)--> R_rack        for a preferred rack (ts_racks)
  *   task --(1, node)--> node          for a preferred node
  *   task --(1, cluster)--> C_class --(room, 0)--> node
  *                                     instead of X for a job with labels:
@@ -225,9 +225,9 @@ int fd_q_task_arcs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
         const char *p = t->t_prefs[i];
         fd_gent *pe = NULL;
         int64_t cost;
-        if (strncmp(p, "rack=", 5) == 0) {
+        if (i >= t->t_nprefs - t->t_nracks) {
             /* a rack may hold nodes the class may not use */
-            fd_rack *r = ke != NULL ? NULL : fd_rack_by_name(c, p + 5);
+            fd_rack *r = ke != NULL ? NULL : fd_rack_by_name(c, p);
             pe = r == NULL ? NULL : fd_net_find(net, FD_G_RACK, r->r_slot);
             cost = cfg->fdc_q_rack_cost;
         } else {

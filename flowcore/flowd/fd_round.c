@@ -8,8 +8,6 @@
 #include "sk_log.h"
 #include "skylark.h"
 
-#include <stdlib.h>
-
 /* Bring the network up to the records; after an error, build it anew. */
 static int update_net(fd_core *c, sk_time now)
 {
@@ -64,23 +62,79 @@ int fd_round_begin(fd_core *c, sk_time now, fd_round **out)
     return 0;
 }
 
-/* The task and node of a placement, or false when either is not a
- * live record (it ended or left during the solve). */
-static bool pl_records(fd_core *c, const fc_placement *pl, fd_task **t,
-                       fd_node **n)
+/* A task and the node its flow reaches. */
+typedef struct fd_place {
+    fd_task *p_task;
+    fd_node *p_node;
+} fd_place;
+
+/* Follow task t's unit of flow: true with its node in *n when it reaches
+ * a node and both records are live (else, dropped: it ended or the node
+ * left during the solve). */
+static bool flow_of(fd_core *c, fd_task *t, fd_node **n)
 {
-    fd_gref tr = fd_net_ref(c->c_net, pl->pl_task);
-    fd_gref nr = fd_net_ref(c->c_net, pl->pl_machine);
-    if (tr.g_kind != FD_G_TASK || nr.g_kind != FD_G_NODE)
+    fd_gent *e = fd_net_find(c->c_net, FD_G_TASK, t->t_slot);
+    if (e == NULL) /* came during the solve */
         return false;
-    *t = fd_slots_get(&c->c_tasks, tr.g_slot);
-    *n = fd_slots_get(&c->c_nodes, nr.g_slot);
-    if (*t == NULL || *n == NULL || (*t)->t_state == FD_TASK_DEAD ||
-        (*n)->n_dead) {
+    fc_node m = fd_net_follow(c->c_net, e->e_node);
+    if (m == FC_NONE)
+        return false;
+    fd_gref r = fd_net_ref(c->c_net, m);
+    *n = r.g_kind == FD_G_NODE ? fd_slots_get(&c->c_nodes, r.g_slot) : NULL;
+    if (*n == NULL || (*n)->n_dead || t->t_state == FD_TASK_DEAD) {
         c->c_st.fs_dropped_dead++;
         return false;
     }
     return true;
+}
+
+static size_t list_len(const fd_link *h)
+{
+    size_t n = 0;
+    for (const fd_link *l = h->l_next; l != h; l = l->l_next)
+        n++;
+    return n;
+}
+
+/* The placements that can matter, read off the flow: only tasks whose
+ * flow can reach another node than the one they hold. Those are the
+ * tasks waiting at the round's start and those changed since (waiting
+ * or dirty now), and with preemption the placed tasks: without it a
+ * policy gives a placed task arcs only to its node and its unscheduled
+ * aggregator (fd_policy.h). Reading every placed task would make each
+ * round cost as much as the tasks held. Into *out (scratch memory),
+ * count in *n. */
+static int read_flow(fd_core *c, fd_place **out, size_t *n)
+{
+    bool preempt = c->c_cfg.fdc_preemption;
+    size_t cap = list_len(&c->c_waiting) + list_len(&c->c_dirty_tasks) +
+                 (preempt ? list_len(&c->c_assigned) : 0);
+    fd_place *pl = fd_scratch_alloc(c, cap * sizeof *pl);
+    if (pl == NULL || fd_net_read_begin(c->c_net) != 0)
+        return SK_ENOMEM;
+    size_t k = 0;
+    fd_node *m;
+    for (fd_link *l = c->c_waiting.l_next; l != &c->c_waiting; l = l->l_next) {
+        fd_task *t = FD_CONTAINER(l, fd_task, t_wait_link);
+        if (!t->t_dirty && flow_of(c, t, &m))
+            pl[k++] = (fd_place){t, m};
+    }
+    for (fd_link *l = c->c_dirty_tasks.l_next; l != &c->c_dirty_tasks;
+         l = l->l_next) {
+        fd_task *t = FD_CONTAINER(l, fd_task, t_dirty_link);
+        if (flow_of(c, t, &m))
+            pl[k++] = (fd_place){t, m};
+    }
+    for (fd_link *l = c->c_assigned.l_next; preempt && l != &c->c_assigned;
+         l = l->l_next) {
+        fd_task *t = FD_CONTAINER(l, fd_task, t_assigned_link);
+        if (!t->t_dirty && flow_of(c, t, &m))
+            pl[k++] = (fd_place){t, m};
+    }
+    SK_ASSERT(k <= cap);
+    *out = pl;
+    *n = k;
+    return 0;
 }
 
 /* Preemption: stop the placed task t where it is (its flow left), to be
@@ -105,15 +159,14 @@ static void evict(fd_core *c, sk_time now, fd_task *t)
 /* Compare the flow with what runs. A task that changed during the solve
  * (dirty: its part of the network is stale) is left for the next round,
  * unless this round stopped it. */
-static void act(fd_core *c, sk_time now, const fc_placement *pl, size_t count)
+static void act(fd_core *c, sk_time now, const fd_place *pl, size_t count)
 {
     c->c_stamp++;
     bool preempt = c->c_cfg.fdc_preemption;
     for (size_t i = 0; i < count; i++) {
-        fd_task *t;
-        fd_node *n;
-        if (!pl_records(c, &pl[i], &t, &n) || t->t_dirty ||
-            t->t_state == FD_TASK_WAITING || t->t_node == n)
+        fd_task *t = pl[i].p_task;
+        if (t->t_dirty || t->t_state == FD_TASK_WAITING ||
+            t->t_node == pl[i].p_node)
             continue;
         if (preempt)
             evict(c, now, t); /* moved: placed below */
@@ -131,9 +184,9 @@ static void act(fd_core *c, sk_time now, const fc_placement *pl, size_t count)
         }
     }
     for (size_t i = 0; i < count; i++) {
-        fd_task *t;
-        fd_node *n;
-        if (!pl_records(c, &pl[i], &t, &n) || t->t_state != FD_TASK_WAITING)
+        fd_task *t = pl[i].p_task;
+        fd_node *n = pl[i].p_node;
+        if (t->t_state != FD_TASK_WAITING)
             continue;
         if (t->t_dirty && t->t_round != c->c_stamp) {
             c->c_st.fs_dropped_dead++; /* changed meanwhile */
@@ -173,15 +226,14 @@ int fd_round_end(fd_core *c, sk_time now, fd_round *round, int solve_rc,
         fd_event(c, now); /* try again */
     } else {
         c->c_solve_failed = false;
-        fc_placement *pl = NULL;
+        fd_place *pl = NULL;
         size_t n = 0;
-        if (fc_placements(c->c_net->nt_g, &pl, &n) != 0) {
+        if (read_flow(c, &pl, &n) != 0) {
             c->c_st.fs_nomem++;
             fd_event(c, now);
             rc = SK_ENOMEM;
         }
         act(c, now, pl, n);
-        free(pl);
     }
     int src = fd_sync(c, c->c_net, now);
     if (src != 0) {

@@ -52,6 +52,12 @@ tests_test_fd_policy_SOURCES = tests/test_fd_policy.c
 tests_test_fd_policy_CPPFLAGS = $(FD_TEST_CPPFLAGS)
 tests_test_fd_policy_LDADD = tests/libfdtest.a $(FD_TEST_LDADD)
 
+check_PROGRAMS += tests/test_fd_net
+TESTS += tests/test_fd_net
+tests_test_fd_net_SOURCES = tests/test_fd_net.c
+tests_test_fd_net_CPPFLAGS = $(FD_TEST_CPPFLAGS)
+tests_test_fd_net_LDADD = $(FD_TEST_LDADD)
+
 check_PROGRAMS += tests/test_fd_property
 TESTS += tests/test_fd_property
 tests_test_fd_property_SOURCES = tests/test_fd_property.c

@@ -5,7 +5,8 @@
 # Linked with libskylark statically, like skylark-sched (no wrapper
 # script: tests and `skylark cluster up` signal the daemon itself).
 bin_PROGRAMS += flowcore/flowd/skylark-flowd
-flowcore_flowd_skylark_flowd_SOURCES = flowcore/flowd/fd_main.c
+flowcore_flowd_skylark_flowd_SOURCES = flowcore/flowd/fd_main.c \
+	flowcore/flowd/fd_metrics.c flowcore/flowd/fd_metrics.h
 flowcore_flowd_skylark_flowd_CPPFLAGS = $(DAEMON_CPPFLAGS) \
 	-I$(top_srcdir)/flowcore/flowd
 flowcore_flowd_skylark_flowd_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)

@@ -1,0 +1,317 @@
+/*
+ * test_dashboard.c - `skylark dashboard` against a local cluster
+ * (`skylark cluster up`: flowd, 1 scheduler, 2 node monitors x 2 slots)
+ * running a job of 4 tasks that sleep: the page and /api/cluster are
+ * served on a free loopback port; python3 reads the JSON and it agrees
+ * with `skylark status --json` (the same daemons, states and addresses)
+ * and with the job (4 slots used on 2 nodes, 1 job in flight); headless
+ * Chromium (Debian chromium; skipped, saying so, where it is absent)
+ * loads the page, runs its script and the rendered DOM shows the same
+ * numbers; a non-loopback --listen exits 2; SIGTERM stops it with 0.
+ */
+#include "cli_run.h"
+#include "http_get.h"
+#include "tap.h"
+#include "transport_util.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NODES 2
+#define SLOTS 2
+#define TASKS (NODES * SLOTS)
+
+static char dir[256], path_json[300], path_status[300], path_dom[300];
+static pid_t dash, job;
+static int port;
+
+static void reap(pid_t *p, int sig)
+{
+    if (*p <= 0)
+        return;
+    kill(*p, sig);
+    waitpid(*p, NULL, 0);
+    *p = 0;
+}
+
+static void cleanup(void)
+{
+    reap(&dash, SIGKILL);
+    reap(&job, SIGKILL);
+    if (dir[0] == '\0')
+        return;
+    cr_sky(20, NULL, "cluster", "down", "--dir", dir, "--grace", "2", NULL);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    dir[0] = '\0';
+}
+
+/* Starts the skylark tool with argv[1..] in the background, its output
+ * to log. */
+static pid_t spawn(const char *log, char *const argv[])
+{
+    pid_t p = fork();
+    if (p == 0) {
+        FILE *f = freopen(log, "w", stdout);
+        if (f == NULL || dup2(fileno(stdout), 2) < 0)
+            _exit(127);
+        execv(cr_skylark(), argv);
+        _exit(127);
+    }
+    return p;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void save(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL || fputs(text != NULL ? text : "", f) < 0 || fclose(f) != 0)
+        tap_bail_out("cannot write %s", path);
+}
+
+/* Runs python3 with script (which has the dashboard's JSON as `d` and
+ * `skylark cluster status --json` as `s`) and puts what it prints in
+ * out. Returns its exit status. */
+static int py(const char *script, char *out, size_t len)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import json, sys, re\n"
+             "d = json.load(open(sys.argv[1], encoding=\"utf-8\"))\n"
+             "s = json.load(open(sys.argv[2], encoding=\"utf-8\"))\n"
+             "%s' %s %s 2>&1",
+             script, path_json, path_status);
+    FILE *p = popen(cmd, "r");
+    if (p == NULL)
+        tap_bail_out("popen: %s", strerror(errno));
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Fetches /api/cluster into path_json until its nodes use want slots
+ * (timeout s). Returns the slots used last seen, or -1. */
+static long wait_used(long want, double timeout)
+{
+    long used = -1;
+    double until = now_s() + timeout;
+    do {
+        hg_page p = hg_request(port, "GET", "/api/cluster", NULL);
+        if (p.pg_status == 200) {
+            save(path_json, p.pg_body);
+            char out[64];
+            if (py("print(sum(r[3] for r in d[\"nodes\"][\"rows\"]))", out,
+                   sizeof out) == 0)
+                used = strtol(out, NULL, 10);
+        }
+        hg_free(&p);
+        if (used == want)
+            break;
+        usleep(200000);
+    } while (now_s() < until);
+    return used;
+}
+
+static void test_json(void)
+{
+    tap_is_int(wait_used(TASKS, 20), TASKS,
+               "/api/cluster: the job's %d tasks use %d slots", TASKS, TASKS);
+    cr_sky(10, NULL, "cluster", "status", "--json", "--dir", dir, NULL);
+    save(path_status, R.r_out);
+    char out[4096];
+    /* Node monitors are not asked while flowd answers: "running". */
+    int rc = py("st = lambda x: \"up\" if x[\"state\"] == \"running\" "
+                "and x[\"kind\"] == \"nodemon\" else x[\"state\"]\n"
+                "a = [(x[\"kind\"], x[\"name\"], x[\"address\"], st(x)) "
+                "for x in d[\"daemons\"]]\n"
+                "b = [(x[\"kind\"], x[\"name\"], x[\"address\"], x[\"state\"]) "
+                "for x in s[\"daemons\"]]\n"
+                "print(a == b, len(a), d[\"cluster\"] == s[\"cluster\"])",
+                out, sizeof out);
+    tap_ok(rc == 0 && strcmp(out, "True 4 True\n") == 0,
+           "the daemons, their addresses and states are those of `cluster "
+           "status --json`");
+    if (strcmp(out, "True 4 True\n") != 0)
+        tap_diag("python3 said: %s", out);
+    rc = py("n = d[\"nodes\"]\n"
+            "names = sorted(x[\"name\"] for x in s[\"daemons\"] "
+            "if x[\"kind\"] == \"nodemon\")\n"
+            "sch = [x for x in d[\"daemons\"] if x[\"kind\"] == \"scheduler\"]"
+            "[0][\"answer\"]\n"
+            "print(n[\"source\"], sorted(r[0] for r in n[\"rows\"]) == names, "
+            "sum(r[1] for r in n[\"rows\"]), sch[\"values\"][\"jobs\"], "
+            "len(sch[\"rows\"]), sch[\"rows\"][0][\"tasks\"])",
+            out, sizeof out);
+    char want[128];
+    snprintf(want, sizeof want, "flowd True %d 1 1 %d\n", TASKS, TASKS);
+    tap_ok(rc == 0 && strcmp(out, want) == 0,
+           "the node view has every node monitor (from flowd) with its "
+           "slots, and the scheduler's job table its job");
+    if (strcmp(out, want) != 0)
+        tap_diag("python3 said: %s; wanted %s", out, want);
+    /* What is served, not a re-encoding: the rows as compact JSON must
+     * be a substring of the body as it came. */
+    rc = py("raw = open(sys.argv[1], encoding=\"utf-8\").read()\n"
+            "rows = d[\"nodes\"][\"rows\"]\n"
+            "c = json.dumps(rows, separators=(\",\", \":\"))\n"
+            "print(c in raw and \"\\n\" not in raw.strip(), "
+            "round(len(c) / len(rows)))",
+            out, sizeof out);
+    int per_node = 0;
+    bool compact = rc == 0 && sscanf(out, "True %d", &per_node) == 1;
+    tap_ok(compact && per_node > 0 && per_node < 40,
+           "the JSON is served compact: the node view is %d bytes per node "
+           "(names of 2 bytes)",
+           per_node);
+    if (per_node == 0)
+        tap_diag("python3 said: %s", out);
+}
+
+static void test_page(void)
+{
+    hg_page p = hg_request(port, "GET", "/", NULL);
+    tap_ok(p.pg_status == 200 && strstr(p.pg_head, "text/html") != NULL &&
+               p.pg_body != NULL &&
+               strstr(p.pg_body, "<canvas id=\"nodes\"") != NULL,
+           "GET / is the page, with its node canvas");
+    hg_free(&p);
+    p = hg_request(port, "GET", "/nope", NULL);
+    tap_is_int(p.pg_status, 404, "GET /nope is 404");
+    hg_free(&p);
+}
+
+/* The text of the element with id in the dumped DOM, or "". */
+static const char *dom_text(const char *dom, const char *id)
+{
+    static char v[64];
+    char pat[80];
+    v[0] = '\0';
+    snprintf(pat, sizeof pat, "id=\"%s\">", id);
+    const char *p = strstr(dom, pat);
+    if (p != NULL)
+        sscanf(p + strlen(pat), "%63[^<]", v);
+    return v;
+}
+
+static void test_browser(void)
+{
+    if (system("command -v chromium >/dev/null 2>&1") != 0) {
+        tap_skip(2, "chromium is not installed (Debian: chromium): the "
+                    "page is checked through its JSON only");
+        return;
+    }
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd,
+             "timeout 90 chromium --headless --no-sandbox --disable-gpu "
+             "--user-data-dir=%s/chromium --virtual-time-budget=5000 "
+             "--dump-dom http://127.0.0.1:%d/ > %s 2>%s/chromium.log",
+             dir, port, path_dom, dir);
+    double t0 = now_s();
+    int rc = system(cmd);
+    double took = now_s() - t0;
+    FILE *f = fopen(path_dom, "r");
+    static char dom[1 << 20];
+    size_t n = f != NULL ? fread(dom, 1, sizeof dom - 1, f) : 0;
+    dom[n] = '\0';
+    if (f != NULL)
+        fclose(f);
+    char want[32];
+    snprintf(want, sizeof want, "%d", TASKS);
+    bool ok = rc == 0 && strcmp(dom_text(dom, "n-nodes"), "2") == 0 &&
+              strcmp(dom_text(dom, "n-slots"), want) == 0 &&
+              strcmp(dom_text(dom, "n-used"), want) == 0 &&
+              strcmp(dom_text(dom, "n-jobs"), "1") == 0;
+    char seen[256];
+    snprintf(seen, sizeof seen, "%s nodes, ", dom_text(dom, "n-nodes"));
+    snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s slots, ",
+             dom_text(dom, "n-slots"));
+    snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s busy, ",
+             dom_text(dom, "n-used"));
+    snprintf(seen + strlen(seen), sizeof seen - strlen(seen),
+             "%s job in flight", dom_text(dom, "n-jobs"));
+    tap_ok(ok, "headless Chromium ran the page (%.1f s): %s, as the JSON says",
+           took, seen);
+    tap_ok(strstr(dom, "<td>flowd</td>") != NULL &&
+               strstr(dom, "<td>sched0</td>") != NULL &&
+               strstr(dom, "<td>n1</td>") != NULL &&
+               strcmp(dom_text(dom, "error"), "") == 0,
+           "... and lists the daemons, with no error shown");
+}
+
+int main(void)
+{
+    if (cr_skylark() == NULL)
+        tap_skip_all("no skylark tool under $top_builddir");
+    if (system("python3 -c 1 2>/dev/null") != 0)
+        tap_skip_all("no python3");
+    tap_timeout(200);
+    tap_plan(10);
+    signal(SIGPIPE, SIG_IGN);
+    snprintf(dir, sizeof dir, "%s/skylark-dash-XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (mkdtemp(dir) == NULL)
+        tap_bail_out("mkdtemp: %s", strerror(errno));
+    snprintf(path_json, sizeof path_json, "%s/api.json", dir);
+    snprintf(path_status, sizeof path_status, "%s/status.json", dir);
+    snprintf(path_dom, sizeof path_dom, "%s/dom.html", dir);
+    atexit(cleanup);
+    save(path_status, "{}"); /* until `cluster status --json` fills it */
+
+    char nodes[16], slots[16];
+    snprintf(nodes, sizeof nodes, "%d", NODES);
+    snprintf(slots, sizeof slots, "%d", SLOTS);
+    cr_sky(40, NULL, "cluster", "up", "--dir", dir, "--nodes", nodes, "--slots",
+           slots, NULL);
+    if (R.r_status != 0)
+        tap_bail_out("cluster up: %s", R.r_err);
+
+    cr_sky(5, NULL, "dashboard", "--dir", dir, "--listen", "0.0.0.0:7090",
+           NULL);
+    tap_ok(R.r_status == 2 && strstr(R.r_err, "loopback") != NULL,
+           "--listen beyond loopback: exit 2, saying why");
+
+    port = tu_free_port();
+    char listen[64], log[300];
+    snprintf(listen, sizeof listen, "127.0.0.1:%d", port);
+    snprintf(log, sizeof log, "%s/dashboard.log", dir);
+    char *dargv[] = {"skylark",  "dashboard", "--dir", dir,
+                     "--listen", listen,      NULL};
+    dash = spawn(log, dargv);
+    char tasks[16], jlog[300];
+    snprintf(tasks, sizeof tasks, "%d", TASKS);
+    snprintf(jlog, sizeof jlog, "%s/job.log", dir);
+    char *jargv[] = {"skylark", "run", "--dir",    dir, "-n",
+                     tasks,     "--",  "sleep 60", NULL};
+    job = spawn(jlog, jargv);
+
+    test_json();
+    test_page();
+    test_browser();
+
+    kill(dash, SIGTERM);
+    int st = -1;
+    pid_t got = 0;
+    double until = now_s() + 10;
+    while (now_s() < until && (got = waitpid(dash, &st, WNOHANG)) == 0)
+        usleep(20000);
+    if (got == dash)
+        dash = 0;
+    tap_ok(got > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+           "SIGTERM stops the dashboard with status 0");
+    return tap_exit_status();
+}

@@ -1,0 +1,51 @@
+#!/bin/sh
+# test_faults.sh - the reduced fault runner (issue 21, docs/FAULTS.md):
+# scripts/faults with 200 tasks of 0.2 s and a SIGSTOP of 4 s (longer than
+# the 3 s heartbeat timeout), each fault kind once, against local clusters
+# it starts and stops itself. Per fault: every task ok (none lost), no
+# outcome reported twice, at most two executions per slot beyond one per
+# task. No task completed twice is checked for a node monitor killed -9
+# (the task guard) and a TODO for the two faults FAULTS.md does not
+# guarantee it for (an orphan's outcome is not delivered).
+#
+# A TAP test run by `make check`, which sets top_srcdir and top_builddir.
+# About 50 s; bounded by timeout(1) at 300 s.
+
+: "${top_srcdir:?run by make check}" "${top_builddir:?run by make check}"
+GAP="issue 21: an orphan's outcome is not delivered (FAULTS.md)"
+echo "1..11"
+out=$(BUILD_DIR=$top_builddir timeout 300 "$top_srcdir/scripts/faults" \
+    --tasks 200 --stop 4 2>&1)
+rows=$(printf '%s\n' "$out" | grep -c '^| \(none\|sched-kill\|nm-kill\|nm-stop\) |')
+if [ "$rows" -eq 4 ]; then
+    echo "ok 1 - scripts/faults ran the anchor and 3 faults"
+else
+    echo "not ok 1 - scripts/faults ran the anchor and 3 faults (got $rows rows)"
+    printf '%s\n' "$out" | sed 's/^/# /'
+fi
+printf '%s\n' "$out" | awk -F'|' -v gap="$GAP" '
+    function num(s) { gsub(/ /, "", s); return s + 0 }
+    function check(ok, what) {
+        n++
+        printf "%s %d - %s\n", ok ? "ok" : "not ok", n, what
+    }
+    BEGIN { n = 1 }
+    $2 ~ /^ (none|sched-kill|nm-kill|nm-stop) $/ {
+        f = $2; gsub(/ /, "", f)
+        tasks = num($3)
+        split($4, o, "/")
+        ok = num(o[1]); lost = num(o[4])
+        rep = num($5); ran2 = num($7); done2 = num($8)
+        check(ok == tasks && rep == 0,
+              sprintf("%s: %d of %d tasks ok, %d lost, %d outcomes reported twice",
+                      f, ok, tasks, lost, rep))
+        if (f == "none")
+            next
+        check(ran2 <= 32, sprintf("%s: %d tasks executed more than once (bound: two per slot, 32)", f, ran2))
+        if (f == "nm-kill")
+            check(done2 == 0, sprintf("%s: %d tasks completed more than once", f, done2))
+        else
+            printf "%s %d - %s: %d tasks completed more than once # TODO %s\n",
+                done2 == 0 ? "ok" : "not ok", ++n, f, done2, gap
+    }'
+printf '%s\n' "$out" | grep '^|' | sed 's/^/# /'
