@@ -109,7 +109,7 @@ static void fjob_free(fjob *fj)
     free(fj);
 }
 
-/* job_end ends fj's job when every task has its outcome. */
+/* job_maybe_end ends fj's job when every task has its outcome. */
 static void job_maybe_end(flow_state *fs, sim *s, fjob *fj)
 {
     sim_job *j = fj->fj_job;
@@ -171,8 +171,9 @@ static sk_time solve_cost(const flow_state *fs, const fc_solve_stats *st,
         us = wall * 1e6;
         break;
     case SIM_SOLVE_WORK:
-        us = SIM_WORK_BASE_US + SIM_WORK_ARC_NS * (double)arcs / 1000 +
-             SIM_WORK_ITER_NS * (double)st->ss_iterations / 1000;
+        us = (SIM_WORK_ARC_NS * (double)arcs +
+              SIM_WORK_ITER_NS * (double)st->ss_iterations) /
+             1000;
         break;
     case SIM_SOLVE_ZERO:
         break;

@@ -22,8 +22,7 @@
  *
  * The work model (SIM_SOLVE_WORK) makes a run's output depend only on
  * its parameters and seed: the solve's virtual time is
- *   SIM_WORK_BASE_US + SIM_WORK_ARC_NS * arcs / 1000
- *     + SIM_WORK_ITER_NS * ss_iterations / 1000
+ *   (SIM_WORK_ARC_NS * arcs + SIM_WORK_ITER_NS * ss_iterations) / 1000
  * microseconds, with arcs the network's arcs and ss_iterations the work
  * count flowcore reports; the constants were fitted on this machine
  * (docs/results/hybrid.md, "The solve-time model"). The race
@@ -44,10 +43,10 @@
 
 #include "sim.h"
 
-/* The work model's constants (see above). */
-#define SIM_WORK_BASE_US 0.0
-#define SIM_WORK_ARC_NS  26.0
-#define SIM_WORK_ITER_NS 466.0
+/* The work model's constants (see above): nanoseconds of CPU time per
+ * arc and per unit of solver work, relaxation on this machine. */
+#define SIM_WORK_ARC_NS  7.0
+#define SIM_WORK_ITER_NS 80.0
 
 /* sim_flow_new builds the flow path for a run with parameters p (mix
  * flow, hawk or hybrid; p must outlive it, and it serves one sim_run).
