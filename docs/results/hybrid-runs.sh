@@ -5,7 +5,7 @@
 # on 12,500 machines and at higher load on 8,000 and 5,000.
 #
 # usage: docs/results/hybrid-runs.sh BUILD_DIR [PART...]
-#   PART: trace-12500 trace-8000 trace-5000 calibrate figures whole
+#   PART: trace-12500 trace-8000 trace-5000 calibrate figures whole scale
 #   (default: the three trace parts and the figures; whole replays the
 #   whole trace on 12,500 machines with the mixes in $WHOLE_MIXES). Results go to docs/results/hybrid/ (summary CSVs, the
 #   summaries as text, /usr/bin/time -v of each run). With the default
@@ -89,6 +89,30 @@ GP
                 --jobs-file "$whole" --mix "$mix" --no-progress \
                 --summary-csv "$out/whole-12500-$mix.csv" \
                 > "$out/whole-12500-$mix.txt" 2> "$out/whole-12500-$mix.time"
+        done
+        ;;
+    scale)
+        # Firmament-like: the flow node's round time against cluster size
+        # and load, per algorithm, measured. Long jobs only (10 tasks of
+        # exp 10 s, Poisson at LOAD of the slots), every job by flow.
+        for nodes in 1000 4000 12500; do
+            for load in 0.5 0.95; do
+                lj="$out/scale-$nodes-$load.jobs"
+                awk -v n="$nodes" -v load="$load" 'BEGIN {
+                    srand(1); rate = load * n * 4 / (10 * 10e6); t = 0
+                    for (i = 1; i <= n * 0.8; i++) {
+                        t += -log(1 - rand()) / rate
+                        printf "%d,%d,u%d,0,long,10,exp:10000000,,\n",
+                            t, i, i % 4 } }' > "$lj"
+                for alg in relax cost-scaling race; do
+                    run "$sim" --nodes "$nodes" --slots 4 --jobs-file "$lj" \
+                        --mix flow --solve-time measured --flow-algorithm $alg \
+                        --drain --no-progress \
+                        --rounds-out "$out/scale-$nodes-$load-$alg.rounds" \
+                        > "$out/scale-$nodes-$load-$alg.txt"
+                done
+                rm -f "$lj"
+            done
         done
         ;;
     calibrate)
