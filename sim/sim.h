@@ -23,9 +23,11 @@
  *  - omniscient: one global queue, every task to the first free slot, no
  *    network (sim_omni.c): the ideal the others are measured against.
  *
- * Long jobs (class long) belong to the flow path. A flow policy core
- * plugs in through sim_flow (below); until one does, they are counted and
- * skipped.
+ * Long jobs (class long) and the mix (sim_mix): the flow plug-in
+ * (sim_flow.h) drives the real flow node core (flowcore/flowd) or a
+ * central greedy placer beside the late-binding strategy; without one,
+ * long jobs go through the strategy (mix sampling) or are counted and
+ * skipped (mix skip).
  */
 #ifndef SIM_H
 #define SIM_H
@@ -63,8 +65,31 @@ typedef enum sim_delay_kind {
 #define SIM_PEER_SCHED 0x40000000u
 #define SIM_PEER_FE    0x50000000u
 #define SIM_PEER_FLOWD 0x60000000u
+/* The central placer of mix hawk as a scheduler (id p_scheds): the node
+ * monitors report the tasks it places to it (sim_flow.h). */
+#define SIM_PEER_FLOWS 0x60000001u
 #define SIM_MAX_NODES  SK_MAX_NODES
 #define SIM_MAX_SCHEDS 1024u
+
+/* How long and short jobs are split between the paths (--mix). */
+typedef enum sim_mix {
+    SIM_MIX_SKIP = 0,     /* long jobs counted and skipped */
+    SIM_MIX_SAMPLING = 1, /* long jobs through the strategy too */
+    SIM_MIX_FLOW = 2,     /* every job through the flow node's rounds */
+    SIM_MIX_HAWK = 3,     /* long jobs by a central greedy least-loaded
+                             placer, off a short-only partition */
+    SIM_MIX_HYBRID = 4,   /* Skylark: long jobs by the flow node, short
+                             ones sampled, saturated nodes not probed */
+    SIM_NMIXES = 5,
+} sim_mix;
+
+/* How a flow round's solve costs virtual time (--solve-time). */
+typedef enum sim_solve_time {
+    SIM_SOLVE_WORK = 0,     /* deterministic: a model of the solver's work
+                               (sim_flow.h), calibrated on this machine */
+    SIM_SOLVE_MEASURED = 1, /* the solve's wall time */
+    SIM_SOLVE_ZERO = 2,     /* free: placements at the round's start */
+} sim_solve_time;
 
 /* Node labels the cluster offers: a label on a share of the nodes. */
 #define SIM_NODE_LABEL_SPECS 16u
@@ -100,9 +125,18 @@ typedef struct sim_params {
     nm_config p_nm;
     nm_weights p_weights; /* [weights]; --user adds its own */
     bool p_wire;          /* messages through the codec (sim_msg.h) */
-    bool p_check;       /* check the strategy's invariants after every event */
-    uint32_t p_threads; /* of a split run (sim_par.h); 0: one per CPU
-                           from 2,000 nodes, one below */
+    bool p_check; /* check the strategy's invariants after every event */
+    /* long jobs and the flow path (sim_flow.h) */
+    sim_mix p_mix;
+    char p_flow_policy[16]; /* quincy, spread, multires */
+    int p_flow_algorithm;   /* fc_algorithm; -1: race, or relax when
+                               the solve time is modelled */
+    sim_solve_time p_solve_time;
+    double p_long_share; /* of each node's slots, for long tasks */
+    double p_short_part; /* hawk: share of nodes for short jobs only */
+    FILE *p_rounds_out;  /* per flow round CSV, or NULL */
+    uint32_t p_threads;  /* of a split run (sim_par.h); 0: one per CPU
+                            from 2,000 nodes, one below */
     /* outputs */
     FILE *p_jobs_out;    /* per-job CSV, or NULL */
     FILE *p_tasks_out;   /* per-task CSV, or NULL */
@@ -176,19 +210,23 @@ int sim_strategy_parse(const char *name, sim_strategy_id *out);
  * with flowd's sans-I/O logic) is driven like the other cores, with the
  * late-binding strategy's real node monitors: at fl_start it registers
  * with them as the peer SIM_PEER_FLOWD (sim_late_hello), then it gets the
- * long jobs through fl_submit, their HEARTBEATs and RESERVE_ACK/REJECTs
- * through fl_deliver, and sends RESERVE and RELEASE with sim_send, over
- * the network's delay. Its own timers are events it schedules (sim_at,
- * with a kind of its own above SIM_EV_FLOW, handled by fl_event). A long
- * job ends through sim_task_end and sim_job_end, as in the strategies.
- * Without one (s_flow NULL) long jobs are counted and skipped.
+ * long jobs through fl_submit (and, with mix flow, every job), their
+ * HEARTBEATs and RESERVE_ACK/REJECTs through fl_deliver, and sends RESERVE and
+ * RELEASE with sim_send, over the network's delay. Its own timers are events it
+ * schedules (sim_at, with a kind of its own above SIM_EV_FLOW, handled by
+ * fl_event). A long job ends through sim_task_end and sim_job_end, as in the
+ * strategies. Without one (s_flow NULL) long jobs go by the mix (p_mix).
  */
 typedef struct sim_flow {
     void *fl_ctx;
     void (*fl_start)(void *ctx, sim *s); /* after the strategy's init */
     void (*fl_submit)(void *ctx, sim *s, sim_job *j);
-    void (*fl_deliver)(void *ctx, sim *s, sk_peer from, const sk_msg *m);
+    /* fl_deliver: m from peer from reaches peer to (SIM_PEER_FLOWD or
+     * SIM_PEER_FLOWS). */
+    void (*fl_deliver)(void *ctx, sim *s, sk_peer from, sk_peer to,
+                       const sk_msg *m);
     void (*fl_event)(void *ctx, sim *s, const sim_ev *ev);
+    void (*fl_report)(void *ctx, sim *s, FILE *out); /* NULL: none */
 } sim_flow;
 
 /* sim_late_hello registers peer (such as SIM_PEER_FLOWD) with the node
@@ -197,9 +235,15 @@ typedef struct sim_flow {
  * of range. */
 int sim_late_hello(sim *s, uint32_t node, sk_peer peer, const sk_hello *h);
 
+/* sim_late_sched_hello introduces peer (SIM_PEER_FLOWD) to scheduler k
+ * under the late-binding strategy, as its HELLO would. Returns 0,
+ * SK_ESTATE under another strategy, SK_EINVAL for k out of range. */
+int sim_late_sched_hello(sim *s, uint32_t k, sk_peer peer, const sk_hello *h);
+
 /* sim_send carries m (copied) from peer from to peer to over the
  * simulated network (late-binding strategy: nodes, schedulers, their
- * frontends and SIM_PEER_FLOWD). A message the protocol rejects, or to a
+ * frontends, SIM_PEER_FLOWD and SIM_PEER_FLOWS; the flow peers' links
+ * take the mean delay p_delay, always). A message the protocol rejects, or to a
  * peer not connected to from, stops the run with an error. */
 void sim_send(sim *s, sk_peer from, sk_peer to, const sk_msg *m);
 
@@ -259,7 +303,7 @@ typedef struct sim_result {
     double r_wall;       /* seconds of wall time */
     double r_cpu;        /* seconds of CPU time (user and system) */
     uint64_t r_inflight; /* jobs still in flight at the end */
-    char r_report[2048]; /* the strategy's counters */
+    char r_report[4096]; /* the strategy's and the flow path's counters */
 } sim_result;
 
 /* sim_run runs one point. names holds the users (weights) and labels;
@@ -329,6 +373,20 @@ void sim_task_start(sim *s, sim_job *j);
 void sim_task_end(sim *s, sim_job *j, uint32_t task, uint32_t attempt,
                   const char *node, sk_time start, sk_time end, uint8_t status,
                   bool queued);
+
+/* A task's spec, as the simulated frontends and the central placer send
+ * it and the simulated executor reads it: its duration in microseconds,
+ * 8 bytes little endian, the top bit set for a task of a long job. */
+#define SIM_SPEC_BYTES 8
+#define SIM_SPEC_LONG  (1ull << 63)
+
+/* sim_spec_put writes task t of j's spec into b (SIM_SPEC_BYTES). */
+static inline void sim_spec_put(uint8_t *b, const sim_job *j, uint32_t t)
+{
+    uint64_t d = j->j_dur[t] | (j->j_long ? SIM_SPEC_LONG : 0);
+    for (unsigned i = 0; i < SIM_SPEC_BYTES; i++, d >>= 8)
+        b[i] = (uint8_t)d;
+}
 
 /* sim_node_name writes "n<node>" into buf (at least 16 bytes). */
 const char *sim_node_name(uint32_t node, char *buf);

@@ -5,7 +5,8 @@
 # runs only its tests, which are small.
 
 SIM_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/scheduler \
-	-I$(top_srcdir)/nodemon -I$(top_srcdir)/sim
+	-I$(top_srcdir)/nodemon -I$(top_srcdir)/sim \
+	-I$(top_srcdir)/flowcore -I$(top_srcdir)/flowcore/flowd
 
 # Everything but main(), for the binary and the tests.
 noinst_LTLIBRARIES += sim/libsim.la
@@ -13,6 +14,8 @@ sim_libsim_la_SOURCES = \
 	sim/sim.h \
 	sim/sim_engine.c \
 	sim/sim_evq.c sim/sim_evq.h \
+	sim/sim_flow.c sim/sim_flow.h \
+	sim/sim_jobmap.c sim/sim_jobmap.h \
 	sim/sim_models.c \
 	sim/sim_msg.c sim/sim_msg.h \
 	sim/sim_omni.c \
@@ -26,6 +29,7 @@ sim_libsim_la_SOURCES = \
 sim_libsim_la_CPPFLAGS = $(SIM_CPPFLAGS)
 sim_libsim_la_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 sim_libsim_la_LIBADD = scheduler/libsched.la nodemon/libnodemon.la \
+	flowcore/flowd/libflowd.la flowcore/libflowcore.la \
 	client/libskylark_impl.la -lm $(PTHREAD_LIBS)
 
 bin_PROGRAMS += sim/skylark-sim
@@ -62,6 +66,11 @@ tests_test_sim_work_LDADD = $(SIM_TEST_LDADD)
 tests_test_sim_run_SOURCES = tests/test_sim_run.c
 tests_test_sim_run_CPPFLAGS = $(SIM_CPPFLAGS)
 tests_test_sim_run_LDADD = $(SIM_TEST_LDADD)
+check_PROGRAMS += tests/test_sim_flow
+TESTS += tests/test_sim_flow
+tests_test_sim_flow_SOURCES = tests/test_sim_flow.c
+tests_test_sim_flow_CPPFLAGS = $(SIM_CPPFLAGS)
+tests_test_sim_flow_LDADD = $(SIM_TEST_LDADD)
 check_PROGRAMS += tests/test_sim_theory tests/test_sim_cli
 TESTS += tests/test_sim_theory tests/test_sim_cli
 tests_test_sim_theory_SOURCES = tests/test_sim_theory.c

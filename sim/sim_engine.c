@@ -51,6 +51,12 @@ void sim_params_init(sim_params *p)
      * (idle ones are forgotten first); 256 is plenty for the Google
      * trace's users. */
     p->p_nm.nc_max_users = 256;
+    p->p_mix = SIM_MIX_SKIP;
+    snprintf(p->p_flow_policy, sizeof p->p_flow_policy, "quincy");
+    p->p_flow_algorithm = -1;
+    p->p_solve_time = SIM_SOLVE_WORK;
+    p->p_long_share = 0.75;
+    p->p_short_part = 0.17;
 }
 
 static const sim_strategy *const strategies[SIM_NSTRATEGIES] = {
@@ -245,6 +251,16 @@ static int check_params(const sim_params *p, char *err, size_t errlen)
         why = "unknown strategy";
     else if (p->p_threads > SIM_PAR_MAX_THREADS)
         why = "threads must be in 1..64";
+    else if (p->p_mix >= SIM_NMIXES)
+        why = "unknown mix";
+    else if (p->p_mix != SIM_MIX_SKIP && p->p_mix != SIM_MIX_SAMPLING &&
+             p->p_strategy != SIM_LATE)
+        why = "the flow path (mix flow, hawk, hybrid) needs the "
+              "late-binding strategy";
+    else if (!(p->p_long_share > 0 && p->p_long_share <= 1))
+        why = "long_share must be in (0, 1]";
+    else if (!(p->p_short_part >= 0 && p->p_short_part < 1))
+        why = "the short-only partition must be in [0, 1)";
     if (why != NULL) {
         snprintf(err, errlen, "%s", why);
         return SK_EINVAL;
@@ -306,8 +322,10 @@ static void next_arrival(sim *s)
         s->s_measured_all_in = true;
         return;
     }
-    j->j_measured = !j->j_long && j->j_seq >= p->p_warmup &&
+    bool in_range = j->j_seq >= p->p_warmup &&
                     (p->p_jobs == 0 || j->j_seq < p->p_warmup + p->p_jobs);
+    j->j_measured = !j->j_long && in_range;
+    j->j_long_measured = j->j_long && in_range;
     s->s_next = j;
     sk_time at = j->j_arrival > s->s_now ? j->j_arrival : s->s_now;
     sim_at(s, at, SIM_EV_ARRIVAL, false, &s->s_arrival_id);
@@ -339,7 +357,11 @@ static void arrival(sim *s)
             s->s_arrivals_done = true;
     }
     next_arrival(s);
-    if (j->j_long) {
+    /* Long jobs go to the flow plug-in (mix hawk, or a plug-in of the
+     * caller's) or are skipped; with mix sampling, flow and hybrid they
+     * go to the strategy, whose scheduler hands them to the flow node
+     * (flow, hybrid) or samples them. */
+    if (j->j_long && (p->p_mix == SIM_MIX_SKIP || p->p_mix == SIM_MIX_HAWK)) {
         if (s->s_flow != NULL)
             s->s_flow->fl_submit(s->s_flow->fl_ctx, s, j);
         else
@@ -501,10 +523,14 @@ static int make_node_streams(sim *s)
  * an unsplit run: a strategy that cannot split, a network without
  * lookahead. Checking invariants after every event needs one thread, as
  * the check reads every node. */
-static uint32_t run_threads(const sim_params *p)
+static uint32_t run_threads(const sim_params *p, const sim_flow *flow)
 {
     if (!sim_strategy_get(p->p_strategy)->ss_split || sim_par_lookahead(p) == 0)
         return 0;
+    /* The flow path's peers live in partition 0 and call into the nodes:
+     * one thread. */
+    if (flow != NULL)
+        return 1;
     if (p->p_check)
         return 1;
     if (p->p_threads > 0)
@@ -562,7 +588,7 @@ int sim_run(const sim_params *p, sim_names *names, const sim_flow *flow,
                         p->p_jobs_out, p->p_tasks_out, names);
     if (rc != 0)
         goto out;
-    uint32_t threads = run_threads(p);
+    uint32_t threads = run_threads(p, flow);
     if (threads > 0 && (rc = sim_par_new(s, threads, sim_par_lookahead(p))))
         goto out;
     if ((rc = s->s_ops->ss_init(s, err, errlen)) != 0)
@@ -591,6 +617,8 @@ int sim_run(const sim_params *p, sim_names *names, const sim_flow *flow,
         FILE *f = fmemopen(res->r_report, sizeof res->r_report - 1, "w");
         if (f != NULL) {
             s->s_ops->ss_report(s, f);
+            if (flow != NULL && flow->fl_report != NULL)
+                flow->fl_report(flow->fl_ctx, s, f);
             fclose(f);
         }
     }

@@ -10,11 +10,13 @@
  */
 #include "config.h"
 #include "sim.h"
+#include "sim_flow.h"
 #include "sim_par.h"
 #include "sim_plot.h"
 #include "sim_report.h"
 
 #include "nm_config.h"
+#include "flowcore.h"
 #include "sched_core.h"
 #include "sk_config.h"
 #include "sk_log.h"
@@ -39,10 +41,11 @@ typedef struct list {
 typedef struct options {
     sim_params base;
     sim_names names;
-    list strategies, ratios, loads, dists, slots;
+    list strategies, ratios, loads, dists, slots, mixes;
     uint64_t total_slots;
     bool jobs_set, warmup_set;
     const char *jobs_out, *tasks_out, *write_jobs, *summary_csv, *plot_dir;
+    const char *rounds_out;
     const char *generate, *title;
     bool quiet, no_progress;
 } options;
@@ -70,6 +73,24 @@ static void usage(FILE *out)
         "                          late-binding (the real cores), omniscient\n"
         "                          (default late-binding)\n"
         "  --probe-ratio D         [list] probes per task d (default 2)\n"
+        "Long jobs and the flow path (late-binding):\n"
+        "  --mix NAME              [list] skip (long jobs counted, not run;\n"
+        "                          the default), sampling (long jobs sampled\n"
+        "                          too), flow (every job by the flow node),\n"
+        "                          hawk (long jobs by a central greedy\n"
+        "                          placer, a short-only partition), hybrid\n"
+        "                          (long jobs by the flow node, saturated\n"
+        "                          nodes not probed)\n"
+        "  --flow-policy NAME      quincy, spread or multires (quincy)\n"
+        "  --flow-algorithm NAME   ssp, cost-scaling, relax or race (race\n"
+        "                          when measured, else relax)\n"
+        "  --solve-time MODE       work (a model of the solver's work:\n"
+        "                          deterministic, the default), measured (the\n"
+        "                          solve's wall time) or zero\n"
+        "  --long-share X          share of each node's slots long tasks may\n"
+        "                          hold (0.75)\n"
+        "  --short-partition X     hawk: share of nodes for short jobs only\n"
+        "                          (0.17)\n"
         "Network:\n"
         "  --delay TIME            one-way delay node <-> scheduler (0.5ms)\n"
         "  --delay-dist KIND       fixed, uniform (mean/2..3mean/2) or exp\n"
@@ -112,6 +133,7 @@ static void usage(FILE *out)
         "  --tasks-out FILE        per-task CSV (one point only)\n"
         "  --write-jobs FILE       the jobs as they arrive, as a job file\n"
         "  --summary-csv FILE      one CSV row per point\n"
+        "  --rounds-out FILE       one CSV row per flow round (one point)\n"
         "  --plot DIR              gnuplot figures (PNG and SVG) with data\n"
         "  --title TEXT            the figures' title\n"
         "  --quiet                 no summary on standard output\n"
@@ -218,6 +240,15 @@ static bool item_strategy(const char *s, double *v)
     return true;
 }
 
+static bool item_mix(const char *s, double *v)
+{
+    sim_mix m;
+    if (sim_mix_parse(s, &m) != 0)
+        return false;
+    *v = m;
+    return true;
+}
+
 static bool item_dist(const char *s, double *v)
 {
     if (strcmp(s, "const") == 0)
@@ -304,6 +335,13 @@ enum {
     O_NODE_LABEL,
     O_STRATEGY,
     O_RATIO,
+    O_MIX,
+    O_FLOW_POLICY,
+    O_FLOW_ALG,
+    O_SOLVE_TIME,
+    O_LONG_SHARE,
+    O_SHORT_PART,
+    O_ROUNDS_OUT,
     O_DELAY,
     O_DELAY_DIST,
     O_FE_DELAY,
@@ -345,6 +383,13 @@ static const struct option long_opts[] = {
     {"node-label", required_argument, NULL, O_NODE_LABEL},
     {"strategy", required_argument, NULL, O_STRATEGY},
     {"probe-ratio", required_argument, NULL, O_RATIO},
+    {"mix", required_argument, NULL, O_MIX},
+    {"flow-policy", required_argument, NULL, O_FLOW_POLICY},
+    {"flow-algorithm", required_argument, NULL, O_FLOW_ALG},
+    {"solve-time", required_argument, NULL, O_SOLVE_TIME},
+    {"long-share", required_argument, NULL, O_LONG_SHARE},
+    {"short-partition", required_argument, NULL, O_SHORT_PART},
+    {"rounds-out", required_argument, NULL, O_ROUNDS_OUT},
     {"delay", required_argument, NULL, O_DELAY},
     {"delay-dist", required_argument, NULL, O_DELAY_DIST},
     {"fe-delay", required_argument, NULL, O_FE_DELAY},
@@ -451,6 +496,49 @@ static int parse_options(options *o, int argc, char **argv)
             for (uint32_t i = 0; i < o->ratios.l_n; i++)
                 if (!(o->ratios.l_v[i] >= 1 && o->ratios.l_v[i] <= 64))
                     return bad_usage("--probe-ratio must be in [1, 64]");
+            break;
+        case O_MIX:
+            if (!parse_list(a, &o->mixes, item_mix))
+                return bad_usage("--mix: expected skip, sampling, flow, hawk "
+                                 "or hybrid, got '%s'",
+                                 a);
+            break;
+        case O_FLOW_POLICY:
+            if (strcmp(a, "quincy") != 0 && strcmp(a, "spread") != 0 &&
+                strcmp(a, "multires") != 0)
+                return bad_usage("--flow-policy: quincy, spread or multires");
+            snprintf(p->p_flow_policy, sizeof p->p_flow_policy, "%s", a);
+            break;
+        case O_FLOW_ALG: {
+            fc_algorithm alg;
+            if (fc_algorithm_parse(a, &alg) != 0)
+                return bad_usage("--flow-algorithm: ssp, cost-scaling, relax "
+                                 "or race");
+            p->p_flow_algorithm = (int)alg;
+            break;
+        }
+        case O_SOLVE_TIME:
+            if (strcmp(a, "work") == 0)
+                p->p_solve_time = SIM_SOLVE_WORK;
+            else if (strcmp(a, "measured") == 0)
+                p->p_solve_time = SIM_SOLVE_MEASURED;
+            else if (strcmp(a, "zero") == 0)
+                p->p_solve_time = SIM_SOLVE_ZERO;
+            else
+                return bad_usage("--solve-time: work, measured or zero");
+            break;
+        case O_LONG_SHARE:
+            if (!parse_double(a, &d) || !(d > 0 && d <= 1))
+                return bad_usage("--long-share must be in (0, 1]");
+            p->p_long_share = d;
+            break;
+        case O_SHORT_PART:
+            if (!parse_double(a, &d) || !(d >= 0 && d < 1))
+                return bad_usage("--short-partition must be in [0, 1)");
+            p->p_short_part = d;
+            break;
+        case O_ROUNDS_OUT:
+            o->rounds_out = a;
             break;
         case O_DELAY:
             if (!parse_time(a, &p->p_delay))
@@ -683,6 +771,7 @@ int main(int argc, char **argv)
     set_default_list(&o.loads, base->p_gen.g_load);
     set_default_list(&o.dists, base->p_gen.g_dist.d_kind);
     set_default_list(&o.slots, base->p_slots);
+    set_default_list(&o.mixes, base->p_mix);
     if (base->p_jobs_file != NULL) {
         if (!o.jobs_set)
             base->p_jobs = 0;
@@ -704,10 +793,11 @@ int main(int argc, char **argv)
         return generate(&o);
     }
     uint32_t npoints = o.strategies.l_n * o.dists.l_n * o.slots.l_n *
-                       o.ratios.l_n * o.loads.l_n;
-    if (npoints > 1 && (o.jobs_out || o.tasks_out || o.write_jobs))
-        return bad_usage("--jobs-out, --tasks-out and --write-jobs need a "
-                         "single point (no lists)");
+                       o.ratios.l_n * o.loads.l_n * o.mixes.l_n;
+    if (npoints > 1 &&
+        (o.jobs_out || o.tasks_out || o.write_jobs || o.rounds_out))
+        return bad_usage("--jobs-out, --tasks-out, --write-jobs and "
+                         "--rounds-out need a single point (no lists)");
     for (uint32_t c = 0; c < o.slots.l_n; c++) {
         double sl = o.slots.l_v[c];
         if (!(sl >= 1 && sl <= SK_MAX_SLOTS) || sl != floor(sl))
@@ -726,39 +816,47 @@ int main(int argc, char **argv)
         return 1;
     }
     uint32_t n = 0;
-    for (uint32_t a = 0; a < o.strategies.l_n; a++)
-        for (uint32_t b = 0; b < o.dists.l_n; b++)
-            for (uint32_t c = 0; c < o.slots.l_n; c++)
-                for (uint32_t d = 0; d < o.ratios.l_n; d++)
-                    for (uint32_t e = 0; e < o.loads.l_n; e++) {
-                        /* Random placement and the omniscient scheduler
-                         * send no probes: one point for all ratios. */
-                        sim_strategy_id sid =
-                            (sim_strategy_id)o.strategies.l_v[a];
-                        if (d > 0 && (sid == SIM_RANDOM || sid == SIM_OMNI))
-                            continue;
-                        sim_params *p = &pts[n++].pt_p;
-                        *p = *base;
-                        p->p_strategy = (sim_strategy_id)o.strategies.l_v[a];
-                        p->p_gen.g_dist.d_kind = (sim_dist_kind)o.dists.l_v[b];
-                        p->p_gen.g_dist.d_shape = 1.5;
-                        p->p_slots = (uint32_t)o.slots.l_v[c];
-                        if (o.total_slots > 0)
-                            p->p_nodes = (uint32_t)(o.total_slots / p->p_slots);
-                        p->p_ratio = o.ratios.l_v[d];
-                        p->p_gen.g_load = o.loads.l_v[e];
-                        p->p_gen.g_slots = (uint64_t)p->p_nodes * p->p_slots;
-                        p->p_gen.g_nodes = p->p_nodes;
-                        if (!o.warmup_set && p->p_jobs_file == NULL)
-                            p->p_warmup = sim_default_warmup(p);
-                    }
+    for (uint32_t mx = 0; mx < o.mixes.l_n; mx++)
+        for (uint32_t a = 0; a < o.strategies.l_n; a++)
+            for (uint32_t b = 0; b < o.dists.l_n; b++)
+                for (uint32_t c = 0; c < o.slots.l_n; c++)
+                    for (uint32_t d = 0; d < o.ratios.l_n; d++)
+                        for (uint32_t e = 0; e < o.loads.l_n; e++) {
+                            /* Random placement and the omniscient scheduler
+                             * send no probes: one point for all ratios. */
+                            sim_strategy_id sid =
+                                (sim_strategy_id)o.strategies.l_v[a];
+                            if (d > 0 && (sid == SIM_RANDOM || sid == SIM_OMNI))
+                                continue;
+                            sim_params *p = &pts[n++].pt_p;
+                            *p = *base;
+                            p->p_strategy =
+                                (sim_strategy_id)o.strategies.l_v[a];
+                            p->p_mix = (sim_mix)o.mixes.l_v[mx];
+                            p->p_gen.g_dist.d_kind =
+                                (sim_dist_kind)o.dists.l_v[b];
+                            p->p_gen.g_dist.d_shape = 1.5;
+                            p->p_slots = (uint32_t)o.slots.l_v[c];
+                            if (o.total_slots > 0)
+                                p->p_nodes =
+                                    (uint32_t)(o.total_slots / p->p_slots);
+                            p->p_ratio = o.ratios.l_v[d];
+                            p->p_gen.g_load = o.loads.l_v[e];
+                            p->p_gen.g_slots =
+                                (uint64_t)p->p_nodes * p->p_slots;
+                            p->p_gen.g_nodes = p->p_nodes;
+                            if (!o.warmup_set && p->p_jobs_file == NULL)
+                                p->p_warmup = sim_default_warmup(p);
+                        }
     npoints = n;
     FILE *jobs_out = NULL, *tasks_out = NULL, *write_jobs = NULL, *csv = NULL;
+    FILE *rounds_out = NULL;
     int status = 0;
     if ((o.jobs_out && (jobs_out = open_out(o.jobs_out)) == NULL) ||
         (o.tasks_out && (tasks_out = open_out(o.tasks_out)) == NULL) ||
         (o.write_jobs && (write_jobs = open_out(o.write_jobs)) == NULL) ||
-        (o.summary_csv && (csv = open_out(o.summary_csv)) == NULL)) {
+        (o.summary_csv && (csv = open_out(o.summary_csv)) == NULL) ||
+        (o.rounds_out && (rounds_out = open_out(o.rounds_out)) == NULL)) {
         status = 1;
         goto out;
     }
@@ -766,6 +864,8 @@ int main(int argc, char **argv)
         sim_jobs_header(write_jobs, "written by skylark-sim --write-jobs");
     if (csv != NULL)
         sim_report_csv_header(csv);
+    if (rounds_out != NULL)
+        sim_flow_rounds_header(rounds_out);
     bool progress = !o.no_progress && isatty(STDERR_FILENO);
     for (uint32_t i = 0; i < npoints; i++) {
         sim_point *pt = &pts[i];
@@ -775,11 +875,23 @@ int main(int argc, char **argv)
         p->p_jobs_out = jobs_out;
         p->p_tasks_out = tasks_out;
         p->p_write_jobs = write_jobs;
+        p->p_rounds_out = rounds_out;
         p->p_progress = progress;
         p->p_label = label;
         char err[600];
         bool bad_input;
-        rc = sim_run(p, &o.names, NULL, &pt->pt_r, &bad_input, err, sizeof err);
+        sim_flow *flow = NULL;
+        if (p->p_mix == SIM_MIX_FLOW || p->p_mix == SIM_MIX_HAWK ||
+            p->p_mix == SIM_MIX_HYBRID) {
+            rc = sim_flow_new(p, &flow, err, sizeof err);
+            if (rc != 0) {
+                fprintf(stderr, "%s: point %u: %s\n", prog, i + 1, err);
+                status = rc == SK_ENOMEM ? 1 : 2;
+                break;
+            }
+        }
+        rc = sim_run(p, &o.names, flow, &pt->pt_r, &bad_input, err, sizeof err);
+        sim_flow_free(flow);
         if (rc != 0) {
             fprintf(stderr, "%s: point %u: %s\n", prog, i + 1, err);
             status = bad_input ? 2 : 1;
@@ -806,7 +918,8 @@ int main(int argc, char **argv)
 out:
     if (close_out(jobs_out, o.jobs_out) + close_out(tasks_out, o.tasks_out) +
                 close_out(write_jobs, o.write_jobs) +
-                close_out(csv, o.summary_csv) >
+                close_out(csv, o.summary_csv) +
+                close_out(rounds_out, o.rounds_out) >
             0 &&
         status == 0)
         status = 1;

@@ -732,6 +732,7 @@ static void gather(sim_par *pa)
             s->s_st.st_net[m] += q->s_st.st_net[m];
             s->s_st.st_local[m] += q->s_st.st_local[m];
         }
+        s->s_st.st_behind_long += q->s_st.st_behind_long;
         s->s_events += q->s_events;
         if (q->s_now > s->s_now)
             s->s_now = q->s_now;

@@ -22,6 +22,7 @@
  * sent; anything else stops the run with an error.
  */
 #include "sim.h"
+#include "sim_jobmap.h"
 #include "sim_par.h"
 
 #include "nm_core.h"
@@ -38,8 +39,6 @@ enum {
     EV_SUBMIT,                /* ev_p job, after the frontend's delay */
 };
 
-#define SPEC_BYTES 8
-
 /* A task the simulated command executor of a node runs. */
 typedef struct real_run {
     uint64_t ru_job; /* the core's job id */
@@ -48,6 +47,7 @@ typedef struct real_run {
     sk_time ru_start;
     uint32_t ru_ev; /* its EV_FINISH */
     bool ru_used;
+    bool ru_long; /* a task of a long job */
 } real_run;
 
 typedef struct real_node {
@@ -59,15 +59,6 @@ typedef struct real_sched {
     sched_core *rs_core;
     sk_time rs_timer;
 } real_sched;
-
-/* The frontends' jobs in flight, by j_seq (their sj_job): open
- * addressing, linear probing, backward-shift deletion. */
-typedef struct job_map {
-    uint64_t *jm_keys;
-    sim_job **jm_vals;
-    uint32_t jm_cap; /* a power of two */
-    uint32_t jm_len;
-} job_map;
 
 /* A partition's node monitors' outbox (drained after each call), in a
  * cache line of its own: partitions run on threads of their own. */
@@ -81,7 +72,7 @@ typedef struct real_state {
     uint32_t nparts;
     real_run *runs; /* nodes x slots */
     real_sched *scheds;
-    job_map jobs;
+    sim_jobmap jobs; /* the frontends' jobs in flight, by j_seq */
     /* SUBMIT_JOB being built */
     sk_task_spec *specs;
     uint8_t *spec_bytes;
@@ -93,82 +84,6 @@ typedef struct real_state {
     uint64_t rejected;
     char first_reject[256];
 } real_state;
-
-/* ---- the job map ------------------------------------------------------ */
-
-static uint32_t mix(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return (uint32_t)k;
-}
-
-static uint32_t jm_find(const job_map *m, uint64_t key)
-{
-    uint32_t i = mix(key) & (m->jm_cap - 1);
-    while (m->jm_vals[i] != NULL && m->jm_keys[i] != key)
-        i = (i + 1) & (m->jm_cap - 1);
-    return i;
-}
-
-static int jm_put(job_map *m, uint64_t key, sim_job *j)
-{
-    if ((m->jm_len + 1) * 4 > m->jm_cap * 3) {
-        job_map n = {0};
-        n.jm_cap = m->jm_cap ? m->jm_cap * 2 : 256;
-        n.jm_keys = malloc(n.jm_cap * sizeof *n.jm_keys);
-        n.jm_vals = calloc(n.jm_cap, sizeof *n.jm_vals);
-        if (n.jm_keys == NULL || n.jm_vals == NULL) {
-            free(n.jm_keys);
-            free(n.jm_vals);
-            return SK_ENOMEM;
-        }
-        for (uint32_t i = 0; i < m->jm_cap; i++)
-            if (m->jm_vals[i] != NULL) {
-                uint32_t k = jm_find(&n, m->jm_keys[i]);
-                n.jm_keys[k] = m->jm_keys[i];
-                n.jm_vals[k] = m->jm_vals[i];
-            }
-        n.jm_len = m->jm_len;
-        free(m->jm_keys);
-        free(m->jm_vals);
-        *m = n;
-    }
-    uint32_t i = jm_find(m, key);
-    if (m->jm_vals[i] == NULL)
-        m->jm_len++;
-    m->jm_keys[i] = key;
-    m->jm_vals[i] = j;
-    return 0;
-}
-
-static sim_job *jm_get(const job_map *m, uint64_t key)
-{
-    return m->jm_cap ? m->jm_vals[jm_find(m, key)] : NULL;
-}
-
-static void jm_del(job_map *m, uint64_t key)
-{
-    if (m->jm_cap == 0)
-        return;
-    uint32_t i = jm_find(m, key), mask = m->jm_cap - 1;
-    if (m->jm_vals[i] == NULL)
-        return;
-    m->jm_vals[i] = NULL;
-    m->jm_len--;
-    for (uint32_t j = (i + 1) & mask; m->jm_vals[j] != NULL;
-         j = (j + 1) & mask) {
-        uint32_t home = mix(m->jm_keys[j]) & mask;
-        /* Move j back to the hole if its home is not within (i, j]. */
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            m->jm_keys[i] = m->jm_keys[j];
-            m->jm_vals[i] = m->jm_vals[j];
-            m->jm_vals[j] = NULL;
-            i = j;
-        }
-    }
-}
 
 /* ---- routing ---------------------------------------------------------- */
 
@@ -185,6 +100,12 @@ static bool is_sched(const sim *s, sk_peer p)
 static bool is_fe(const sim *s, sk_peer p)
 {
     return p >= SIM_PEER_FE && p - SIM_PEER_FE < s->s_p->p_scheds;
+}
+
+/* The flow peers talk to nodes, schedulers and each other. */
+static bool is_flow(sk_peer p)
+{
+    return p == SIM_PEER_FLOWD || p == SIM_PEER_FLOWS;
 }
 
 static void drain_node(sim *s, uint32_t i);
@@ -242,8 +163,7 @@ static void send(sim *s, sk_peer from, sk_peer to, const sk_msg *m)
     else if ((is_fe(s, to) && is_sched(s, from)) ||
              (is_sched(s, to) && is_fe(s, from)))
         at = s->s_now + p->p_fe_delay;
-    else if ((to == SIM_PEER_FLOWD && is_node(s, from)) ||
-             (from == SIM_PEER_FLOWD && is_node(s, to)))
+    else if (is_flow(to) || is_flow(from))
         at = s->s_now + p->p_delay;
     else {
         sim_fail(s, SK_ESTATE,
@@ -284,6 +204,18 @@ int sim_late_hello(sim *s, uint32_t node, sk_peer peer, const sk_hello *h)
     return 0;
 }
 
+int sim_late_sched_hello(sim *s, uint32_t k, sk_peer peer, const sk_hello *h)
+{
+    if (s->s_ops != &sim_strategy_late)
+        return SK_ESTATE;
+    if (k >= s->s_p->p_scheds)
+        return SK_EINVAL;
+    real_state *rs = s->s_state;
+    sched_peer_up(rs->scheds[k].rs_core, peer, h, s->s_now);
+    drain_sched(s, k);
+    return 0;
+}
+
 /* ---- the simulated command executor ------------------------------------ */
 
 static void exec_launch(sim *s, uint32_t node, const sk_launch *lt)
@@ -291,17 +223,19 @@ static void exec_launch(sim *s, uint32_t node, const sk_launch *lt)
     real_state *rs = s->s_state;
     uint32_t slots = s->s_p->p_slots;
     s->s_st.st_local[SK_MSG_LAUNCH_TASK]++;
-    if (lt->lt_spec.b_len != SPEC_BYTES) {
+    if (lt->lt_spec.b_len != SIM_SPEC_BYTES) {
         sim_fail(s, SK_ESTATE,
                  "node n%u launched job %llu task %u with a spec of %u "
                  "bytes; the frontend sent %u",
                  node, (unsigned long long)lt->lt_job, lt->lt_task,
-                 lt->lt_spec.b_len, SPEC_BYTES);
+                 lt->lt_spec.b_len, SIM_SPEC_BYTES);
         return;
     }
     uint64_t dur = 0;
-    for (int b = SPEC_BYTES - 1; b >= 0; b--)
+    for (int b = SIM_SPEC_BYTES - 1; b >= 0; b--)
         dur = dur << 8 | lt->lt_spec.b_data[b];
+    bool is_long = (dur & SIM_SPEC_LONG) != 0;
+    dur &= ~SIM_SPEC_LONG;
     real_run *run = &rs->runs[(size_t)node * slots], *free_run = NULL;
     for (uint32_t r = 0; r < slots && free_run == NULL; r++)
         if (!run[r].ru_used)
@@ -317,8 +251,8 @@ static void exec_launch(sim *s, uint32_t node, const sk_launch *lt)
     sim_ev *ev = sim_at(s, s->s_now + dur, EV_FINISH, false, &id);
     ev->ev_a = node;
     ev->ev_b = (uint32_t)(free_run - run);
-    *free_run =
-        (real_run){lt->lt_job, lt->lt_task, lt->lt_attempt, s->s_now, id, true};
+    *free_run = (real_run){lt->lt_job, lt->lt_task, lt->lt_attempt, s->s_now,
+                           id,         true,        is_long};
     sim_busy(s, +1);
 }
 
@@ -416,7 +350,7 @@ static void drain_sched(sim *s, uint32_t k)
 static sim_job *fe_job(sim *s, uint64_t id, const char *what)
 {
     real_state *rs = s->s_state;
-    sim_job *j = jm_get(&rs->jobs, id);
+    sim_job *j = sim_jobmap_get(&rs->jobs, id);
     if (j == NULL)
         sim_fail(s, SK_ESTATE, "a frontend got %s for job %llu, not in flight",
                  what, (unsigned long long)id);
@@ -435,7 +369,7 @@ static void frontend(sim *s, uint32_t k, const sk_msg *m)
         if (rs->rejected++ == 0)
             snprintf(rs->first_reject, sizeof rs->first_reject, "%s",
                      m->m_job_ack.ja_reason);
-        jm_del(&rs->jobs, j->j_seq);
+        sim_jobmap_del(&rs->jobs, j->j_seq);
         sim_job_end(s, j, SIM_JOB_REJECTED);
         return;
     case SK_MSG_TASK_FINISHED: {
@@ -466,15 +400,17 @@ static void frontend(sim *s, uint32_t k, const sk_msg *m)
                      (unsigned long long)j->j_seq, j->j_ndone, j->j_ntasks);
             return;
         }
-        jm_del(&rs->jobs, j->j_seq);
+        sim_jobmap_del(&rs->jobs, j->j_seq);
         sim_job_end(s, j, SIM_JOB_DONE);
         return;
     case SK_MSG_TASK_STARTED:
         /* Only a first attempt is news: a retry (the simulator loses no
          * node) would restart a task already counted. */
         if (m->m_task_started.st_attempt == 0 &&
-            (j = fe_job(s, m->m_task_started.st_job, "TASK_STARTED")) != NULL)
+            (j = fe_job(s, m->m_task_started.st_job, "TASK_STARTED")) != NULL) {
+            sim_stats_placed(&s->s_st, j, m->m_task_started.st_launch_us);
             sim_task_start(s, j);
+        }
         return;
     default:
         return; /* JOB_ACCEPTED: nothing to record */
@@ -488,7 +424,7 @@ static int grow_scratch(real_state *rs, uint32_t ntasks, uint32_t nprefs)
         if (sp == NULL)
             return SK_ENOMEM;
         rs->specs = sp;
-        uint8_t *b = realloc(rs->spec_bytes, (size_t)ntasks * SPEC_BYTES);
+        uint8_t *b = realloc(rs->spec_bytes, (size_t)ntasks * SIM_SPEC_BYTES);
         if (b == NULL)
             return SK_ENOMEM;
         rs->spec_bytes = b;
@@ -518,11 +454,9 @@ static void submit_now(sim *s, sim_job *j)
         return;
     }
     for (uint32_t t = 0; t < j->j_ntasks; t++) {
-        uint8_t *b = &rs->spec_bytes[(size_t)t * SPEC_BYTES];
-        uint64_t d = j->j_dur[t];
-        for (int i = 0; i < SPEC_BYTES; i++, d >>= 8)
-            b[i] = (uint8_t)d;
-        rs->specs[t] = (sk_task_spec){.ts_spec = {b, SPEC_BYTES}};
+        uint8_t *b = &rs->spec_bytes[(size_t)t * SIM_SPEC_BYTES];
+        sim_spec_put(b, j, t);
+        rs->specs[t] = (sk_task_spec){.ts_spec = {b, SIM_SPEC_BYTES}};
         uint32_t n = sim_job_npref(j, t);
         if (n > 0) {
             uint32_t off = j->j_pref_off[t];
@@ -546,7 +480,13 @@ static void submit_now(sim *s, sim_job *j)
     sj->sj_framework = "";
     sj->sj_tasks = rs->specs;
     sj->sj_ntasks = j->j_ntasks;
-    if (jm_put(&rs->jobs, j->j_seq, j) != 0) {
+    /* With the flow node in the run the scheduler hands long jobs (mix
+     * flow: every job) to it; otherwise they are sampled. */
+    sj->sj_long = j->j_long && (s->s_p->p_mix == SIM_MIX_HYBRID ||
+                                s->s_p->p_mix == SIM_MIX_FLOW);
+    sj->sj_placement =
+        s->s_p->p_mix == SIM_MIX_FLOW ? SK_PLACE_FLOW : SK_PLACE_SAMPLE;
+    if (sim_jobmap_put(&rs->jobs, j->j_seq, j) != 0) {
         sim_fail(s, SK_ENOMEM, "out of memory");
         return;
     }
@@ -578,11 +518,28 @@ static void late_submit(sim *s, sim_job *j)
 
 /* ---- events ----------------------------------------------------------- */
 
+/* behind_long tells whether a probe reaching node now waits behind a long
+ * task: every slot busy, one of them with a long task. */
+static bool behind_long(const sim *s, uint32_t node)
+{
+    const real_state *rs = s->s_state;
+    const real_run *run = &rs->runs[(size_t)node * s->s_p->p_slots];
+    bool any_long = false;
+    for (uint32_t r = 0; r < s->s_p->p_slots; r++) {
+        if (!run[r].ru_used)
+            return false;
+        any_long |= run[r].ru_long;
+    }
+    return any_long;
+}
+
 static void deliver(sim *s, sk_peer from, sk_peer to, sim_msg *c)
 {
     real_state *rs = s->s_state;
     const sk_msg *m = &c->mg_msg;
     if (is_node(s, to)) {
+        if (m->m_type == SK_MSG_ENQUEUE_RESERVATION)
+            s->s_st.st_behind_long += behind_long(s, to);
         nm_on_message(rs->nodes[to].rn_core, from, m, s->s_now);
         drain_node(s, to);
     } else if (is_sched(s, to)) {
@@ -591,8 +548,8 @@ static void deliver(sim *s, sk_peer from, sk_peer to, sim_msg *c)
         drain_sched(s, k);
     } else if (is_fe(s, to)) {
         frontend(s, to - SIM_PEER_FE, m);
-    } else if (to == SIM_PEER_FLOWD && s->s_flow != NULL) {
-        s->s_flow->fl_deliver(s->s_flow->fl_ctx, s, from, m);
+    } else if (is_flow(to) && s->s_flow != NULL) {
+        s->s_flow->fl_deliver(s->s_flow->fl_ctx, s, from, to, m);
     }
     sim_msg_done(s, c);
 }
@@ -701,8 +658,14 @@ static int make_cores(sim *s, real_state *rs, char *err, size_t errlen)
     cfg.nc_slots = p->p_slots;
     cfg.nc_cpu_milli = (int64_t)p->p_slots * 1000;
     cfg.nc_mem_mb = (int64_t)p->p_slots * 1024;
-    if (cfg.nc_max_peers < (int64_t)p->p_scheds + 2)
-        cfg.nc_max_peers = (int64_t)p->p_scheds + 2;
+    /* The schedulers, the flow node and the flow path's scheduler peer. */
+    if (cfg.nc_max_peers < (int64_t)p->p_scheds + 3)
+        cfg.nc_max_peers = (int64_t)p->p_scheds + 3;
+    /* Pure flow and the Hawk-like split place short work (or long work
+     * on whole nodes) with RESERVE: every slot may take one. */
+    cfg.nc_long_share = p->p_mix == SIM_MIX_FLOW || p->p_mix == SIM_MIX_HAWK
+                            ? 1.0
+                            : p->p_long_share;
     for (uint32_t u = 0; u < names->n_nusers; u++)
         if (names->n_users[u].u_weight != 1 &&
             nm_weights_set(&weights, names->n_users[u].u_name,
@@ -819,8 +782,7 @@ static void late_fini(sim *s)
     free(rs->nodes);
     free(rs->runs);
     free(rs->scheds);
-    free(rs->jobs.jm_keys);
-    free(rs->jobs.jm_vals);
+    sim_jobmap_fini(&rs->jobs);
     free(rs->specs);
     free(rs->spec_bytes);
     free(rs->pref_ptrs);
@@ -894,6 +856,17 @@ static void late_report(sim *s, FILE *out)
             (unsigned long long)ss.ss_launch_timeouts,
             (unsigned long long)ss.ss_tasks_retried,
             (unsigned long long)ss.ss_nomem);
+    if (ss.ss_flowd_up > 0)
+        fprintf(out,
+                "  flow path         tasks handed to flowd %llu (of which "
+                "fallback %llu) in %llu hand-overs, started %llu, given up "
+                "%llu, refused hand-overs %llu\n",
+                (unsigned long long)ss.ss_flow_tasks,
+                (unsigned long long)ss.ss_fallback_tasks,
+                (unsigned long long)ss.ss_flow_sent,
+                (unsigned long long)ss.ss_flow_started,
+                (unsigned long long)ss.ss_flow_gave_up,
+                (unsigned long long)ss.ss_flow_refused);
     fprintf(out,
             "node monitors       queued %llu, GET_TASK %llu, empty replies "
             "%llu, reservations cancelled %llu\n",

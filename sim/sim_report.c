@@ -4,6 +4,7 @@
  */
 #include "sim_report.h"
 
+#include "sim_flow.h"
 #include "sim_theory.h"
 
 #include <math.h>
@@ -46,6 +47,15 @@ static void sim_point_describe(const sim_params *p, const sim_names *names,
     int n = snprintf(buf, len, "%s", st->ss_name);
     if (p->p_strategy != SIM_RANDOM && p->p_strategy != SIM_OMNI)
         n += snprintf(buf + n, len - (size_t)n, " d=%g", p->p_ratio);
+    if (p->p_mix != SIM_MIX_SKIP)
+        n += snprintf(buf + n, len - (size_t)n, ", mix %s",
+                      sim_mix_name(p->p_mix));
+    if (p->p_mix == SIM_MIX_FLOW || p->p_mix == SIM_MIX_HYBRID)
+        n += snprintf(buf + n, len - (size_t)n, " (%s, solve time %s)",
+                      p->p_flow_policy,
+                      p->p_solve_time == SIM_SOLVE_WORK       ? "work"
+                      : p->p_solve_time == SIM_SOLVE_MEASURED ? "measured"
+                                                              : "zero");
     if (p->p_jobs_file != NULL)
         n += snprintf(buf + n, len - (size_t)n, ", jobs from %s",
                       p->p_jobs_file);
@@ -101,6 +111,26 @@ void sim_report_print(FILE *out, const sim_point *pt, const sim_names *names,
             ms(sim_hist_mean(w)), ms(sim_hist_quantile(w, 0.50)),
             ms(sim_hist_quantile(w, 0.90)), ms(sim_hist_quantile(w, 0.95)),
             ms(sim_hist_quantile(w, 0.99)), ms((double)w->h_max));
+    if (st->st_long_arrived > 0) {
+        const sim_hist *lw = &st->st_long_wait, *lr = &st->st_long_resp;
+        fprintf(out,
+                "long jobs           %llu in the measured range, %llu tasks, "
+                "%llu placed, %llu jobs done; probes behind long tasks "
+                "%llu\n",
+                (unsigned long long)st->st_long_arrived,
+                (unsigned long long)st->st_long_tasks,
+                (unsigned long long)lw->h_n, (unsigned long long)lr->h_n,
+                (unsigned long long)st->st_behind_long);
+        fprintf(out,
+                "long placement (ms) mean %.3f  p50 %.3f  p90 %.3f  p99 %.3f  "
+                "max %.3f\n",
+                ms(sim_hist_mean(lw)), ms(sim_hist_quantile(lw, 0.50)),
+                ms(sim_hist_quantile(lw, 0.90)),
+                ms(sim_hist_quantile(lw, 0.99)), ms((double)lw->h_max));
+        fprintf(out, "long response (ms)  mean %.3f  p50 %.3f  p99 %.3f\n",
+                ms(sim_hist_mean(lr)), ms(sim_hist_quantile(lr, 0.50)),
+                ms(sim_hist_quantile(lr, 0.99)));
+    }
     double zj = st->st_measured_done ? (double)st->st_measured_zero /
                                            (double)st->st_measured_done
                                      : 0;
@@ -170,7 +200,9 @@ void sim_report_csv_header(FILE *out)
           "resp_p95_ms,resp_p99_ms,resp_max_ms,wait_mean_ms,wait_p50_ms,"
           "wait_p95_ms,wait_p99_ms,zero_wait_jobs,zero_wait_tasks,"
           "closed_form,utilisation,messages,messages_per_task,events,"
-          "virtual_s\n",
+          "virtual_s,mix,resp_p90_ms,long_jobs,long_tasks,long_placed,"
+          "long_wait_p50_ms,long_wait_p99_ms,long_resp_p50_ms,"
+          "behind_long\n",
           out);
 }
 
@@ -211,9 +243,17 @@ void sim_report_csv_row(FILE *out, const sim_point *pt)
     else
         fprintf(out, "%.6f,", pt->pt_closed);
     fprintf(
-        out, "%.6f,%llu,%.4f,%llu,%.6f\n", sim_stats_utilisation(st),
+        out, "%.6f,%llu,%.4f,%llu,%.6f,", sim_stats_utilisation(st),
         (unsigned long long)msgs, tasks ? (double)msgs / (double)tasks : 0.0,
         (unsigned long long)pt->pt_r.r_events, (double)pt->pt_r.r_end / 1e6);
+    const sim_hist *lw = &st->st_long_wait;
+    fprintf(out, "%s,%.4f,%llu,%llu,%llu,%.4f,%.4f,%.4f,%llu\n",
+            sim_mix_name(p->p_mix), ms(sim_hist_quantile(r, 0.90)),
+            (unsigned long long)st->st_long_arrived,
+            (unsigned long long)st->st_long_tasks, (unsigned long long)lw->h_n,
+            ms(sim_hist_quantile(lw, 0.50)), ms(sim_hist_quantile(lw, 0.99)),
+            ms(sim_hist_quantile(&st->st_long_resp, 0.50)),
+            (unsigned long long)st->st_behind_long);
 }
 
 void sim_report_perf(FILE *out, const sim_point *pt, uint32_t idx)

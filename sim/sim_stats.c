@@ -111,7 +111,9 @@ int sim_stats_init(sim_stats *st, uint64_t slots, FILE *jobs_out,
     st->st_names = names;
     st->st_buf = malloc(BUF_BYTES);
     if (st->st_buf == NULL || sim_hist_init(&st->st_resp) != 0 ||
-        sim_hist_init(&st->st_wait) != 0) {
+        sim_hist_init(&st->st_wait) != 0 ||
+        sim_hist_init(&st->st_long_wait) != 0 ||
+        sim_hist_init(&st->st_long_resp) != 0) {
         sim_stats_fini(st);
         return SK_ENOMEM;
     }
@@ -131,6 +133,8 @@ void sim_stats_fini(sim_stats *st)
 {
     sim_hist_fini(&st->st_resp);
     sim_hist_fini(&st->st_wait);
+    sim_hist_fini(&st->st_long_wait);
+    sim_hist_fini(&st->st_long_resp);
     free(st->st_buf);
     st->st_buf = NULL;
 }
@@ -172,6 +176,10 @@ void sim_stats_arrival(sim_stats *st, sim_job *j, sk_time now)
     j->j_first_start = SK_TIME_NEVER;
     st->st_arrived++;
     st->st_tasks_submitted += j->j_ntasks;
+    if (j->j_long_measured) {
+        st->st_long_arrived++;
+        st->st_long_tasks += j->j_ntasks;
+    }
     if (!j->j_measured)
         return;
     st->st_measured_arrived++;
@@ -284,6 +292,13 @@ void sim_stats_task(sim_stats *st, sim_job *j, uint32_t task, uint32_t attempt,
     fwrite(st->st_buf, 1, (size_t)(p - st->st_buf), st->st_tasks_out);
 }
 
+void sim_stats_placed(sim_stats *st, const sim_job *j, sk_time start)
+{
+    if (j->j_long_measured)
+        sim_hist_add(&st->st_long_wait,
+                     start > j->j_arrival ? start - j->j_arrival : 0);
+}
+
 void sim_stats_job(sim_stats *st, sim_job *j, sim_job_outcome outcome,
                    sk_time now)
 {
@@ -296,6 +311,8 @@ void sim_stats_job(sim_stats *st, sim_job *j, sim_job_outcome outcome,
             st->st_measured_zero += !j->j_queued;
             sim_hist_add(&st->st_resp, resp);
         }
+        if (j->j_long_measured)
+            sim_hist_add(&st->st_long_resp, resp);
         break;
     case SIM_JOB_REJECTED:
         st->st_rejected++;

@@ -89,6 +89,14 @@ typedef struct sim_stats {
     /* distributions of measured jobs, microseconds */
     sim_hist st_resp; /* job response time: arrival to known done */
     sim_hist st_wait; /* task wait: arrival of its job to its start */
+    /* long jobs in the measured range of arrivals (j_long_measured) */
+    uint64_t st_long_arrived;
+    uint64_t st_long_tasks;  /* their tasks */
+    sim_hist st_long_wait;   /* placement latency: arrival to first start
+                                (late-binding and the flow path only) */
+    sim_hist st_long_resp;   /* job response, of those that ended */
+    uint64_t st_behind_long; /* probes that reached a node whose slots
+                                were all busy, one with a long task */
     /* slots */
     uint64_t st_slots; /* in the cluster */
     uint64_t st_busy;  /* slots running a task now */
@@ -136,6 +144,10 @@ void sim_stats_arrival(sim_stats *st, sim_job *j, sk_time now);
 void sim_stats_task(sim_stats *st, sim_job *j, uint32_t task, uint32_t attempt,
                     const char *node, sk_time start, sk_time end,
                     uint8_t status, bool queued);
+
+/* sim_stats_placed records that a task of long job j started at start,
+ * for the first time (its placement latency, when j is measured). */
+void sim_stats_placed(sim_stats *st, const sim_job *j, sk_time start);
 
 /* sim_stats_job records the end of j at now with its outcome, and writes
  * its record. The caller frees j. */

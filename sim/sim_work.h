@@ -16,8 +16,8 @@
  *              simulator numbers jobs itself, in arrival order).
  *  user        1..64 of [A-Za-z0-9_.:-]; fair-share weights are per user.
  *  priority    0 (most urgent) .. 7.
- *  class       short (the sampling path) or long (the flow path; counted
- *              and skipped until a flow policy core is plugged in).
+ *  class       short (the sampling path) or long (the flow path, or as
+ *              skylark-sim's --mix says).
  *  tasks       1..100000.
  *  durations   either a distribution the simulator draws from with its
  *              workload seed: const:US, exp:MEAN_US, pareto:SHAPE:MEAN_US
@@ -111,7 +111,8 @@ typedef struct sim_job {
     uint32_t *j_pref;     /* preferred node indexes */
 
     /* Progress, kept by the simulator. */
-    bool j_measured;      /* counts in the summary */
+    bool j_measured;      /* counts in the summary (short jobs) */
+    bool j_long_measured; /* a long job in the measured range */
     uint32_t j_sched;     /* scheduler it was given to */
     uint32_t j_ndone;     /* tasks with a final outcome */
     uint32_t j_unstarted; /* tasks neither started nor ended */

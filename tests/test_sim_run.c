@@ -626,10 +626,12 @@ static void df_submit(void *ctx, sim *s, sim_job *j)
     sim_job_end(s, j, SIM_JOB_SKIPPED);
 }
 
-static void df_deliver(void *ctx, sim *s, sk_peer from, const sk_msg *m)
+static void df_deliver(void *ctx, sim *s, sk_peer from, sk_peer to,
+                       const sk_msg *m)
 {
     dummy_flow *df = ctx;
     (void)s;
+    (void)to;
     if (m->m_type == SK_MSG_HEARTBEAT) {
         df->heartbeats++;
         df->bad_heartbeats += from > 1 || m->m_heartbeat.hb_node_id != from;
@@ -655,7 +657,7 @@ static void test_flow_plugin(void)
     p.p_slots = 2;
     p.p_check = true;
     dummy_flow df = {0};
-    sim_flow flow = {&df, df_start, df_submit, df_deliver, NULL};
+    sim_flow flow = {&df, df_start, df_submit, df_deliver, NULL, NULL};
     sim_result r;
     bool bad;
     char err[600] = "";

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# docs/results/hybrid-runs.sh - rerun the simulations behind
+# docs/results/hybrid.md: the Google trace (a prefix of it, see there)
+# with long and short jobs under each mix of skylark-sim (--mix), at 1x
+# on 12,500 machines and at higher load on 8,000 and 5,000.
+#
+# usage: docs/results/hybrid-runs.sh BUILD_DIR [PART...]
+#   PART: trace-12500 trace-8000 trace-5000 calibrate figures whole scale
+#   (default: the three trace parts and the figures; whole replays the
+#   whole trace on 12,500 machines with the mixes in $WHOLE_MIXES). Results go to docs/results/hybrid/ (summary CSVs, the
+#   summaries as text, /usr/bin/time -v of each run). With the default
+#   --solve-time work everything is seeded: the same build gives the same
+#   numbers.
+set -euo pipefail
+
+build=${1:?usage: $0 BUILD_DIR [PART...]}
+shift
+parts=${*:-trace-12500 trace-8000 trace-5000 figures}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+sim="$build/sim/skylark-sim"
+t2j="$build/sim/skylark-trace2jobs"
+out="$top/docs/results/hybrid"
+mkdir -p "$out"
+data=${SHARED_DATA_DIR:-$top/../shared/data}
+# The prefix: jobs arriving in the first PREFIX_US of virtual time (300x:
+# 20 s is the first 100 minutes of the trace).
+prefix_us=${PREFIX_US:-20000000}
+jobs="$out/google-300x-prefix.jobs"
+whole="$out/google-300x.jobs"
+if [ ! -s "$jobs" ] || [ ! -s "$whole" ]; then
+    "$t2j" --speedup 300 -o "$whole" "$data/google-2011" \
+        2> "$out/trace2jobs.txt"
+    awk -F, -v lim="$prefix_us" '/^#/ || /^arrival/ { print; next }
+        $1 < lim { print }' "$whole" > "$jobs"
+fi
+mixes=${MIXES:-skip sampling hawk hybrid flow}
+run() { nice -n 10 "$@"; }
+
+for part in $parts; do
+    case $part in
+    trace-*)
+        nodes=${part#trace-}
+        for mix in $mixes; do
+            run /usr/bin/time -v "$sim" --nodes "$nodes" --slots 16 \
+                --jobs-file "$jobs" --mix "$mix" --no-progress \
+                --summary-csv "$out/$part-$mix.csv" \
+                > "$out/$part-$mix.txt" 2> "$out/$part-$mix.time"
+        done
+        ;;
+    figures)
+        # One table of every run (summary.dat), and clustered bars per
+        # cluster size: short-job response p50/p90/p99, long-job
+        # placement p50/p99, probes behind long tasks.
+        awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+            { printf "%s %s %s %s %s %s %s %s %s %s %s\n", $c["nodes"],
+              $c["mix"], $c["resp_p50_ms"], $c["resp_p90_ms"],
+              $c["resp_p99_ms"], $c["long_wait_p50_ms"],
+              $c["long_wait_p99_ms"], $c["behind_long"],
+              $c["utilisation"], $c["rejected"], $c["measured_jobs"] }' \
+            "$out"/trace-*-*.csv | sort -k1,1nr -k2,2 > "$out/summary.dat"
+        for n in $(cut -d' ' -f1 "$out/summary.dat" | sort -u); do
+            grep "^$n " "$out/summary.dat" > "$out/summary-$n.dat"
+            cat > "$out/fig-$n.gp" <<GP
+set terminal pngcairo size 1000,420 font ",10"
+set output "fig-$n.png"
+set multiplot layout 1,3 title "Google trace (first 100 min, 300x), $n machines x 16 slots"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set logscale y
+set grid ytics
+set key top left
+set xtics rotate by -30
+set title "short jobs: response (ms)"
+plot "summary-$n.dat" using 3:xtic(2) title "p50", "" using 4 title "p90", "" using 5 title "p99"
+set title "long tasks: placement latency (ms)"
+plot "summary-$n.dat" using (\$6 > 0 ? \$6 : 1/0):xtic(2) title "p50", "" using (\$7 > 0 ? \$7 : 1/0) title "p99"
+set title "probes behind long tasks"
+unset logscale y
+plot "summary-$n.dat" using 8:xtic(2) title "probes" lc rgb "#aa3333"
+unset multiplot
+GP
+            (cd "$out" && gnuplot "fig-$n.gp")
+        done
+        ;;
+    whole)
+        for mix in ${WHOLE_MIXES:-sampling hybrid}; do
+            run /usr/bin/time -v "$sim" --nodes 12500 --slots 16 \
+                --jobs-file "$whole" --mix "$mix" --no-progress \
+                --summary-csv "$out/whole-12500-$mix.csv" \
+                > "$out/whole-12500-$mix.txt" 2> "$out/whole-12500-$mix.time"
+        done
+        ;;
+    scale)
+        # Firmament-like: the flow node's round time against cluster size
+        # and load, per algorithm, measured. Long jobs only (10 tasks of
+        # exp 10 s, Poisson at LOAD of the slots), every job by flow.
+        for nodes in 1000 4000 12500; do
+            for load in 0.5 0.95; do
+                lj="$out/scale-$nodes-$load.jobs"
+                awk -v n="$nodes" -v load="$load" 'BEGIN {
+                    srand(1); rate = load * n * 4 / (10 * 10e6); t = 0
+                    for (i = 1; i <= n * 0.8; i++) {
+                        t += -log(1 - rand()) / rate
+                        printf "%d,%d,u%d,0,long,10,exp:10000000,,\n",
+                            t, i, i % 4 } }' > "$lj"
+                for alg in relax cost-scaling race; do
+                    run "$sim" --nodes "$nodes" --slots 4 --jobs-file "$lj" \
+                        --mix flow --solve-time measured --flow-algorithm $alg \
+                        --drain --no-progress \
+                        --rounds-out "$out/scale-$nodes-$load-$alg.rounds" \
+                        > "$out/scale-$nodes-$load-$alg.txt"
+                done
+                rm -f "$lj"
+            done
+        done
+        ;;
+    calibrate)
+        # The solve-time model (sim/sim_flow.h): measured solves, one
+        # row per round, relaxation.
+        run "$sim" --nodes 12500 --slots 16 --jobs-file "$jobs" \
+            --mix hybrid --solve-time measured --flow-algorithm relax \
+            --rounds-out "$out/rounds-relax.csv" --no-progress \
+            > "$out/calibrate.txt"
+        ;;
+    *)
+        echo "$0: unknown part $part" >&2
+        exit 2
+        ;;
+    esac
+done
