@@ -42,17 +42,19 @@
  *
  * Admission. A submission over a limit (tasks, spec bytes, jobs in
  * flight, probe ratio, attempts, labels), over a budget (the bytes of all
- * jobs held; the jobs and bytes of its frontend, so that one frontend
- * cannot take what others need), a duplicate, a long-running job
- * (the flow path's business), or one that no live node monitor can run
- * (labels and resource request, when it has tasks without preferred
- * nodes; "no node monitors" when none is connected, "every node monitor
- * is saturated or down" when none is live) is rejected with a reason in
+ * jobs held; the jobs and bytes of its frontend, and of its user, so that
+ * one frontend or user cannot take what others need), a duplicate, a
+ * long-running, flow-placed or constrained job without a flowd session,
+ * or one that no live node monitor can run (labels and resource request,
+ * when it has tasks without preferred nodes; "no node monitors" when
+ * none is connected, "every node monitor is saturated or down" when none
+ * is live and no flowd is connected) is rejected with a reason in
  * JOB_REJECTED, and leaves no trace but a counter. Tasks with preferred
- * nodes of which none is live are not a reason to reject: the job is
- * accepted and those tasks end FAILED ("no preferred node is live"), for
- * the flow fallback to take. Tasks left with no probe and no live node
- * after a node loss end the same way.
+ * nodes of which none is live are not a reason to reject: with a flowd
+ * they are handed to it (sched_flow.c), without they end FAILED ("no
+ * preferred node is live"). Tasks left with no probe and no live node
+ * after a node loss end the same way. The flow path (long jobs, the
+ * fallback, flowd restarts) is described in sched_flow.c.
  *
  * Costs. Every input costs O(1) amortised plus the size of the message or
  * of the work it causes (probes sent, tasks of the job it ends); sampling

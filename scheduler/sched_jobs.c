@@ -362,6 +362,11 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj,
                &st->ss_reject_nodes);
         return;
     }
+    /* Every node saturated by long tasks: sampling has nowhere to probe,
+     * but flowd sees the whole cluster; the job waits there rather than
+     * being refused. */
+    if (!to_flow && c->c_nlive == 0 && st->ss_nodes > 0 && c->c_flowd_up)
+        to_flow = true;
     if (!to_flow && c->c_nlive == 0) {
         reject(c, from, sj->sj_job,
                st->ss_nodes == 0 ? "no node monitors"

@@ -226,6 +226,23 @@ static void test_fallback(void)
            "with flowd it is handed over, preferences and all");
     st_clear(c);
 
+    sk_member sat[2] = {{.me_id = 1, .me_name = "node1", .me_addr = "",
+                         .me_state = SK_NODE_SATURATED},
+                        {.me_id = 2, .me_name = "node2", .me_addr = "",
+                         .me_state = SK_NODE_SATURATED}};
+    sk_msg mb = {.m_type = SK_MSG_MEMBERSHIP};
+    mb.m_membership = (sk_membership){.mb_epoch = 1, .mb_nodes = sat,
+                                      .mb_nnodes = 2};
+    sched_on_message(c, FLOWD, &mb, 0);
+    submit(c, 9, 2, false, 0, NULL, 0);
+    sj = handed(c, 0);
+    tap_ok(st_count(c, SK_MSG_JOB_ACCEPTED, ST_FE) == 1 && sj != NULL &&
+               sj->sj_ntasks == 2 && !sj->sj_long,
+           "every node saturated: a short job goes to flowd, not refused");
+    sat[0].me_state = sat[1].me_state = SK_NODE_UP;
+    sched_on_message(c, FLOWD, &mb, 0);
+    st_clear(c);
+
     submit(c, 3, 4, false, SK_PLACE_FLOW, NULL, 0);
     sj = handed(c, 0);
     tap_ok(sj != NULL && sj->sj_ntasks == 4 &&
@@ -252,8 +269,8 @@ static void test_fallback(void)
     tap_ok(ji.ji_flow == 4 && ji.ji_pending == 0 && ji.ji_resv == 0 &&
                sched_next_deadline(c) == SK_TIME_NEVER,
            "4 tasks held by flowd, none pending, nothing left to time");
-    tap_is_int((int64_t)sched_stats_get(c)->ss_fallback_tasks, 5,
-               "fallbacks counted: 1 by preference, 4 by time");
+    tap_is_int((int64_t)sched_stats_get(c)->ss_fallback_tasks, 7,
+               "fallbacks counted: 1 by preference, 2 saturated, 4 by time");
 
     st_clear(c);
     sk_msg rj = {.m_type = SK_MSG_JOB_REJECTED};
@@ -337,7 +354,7 @@ static void test_frontend_fields(void)
 
 int main(void)
 {
-    tap_plan(32);
+    tap_plan(33);
     test_long_job();
     test_running_node_lost();
     test_fallback();
