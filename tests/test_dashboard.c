@@ -15,7 +15,8 @@
  * the hand-over counts) and refuses bad arguments with 400, and the page
  * loaded with #explain= of a waiting task shows flowd's answer, the
  * hand-over and alice's fair share. A non-loopback --listen exits 2;
- * SIGTERM stops it with 0.
+ * SIGTERM stops it with 0. docs/OPERATIONS.md's sample Prometheus
+ * configuration passes `promtool check config` (skipped without it).
  */
 #include "cli_run.h"
 #include "http_get.h"
@@ -428,6 +429,45 @@ static void test_long(void)
            a_waiting);
 }
 
+/* docs/OPERATIONS.md's sample scrape configuration (the ```yaml block of
+ * its section 2) passes `promtool check config`. */
+static void test_scrape_config(void)
+{
+    if (system("command -v promtool >/dev/null 2>&1") != 0) {
+        tap_skip(1, "promtool is not installed (Debian: prometheus)");
+        return;
+    }
+    const char *src = getenv("top_srcdir");
+    char path[400], yml[300], cmd[1200];
+    snprintf(path, sizeof path, "%s/docs/OPERATIONS.md", src ? src : ".");
+    snprintf(yml, sizeof yml, "%s/prometheus.yml", dir);
+    FILE *in = fopen(path, "r"), *out = fopen(yml, "w");
+    if (in == NULL || out == NULL)
+        tap_bail_out("cannot open %s or %s", path, yml);
+    char line[512];
+    int section = 0, block = 0, lines = 0;
+    while (fgets(line, sizeof line, in) != NULL) {
+        if (strncmp(line, "## ", 3) == 0)
+            section = strncmp(line, "## 2. ", 6) == 0;
+        else if (section && strncmp(line, "```yaml", 7) == 0)
+            block = 1;
+        else if (block && strncmp(line, "```", 3) == 0)
+            block = section = 0;
+        else if (block && fputs(line, out) >= 0)
+            lines++;
+    }
+    fclose(in);
+    if (fclose(out) != 0)
+        tap_bail_out("cannot write %s", yml);
+    snprintf(cmd, sizeof cmd, "promtool check config '%s' >'%s.log' 2>&1",
+             yml, yml);
+    int rc = system(cmd);
+    tap_ok(lines > 5 && rc == 0,
+           "docs/OPERATIONS.md's scrape configuration (%d lines) passes "
+           "`promtool check config`",
+           lines);
+}
+
 int main(void)
 {
     if (cr_skylark() == NULL)
@@ -435,7 +475,7 @@ int main(void)
     if (system("python3 -c 1 2>/dev/null") != 0)
         tap_skip_all("no python3");
     tap_timeout(300);
-    tap_plan(15);
+    tap_plan(16);
     signal(SIGPIPE, SIG_IGN);
     snprintf(dir, sizeof dir, "%s/skylark-dash-XXXXXX",
              getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -446,6 +486,7 @@ int main(void)
     snprintf(path_dom, sizeof path_dom, "%s/dom.html", dir);
     atexit(cleanup);
     save(path_status, "{}"); /* until `cluster status --json` fills it */
+    test_scrape_config();
 
     char nodes[16], slots[16];
     snprintf(nodes, sizeof nodes, "%d", NODES);
