@@ -41,14 +41,14 @@
 
 #include "dashboard_page.h" /* DASHBOARD_PAGE, from cli/dashboard.html */
 
-#define PROG           "skylark dashboard"
-#define DEFAULT_LISTEN "127.0.0.1:7090"
-#define CACHE_S        0.25
-#define USERS_CACHE_S  5.0  /* /api/users asks every node monitor */
-#define USERS_BUDGET_S 2.0  /* ... for at most this long in all */
-#define MAX_USERS      4096 /* users summed; more are counted, not shown */
+#define PROG              "skylark dashboard"
+#define DEFAULT_LISTEN    "127.0.0.1:7090"
+#define CACHE_S           0.25
+#define USERS_CACHE_S     5.0  /* /api/users asks every node monitor */
+#define USERS_BUDGET_S    2.0  /* ... for at most this long in all */
+#define MAX_USERS         4096 /* users summed; more are counted, not shown */
 #define HANDOVERS_CACHE_S 1.0
-#define MAX_TASK       99999 /* as `skylark flow explain` */
+#define MAX_TASK          99999 /* as `skylark flow explain` */
 
 /* A JSON document served from memory, gathered again once older than
  * its age. */
@@ -60,10 +60,10 @@ typedef struct doc {
 
 typedef struct dashboard {
     skc_cluster *db_cl;
-    double db_timeout; /* per status request, seconds */
-    doc db_cluster;    /* /api/cluster */
-    doc db_users;      /* /api/users */
-    doc db_handovers;  /* /api/handovers */
+    double db_timeout;   /* per status request, seconds */
+    doc db_cluster;      /* /api/cluster */
+    doc db_users;        /* /api/users */
+    doc db_handovers;    /* /api/handovers */
     uint64_t db_gathers; /* /api/cluster documents gathered */
 } dashboard;
 
@@ -270,11 +270,11 @@ static int fill_cluster(dashboard *db, cli_json *j, void *arg)
 /* ---- /api/users: fair share, summed over the node monitors ------------ */
 
 typedef struct user_share {
-    char *us_name;                /* malloc */
-    uint64_t us_wmin, us_wmax;    /* the weight the nodes give it */
+    char *us_name;             /* malloc */
+    uint64_t us_wmin, us_wmax; /* the weight the nodes give it */
     uint64_t us_running, us_queued;
-    uint64_t us_slot_ms;          /* slot time used, milliseconds */
-    uint64_t us_nodes;            /* nodes that know the user */
+    uint64_t us_slot_ms; /* slot time used, milliseconds */
+    uint64_t us_nodes;   /* nodes that know the user */
 } user_share;
 
 typedef struct share_sum {
@@ -415,8 +415,8 @@ static const char *flowd_of(const dashboard *db)
  * answers that it is busy solving a round, for db_timeout in all.
  * Returns its answer (the caller frees it; flowd's refusal is the pair
  * "error" in it), or NULL with *why set. */
-static sk_status *ask_flowd(const dashboard *db, const char *ep,
-                            const char *q, const char **why)
+static sk_status *ask_flowd(const dashboard *db, const char *ep, const char *q,
+                            const char **why)
 {
     double end = mono_s() + db->db_timeout;
     for (;;) {
@@ -487,7 +487,7 @@ static int fill_handovers(dashboard *db, cli_json *j, void *arg)
 
 /* What /api/explain was asked, and the HTTP status of its answer. */
 typedef struct explain_req {
-    char ex_query[96]; /* "explain S/J T", or "" when the arguments are bad */
+    char ex_query[96];  /* "explain S/J T", or "" when the arguments are bad */
     const char *ex_bad; /* what is wrong with them, or NULL */
     unsigned ex_status;
 } explain_req;
@@ -640,8 +640,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
          fill_cluster},
         {"/api/users", offsetof(dashboard, db_users), USERS_CACHE_S,
          fill_users},
-        {"/api/handovers", offsetof(dashboard, db_handovers),
-         HANDOVERS_CACHE_S, fill_handovers},
+        {"/api/handovers", offsetof(dashboard, db_handovers), HANDOVERS_CACHE_S,
+         fill_handovers},
     };
     const char *json = "application/json";
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {

@@ -303,9 +303,8 @@ static void test_long(void)
     char tasks[16], jlog[300];
     snprintf(tasks, sizeof tasks, "%d", TASKS);
     snprintf(jlog, sizeof jlog, "%s/job-long.log", dir);
-    char *jargv[] = {"skylark", "run", "--dir", dir,        "--long", "-u",
-                     "alice",   "-n",  tasks,   "--",       "sleep 60",
-                     NULL};
+    char *jargv[] = {"skylark", "run", "--dir", dir,  "--long",   "-u",
+                     "alice",   "-n",  tasks,   "--", "sleep 60", NULL};
     job = spawn(jlog, jargv);
     char ho[128];
     int sched = -1, hjob = -1, running = -1, waiting = -1;
@@ -416,8 +415,10 @@ static void test_long(void)
         fclose(f);
     char spec[64], share[96], detail[96];
     snprintf(spec, sizeof spec, "explain %d/%d %d", sched, hjob, a_waiting);
-    snprintf(share, sizeof share, "<td>alice</td><td>1</td><td>100.0%%</td>"
-             "<td>%d</td><td>100.0%%</td>", running);
+    snprintf(share, sizeof share,
+             "<td>alice</td><td>1</td><td>100.0%%</td>"
+             "<td>%d</td><td>100.0%%</td>",
+             running);
     snprintf(detail, sizeof detail, "%d running", running);
     tap_ok(rc == 0 && strcmp(dom_text(dom, "explain-query"), spec) == 0 &&
                strstr(dom, "why it waits:") != NULL &&
@@ -459,8 +460,8 @@ static void test_scrape_config(void)
     fclose(in);
     if (fclose(out) != 0)
         tap_bail_out("cannot write %s", yml);
-    snprintf(cmd, sizeof cmd, "promtool check config '%s' >'%s.log' 2>&1",
-             yml, yml);
+    snprintf(cmd, sizeof cmd, "promtool check config '%s' >'%s.log' 2>&1", yml,
+             yml);
     int rc = system(cmd);
     tap_ok(lines > 5 && rc == 0,
            "docs/OPERATIONS.md's scrape configuration (%d lines) passes "
