@@ -2,16 +2,25 @@
  * cmd_dashboard.c - `skylark dashboard [--listen HOST:PORT]`: a live web
  * view of the local cluster. libmicrohttpd serves, on loopback only, one
  * static page (cli/dashboard.html, compiled in: no files to find at run
- * time, no build step for the page) and /api/cluster, a JSON document
- * gathered from every daemon's STATUS_REPLY as `skylark status --json`
- * gathers it (cli_json_status), plus the node view in a compact form:
- * one array per node, taken from flowd's table (a row per live node) or,
- * in a cluster without flowd, from each node monitor's own answer.
+ * time, no build step for the page) and four JSON documents
+ * (docs/OPERATIONS.md, "The dashboard"):
  *
- * One request at a time (libmicrohttpd's internal thread); the JSON is
- * gathered at most every CACHE_S seconds, however many tabs poll it, so
- * the daemons see a few status requests a second at most. The main
- * thread only waits for SIGINT or SIGTERM.
+ * - /api/cluster: every daemon's STATUS_REPLY as `skylark status --json`
+ *   gathers it (cli_json_status), plus the node view in a compact form:
+ *   one array per node, taken from flowd's table (a row per live node)
+ *   or, in a cluster without flowd, from each node monitor's own answer;
+ * - /api/users: fair share per user, the node monitors' user tables
+ *   (weight, running, queued, slot time) summed over the nodes;
+ * - /api/handovers: flowd's "jobs" query (the work handed over to it,
+ *   tasks by state and the nodes they are on);
+ * - /api/explain?sched=S&job=J&task=T: flowd's "explain S/J T", asked
+ *   when the page asks (never cached).
+ *
+ * One request at a time (libmicrohttpd's internal thread); each cached
+ * document is gathered at most once per its age (CACHE_S, USERS_CACHE_S,
+ * HANDOVERS_CACHE_S), however many tabs poll it, so the daemons see a
+ * few status requests a second at most. The main thread only waits for
+ * SIGINT or SIGTERM.
  */
 #include "cli_common.h"
 #include "cli_json.h"
@@ -20,9 +29,11 @@
 #include "skylark.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <microhttpd.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,18 +41,35 @@
 
 #include "dashboard_page.h" /* DASHBOARD_PAGE, from cli/dashboard.html */
 
-#define PROG           "skylark dashboard"
-#define DEFAULT_LISTEN "127.0.0.1:7090"
-#define CACHE_S        0.25
+#define PROG              "skylark dashboard"
+#define DEFAULT_LISTEN    "127.0.0.1:7090"
+#define CACHE_S           0.25
+#define USERS_CACHE_S     5.0  /* /api/users asks every node monitor */
+#define USERS_BUDGET_S    2.0  /* ... for at most this long in all */
+#define MAX_USERS         4096 /* users summed; more are counted, not shown */
+#define HANDOVERS_CACHE_S 1.0
+#define MAX_TASK          99999 /* as `skylark flow explain` */
+
+/* A JSON document served from memory, gathered again once older than
+ * its age. */
+typedef struct doc {
+    char *d_json; /* malloc, or NULL before the first gathering */
+    size_t d_len;
+    double d_at; /* when it was gathered (monotonic seconds) */
+} doc;
 
 typedef struct dashboard {
     skc_cluster *db_cl;
-    double db_timeout; /* per status request, seconds */
-    char *db_json;     /* the last document (malloc), or NULL */
-    size_t db_len;
-    double db_at;        /* when it was gathered (monotonic seconds) */
-    uint64_t db_gathers; /* documents gathered */
+    double db_timeout;   /* per status request, seconds */
+    doc db_cluster;      /* /api/cluster */
+    doc db_users;        /* /api/users */
+    doc db_handovers;    /* /api/handovers */
+    uint64_t db_gathers; /* /api/cluster documents gathered */
 } dashboard;
+
+/* Writes one document's members into the object open in j; arg is the
+ * caller's. Returns 0, or -1 when it cannot be made (no memory). */
+typedef int (*fill_fn)(dashboard *db, cli_json *j, void *arg);
 
 static void dashboard_usage(FILE *out)
 {
@@ -53,9 +81,11 @@ static void dashboard_usage(FILE *out)
         "Serves a live view of the local cluster at http://HOST:PORT/\n"
         "(default " DEFAULT_LISTEN "): every node as a cell (slots busy\n"
         "with short work, held by long tasks, free; saturated nodes\n"
-        "marked), the daemons, the jobs in flight, and flowd's rounds\n"
-        "as a time series. /api/cluster is the same data as JSON\n"
-        "(docs/CLIENT.md, \"skylark dashboard\"). Loopback addresses\n"
+        "marked), the daemons, the jobs in flight, fair share per user,\n"
+        "the work handed over to flowd with `flow explain` on demand,\n"
+        "and flowd's rounds as a time series. /api/cluster, /api/users,\n"
+        "/api/handovers and /api/explain are the same data as JSON\n"
+        "(docs/OPERATIONS.md, \"The dashboard\"). Loopback addresses\n"
         "only. Runs until SIGINT or SIGTERM.\n"
         "\n"
         "  -l, --listen A     HOST:PORT to serve on (loopback only)\n"
@@ -167,14 +197,14 @@ static void ask(const dashboard *db, unsigned i, sk_status **st)
         st[i] = NULL;
 }
 
-/* Gathers the document: flowd's and the schedulers' answers (schedulers
- * with their table of jobs), then the node view: from flowd's table when
- * it answers, and then the node monitors are not asked (one request per
- * node would not scale: their entries say only whether their process
- * runs); else from each node monitor's answer. Returns 0 or -1 (no
- * memory). */
-static int gather(dashboard *db)
+/* The /api/cluster document: flowd's and the schedulers' answers
+ * (schedulers with their table of jobs), then the node view: from
+ * flowd's table when it answers, and then the node monitors are not asked
+ * (one request per node would not scale: their entries say only whether
+ * their process runs); else from each node monitor's answer. */
+static int fill_cluster(dashboard *db, cli_json *j, void *arg)
 {
+    (void)arg;
     const skc_cluster *cl = db->db_cl;
     sk_status *st[SKC_MAX_DAEMONS] = {0};
     int flowd = -1;
@@ -189,73 +219,377 @@ static int gather(dashboard *db)
     for (unsigned i = 0; i < cl->cc_n && flowd < 0; i++)
         if (cl->cc_daemons[i].cd_kind == SKC_NODEMON)
             ask(db, i, st);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (f == NULL)
-        goto fail;
-    cli_json j;
-    cli_json_init(&j, f);
-    cli_json_object(&j, NULL);
-    cli_json_string(&j, "cluster", cl->cc_dir);
-    cli_json_uint(&j, "gathered", ++db->db_gathers);
-    cli_json_array(&j, "daemons");
+    cli_json_string(j, "cluster", cl->cc_dir);
+    cli_json_uint(j, "gathered", ++db->db_gathers);
+    cli_json_array(j, "daemons");
     for (unsigned i = 0; i < cl->cc_n; i++) {
         const skc_daemon *d = &cl->cc_daemons[i];
-        cli_json_object(&j, NULL);
-        cli_json_string(&j, "kind", skc_kind_name(d->cd_kind));
-        cli_json_string(&j, "name", d->cd_name);
-        cli_json_string(&j, "address", d->cd_endpoint);
+        cli_json_object(j, NULL);
+        cli_json_string(j, "kind", skc_kind_name(d->cd_kind));
+        cli_json_string(j, "name", d->cd_name);
+        cli_json_string(j, "address", d->cd_endpoint);
         int asked = flowd < 0 || d->cd_kind != SKC_NODEMON;
-        cli_json_string(&j, "state",
+        cli_json_string(j, "state",
                         st[i] != NULL   ? "up"
                         : !skc_alive(d) ? "dead"
                         : asked         ? "mute"
                                         : "running");
         if (st[i] == NULL) {
-            cli_json_null(&j, "answer");
+            cli_json_null(j, "answer");
         } else {
-            cli_json_object(&j, "answer");
+            cli_json_object(j, "answer");
             /* flowd's table is the node view below, in its compact form */
-            cli_json_status(&j, d->cd_endpoint, st[i], d->cd_kind == SKC_SCHED);
-            cli_json_end(&j);
+            cli_json_status(j, d->cd_endpoint, st[i], d->cd_kind == SKC_SCHED);
+            cli_json_end(j);
         }
-        cli_json_end(&j);
+        cli_json_end(j);
     }
-    cli_json_end(&j);
-    cli_json_object(&j, "nodes");
-    cli_json_string(&j, "source", flowd >= 0 ? "flowd" : "nodemon");
-    cli_json_array(&j, "columns");
+    cli_json_end(j);
+    cli_json_object(j, "nodes");
+    cli_json_string(j, "source", flowd >= 0 ? "flowd" : "nodemon");
+    cli_json_array(j, "columns");
     static const char *const cols[] = {"node", "slots", "long",
                                        "used", "queue", "state"};
     for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
-        cli_json_string(&j, NULL, cols[c]);
-    cli_json_end(&j);
-    cli_json_array(&j, "rows");
+        cli_json_string(j, NULL, cols[c]);
+    cli_json_end(j);
+    cli_json_array(j, "rows");
     if (flowd >= 0)
-        nodes_from_flowd(&j, st[flowd]);
+        nodes_from_flowd(j, st[flowd]);
     else
         for (unsigned i = 0; i < cl->cc_n; i++)
             if (st[i] != NULL && cl->cc_daemons[i].cd_kind == SKC_NODEMON)
-                node_from_nodemon(&j, st[i]);
-    cli_json_end(&j);
-    cli_json_end(&j);
+                node_from_nodemon(j, st[i]);
+    cli_json_end(j);
+    cli_json_end(j);
+    for (unsigned i = 0; i < cl->cc_n; i++)
+        sk_status_free(st[i]);
+    return 0;
+}
+
+/* ---- /api/users: fair share, summed over the node monitors ------------ */
+
+typedef struct user_share {
+    char *us_name;             /* malloc */
+    uint64_t us_wmin, us_wmax; /* the weight the nodes give it */
+    uint64_t us_running, us_queued;
+    uint64_t us_slot_ms; /* slot time used, milliseconds */
+    uint64_t us_nodes;   /* nodes that know the user */
+} user_share;
+
+typedef struct share_sum {
+    user_share *ss_u; /* MAX_USERS, sorted by name */
+    size_t ss_n;
+    uint64_t ss_dropped; /* rows of users beyond MAX_USERS */
+} share_sum;
+
+/* The entry of name in ss (sorted), added if new and there is room;
+ * NULL when there is none (or no memory). */
+static user_share *share_of(share_sum *ss, const char *name)
+{
+    size_t lo = 0, hi = ss->ss_n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(ss->ss_u[mid].us_name, name);
+        if (c == 0)
+            return &ss->ss_u[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    char *copy = ss->ss_n < MAX_USERS ? strdup(name) : NULL;
+    if (copy == NULL)
+        return NULL;
+    memmove(&ss->ss_u[lo + 1], &ss->ss_u[lo],
+            (ss->ss_n - lo) * sizeof ss->ss_u[0]);
+    ss->ss_u[lo] = (user_share){.us_name = copy, .us_wmin = UINT64_MAX};
+    ss->ss_n++;
+    return &ss->ss_u[lo];
+}
+
+/* Adds a node monitor's table of users (user, weight, queued, running,
+ * slot_s) to ss. */
+static void share_add(share_sum *ss, const sk_status *s)
+{
+    int cu = column_of(s, "user"), cw = column_of(s, "weight"),
+        cq = column_of(s, "queued"), cr = column_of(s, "running"),
+        ct = column_of(s, "slot_s");
+    if (cu < 0 || cw < 0 || cq < 0 || cr < 0 || ct < 0)
+        return;
+    for (unsigned r = 0; r < sk_status_nrows(s); r++) {
+        const char *name = sk_status_cell(s, r, (unsigned)cu);
+        user_share *u = name != NULL ? share_of(ss, name) : NULL;
+        if (u == NULL) {
+            ss->ss_dropped++;
+            continue;
+        }
+        uint64_t w = num(sk_status_cell(s, r, (unsigned)cw));
+        u->us_wmin = w < u->us_wmin ? w : u->us_wmin;
+        u->us_wmax = w > u->us_wmax ? w : u->us_wmax;
+        u->us_queued += num(sk_status_cell(s, r, (unsigned)cq));
+        u->us_running += num(sk_status_cell(s, r, (unsigned)cr));
+        const char *t = sk_status_cell(s, r, (unsigned)ct);
+        double sec = t != NULL ? strtod(t, NULL) : 0;
+        if (sec > 0 && sec < 1e15)
+            u->us_slot_ms += (uint64_t)(sec * 1000 + 0.5);
+        u->us_nodes++;
+    }
+}
+
+/* The /api/users document: every live node monitor asked for its table
+ * of users, one after the other, for USERS_BUDGET_S in all (the
+ * document says how many were asked and answered), summed per user. */
+static int fill_users(dashboard *db, cli_json *j, void *arg)
+{
+    (void)arg;
+    const skc_cluster *cl = db->db_cl;
+    share_sum ss = {.ss_u = calloc(MAX_USERS, sizeof(user_share))};
+    if (ss.ss_u == NULL)
+        return -1;
+    unsigned nodemons = 0, asked = 0, answered = 0;
+    double until = mono_s() + USERS_BUDGET_S;
+    for (unsigned i = 0; i < cl->cc_n; i++) {
+        const skc_daemon *d = &cl->cc_daemons[i];
+        if (d->cd_kind != SKC_NODEMON)
+            continue;
+        nodemons++;
+        double left = until - mono_s();
+        if (left <= 0 || !skc_alive(d))
+            continue;
+        asked++;
+        sk_status *s;
+        if (sk_status_fetch_keyed(d->cd_endpoint, skc_key(cl),
+                                  left < db->db_timeout ? left : db->db_timeout,
+                                  1, &s) != 0)
+            continue;
+        answered++;
+        share_add(&ss, s);
+        sk_status_free(s);
+    }
+    cli_json_uint(j, "nodemons", nodemons);
+    cli_json_uint(j, "asked", asked);
+    cli_json_uint(j, "answered", answered);
+    cli_json_uint(j, "users_dropped", ss.ss_dropped);
+    cli_json_array(j, "columns");
+    static const char *const cols[] = {"user",    "weight_min", "weight_max",
+                                       "running", "queued",     "slot_ms",
+                                       "nodes"};
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+        cli_json_string(j, NULL, cols[c]);
+    cli_json_end(j);
+    cli_json_array(j, "rows");
+    for (size_t k = 0; k < ss.ss_n; k++) {
+        const user_share *u = &ss.ss_u[k];
+        cli_json_array(j, NULL);
+        cli_json_string(j, NULL, u->us_name);
+        cli_json_uint(j, NULL, u->us_wmin);
+        cli_json_uint(j, NULL, u->us_wmax);
+        cli_json_uint(j, NULL, u->us_running);
+        cli_json_uint(j, NULL, u->us_queued);
+        cli_json_uint(j, NULL, u->us_slot_ms);
+        cli_json_uint(j, NULL, u->us_nodes);
+        cli_json_end(j);
+        free(u->us_name);
+    }
+    cli_json_end(j);
+    free(ss.ss_u);
+    return 0;
+}
+
+/* ---- flowd's queries: /api/handovers and /api/explain ----------------- */
+
+/* The endpoint of the local cluster's flowd while its process runs, or
+ * NULL. */
+static const char *flowd_of(const dashboard *db)
+{
+    for (unsigned i = 0; i < db->db_cl->cc_n; i++) {
+        const skc_daemon *d = &db->db_cl->cc_daemons[i];
+        if (d->cd_kind == SKC_FLOWD && skc_alive(d))
+            return d->cd_endpoint;
+    }
+    return NULL;
+}
+
+/* Asks flowd at ep the query with its table, again every 20 ms while it
+ * answers that it is busy solving a round, for db_timeout in all.
+ * Returns its answer (the caller frees it; flowd's refusal is the pair
+ * "error" in it), or NULL with *why set. */
+static sk_status *ask_flowd(const dashboard *db, const char *ep, const char *q,
+                            const char **why)
+{
+    double end = mono_s() + db->db_timeout;
+    for (;;) {
+        sk_status *s;
+        int rc = sk_status_query(ep, skc_key(db->db_cl), q,
+                                 end - mono_s() > 0.01 ? end - mono_s() : 0.01,
+                                 1, &s);
+        if (rc != 0) {
+            *why = sk_strerror(rc);
+            return NULL;
+        }
+        const char *retry = sk_status_get(s, "retry");
+        if (retry == NULL || strcmp(retry, "yes") != 0 ||
+            end - mono_s() <= 0.02)
+            return s;
+        sk_status_free(s);
+        nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    }
+}
+
+/* Writes s's table into j compactly: "columns", then "rows" as arrays,
+ * a cell of up to 19 digits as a number, any other as a string. */
+static void table_compact(cli_json *j, const sk_status *s)
+{
+    cli_json_array(j, "columns");
+    for (unsigned c = 0; c < sk_status_ncolumns(s); c++)
+        cli_json_string(j, NULL, sk_status_column(s, c));
+    cli_json_end(j);
+    cli_json_array(j, "rows");
+    for (unsigned r = 0; r < sk_status_nrows(s); r++) {
+        cli_json_array(j, NULL);
+        for (unsigned c = 0; c < sk_status_ncolumns(s); c++) {
+            const char *v = sk_status_cell(s, r, c);
+            size_t n = v != NULL ? strlen(v) : 0;
+            if (n > 0 && n <= 19 && strspn(v, "0123456789") == n)
+                cli_json_uint(j, NULL, num(v));
+            else
+                cli_json_string(j, NULL, v != NULL ? v : "");
+        }
+        cli_json_end(j);
+    }
+    cli_json_end(j);
+}
+
+/* The /api/handovers document: flowd's address, its "jobs" table
+ * (sched, job, user, kind, tasks, waiting, reserved, placed, running,
+ * nodes) compact, and "held" (its count of jobs, which the table may
+ * cut at SK_MAX_STATUS_ROWS); "flowd" null when there is none or no
+ * answer, and then "error" says why. */
+static int fill_handovers(dashboard *db, cli_json *j, void *arg)
+{
+    (void)arg;
+    const char *ep = flowd_of(db), *why = "the cluster has no flowd running";
+    sk_status *s = ep != NULL ? ask_flowd(db, ep, "jobs", &why) : NULL;
+    const char *err = s != NULL ? sk_status_get(s, "error") : why;
+    if (err != NULL) {
+        cli_json_null(j, "flowd");
+        cli_json_string(j, "error", err);
+        sk_status_free(s);
+        return 0;
+    }
+    cli_json_string(j, "flowd", ep);
+    cli_json_uint(j, "held", num(sk_status_get(s, "jobs")));
+    table_compact(j, s);
+    sk_status_free(s);
+    return 0;
+}
+
+/* What /api/explain was asked, and the HTTP status of its answer. */
+typedef struct explain_req {
+    char ex_query[96];  /* "explain S/J T", or "" when the arguments are bad */
+    const char *ex_bad; /* what is wrong with them, or NULL */
+    unsigned ex_status;
+} explain_req;
+
+/* Reads sched (optional), job and task of the request into ex_query. */
+static void explain_parse(struct MHD_Connection *c, explain_req *ex)
+{
+    const char *sched =
+        MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "sched");
+    const char *job =
+        MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "job");
+    const char *task =
+        MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "task");
+    unsigned long s = 0, jv, t;
+    ex->ex_query[0] = '\0';
+    if (sched != NULL && sched[0] != '\0' &&
+        cli_parse_ulong(sched, 0, UINT32_MAX, &s) != 0)
+        ex->ex_bad = "sched must be a scheduler id (a decimal number)";
+    else if (job == NULL || cli_parse_ulong(job, 0, ULONG_MAX, &jv) != 0)
+        ex->ex_bad = "job must be a hand-over id (a decimal number)";
+    else if (task == NULL || cli_parse_ulong(task, 0, MAX_TASK, &t) != 0)
+        ex->ex_bad = "task must be a task index (0 to 99999)";
+    else if (sched != NULL && sched[0] != '\0')
+        snprintf(ex->ex_query, sizeof ex->ex_query, "explain %lu/%lu %lu", s,
+                 jv, t);
+    else
+        snprintf(ex->ex_query, sizeof ex->ex_query, "explain %lu %lu", jv, t);
+}
+
+/* The /api/explain document: query, and lines (flowd's answer, a line
+ * each) or error. */
+static int fill_explain(dashboard *db, cli_json *j, void *arg)
+{
+    explain_req *ex = arg;
+    if (ex->ex_bad != NULL) {
+        ex->ex_status = MHD_HTTP_BAD_REQUEST;
+        cli_json_string(j, "error", ex->ex_bad);
+        return 0;
+    }
+    cli_json_string(j, "query", ex->ex_query);
+    const char *ep = flowd_of(db), *why = "the cluster has no flowd running";
+    sk_status *s = ep != NULL ? ask_flowd(db, ep, ex->ex_query, &why) : NULL;
+    if (s == NULL) {
+        ex->ex_status = MHD_HTTP_BAD_GATEWAY;
+        cli_json_string(j, "error", why);
+        return 0;
+    }
+    ex->ex_status = MHD_HTTP_OK;
+    const char *err = sk_status_get(s, "error");
+    if (err != NULL) {
+        cli_json_string(j, "error", err);
+    } else {
+        cli_json_array(j, "lines");
+        for (unsigned r = 0; r < sk_status_nrows(s); r++)
+            cli_json_string(j, NULL, sk_status_cell(s, r, 0));
+        cli_json_end(j);
+    }
+    sk_status_free(s);
+    return 0;
+}
+
+/* ---- documents and HTTP --------------------------------------------- */
+
+/* Makes one document with fill, compact, into *out (malloc) and *len.
+ * Returns 0 or -1 (no memory). */
+static int render(dashboard *db, fill_fn fill, void *arg, char **out,
+                  size_t *len)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (f == NULL)
+        return -1;
+    cli_json j;
+    cli_json_init(&j, f);
+    cli_json_object(&j, NULL);
+    int rc = fill(db, &j, arg);
     cli_json_end(&j);
     cli_json_finish(&j);
-    if (fclose(f) != 0)
-        goto fail;
-    for (unsigned i = 0; i < cl->cc_n; i++)
-        sk_status_free(st[i]);
-    free(db->db_json);
-    db->db_json = buf;
-    db->db_len = minify(buf, len);
-    db->db_at = mono_s();
+    if (fclose(f) != 0 || rc != 0) {
+        free(buf);
+        return -1;
+    }
+    *out = buf;
+    *len = minify(buf, n);
     return 0;
-fail:
-    for (unsigned i = 0; i < cl->cc_n; i++)
-        sk_status_free(st[i]);
-    free(buf);
-    return -1;
+}
+
+/* d, gathered again by fill when older than age seconds; the old one
+ * stays when that fails. Returns 0, or -1 when there is none. */
+static int refresh(dashboard *db, doc *d, double age, fill_fn fill)
+{
+    char *buf;
+    size_t len;
+    if ((d->d_json == NULL || mono_s() - d->d_at >= age) &&
+        render(db, fill, NULL, &buf, &len) == 0) {
+        free(d->d_json);
+        d->d_json = buf;
+        d->d_len = len;
+        d->d_at = mono_s();
+    }
+    return d->d_json != NULL ? 0 : -1;
 }
 
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned status,
@@ -296,13 +630,40 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
     if (strcmp(url, "/") == 0)
         return answer(c, MHD_HTTP_OK, "text/html; charset=utf-8",
                       DASHBOARD_PAGE, sizeof DASHBOARD_PAGE - 1);
-    if (strcmp(url, "/api/cluster") == 0) {
-        if ((db->db_json == NULL || mono_s() - db->db_at >= CACHE_S) &&
-            gather(db) != 0 && db->db_json == NULL)
+    static const struct {
+        const char *url;
+        size_t doc_at; /* offsetof the doc in dashboard */
+        double age;
+        fill_fn fill;
+    } docs[] = {
+        {"/api/cluster", offsetof(dashboard, db_cluster), CACHE_S,
+         fill_cluster},
+        {"/api/users", offsetof(dashboard, db_users), USERS_CACHE_S,
+         fill_users},
+        {"/api/handovers", offsetof(dashboard, db_handovers), HANDOVERS_CACHE_S,
+         fill_handovers},
+    };
+    const char *json = "application/json";
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        if (strcmp(url, docs[i].url) != 0)
+            continue;
+        doc *d = (doc *)((char *)db + docs[i].doc_at);
+        if (refresh(db, d, docs[i].age, docs[i].fill) != 0)
             return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR, text,
                           "out of memory\n", 14);
-        return answer(c, MHD_HTTP_OK, "application/json", db->db_json,
-                      db->db_len);
+        return answer(c, MHD_HTTP_OK, json, d->d_json, d->d_len);
+    }
+    if (strcmp(url, "/api/explain") == 0) {
+        explain_req ex = {.ex_status = MHD_HTTP_OK};
+        explain_parse(c, &ex);
+        char *buf;
+        size_t len;
+        if (render(db, fill_explain, &ex, &buf, &len) != 0)
+            return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR, text,
+                          "out of memory\n", 14);
+        enum MHD_Result rc = answer(c, ex.ex_status, json, buf, len);
+        free(buf);
+        return rc;
     }
     return answer(c, MHD_HTTP_NOT_FOUND, text, "not found\n", 10);
 }
@@ -396,7 +757,9 @@ int cmd_dashboard(int argc, char **argv)
     int sig;
     sigwait(&stop, &sig);
     MHD_stop_daemon(mhd);
-    free(db.db_json);
+    free(db.db_cluster.d_json);
+    free(db.db_users.d_json);
+    free(db.db_handovers.d_json);
     free(db.db_cl);
     return 0;
 }

@@ -7,7 +7,16 @@
  * and with the job (4 slots used on 2 nodes, 1 job in flight); headless
  * Chromium (Debian chromium; skipped, saying so, where it is absent)
  * loads the page, runs its script and the rendered DOM shows the same
- * numbers; a non-loopback --listen exits 2; SIGTERM stops it with 0.
+ * numbers. Then a long job of user alice whose tasks do not all fit
+ * (flowd holds part of each node for short work): /api/handovers is
+ * flowd's part of `skylark jobs --json`, /api/users the node monitors'
+ * user tables of `skylark status ADDR --json` summed, /api/explain says
+ * of each task what `flow explain` says (running or waiting, as many as
+ * the hand-over counts) and refuses bad arguments with 400, and the page
+ * loaded with #explain= of a waiting task shows flowd's answer, the
+ * hand-over and alice's fair share. A non-loopback --listen exits 2;
+ * SIGTERM stops it with 0. docs/OPERATIONS.md's sample Prometheus
+ * configuration passes `promtool check config` (skipped without it).
  */
 #include "cli_run.h"
 #include "http_get.h"
@@ -90,7 +99,7 @@ static int py(const char *script, char *out, size_t len)
 {
     char cmd[8192];
     snprintf(cmd, sizeof cmd,
-             "python3 -c 'import json, sys, re\n"
+             "python3 -c 'import json, sys, re, os, subprocess\n"
              "d = json.load(open(sys.argv[1], encoding=\"utf-8\"))\n"
              "s = json.load(open(sys.argv[2], encoding=\"utf-8\"))\n"
              "%s' %s %s 2>&1",
@@ -253,14 +262,221 @@ static void test_browser(void)
            "... and lists the daemons, with no error shown");
 }
 
+/* GETs path into path_json; returns the HTTP status. */
+static int get_json(const char *path)
+{
+    hg_page p = hg_request(port, "GET", path, NULL);
+    int st = p.pg_status;
+    save(path_json, p.pg_status > 0 ? p.pg_body : "{}");
+    hg_free(&p);
+    return st;
+}
+
+/* The long job's hand-over, once flowd has settled it (none reserved or
+ * placed, some running): "SCHED/JOB RUNNING WAITING", or "" after
+ * timeout s. */
+static const char *wait_handover(double timeout, char *out, size_t len)
+{
+    double until = now_s() + timeout;
+    do {
+        out[0] = '\0';
+        if (get_json("/api/handovers") == 200 &&
+            py("c = d[\"columns\"]\n"
+               "r = [dict(zip(c, x)) for x in d[\"rows\"] "
+               "if x[c.index(\"user\")] == \"alice\"]\n"
+               "r = r[0] if len(r) == 1 and r[0][\"running\"] > 0 and "
+               "r[0][\"reserved\"] + r[0][\"placed\"] == 0 and "
+               "r[0][\"waiting\"] > 0 else None\n"
+               "print(\"%d/%d %d %d\" % (r[\"sched\"], r[\"job\"], "
+               "r[\"running\"], r[\"waiting\"]) if r else \"\")",
+               out, len) == 0 &&
+            out[0] != '\0' && strchr(out, '/') != NULL)
+            return out;
+        usleep(200000);
+    } while (now_s() < until);
+    return out;
+}
+
+static void test_long(void)
+{
+    reap(&job, SIGTERM); /* the short job's frontend goes: it is cancelled */
+    char tasks[16], jlog[300];
+    snprintf(tasks, sizeof tasks, "%d", TASKS);
+    snprintf(jlog, sizeof jlog, "%s/job-long.log", dir);
+    char *jargv[] = {"skylark", "run", "--dir", dir,  "--long",   "-u",
+                     "alice",   "-n",  tasks,   "--", "sleep 60", NULL};
+    job = spawn(jlog, jargv);
+    char ho[128];
+    int sched = -1, hjob = -1, running = -1, waiting = -1;
+    if (sscanf(wait_handover(30, ho, sizeof ho), "%d/%d %d %d", &sched, &hjob,
+               &running, &waiting) != 4) {
+        tap_bail_out("flowd never settled alice's long job (%s)", ho);
+    }
+    tap_diag("hand-over %d/%d: %d running, %d waiting", sched, hjob, running,
+             waiting);
+
+    /* The same table as `skylark jobs --json` says of flowd. */
+    cr_sky(10, NULL, "jobs", "--json", "--dir", dir, NULL);
+    save(path_status, R.r_out);
+    char out[4096];
+    int rc = py("f = s[\"flowd\"]\n"
+                "a = [[str(v) for v in r] for r in d[\"rows\"]]\n"
+                "b = [[r[c] for c in f[\"columns\"]] for r in f[\"rows\"]]\n"
+                "print(d[\"columns\"] == f[\"columns\"], a == b, len(a), "
+                "d[\"flowd\"] == f[\"address\"])",
+                out, sizeof out);
+    tap_ok(rc == 0 && strcmp(out, "True True 1 True\n") == 0,
+           "/api/handovers is flowd's table of `skylark jobs --json`");
+    if (strcmp(out, "True True 1 True\n") != 0)
+        tap_diag("python3 said: %s", out);
+
+    /* Fair share: the node monitors' user tables, summed (each asked by
+     * the test after the dashboard asked it: running and queued of a
+     * settled job do not change between). */
+    cr_sky(10, NULL, "cluster", "status", "--json", "--dir", dir, NULL);
+    save(path_status, R.r_out);
+    char script[2048];
+    snprintf(script, sizeof script,
+             "run = {}\n"
+             "for x in s[\"daemons\"]:\n"
+             "  if x[\"kind\"] != \"nodemon\": continue\n"
+             "  o = subprocess.run([\"%s\", \"status\", \"--json\", "
+             "\"--dir\", \"%s\", x[\"address\"]], capture_output=True)\n"
+             "  for r in json.loads(o.stdout)[\"rows\"]:\n"
+             "    u = run.setdefault(r[\"user\"], [0, 0, 0])\n"
+             "    u[0] += int(r[\"running\"]); u[1] += int(r[\"queued\"]); "
+             "u[2] += 1\n"
+             "c = d[\"columns\"]\n"
+             "got = {r[0]: [r[c.index(\"running\")], r[c.index(\"queued\")], "
+             "r[c.index(\"nodes\")]] for r in d[\"rows\"]}\n"
+             "print(got == run, got.get(\"alice\", [0])[0], d[\"answered\"])",
+             cr_skylark(), dir);
+    char want[128];
+    snprintf(want, sizeof want, "True %d %d\n", running, NODES);
+    /* The document may be up to USERS_CACHE_S (5 s) old. */
+    double until = now_s() + 15;
+    do {
+        get_json("/api/users");
+        rc = py(script, out, sizeof out);
+    } while ((rc != 0 || strcmp(out, want) != 0) && now_s() < until &&
+             usleep(500000) == 0);
+    tap_ok(rc == 0 && strcmp(out, want) == 0,
+           "/api/users sums the node monitors' user tables: alice runs %d "
+           "tasks, as flowd says",
+           running);
+    if (strcmp(out, want) != 0)
+        tap_diag("python3 said: %s; wanted %s", out, want);
+
+    /* flow explain for every task: as many running and waiting as the
+     * hand-over counts. */
+    int n_run = 0, n_wait = 0, a_waiting = -1;
+    for (int t = 0; t < TASKS; t++) {
+        char path[128];
+        snprintf(path, sizeof path, "/api/explain?sched=%d&job=%d&task=%d",
+                 sched, hjob, t);
+        if (get_json(path) != 200 ||
+            py("print(d[\"lines\"][1].split(\":\")[1].split()[0] if "
+               "\"lines\" in d else d)",
+               out, sizeof out) != 0)
+            continue;
+        if (strcmp(out, "running\n") == 0)
+            n_run++;
+        if (strcmp(out, "waiting\n") == 0)
+            n_wait++, a_waiting = t;
+    }
+    tap_ok(n_run == running && n_wait == waiting,
+           "/api/explain: %d tasks running and %d waiting, as the "
+           "hand-over counts",
+           n_run, n_wait);
+    int bad = get_json("/api/explain?sched=1&job=x&task=0");
+    int big = get_json("/api/explain?job=1&task=100000");
+    tap_ok(bad == 400 && big == 400,
+           "/api/explain refuses a job that is no number and a task past "
+           "99999 with 400 (%d, %d)",
+           bad, big);
+
+    if (system("command -v chromium >/dev/null 2>&1") != 0) {
+        tap_skip(1, "chromium is not installed (Debian: chromium)");
+        return;
+    }
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd,
+             "timeout 90 chromium --headless --no-sandbox --disable-gpu "
+             "--user-data-dir=%s/chromium --virtual-time-budget=6000 "
+             "--dump-dom 'http://127.0.0.1:%d/#explain=%d/%d/%d' > %s "
+             "2>%s/chromium.log",
+             dir, port, sched, hjob, a_waiting, path_dom, dir);
+    rc = system(cmd);
+    FILE *f = fopen(path_dom, "r");
+    static char dom[1 << 20];
+    size_t n = f != NULL ? fread(dom, 1, sizeof dom - 1, f) : 0;
+    dom[n] = '\0';
+    if (f != NULL)
+        fclose(f);
+    char spec[64], share[96], detail[96];
+    snprintf(spec, sizeof spec, "explain %d/%d %d", sched, hjob, a_waiting);
+    snprintf(share, sizeof share,
+             "<td>alice</td><td>1</td><td>100.0%%</td>"
+             "<td>%d</td><td>100.0%%</td>",
+             running);
+    snprintf(detail, sizeof detail, "%d running", running);
+    tap_ok(rc == 0 && strcmp(dom_text(dom, "explain-query"), spec) == 0 &&
+               strstr(dom, "why it waits:") != NULL &&
+               strstr(dom, share) != NULL &&
+               strstr(dom, "class=\"sel\"") != NULL &&
+               strstr(dom, detail) != NULL,
+           "headless Chromium: #explain= shows flowd's answer for waiting "
+           "task %d, the hand-over selected and alice's fair share",
+           a_waiting);
+}
+
+/* docs/OPERATIONS.md's sample scrape configuration (the ```yaml block of
+ * its section 2) passes `promtool check config`. */
+static void test_scrape_config(void)
+{
+    if (system("command -v promtool >/dev/null 2>&1") != 0) {
+        tap_skip(1, "promtool is not installed (Debian: prometheus)");
+        return;
+    }
+    const char *src = getenv("top_srcdir");
+    char path[400], yml[300], cmd[1200];
+    snprintf(path, sizeof path, "%s/docs/OPERATIONS.md", src ? src : ".");
+    snprintf(yml, sizeof yml, "%s/prometheus.yml", dir);
+    FILE *in = fopen(path, "r"), *out = fopen(yml, "w");
+    if (in == NULL || out == NULL)
+        tap_bail_out("cannot open %s or %s", path, yml);
+    char line[512];
+    int section = 0, block = 0, lines = 0;
+    while (fgets(line, sizeof line, in) != NULL) {
+        if (strncmp(line, "## ", 3) == 0)
+            section = strncmp(line, "## 2. ", 6) == 0;
+        else if (section && strncmp(line, "```yaml", 7) == 0)
+            block = 1;
+        else if (block && strncmp(line, "```", 3) == 0)
+            block = section = 0;
+        else if (block && fputs(line, out) >= 0)
+            lines++;
+    }
+    fclose(in);
+    if (fclose(out) != 0)
+        tap_bail_out("cannot write %s", yml);
+    snprintf(cmd, sizeof cmd, "promtool check config '%s' >'%s.log' 2>&1", yml,
+             yml);
+    int rc = system(cmd);
+    tap_ok(lines > 5 && rc == 0,
+           "docs/OPERATIONS.md's scrape configuration (%d lines) passes "
+           "`promtool check config`",
+           lines);
+}
+
 int main(void)
 {
     if (cr_skylark() == NULL)
         tap_skip_all("no skylark tool under $top_builddir");
     if (system("python3 -c 1 2>/dev/null") != 0)
         tap_skip_all("no python3");
-    tap_timeout(200);
-    tap_plan(10);
+    tap_timeout(300);
+    tap_plan(16);
     signal(SIGPIPE, SIG_IGN);
     snprintf(dir, sizeof dir, "%s/skylark-dash-XXXXXX",
              getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -271,6 +487,7 @@ int main(void)
     snprintf(path_dom, sizeof path_dom, "%s/dom.html", dir);
     atexit(cleanup);
     save(path_status, "{}"); /* until `cluster status --json` fills it */
+    test_scrape_config();
 
     char nodes[16], slots[16];
     snprintf(nodes, sizeof nodes, "%d", NODES);
@@ -302,6 +519,7 @@ int main(void)
     test_json();
     test_page();
     test_browser();
+    test_long();
 
     kill(dash, SIGTERM);
     int st = -1;
