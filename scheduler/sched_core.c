@@ -61,9 +61,25 @@ static uint32_t task_index(const sched_task *t)
     return (uint32_t)(t - t->tk_job->j_tasks);
 }
 
+const uint64_t SCHED_WAIT_BOUNDS_US[SCHED_WAIT_NBOUNDS] = {
+    100,    250,     500,     1000,    2500,     5000,     10000,    25000,
+    50000,  100000,  250000,  500000,  1000000,  2500000,  10000000, 60000000};
+
+/* Counts t's wait, from its job's acceptance to now, in ss_wait. */
+static void count_wait(sched_core *c, const sched_job *j, sk_time now)
+{
+    uint64_t w = now > j->j_accepted ? (uint64_t)(now - j->j_accepted) : 0;
+    uint32_t b = 0;
+    while (b < SCHED_WAIT_NBOUNDS && w > SCHED_WAIT_BOUNDS_US[b])
+        b++;
+    c->c_stats.ss_wait[b]++;
+    c->c_stats.ss_wait_sum_us += w;
+}
+
 static void bind(sched_core *c, sched_task *t, sched_node *nd, sk_time now)
 {
     sched_job *j = t->tk_job;
+    count_wait(c, j, now);
     t->tk_state = SCHED_TASK_LAUNCHED;
     t->tk_node = nd;
     t->tk_launched = now;

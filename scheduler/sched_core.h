@@ -122,6 +122,13 @@ void sched_config_keys(sched_config *cfg, sk_config_key *keys);
  * SK_ECONFIG with a message naming the field in err. */
 int sched_config_check(const sched_config *cfg, char *err, size_t errlen);
 
+/* Buckets of sched_stats.ss_wait: how long a task waited from its job's
+ * acceptance to its launch (the TASK_REPLY that gave it to a node), the
+ * scheduling overhead of the sampling path. Upper bounds in
+ * microseconds, from 100 us to 60 s; the last bucket is the rest. */
+#define SCHED_WAIT_NBOUNDS 16
+extern const uint64_t SCHED_WAIT_BOUNDS_US[SCHED_WAIT_NBOUNDS];
+
 /* Counters of a core: events, bad inputs (each dropped without harming
  * accepted state), and gauges of what it holds now. */
 typedef struct sched_stats {
@@ -153,6 +160,8 @@ typedef struct sched_stats {
     uint64_t ss_nothing_left; /* TASK_REPLY without a task */
     uint64_t ss_cancels;      /* CANCEL_RESERVATIONS sent */
     uint64_t ss_kills;        /* KILL_TASK sent */
+    uint64_t ss_wait[SCHED_WAIT_NBOUNDS + 1]; /* launches by wait, bucket */
+    uint64_t ss_wait_sum_us;                  /* the sum of those waits */
     uint64_t ss_fenced;       /* of which for attempts given up that a
                                  node reported running (FAULTS.md) */
     /* the flow path (sched_flow.c) */

@@ -130,6 +130,7 @@ struct sched_job {
     uint32_t j_sj_attempts; /* sj_max_attempts as given (0: flowd's) */
     uint32_t j_nflow;     /* tasks held by flowd, not running */
     sched_flow *j_flows;  /* its hand-overs to flowd */
+    sk_time j_accepted;    /* when it was admitted */
     sk_time j_fallback_at; /* pending tasks go to flowd then */
     sched_job *j_fbnext;  /* c_fb_head list, in fallback time order */
     sched_job *j_fbprev;

@@ -416,6 +416,7 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj,
         return;
     }
     j->j_id = ++c->c_next_job;
+    j->j_accepted = now;
     j->j_fe = fe;
     fe->fe_bytes += bytes;
     st->ss_bytes += bytes;

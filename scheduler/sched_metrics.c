@@ -90,7 +90,21 @@ static const sk_metric SCHED_METRICS[] = {
 
 void sched_metrics(const sched_core *c, sk_metrics_out *o)
 {
+    const sched_stats *st = sched_stats_get(c);
     sk_metrics_table(o, SCHED_METRICS,
-                     sizeof SCHED_METRICS / sizeof SCHED_METRICS[0],
-                     sched_stats_get(c));
+                     sizeof SCHED_METRICS / sizeof SCHED_METRICS[0], st);
+    static double bounds[SCHED_WAIT_NBOUNDS];
+    for (uint32_t b = 0; b < SCHED_WAIT_NBOUNDS; b++)
+        bounds[b] = (double)SCHED_WAIT_BOUNDS_US[b] / 1e6;
+    sk_histogram h;
+    sk_histogram_init(&h, bounds, SCHED_WAIT_NBOUNDS);
+    for (uint32_t b = 0; b <= SCHED_WAIT_NBOUNDS; b++) {
+        h.hg_counts[b] = st->ss_wait[b];
+        h.hg_count += st->ss_wait[b];
+    }
+    h.hg_sum = (double)st->ss_wait_sum_us / 1e6;
+    sk_metrics_histogram(o, "skylark_sched_launch_wait_seconds",
+                         "Time from a job's acceptance to each of its tasks' "
+                         "launch (TASK_REPLY): the sampling path's overhead.",
+                         &h);
 }

@@ -226,6 +226,14 @@ static void test_short_job(void)
                SHORT_TASKS, "sched: tasks_finished_total{outcome=\"ok\"} too");
     tap_is_int((int64_t)sample(&p, "skylark_sched_jobs_done_total"), 1,
                "sched: jobs_done_total is 1");
+    tap_ok((int64_t)sample(&p, "skylark_sched_launch_wait_seconds_count") ==
+                   SHORT_TASKS &&
+               (int64_t)sample(
+                   &p, "skylark_sched_launch_wait_seconds_bucket{le=\"+Inf\"}") ==
+                   SHORT_TASKS &&
+               sample(&p, "skylark_sched_launch_wait_seconds_sum") > 0,
+           "sched: the launch wait histogram counts the %d launches",
+           SHORT_TASKS);
     tap_ok(sample(&p, "skylark_sched_reservations_total") >= SHORT_TASKS &&
                sample(&p, "skylark_transport_messages_received_total") > 0,
            "sched: reservations and transport messages counted");
