@@ -23,7 +23,10 @@
  * the excess the changes left (new supply, capacity cuts) as far as it must
  * climb, and the arcs the changes left alone start with zero-optimal reduced
  * costs, so one phase usually ends optimal; an incremental solve that exceeds
- * the bound starts over from the largest cost.
+ * the bound starts over from the largest cost. Incremental phases that start
+ * from the largest cost with excess to re-route start from zero prices, not
+ * the last optimum's: the bound holds only where every flow is that close
+ * to optimal, and old prices can lie further apart than the costs allow.
  *
  * In such a low phase a hub (a node with more residual arcs than a
  * sixteenth of the nodes: a scheduling network's sink and cluster
@@ -801,6 +804,18 @@ static bool fits(int64_t max_cost, int64_t scale, int64_t alpha)
     return eps0 <= lim / scale / (alpha + 3);
 }
 
+/* Forget the prices: under zero prices every residual arc's reduced cost
+ * is its cost, so every flow, feasible or not, is max_cost-optimal, and
+ * Goldberg and Tarjan's bound holds from there. Returns the scaled eps
+ * the phases start from (as from scratch: at least alpha units). */
+static int64_t zero_prices(cs *c, int64_t max_cost)
+{
+    memset(c->cs_p, 0, (size_t)c->cs_n * sizeof *c->cs_p);
+    int64_t start = max_cost * c->cs_scale;
+    return start < c->cs_scale * c->cs_alpha ? c->cs_scale * c->cs_alpha
+                                             : start;
+}
+
 /* Refine from eps = start / alpha down to an optimal flow with exact
  * prices. */
 static int phases(cs *c, int64_t start)
@@ -861,7 +876,16 @@ static int run(cs *c, int64_t max_cost)
      * Should a phase started so low exceed the bound, the
      * solve starts over from where it holds; on small networks, where the
      * bound leaves no room for every node to climb the largest cost in
-     * steps of that eps, it would, and they start high. */
+     * steps of that eps, it would, and they start high.
+     * The bound holds from the largest cost only if a feasible flow is
+     * that close to optimal under the prices the phases start from, and
+     * the prices of an earlier optimum need not be: a round after one
+     * with a dearer arc (flowd's escape arcs, 2^31) can leave gaps of 2^31
+     * between prices that excess must climb, where the largest cost is
+     * now 1,000, and the excess then climbs them eps by eps, past the
+     * bound, on a feasible network. With excess, the phases that start
+     * high start from zero prices, under which every flow is within the
+     * largest cost of optimal. */
     int64_t high = viol;
     if (excess && max_cost * c->cs_scale > high)
         high = max_cost * c->cs_scale;
@@ -872,15 +896,14 @@ static int run(cs *c, int64_t max_cost)
     bool low = g->g_optimal && !g->g_changes_lost && high > c->cs_scale &&
                (uint64_t)max_cost <= room;
     int64_t start = low ? c->cs_scale : high;
-    c->cs_low_start = start < high;
+    if (!low && excess)
+        start = zero_prices(c, max_cost);
+    c->cs_low_start = low;
     rc = phases(c, start);
     if (rc != CS_TOO_LOW)
         return rc;
     c->cs_low_start = false;
-    start = max_violation(c);
-    if (start < max_cost * c->cs_scale)
-        start = max_cost * c->cs_scale;
-    return phases(c, start);
+    return phases(c, zero_prices(c, max_cost));
 }
 
 int fc_cs_solve(const fc_graph *g, fc_flow_state *st,

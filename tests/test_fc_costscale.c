@@ -6,9 +6,10 @@
  * rounds of random changes to scheduling and generic networks (task
  * arrivals and completions, machine removal, cost and capacity changes
  * both ways, arcs added and removed, supply changes, infeasible rounds,
- * too many changes to record, a start from another solver's solution) the
- * incremental result equals a from-scratch solve and carries an optimality
- * certificate. A few scheduling networks are also checked against LEMON.
+ * too many changes to record, a start from another solver's solution,
+ * old prices further apart than the new costs) the incremental result
+ * equals a from-scratch solve and carries an optimality certificate. A
+ * few scheduling networks are also checked against LEMON.
  */
 #include "fc_testutil.h"
 #include "flowcore.h"
@@ -385,6 +386,53 @@ static void test_changes_lost(void)
     fct_sched_free(&s);
 }
 
+/* Excess that must climb a price gap far wider than the network's costs,
+ * left by an earlier optimum of a dearer network (flowd's rounds do this:
+ * its running tasks' escape arcs cost 2^31, and a round without them has
+ * costs of at most a few thousand). The arc a -> b of cost 10^6 carries
+ * a's unit, so the optimal prices put a at least 10^6 above b and c, b's
+ * free neighbour. Then that arc costs 1, the supplies swap and b -> a
+ * (cost 1) opens: b's 2 units of excess must rise by the old gap to reach
+ * a's deficit, and b and c, relabelled in turn to eps above each other,
+ * climb it one small eps per relabel. Without dear the solve starts low
+ * (and, should that exceed the bound, starts over high). With dear, an
+ * idle arc of cost 5,000 makes the largest cost too large for the low
+ * start on so small a network (as in flowd's failing round: 22 nodes,
+ * largest cost 1,000) and the solve starts high: from the old prices it
+ * ran past the bound on relabels and called the network infeasible. */
+static void test_far_prices(bool dear)
+{
+    fc_graph *g = new_graph();
+    fc_node a = node(g, 1), b = node(g, -1);
+    fc_node c = node(g, 0);
+    fc_arc ab = arc(g, a, b, 1, 1000000);
+    arc(g, b, c, 2, 0);
+    arc(g, c, b, 2, 0);
+    if (dear) {
+        fc_node x = node(g, 0);
+        arc(g, x, a, 1, 5000);
+    }
+    fc_solve_options opt = fct_options(FC_ALG_COST_SCALING, true);
+    tap_is_int(fc_solve(g, &opt, NULL), 0, "far prices%s: first solve",
+               dear ? ", dear arc" : "");
+    tap_ok(fc_node_price(g, a) - fc_node_price(g, b) >= 1000000,
+           "far prices%s: a priced 10^6 above b", dear ? ", dear arc" : "");
+    fc_arc_set_cost(g, ab, 1);
+    fc_node_set_supply(g, a, -1);
+    fc_node_set_supply(g, b, 1);
+    arc(g, b, a, 2, 1);
+    fc_solve_stats st;
+    int want = 0;
+    char why[256] = "";
+    tap_ok(fct_matches_ssp(g, &opt, &st, &want, why, sizeof why) && want == 0,
+           "far prices%s: incremental solve matches SSP %s",
+           dear ? ", dear arc" : "", why);
+    char err[256] = "";
+    tap_ok(prices_optimal(g, err, sizeof err),
+           "far prices%s: prices optimal %s", dear ? ", dear arc" : "", err);
+    fc_graph_free(g);
+}
+
 /* Medium scheduling networks against LEMON, from scratch. */
 static void test_lemon(void)
 {
@@ -430,6 +478,8 @@ int main(void)
     test_incremental_sched();
     test_incremental_generic();
     test_changes_lost();
+    test_far_prices(false);
+    test_far_prices(true);
     test_lemon();
     tap_done();
     return tap_exit_status();
