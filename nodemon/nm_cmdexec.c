@@ -1,5 +1,5 @@
 /*
- * nm_cmdexec.c - the built-in command executor: fork and exec of
+ * nm_cmdexec.c - the built-in command executor: clone (a vfork) and exec of
  * `SHELL -c COMMAND` in its own process group (as the task's account and
  * under its memory limit), the output tail read from a pipe, SIGCHLD
  * reaping without blocking the loop, kills with a grace.
@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +30,10 @@
 extern char **environ;
 
 #define OUT_CAP SK_MAX_OUTPUT_BYTES
+
+/* The stack of a child between clone and exec: it calls only system
+ * call wrappers. */
+#define SPAWN_STACK (64 * 1024)
 
 /* The variables every task gets, in the order of env_fill. */
 static const char *const ENV_NAMES[] = {
@@ -81,6 +87,7 @@ struct nm_cmdexec {
     uint8_t x_outbuf[OUT_CAP]; /* the output of x_taken, in order */
     nm_cmdexec_stats x_st;
     int x_guard; /* nm_guard.h: kills our tasks if we die; -1 without */
+    _Alignas(16) char x_stack[SPAWN_STACK]; /* see spawn */
 };
 
 void nm_cmdexec_config_init(nm_cmdexec_config *cfg)
@@ -398,11 +405,11 @@ typedef struct spawn_err {
 } spawn_err;
 
 static const char *const STEP_NAMES[] = {
-    "fork",   "setpgid", "stdio",     "setgroups", "setgid",
+    "clone",  "setpgid", "stdio",     "setgroups", "setgid",
     "setuid", "chdir",   "setrlimit", "exec",
 };
 enum {
-    STEP_FORK,
+    STEP_CLONE,
     STEP_SETPGID,
     STEP_STDIO,
     STEP_SETGROUPS,
@@ -413,15 +420,20 @@ enum {
     STEP_EXEC
 };
 
-/* Everything a child needs, prepared before fork: after fork in a
- * process with threads (nanomsg's) only async-signal-safe calls are
- * made, so nothing here allocates or looks up a name. */
+/* Everything a child needs, prepared before it starts. The child shares
+ * the daemon's memory (clone with CLONE_VM | CLONE_VFORK, like
+ * posix_spawn: a plain fork of a daemon with 200 MiB touched took 18 ms
+ * against 0.6 ms), and the daemon has threads (nanomsg's): it allocates
+ * nothing, looks up no name, and changes its ids with raw system calls,
+ * since glibc's setuid would make every thread of the daemon change
+ * too. */
 typedef struct spawn_req {
     const char *sr_shell;
     const char *sr_cmd;
     char **sr_env;
     const nm_ident *sr_id; /* NULL: stay the daemon's user */
     uint64_t sr_as_bytes;  /* RLIMIT_AS, 0: unchanged */
+    char *sr_stack;        /* SPAWN_STACK bytes for the child */
 } spawn_req;
 
 static void __attribute__((noreturn)) child_fail(int efd, int step)
@@ -459,14 +471,14 @@ child_exec(const spawn_req *r, int out, int efd)
 #endif
     const nm_ident *id = r->sr_id;
     if (id != NULL) {
-        if (setgroups(id->id_ngroups, id->id_groups) != 0)
+        if (syscall(SYS_setgroups, (size_t)id->id_ngroups, id->id_groups) != 0)
             child_fail(efd, STEP_SETGROUPS);
-        if (setgid(id->id_gid) != 0)
+        if (syscall(SYS_setresgid, id->id_gid, id->id_gid, id->id_gid) != 0)
             child_fail(efd, STEP_SETGID);
-        if (setuid(id->id_uid) != 0)
+        if (syscall(SYS_setresuid, id->id_uid, id->id_uid, id->id_uid) != 0)
             child_fail(efd, STEP_SETUID);
         /* Paranoia: a switch that could be undone is no switch. */
-        if (id->id_uid != 0 && setuid(0) == 0) {
+        if (id->id_uid != 0 && syscall(SYS_setuid, 0) == 0) {
             errno = EPERM;
             child_fail(efd, STEP_SETUID);
         }
@@ -486,13 +498,25 @@ child_exec(const spawn_req *r, int out, int efd)
     child_fail(efd, STEP_EXEC);
 }
 
+typedef struct child_arg {
+    const spawn_req *ca_req;
+    int ca_out, ca_efd;
+} child_arg;
+
+/* No sanitizer bookkeeping on a stack it does not know. */
+__attribute__((no_sanitize_address)) static int child_main(void *arg)
+{
+    const child_arg *ca = arg;
+    child_exec(ca->ca_req, ca->ca_out, ca->ca_efd);
+}
+
 /* Starts the shell for r with its output into a new pipe. Returns 0, or
  * an errno value with the failed step in *step. Waits for the child's
  * exec (a few system calls), like posix_spawn. */
 static int spawn(const spawn_req *r, pid_t *pid, int *fd, int *step)
 {
     int p[2], e[2];
-    *step = STEP_FORK;
+    *step = STEP_CLONE;
     if (pipe2(p, O_CLOEXEC) != 0)
         return errno;
     if (pipe2(e, O_CLOEXEC) != 0) {
@@ -510,9 +534,9 @@ static int spawn(const spawn_req *r, pid_t *pid, int *fd, int *step)
         sigset_t all, old;
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &old);
-        c = fork();
-        if (c == 0)
-            child_exec(r, p[1], e[1]);
+        child_arg ca = {r, p[1], e[1]};
+        c = clone(child_main, r->sr_stack + SPAWN_STACK,
+                  CLONE_VM | CLONE_VFORK | SIGCHLD, &ca);
         if (c < 0)
             err = errno;
         pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -600,8 +624,12 @@ void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt, sk_time now)
                  "command executor: out of memory");
         return;
     }
-    spawn_req r = {x->x_cfg.cx_shell, (const char *)spec, NULL, id,
-                   (uint64_t)lt->lt_res.r_mem_mb << 20};
+    spawn_req r = {x->x_cfg.cx_shell,
+                   (const char *)spec,
+                   NULL,
+                   id,
+                   (uint64_t)lt->lt_res.r_mem_mb << 20,
+                   x->x_stack};
     r.sr_env = env_fill(x, lt, id);
     pid_t pid = 0;
     int fd = -1, step = 0;

@@ -19,7 +19,7 @@
  *   - after nm_cmdexec_kill: KILLED, with the exit code or -signal;
  *   - a spec that is not a command, too many tasks at once, a user with
  *     no account ("no account for user U on node N"), or a failed start
- *     (fork, account switch, limit, exec): FAILED at once, tf_exit -1,
+ *     (clone, account switch, limit, exec): FAILED at once, tf_exit -1,
  *     the reason in tf_output.
  * Every launch produces exactly one result. A kill sends SIGTERM to the
  * task's process group, and SIGKILL after the grace period if the shell
@@ -33,10 +33,11 @@
  * the daemon takes them with nm_cmdexec_next (also after each launch,
  * since a launch may fail at once without a callback).
  *
- * Costs: a launch is one fork and exec plus two pipes, and waits for the
- * child to reach exec (page tables copied: the daemon is small); a
+ * Costs: a launch is one clone (a vfork: no memory copied) and exec plus
+ * two pipes, and waits for the child to reach exec, like posix_spawn; a
  * task's exit is O(tasks running) to find it. Memory: one record of about
- * 4.5 KiB per task running or waiting to be taken, recycled.
+ * 4.5 KiB per task running or waiting to be taken, recycled, and a 64 KiB
+ * stack for children between clone and exec.
  *
  * Threading: one thread, the loop's.
  */
@@ -74,7 +75,7 @@ typedef struct nm_cmdexec_stats {
     uint64_t cs_bad_spec;     /* failed at once: the spec is not a command */
     uint64_t cs_busy;         /* failed at once: max_children running */
     uint64_t cs_duplicate;    /* failed at once: that attempt already runs */
-    uint64_t cs_spawn_failed; /* failed at once: pipe, fork, the switch
+    uint64_t cs_spawn_failed; /* failed at once: pipe, clone, the switch
                                  of account or exec failed */
     uint64_t cs_no_account;   /* failed at once: the user maps to no
                                  account (cx_accounts) */
