@@ -461,10 +461,10 @@ child_exec(const spawn_req *r, int out, int efd)
         fcntl(0, F_SETFD, 0) != 0 || fcntl(1, F_SETFD, 0) != 0 ||
         fcntl(2, F_SETFD, 0) != 0)
         child_fail(efd, STEP_STDIO);
-        /* The task gets none of the daemon's other descriptors (its sockets
-         * would outlive it in a task left running); the error pipe is
-         * close-on-exec. */
 #if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
+    /* The task gets none of the daemon's other descriptors (its sockets
+     * would outlive it in a task left running); the error pipe is
+     * close-on-exec. Older libcs: the daemon opens all close-on-exec. */
     if (efd > 3)
         close_range(3, (unsigned)efd - 1, 0);
     close_range((unsigned)efd + 1, ~0u, 0);
