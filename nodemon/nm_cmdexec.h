@@ -8,14 +8,19 @@
  * `SHELL -c COMMAND` in a process group of its own, stdin from /dev/null,
  * stdout and stderr into one pipe of which the last SK_MAX_OUTPUT_BYTES
  * are kept, with the daemon's environment plus SKYLARK_JOB_ID,
- * SKYLARK_TASK_INDEX, SKYLARK_ATTEMPT, SKYLARK_USER and SKYLARK_NODE.
+ * SKYLARK_TASK_INDEX, SKYLARK_ATTEMPT, SKYLARK_USER and SKYLARK_NODE,
+ * as the account cx_accounts gives its user (see below), with RLIMIT_AS
+ * (soft and hard) set to its memory request lt_res.r_mem_mb MiB when
+ * that is not 0.
  * When the command's shell exits, whatever is left in its process group
  * is killed (SIGKILL) and the attempt ends:
  *   - exit code 0: OK; other exit code n: FAILED with tf_exit n;
  *   - killed by signal s: FAILED with tf_exit -s;
  *   - after nm_cmdexec_kill: KILLED, with the exit code or -signal;
- *   - a spec that is not a command, too many tasks at once, or a failed
- *     spawn: FAILED at once, tf_exit -1, the reason in tf_output.
+ *   - a spec that is not a command, too many tasks at once, a user with
+ *     no account ("no account for user U on node N"), or a failed start
+ *     (clone, account switch, limit, exec): FAILED at once, tf_exit -1,
+ *     the reason in tf_output.
  * Every launch produces exactly one result. A kill sends SIGTERM to the
  * task's process group, and SIGKILL after the grace period if the shell
  * has not exited by then.
@@ -28,15 +33,18 @@
  * the daemon takes them with nm_cmdexec_next (also after each launch,
  * since a launch may fail at once without a callback).
  *
- * Costs: a launch is one posix_spawn (a vfork and exec) plus a pipe; a
+ * Costs: a launch is one clone (a vfork: no memory copied) and exec plus
+ * two pipes, and waits for the child to reach exec, like posix_spawn; a
  * task's exit is O(tasks running) to find it. Memory: one record of about
- * 4.5 KiB per task running or waiting to be taken, recycled.
+ * 4.5 KiB per task running or waiting to be taken, recycled, and a 64 KiB
+ * stack for children between clone and exec.
  *
  * Threading: one thread, the loop's.
  */
 #ifndef NM_CMDEXEC_H
 #define NM_CMDEXEC_H
 
+#include "nm_account.h"
 #include "sk_core.h"
 #include "sk_proto.h"
 
@@ -50,6 +58,12 @@ typedef struct nm_cmdexec_config {
     int64_t cx_kill_grace_ms; /* SIGTERM, then SIGKILL after this */
     uint32_t cx_max_children; /* tasks running at once (the slots) */
     char cx_node[SK_MAX_NAME_LEN + 1]; /* SKYLARK_NODE of every task */
+    /* Who runs a user's task (nm_account.h; outlives the executor).
+     * NULL: every task runs as this process, in its directory, as when
+     * the node monitor is not root. Otherwise the child switches to the
+     * user's account (groups, gid, uid), goes to its home (or /) and gets
+     * its HOME, USER and LOGNAME; a user without one fails at once. */
+    const nm_accounts *cx_accounts;
 } nm_cmdexec_config;
 
 /* Counters. */
@@ -61,7 +75,10 @@ typedef struct nm_cmdexec_stats {
     uint64_t cs_bad_spec;     /* failed at once: the spec is not a command */
     uint64_t cs_busy;         /* failed at once: max_children running */
     uint64_t cs_duplicate;    /* failed at once: that attempt already runs */
-    uint64_t cs_spawn_failed; /* failed at once: pipe or spawn failed */
+    uint64_t cs_spawn_failed; /* failed at once: pipe, clone, the switch
+                                 of account or exec failed */
+    uint64_t cs_no_account;   /* failed at once: the user maps to no
+                                 account (cx_accounts) */
     uint64_t cs_kills;        /* kills applied */
     uint64_t cs_kill_unknown; /* kills for no task running here */
     uint64_t cs_stray;        /* reaped children that were not tasks */

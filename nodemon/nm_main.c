@@ -28,7 +28,7 @@
 #define NOWN                                                                   \
     6 /* schedulers, flowd, labels, rack, shell,                               \
          kill_grace_ms */
-#define NKEYS (NM_CONFIG_NKEYS + SK_DAEMON_NKEYS + NOWN)
+#define NKEYS (NM_CONFIG_NKEYS + NM_ACCOUNT_NKEYS + SK_DAEMON_NKEYS + NOWN)
 
 /* The daemon: the core, its command executor and the shell. */
 typedef struct nm_daemon {
@@ -175,6 +175,8 @@ static void on_status(void *arg, sk_daemon *d)
                          (unsigned long long)cs->cs_duplicate);
     sk_daemon_status_add(d, "cmdexec.spawn_failed", "%llu",
                          (unsigned long long)cs->cs_spawn_failed);
+    sk_daemon_status_add(d, "cmdexec.no_account", "%llu",
+                         (unsigned long long)cs->cs_no_account);
     sk_daemon_status_add(d, "cmdexec.kills", "%llu",
                          (unsigned long long)cs->cs_kills);
     sk_daemon_status_add(d, "cmdexec.kill_unknown", "%llu",
@@ -248,7 +250,8 @@ int main(int argc, char **argv)
     long ncores = sysconf(_SC_NPROCESSORS_ONLN);
     nm_config cfg;
     nm_config_init(&cfg, ncores > 0 ? (uint32_t)ncores : 1);
-    static nm_weights weights; /* static: 16 KiB, read once */
+    static nm_weights weights;         /* static: 16 KiB, read once */
+    static nm_account_config accounts; /* static: 19 KiB, read once */
     default_node_name(cfg.nc_node, sizeof cfg.nc_node);
     /* 0: not set, scaled with the slots below. */
     cfg.nc_cpu_milli = 0;
@@ -261,9 +264,11 @@ int main(int argc, char **argv)
     sk_strlist labels = {NULL, 0, SK_MAX_LABELS, SK_MAX_LABEL_LEN, 0};
     char flowd[SK_MAX_ADDR_LEN + 1] = "";
     char rack[SK_MAX_NAME_LEN + 1] = "";
+    nm_accounts *acct = NULL; /* resolved [accounts], when root */
 
     sk_config_key keys[NKEYS];
     size_t n = nm_config_keys(&cfg, &weights, keys);
+    n += nm_account_keys(&accounts, keys + n);
     n += sk_daemon_settings_keys(&ds, "nodemon", keys + n);
     keys[n++] = (sk_config_key){"nodemon",
                                 "schedulers",
@@ -371,6 +376,25 @@ int main(int argc, char **argv)
         goto out_lists;
     }
     sk_log_set_level(ds.ds_log_level);
+    /* Accounts matter only to root: anyone else cannot switch, and runs
+     * every task as itself, as always. */
+    if (geteuid() == 0) {
+        if (nm_accounts_resolve(&accounts, &acct, err, sizeof err) != 0) {
+            fprintf(stderr, "%s: %s\n", PROG, err);
+            goto out_lists;
+        }
+        cx.cx_accounts = acct;
+        if (!nm_account_configured(&accounts))
+            sk_warn(accounts.ac_allow_root
+                        ? "running as root with allow_root and no account: "
+                          "every command task runs as root"
+                        : "running as root with no [accounts] and no "
+                          "default_account: every command task is refused");
+    } else if (nm_account_configured(&accounts)) {
+        sk_warn("not running as root: [accounts] and default_account are "
+                "ignored, every task runs as uid %u",
+                (unsigned)geteuid());
+    }
     cx.cx_max_children = (uint32_t)cfg.nc_slots;
     snprintf(cx.cx_node, sizeof cx.cx_node, "%s", cfg.nc_node);
 
@@ -458,6 +482,7 @@ out_core:
     if (status == 0)
         sk_info("stopped");
 out_lists:
+    nm_accounts_free(acct);
     sk_strlist_free(&scheds);
     sk_strlist_free(&labels);
     return status;

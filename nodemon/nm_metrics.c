@@ -94,6 +94,7 @@ static const sk_metric EXEC_METRICS[] = {
     XF("reason=\"busy\"", cs_busy),
     XF("reason=\"duplicate\"", cs_duplicate),
     XF("reason=\"spawn_failed\"", cs_spawn_failed),
+    XF("reason=\"no_account\"", cs_no_account),
     X("kills", cs_kills, "Kills applied."),
     X("kill_unknown", cs_kill_unknown, "Kills for no task running here."),
     X("stray_children", cs_stray, "Reaped children that were not tasks."),

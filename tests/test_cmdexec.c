@@ -3,8 +3,9 @@
  * libev loop with real shells: exit codes and signals, the output tail,
  * the environment, stdin, process groups, kills with and without a grace,
  * leftovers of a task's group, spec validation, the concurrency limit,
- * destroy killing what still runs, and the guard killing it when the
- * executor's process dies of SIGKILL.
+ * destroy killing what still runs, the guard killing it when the
+ * executor's process dies of SIGKILL, RLIMIT_AS from a memory request,
+ * and (as root only) tasks run as the account their user maps to.
  */
 #include "nm_cmdexec.h"
 #include "skylark.h"
@@ -13,6 +14,7 @@
 
 #include <errno.h>
 #include <ev.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,24 +67,38 @@ static int wait_results(int n)
     return tu_run_until(loop, have, &n, 10);
 }
 
-static void launch_spec(uint64_t job, uint32_t task, const void *spec,
-                        uint32_t len)
+/* Launches a task of user with a memory request of mem_mb MiB. */
+static void launch_full(uint64_t job, uint32_t task, const void *spec,
+                        uint32_t len, const char *user, uint32_t mem_mb)
 {
     sk_launch lt;
     memset(&lt, 0, sizeof lt);
     lt.lt_job = job;
     lt.lt_task = task;
     lt.lt_attempt = 2;
-    lt.lt_user = "alice";
+    lt.lt_user = user;
+    lt.lt_res.r_mem_mb = mem_mb;
     lt.lt_spec.b_data = spec;
     lt.lt_spec.b_len = len;
     lt.lt_framework = "";
     nm_cmdexec_launch(x, &lt, 1000);
 }
 
+static void launch_spec(uint64_t job, uint32_t task, const void *spec,
+                        uint32_t len)
+{
+    launch_full(job, task, spec, len, "alice", 0);
+}
+
 static void launch(uint64_t job, uint32_t task, const char *cmd)
 {
     launch_spec(job, task, cmd, (uint32_t)strlen(cmd) + 1);
+}
+
+static void launch_as(uint64_t job, uint32_t task, const char *user,
+                      uint32_t mem_mb, const char *cmd)
+{
+    launch_full(job, task, cmd, (uint32_t)strlen(cmd) + 1, user, mem_mb);
 }
 
 static const result *find(uint64_t job, uint32_t task)
@@ -144,16 +160,23 @@ static pid_t read_pid(const char *path, double timeout)
     return 0;
 }
 
-static void make(uint32_t max_children, int64_t grace_ms)
+static void make_as(uint32_t max_children, int64_t grace_ms,
+                    const nm_accounts *accounts)
 {
     nm_cmdexec_config cfg;
     nm_cmdexec_config_init(&cfg);
+    cfg.cx_accounts = accounts;
     cfg.cx_max_children = max_children;
     cfg.cx_kill_grace_ms = grace_ms;
     snprintf(cfg.cx_node, sizeof cfg.cx_node, "node-7");
     if (nm_cmdexec_create(loop, &cfg, on_ready, NULL, &x) != 0)
         tap_bail_out("cannot create the command executor");
     nresults = 0;
+}
+
+static void make(uint32_t max_children, int64_t grace_ms)
+{
+    make_as(max_children, grace_ms, NULL);
 }
 
 static void test_create(void)
@@ -427,9 +450,112 @@ static void test_default_loop(void)
                SK_EINVAL, "the default loop (which reaps children) is refused");
 }
 
+/* RLIMIT_AS from the memory request, for any user running the test. */
+static void test_mem_limit(void)
+{
+    nm_cmdexec_destroy(x);
+    make(4, 200);
+    launch_as(20, 0, "alice", 100,
+              "ulimit -v; grep 'Max address space' /proc/self/limits");
+    launch_as(20, 1, "alice", 0, "ulimit -v");
+    tap_ok(wait_results(2), "two tasks with and without a memory request");
+    const result *r = find(20, 0);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_OK &&
+               strncmp(r->r_out, "102400\n", 7) == 0 &&
+               strstr(r->r_out, "104857600            104857600"),
+           "100 MiB requested: ulimit -v 102400 (KiB), soft and hard "
+           "RLIMIT_AS 104857600: %s",
+           r ? r->r_out : "");
+    r = find(20, 1);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_OK &&
+               strcmp(r->r_out, "unlimited\n") == 0,
+           "no memory request: no limit: %s", r ? r->r_out : "");
+}
+
+/* Root only: a task runs as its user's account, an unmapped user is
+ * refused, root needs allow_root. */
+#define ACCOUNT_TESTS 9
+static void test_accounts(void)
+{
+    struct passwd *pw = getpwnam("nobody");
+    if (geteuid() != 0 || pw == NULL) {
+        tap_skip(ACCOUNT_TESTS, "%s",
+                 pw == NULL ? "no account 'nobody' on this machine"
+                            : "not root: the executor cannot switch "
+                              "accounts, tasks run as the test's user");
+        return;
+    }
+    uid_t nobody_uid = pw->pw_uid;
+    gid_t nobody_gid = pw->pw_gid;
+    nm_account_config ac;
+    memset(&ac, 0, sizeof ac);
+    nm_account_map_set(&ac, "alice", "nobody");
+    nm_accounts *a = NULL;
+    char err[256] = "";
+    if (nm_accounts_resolve(&ac, &a, err, sizeof err) != 0)
+        tap_bail_out("cannot resolve alice = nobody: %s", err);
+    nm_cmdexec_destroy(x);
+    make_as(4, 200, a);
+    launch_as(21, 0, "alice", 0,
+              "id -u; id -g; id -G; pwd; echo $HOME:$USER:$LOGNAME");
+    launch_as(21, 1, "bob", 0, "id -u");
+    launch_as(21, 2, "root", 0, "id -u");
+    launch_as(21, 3, "alice", 50, "ulimit -v");
+    tap_ok(wait_results(4), "four tasks of alice, bob and root end");
+    char want[256];
+    snprintf(want, sizeof want, "%u\n%u\n%u\n", (unsigned)nobody_uid,
+             (unsigned)nobody_gid, (unsigned)nobody_gid);
+    const result *r = find(21, 0);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_OK &&
+               strncmp(r->r_out, want, strlen(want)) == 0,
+           "alice's task runs as nobody: uid, gid and groups %u, no root "
+           "group: %s",
+           (unsigned)nobody_uid, r ? r->r_out : "");
+    snprintf(want, sizeof want, ":nobody:nobody\n");
+    tap_ok(
+        r && strstr(r->r_out, want) &&
+            (strstr(r->r_out, "\n/\n") || strstr(r->r_out, pw->pw_dir) != NULL),
+        "in nobody's home or /, with its HOME, USER and LOGNAME");
+    r = find(21, 1);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_FAILED && r->r_tf.tf_exit == -1 &&
+               strcmp(r->r_out, "no account for user bob on node node-7") == 0,
+           "an unmapped user fails at once: %s", r ? r->r_out : "");
+    r = find(21, 2);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_FAILED &&
+               strstr(r->r_out, "no account for user root"),
+           "user root, unmapped, is refused (not run as root): %s",
+           r ? r->r_out : "");
+    tap_is_int((int64_t)nm_cmdexec_stats_get(x)->cs_no_account, 2,
+               "refusals are counted");
+    r = find(21, 3);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_OK &&
+               strcmp(r->r_out, "51200\n") == 0,
+           "the memory limit holds for a switched task too: %s",
+           r ? r->r_out : "");
+    nm_cmdexec_destroy(x);
+    x = NULL;
+    nm_accounts_free(a);
+
+    /* allow_root with no account: the old way, tasks run as root. */
+    memset(&ac, 0, sizeof ac);
+    ac.ac_allow_root = true;
+    if (nm_accounts_resolve(&ac, &a, err, sizeof err) != 0)
+        tap_bail_out("cannot resolve an empty table: %s", err);
+    make_as(4, 200, a);
+    launch_as(22, 0, "bob", 0, "id -u");
+    tap_ok(wait_results(1), "a task of an unmapped user with allow_root ends");
+    r = find(22, 0);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_OK && strcmp(r->r_out, "0\n") == 0,
+           "and runs as root, as allowed: %s", r ? r->r_out : "");
+    nm_cmdexec_destroy(x);
+    x = NULL;
+    nm_accounts_free(a);
+    make(8, 200);
+}
+
 int main(void)
 {
-    tap_plan(45);
+    tap_plan(48 + ACCOUNT_TESTS);
     tap_timeout(60);
     snprintf(dir, sizeof dir, "/tmp/skylark-cmdexec-XXXXXX");
     if (mkdtemp(dir) == NULL)
@@ -447,6 +573,11 @@ int main(void)
     test_destroy();
     test_guard();
     test_spawn_failure();
+    test_mem_limit();
+    test_accounts();
+    nm_cmdexec_destroy(x);
+    x = NULL;
+    /* Last: the default loop takes SIGCHLD from every other loop. */
     test_default_loop();
     ev_loop_destroy(loop);
     rmdir(dir);

@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,9 +301,73 @@ static void test_sigterm(void)
     dh_client_free(c);
 }
 
+/* As root, task accounts end to end: accounts checked at start, alice's
+ * task runs as nobody, bob's (unmapped) is refused with the reason, and
+ * the refusal is counted in the node monitor's status. */
+#define ACCOUNT_TESTS 5
+static void test_accounts(void)
+{
+    struct passwd *pw = getpwnam("nobody");
+    if (geteuid() != 0 || pw == NULL) {
+        tap_skip(ACCOUNT_TESTS, "%s",
+                 pw == NULL ? "no account 'nobody' on this machine"
+                            : "not root: the node monitor ignores [accounts] "
+                              "and runs tasks as itself");
+        return;
+    }
+    char uid[32];
+    snprintf(uid, sizeof uid, "%u\n", (unsigned)pw->pw_uid);
+    dh_proc p;
+    char *a0[] = {(char *)dh_nodemon_path(), "--set",
+                  "accounts.alice=no-such-account-xq", NULL};
+    tap_ok(run(&p, "badaccount", a0) == 2 &&
+               dh_log_has(&p, "[accounts] alice: no Unix account "
+                              "'no-such-account-xq' on this machine"),
+           "an account that does not exist: exit 2 naming it");
+    char *a1[] = {(char *)dh_nodemon_path(), "--set",
+                  "cmdexec.default_account=root", NULL};
+    tap_ok(run(&p, "rootaccount", a1) == 2 &&
+               dh_log_has(&p, "[cmdexec] default_account: account 'root' is "
+                              "root (uid 0); set [cmdexec] allow_root"),
+           "root as an account without allow_root: exit 2");
+
+    dh_proc s, n;
+    if (dh_start_sched(&s, "acct-s", 1, NULL) != 0)
+        tap_bail_out("scheduler did not start");
+    const dh_proc *ss[] = {&s};
+    /* After the harness's own allow_root: the last value wins. */
+    const char *ne[] = {"--set", "accounts.alice=nobody", "--set",
+                        "cmdexec.allow_root=no", NULL};
+    if (dh_start_nodemon(&n, "acct-n", 1, 2, ss, 1, ne) != 0)
+        tap_bail_out("node monitor did not start");
+    dh_client *c = dh_client_new("frontend", "fe-acct");
+    sk_peer_id sp = dh_client_connect(c, s.dp_endpoint, 5);
+    sk_peer_id np = dh_client_connect(c, n.dp_endpoint, 5);
+    dh_client_hello(c, sp, SK_ROLE_FRONTEND);
+    dh_wait_status(c, sp, "nodes", 1, 5, NULL);
+    dh_job *ja = dh_client_submit(c, sp, 1, 1, "id -u", "alice", 1);
+    dh_job *jb = dh_client_submit(c, sp, 2, 1, "id -u", "bob", 1);
+    tap_ok(ja != NULL && dh_job_wait_done(c, ja, 10) &&
+               ja->jb_status[0] == SK_TASK_OK && ja->jb_output[0] != NULL &&
+               strcmp(ja->jb_output[0], uid) == 0,
+           "alice's task runs as nobody (uid %u): %s", (unsigned)pw->pw_uid,
+           ja && ja->jb_output[0] ? ja->jb_output[0] : "");
+    tap_ok(jb != NULL && dh_job_wait_done(c, jb, 10) &&
+               jb->jb_status[0] == SK_TASK_FAILED && jb->jb_output[0] != NULL &&
+               strcmp(jb->jb_output[0],
+                      "no account for user bob on node acct-n") == 0,
+           "bob's task, unmapped, fails with the reason: %s",
+           jb && jb->jb_output[0] ? jb->jb_output[0] : "");
+    tap_ok(np != 0 && dh_wait_status(c, np, "cmdexec.no_account", 1, 5, NULL),
+           "the refusal is counted in the node monitor's status");
+    dh_client_free(c);
+    dh_kill(&n);
+    dh_kill(&s);
+}
+
 int main(void)
 {
-    tap_plan(29);
+    tap_plan(29 + ACCOUNT_TESTS);
     tap_timeout(60);
     dh_init();
     test_help_version();
@@ -311,5 +376,6 @@ int main(void)
     test_port_taken();
     test_examples();
     test_sigterm();
+    test_accounts();
     return tap_exit_status();
 }
