@@ -60,6 +60,30 @@ int cli_check_endpoint(const char *who, const char *what, const char *addr)
     return -1;
 }
 
+int cli_conn_opt(cli_conn *o, const char *who, int c, const char *arg)
+{
+    switch (c) {
+    case 't':
+        if (cli_parse_double(arg, 0.01, o->co_timeout_max, &o->co_timeout) !=
+            0) {
+            fprintf(stderr, "%s: --timeout takes seconds\n", who);
+            return -1;
+        }
+        return 1;
+    case 'd':
+        o->co_dir = arg;
+        return 1;
+    case 'K':
+        o->co_key = arg;
+        return 1;
+    case 'T':
+        o->co_token = arg;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 void cli_dir(const char *dir, char *out, size_t len)
 {
     if (dir != NULL)

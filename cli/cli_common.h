@@ -39,6 +39,37 @@ int cli_parse_placement(const char *s, sk_job_placement *out);
  * caller exits 2: bad input). Returns 0 for a good endpoint. */
 int cli_check_endpoint(const char *who, const char *what, const char *addr);
 
+/* The options that the commands talking to a cluster share (jobs,
+ * cancel, flow, status, dashboard): --timeout S, --dir DIR, --key-file F
+ * and, where a command takes it, --token-file F. A command sets
+ * co_timeout to its default and co_timeout_max to the largest wait it
+ * takes, lists CLI_CONN_LONGOPTS (and "T" for --token-file) in its
+ * getopt tables, and gives each option to cli_conn_opt first. */
+typedef struct cli_conn {
+    double co_timeout;     /* --timeout, seconds (the command's default) */
+    double co_timeout_max; /* the largest --timeout taken (at least 0.01) */
+    const char *co_dir;    /* --dir, or NULL: the default directory */
+    const char *co_key;    /* --key-file, or NULL */
+    const char *co_token;  /* --token-file, or NULL */
+} cli_conn;
+
+/* getopt_long entries of cli_conn's options; short options "t:d:K:"
+ * (and "T:" for --token-file, listed by the command that takes it). */
+// clang-format off
+#define CLI_CONN_LONGOPTS                                                    \
+    {"timeout", required_argument, NULL, 't'},                               \
+    {"dir", required_argument, NULL, 'd'},                                   \
+    {"key-file", required_argument, NULL, 'K'}
+// clang-format on
+
+/* cli_conn_opt takes option c of getopt_long, with its argument arg, into
+ * o if it is one of cli_conn's ('t', 'd', 'K', 'T'). Returns 1 when it
+ * took it, 0 when c is not one of them (the command's own option), -1
+ * after printing "WHO: --timeout takes seconds" on stderr for a timeout
+ * that is not a number in [0.01, co_timeout_max] (the caller exits 2).
+ * Costs nothing but the parse; arg is kept, not copied. */
+int cli_conn_opt(cli_conn *o, const char *who, int c, const char *arg);
+
 /* cli_dir writes dir, or the default cluster directory, into out. */
 void cli_dir(const char *dir, char *out, size_t len);
 

@@ -672,33 +672,24 @@ int cmd_dashboard(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
-        {"dir", required_argument, NULL, 'd'},
-        {"key-file", required_argument, NULL, 'K'},
-        {"timeout", required_argument, NULL, 't'},
+        CLI_CONN_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *listen = DEFAULT_LISTEN, *dir = NULL, *key = NULL;
-    double timeout = 1;
+    const char *listen = DEFAULT_LISTEN;
+    cli_conn o = {.co_timeout = 1, .co_timeout_max = 60};
     int c;
     optind = 0;
     argv[0] = (char *)PROG;
     while ((c = getopt_long(argc, argv, "l:d:K:t:h", longopts, NULL)) != -1) {
+        int taken = cli_conn_opt(&o, PROG, c, optarg);
+        if (taken < 0)
+            return 2;
+        if (taken > 0)
+            continue;
         switch (c) {
         case 'l':
             listen = optarg;
-            break;
-        case 'd':
-            dir = optarg;
-            break;
-        case 'K':
-            key = optarg;
-            break;
-        case 't':
-            if (cli_parse_double(optarg, 0.01, 60, &timeout) != 0) {
-                fprintf(stderr, PROG ": --timeout takes seconds\n");
-                return 2;
-            }
             break;
         case 'h':
             dashboard_usage(stdout);
@@ -725,12 +716,12 @@ int cmd_dashboard(int argc, char **argv)
                 listen);
         return 2;
     }
-    dashboard db = {.db_timeout = timeout};
-    db.db_cl = cli_load_cluster(PROG, dir);
+    dashboard db = {.db_timeout = o.co_timeout};
+    db.db_cl = cli_load_cluster(PROG, o.co_dir);
     if (db.db_cl == NULL)
         return 1;
     char keybuf[4200];
-    const char *k = cli_key_file(key, dir, keybuf, sizeof keybuf);
+    const char *k = cli_key_file(o.co_key, o.co_dir, keybuf, sizeof keybuf);
     snprintf(db.db_cl->cc_key, sizeof db.db_cl->cc_key, "%s",
              k != NULL ? k : "");
     /* SIGINT and SIGTERM are taken by sigwait below, in this thread; the

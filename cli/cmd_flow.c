@@ -231,9 +231,7 @@ int cmd_flow(int argc, char **argv)
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"flowd", required_argument, NULL, 'f'},
-        {"timeout", required_argument, NULL, 't'},
-        {"dir", required_argument, NULL, 'd'},
-        {"key-file", required_argument, NULL, 'K'},
+        CLI_CONN_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -248,32 +246,25 @@ int cmd_flow(int argc, char **argv)
         return 2;
     }
     bool is_dump = strcmp(argv[1], "dump") == 0;
-    const char *out = NULL, *flowd = NULL, *dir = NULL, *key = NULL;
-    double timeout = 10;
+    const char *out = NULL, *flowd = NULL;
+    cli_conn o = {.co_timeout = 10, .co_timeout_max = 3600};
     int c;
     argc--;
     argv++;
     optind = 0;
     argv[0] = is_dump ? (char *)WHO " dump" : (char *)WHO " explain";
     while ((c = getopt_long(argc, argv, "o:f:t:d:K:h", longopts, NULL)) != -1) {
+        int taken = cli_conn_opt(&o, WHO, c, optarg);
+        if (taken < 0)
+            return 2;
+        if (taken > 0)
+            continue;
         switch (c) {
         case 'o':
             out = optarg;
             break;
         case 'f':
             flowd = optarg;
-            break;
-        case 't':
-            if (cli_parse_double(optarg, 0.01, 3600, &timeout) != 0) {
-                fprintf(stderr, WHO ": --timeout takes seconds\n");
-                return 2;
-            }
-            break;
-        case 'd':
-            dir = optarg;
-            break;
-        case 'K':
-            key = optarg;
             break;
         case 'h':
             flow_usage(stdout);
@@ -301,8 +292,9 @@ int cmd_flow(int argc, char **argv)
     if (flowd != NULL && cli_check_endpoint(WHO, "--flowd", flowd) != 0)
         return 2;
     char ep[256], keybuf[4200];
-    if (cli_flowd(WHO, dir, flowd, ep, sizeof ep) != 0)
+    if (cli_flowd(WHO, o.co_dir, flowd, ep, sizeof ep) != 0)
         return 1;
-    key = cli_key_file(key, dir, keybuf, sizeof keybuf);
-    return is_dump ? dump(ep, key, timeout, out) : explain(ep, key, timeout, q);
+    const char *key = cli_key_file(o.co_key, o.co_dir, keybuf, sizeof keybuf);
+    return is_dump ? dump(ep, key, o.co_timeout, out)
+                   : explain(ep, key, o.co_timeout, q);
 }

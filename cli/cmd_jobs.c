@@ -157,21 +157,24 @@ int cmd_jobs(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"scheduler", required_argument, NULL, 's'},
         {"flowd", required_argument, NULL, 'f'},
-        {"timeout", required_argument, NULL, 't'},
-        {"dir", required_argument, NULL, 'd'},
-        {"key-file", required_argument, NULL, 'K'},
+        CLI_CONN_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *scheds[MAX_SCHEDS];
     unsigned n = 0;
-    const char *flowd = NULL, *dir = NULL, *key = NULL;
-    double timeout = 2;
+    const char *flowd = NULL;
+    cli_conn o = {.co_timeout = 2, .co_timeout_max = 3600};
     int json = 0, c;
     optind = 0;
     argv[0] = (char *)"skylark jobs";
     while ((c = getopt_long(argc, argv, "js:f:t:d:K:h", longopts, NULL)) !=
            -1) {
+        int taken = cli_conn_opt(&o, "skylark jobs", c, optarg);
+        if (taken < 0)
+            return 2;
+        if (taken > 0)
+            continue;
         switch (c) {
         case 'j':
             json = 1;
@@ -191,18 +194,6 @@ int cmd_jobs(int argc, char **argv)
                 return 2;
             flowd = optarg;
             break;
-        case 't':
-            if (cli_parse_double(optarg, 0.01, 3600, &timeout) != 0) {
-                fprintf(stderr, "skylark jobs: --timeout takes seconds\n");
-                return 2;
-            }
-            break;
-        case 'd':
-            dir = optarg;
-            break;
-        case 'K':
-            key = optarg;
-            break;
         case 'h':
             jobs_usage(stdout);
             return 0;
@@ -217,8 +208,8 @@ int cmd_jobs(int argc, char **argv)
     }
     bool local = n == 0 && flowd == NULL;
     skc_cluster *cl = NULL;
-    if (local &&
-        cli_schedulers("skylark jobs", dir, scheds, MAX_SCHEDS, &n, &cl) != 0)
+    if (local && cli_schedulers("skylark jobs", o.co_dir, scheds, MAX_SCHEDS,
+                                &n, &cl) != 0)
         return 1;
     char flowd_ep[256] = "";
     if (flowd != NULL)
@@ -228,7 +219,7 @@ int cmd_jobs(int argc, char **argv)
             snprintf(flowd_ep, sizeof flowd_ep, "%s",
                      cl->cc_daemons[i].cd_endpoint);
     char keybuf[4200];
-    key = cli_key_file(key, dir, keybuf, sizeof keybuf);
+    const char *key = cli_key_file(o.co_key, o.co_dir, keybuf, sizeof keybuf);
     cli_json j, *jp = json ? &j : NULL;
     if (jp != NULL) {
         cli_json_init(jp, stdout);
@@ -239,14 +230,14 @@ int cmd_jobs(int argc, char **argv)
     for (unsigned i = 0; i < n; i++) {
         if (jp == NULL && i > 0)
             printf("\n");
-        bad |= one_scheduler(scheds[i], key, timeout, jp);
+        bad |= one_scheduler(scheds[i], key, o.co_timeout, jp);
     }
     if (jp != NULL)
         cli_json_end(jp);
     if (flowd_ep[0] != '\0') {
         if (jp == NULL)
             printf("\n");
-        bad |= flow_node(flowd_ep, key, timeout, jp);
+        bad |= flow_node(flowd_ep, key, o.co_timeout, jp);
     } else if (jp != NULL) {
         cli_json_null(jp, "flowd");
     }
@@ -262,38 +253,28 @@ int cmd_cancel(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"scheduler", required_argument, NULL, 's'},
-        {"timeout", required_argument, NULL, 't'},
-        {"dir", required_argument, NULL, 'd'},
-        {"key-file", required_argument, NULL, 'K'},
+        CLI_CONN_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *scheds[2];
     unsigned n = 0;
-    const char *dir = NULL, *key = NULL;
-    double timeout = 2;
+    cli_conn o = {.co_timeout = 2, .co_timeout_max = 3600};
     int c;
     optind = 0;
     argv[0] = (char *)"skylark cancel";
     while ((c = getopt_long(argc, argv, "s:t:d:K:h", longopts, NULL)) != -1) {
+        int taken = cli_conn_opt(&o, "skylark cancel", c, optarg);
+        if (taken < 0)
+            return 2;
+        if (taken > 0)
+            continue;
         switch (c) {
         case 's':
             if (cli_check_endpoint("skylark cancel", "--scheduler", optarg))
                 return 2;
             scheds[0] = optarg;
             n = 1;
-            break;
-        case 't':
-            if (cli_parse_double(optarg, 0.01, 3600, &timeout) != 0) {
-                fprintf(stderr, "skylark cancel: --timeout takes seconds\n");
-                return 2;
-            }
-            break;
-        case 'd':
-            dir = optarg;
-            break;
-        case 'K':
-            key = optarg;
             break;
         case 'h':
             cancel_usage(stdout);
@@ -311,7 +292,7 @@ int cmd_cancel(int argc, char **argv)
         return 2;
     }
     skc_cluster *cl;
-    if (cli_schedulers("skylark cancel", dir, scheds, 2, &n, &cl) != 0)
+    if (cli_schedulers("skylark cancel", o.co_dir, scheds, 2, &n, &cl) != 0)
         return 1;
     if (n > 1) {
         fprintf(stderr,
@@ -322,8 +303,9 @@ int cmd_cancel(int argc, char **argv)
         return 2;
     }
     char keybuf[4200], why[1100] = "";
-    key = cli_key_file(key, dir, keybuf, sizeof keybuf);
-    int rc = sk_admin_cancel(scheds[0], key, job, timeout, why, sizeof why);
+    const char *key = cli_key_file(o.co_key, o.co_dir, keybuf, sizeof keybuf);
+    int rc =
+        sk_admin_cancel(scheds[0], key, job, o.co_timeout, why, sizeof why);
     if (rc == 0)
         printf("job %lu at %s cancelled\n", job, scheds[0]);
     else

@@ -190,21 +190,23 @@ int cmd_status(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"verbose", no_argument, NULL, 'v'},
         {"rows", required_argument, NULL, 'r'},
-        {"timeout", required_argument, NULL, 't'},
-        {"dir", required_argument, NULL, 'd'},
-        {"key-file", required_argument, NULL, 'K'},
+        CLI_CONN_LONGOPTS,
         {"token-file", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int verbose = 0, json = 0, c;
     unsigned long rows = 40;
-    double timeout = 2;
-    const char *dir = NULL, *key = NULL, *token = NULL;
+    cli_conn o = {.co_timeout = 2, .co_timeout_max = 3600};
     optind = 0;
     argv[0] = (char *)"skylark status"; /* for getopt's messages */
     while ((c = getopt_long(argc, argv, "jvr:t:d:K:T:h", longopts, NULL)) !=
            -1) {
+        int taken = cli_conn_opt(&o, "skylark status", c, optarg);
+        if (taken < 0)
+            return 2;
+        if (taken > 0)
+            continue;
         switch (c) {
         case 'j':
             json = 1;
@@ -217,21 +219,6 @@ int cmd_status(int argc, char **argv)
                 fprintf(stderr, "skylark status: --rows takes a count\n");
                 return 2;
             }
-            break;
-        case 't':
-            if (cli_parse_double(optarg, 0.01, 3600, &timeout) != 0) {
-                fprintf(stderr, "skylark status: --timeout takes seconds\n");
-                return 2;
-            }
-            break;
-        case 'd':
-            dir = optarg;
-            break;
-        case 'K':
-            key = optarg;
-            break;
-        case 'T':
-            token = optarg;
             break;
         case 'h':
             status_usage(stdout);
@@ -251,12 +238,12 @@ int cmd_status(int argc, char **argv)
     char keybuf[4200], tokbuf[4200];
     if (optind < argc) {
         const char *kf, *tf;
-        cli_credential(key, token, dir, keybuf, tokbuf, sizeof keybuf, &kf,
-                       &tf);
-        return status_of(argv[optind], kf, tf, timeout, verbose, (unsigned)rows,
-                         json);
+        cli_credential(o.co_key, o.co_token, o.co_dir, keybuf, tokbuf,
+                       sizeof keybuf, &kf, &tf);
+        return status_of(argv[optind], kf, tf, o.co_timeout, verbose,
+                         (unsigned)rows, json);
     }
-    skc_cluster *cl = cli_load_cluster("skylark status", dir);
+    skc_cluster *cl = cli_load_cluster("skylark status", o.co_dir);
     if (cl == NULL)
         return 1;
     unsigned bad;
