@@ -65,14 +65,16 @@ const uint64_t SCHED_WAIT_BOUNDS_US[SCHED_WAIT_NBOUNDS] = {
     100,    250,     500,     1000,    2500,     5000,     10000,    25000,
     50000,  100000,  250000,  500000,  1000000,  2500000,  10000000, 60000000};
 
-/* Counts t's wait, from its job's acceptance to now, in ss_wait. */
-static void count_wait(sched_core *c, const sched_job *j, sk_time now)
+/* Counts t's wait, from its job's acceptance to now, in ss_wait and in
+ * the job's own j_wait (its percentiles in the status table). */
+static void count_wait(sched_core *c, sched_job *j, sk_time now)
 {
     uint64_t w = now > j->j_accepted ? (uint64_t)(now - j->j_accepted) : 0;
     uint32_t b = 0;
     while (b < SCHED_WAIT_NBOUNDS && w > SCHED_WAIT_BOUNDS_US[b])
         b++;
     c->c_stats.ss_wait[b]++;
+    j->j_wait[b]++;
     c->c_stats.ss_wait_sum_us += w;
 }
 
@@ -167,6 +169,8 @@ bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
     else
         j->j_nlaunched--;
     t->tk_state = SCHED_TASK_DONE;
+    t->tk_outcome = status;
+    t->tk_end_node = node != NULL && node[0] ? sched_name_hash(node) : 0;
     j->j_ndone++;
     j->j_count[status]++;
     c->c_stats.ss_outcome[status]++;

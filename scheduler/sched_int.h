@@ -66,6 +66,8 @@ struct sched_task {
     uint32_t tk_ntags;
     sched_flow *tk_flow; /* the hand-over to flowd that holds it, or NULL */
     uint32_t tk_fidx;    /* its index in that hand-over */
+    uint8_t tk_outcome;  /* sk_task_status once DONE, else 0 (status) */
+    uint64_t tk_end_node; /* sched_name_hash of the node it ended on, or 0 */
 };
 
 /* A hand-over to flowd: tasks of one job that the flow node places (all
@@ -122,6 +124,7 @@ struct sched_job {
     uint32_t j_unbound;   /* outstanding probes not bound to a task */
     uint64_t j_resv_open; /* all outstanding probes */
     uint32_t j_count[SK_TASK_STATUS_MAX + 1]; /* final outcomes */
+    uint32_t j_wait[SCHED_WAIT_NBOUNDS + 1];  /* launches by wait (ss_wait) */
     sched_resv *j_resvs;
     bool j_long;          /* long-running: every task goes to flowd */
     sk_constraint *j_cons; /* placement constraints (for flowd), in blob */

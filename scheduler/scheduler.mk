@@ -26,15 +26,18 @@ SCHED_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/scheduler
 SCHED_TEST_UTIL = tests/sched_testutil.c tests/sched_testutil.h
 
 check_PROGRAMS += tests/test_sched_sampling tests/test_sched_core \
-	tests/test_sched_property tests/test_sched_flow
+	tests/test_sched_property tests/test_sched_flow tests/test_sched_status
 TESTS += tests/test_sched_sampling tests/test_sched_core \
-	tests/test_sched_property tests/test_sched_flow
+	tests/test_sched_property tests/test_sched_flow tests/test_sched_status
 tests_test_sched_sampling_SOURCES = tests/test_sched_sampling.c $(SCHED_TEST_UTIL)
 tests_test_sched_sampling_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
 tests_test_sched_sampling_LDADD = $(SCHED_TEST_LDADD)
 tests_test_sched_core_SOURCES = tests/test_sched_core.c $(SCHED_TEST_UTIL)
 tests_test_sched_core_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
 tests_test_sched_core_LDADD = $(SCHED_TEST_LDADD)
+tests_test_sched_status_SOURCES = tests/test_sched_status.c $(SCHED_TEST_UTIL)
+tests_test_sched_status_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
+tests_test_sched_status_LDADD = $(SCHED_TEST_LDADD)
 tests_test_sched_flow_SOURCES = tests/test_sched_flow.c $(SCHED_TEST_UTIL)
 tests_test_sched_flow_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
 tests_test_sched_flow_LDADD = $(SCHED_TEST_LDADD)
