@@ -8,8 +8,10 @@
  * other paths and methods are refused and counted; a token file makes
  * the endpoint take a bearer token; an address beyond loopback without
  * a token, a malformed one, and the cluster key as the token are refused
- * at start (exit 2). The test
- * speaks HTTP/1.0 over a plain socket (http_get.h).
+ * at start (exit 2). Every family each daemon serves, once both jobs
+ * ran, is the list of docs/OPERATIONS.md for that daemon (names and
+ * types, both ways). The test speaks HTTP/1.0 over a plain socket
+ * (http_get.h).
  */
 #include "daemon_harness.h"
 #include "http_get.h"
@@ -226,14 +228,14 @@ static void test_short_job(void)
                SHORT_TASKS, "sched: tasks_finished_total{outcome=\"ok\"} too");
     tap_is_int((int64_t)sample(&p, "skylark_sched_jobs_done_total"), 1,
                "sched: jobs_done_total is 1");
-    tap_ok((int64_t)sample(&p, "skylark_sched_launch_wait_seconds_count") ==
-                   SHORT_TASKS &&
-               (int64_t)sample(
-                   &p, "skylark_sched_launch_wait_seconds_bucket{le=\"+Inf\"}") ==
-                   SHORT_TASKS &&
-               sample(&p, "skylark_sched_launch_wait_seconds_sum") > 0,
-           "sched: the launch wait histogram counts the %d launches",
-           SHORT_TASKS);
+    tap_ok(
+        (int64_t)sample(&p, "skylark_sched_launch_wait_seconds_count") ==
+                SHORT_TASKS &&
+            (int64_t)sample(
+                &p, "skylark_sched_launch_wait_seconds_bucket{le=\"+Inf\"}") ==
+                SHORT_TASKS &&
+            sample(&p, "skylark_sched_launch_wait_seconds_sum") > 0,
+        "sched: the launch wait histogram counts the %d launches", SHORT_TASKS);
     tap_ok(sample(&p, "skylark_sched_reservations_total") >= SHORT_TASKS &&
                sample(&p, "skylark_transport_messages_received_total") > 0,
            "sched: reservations and transport messages counted");
@@ -292,6 +294,113 @@ static void test_long_job(void)
            solves0, count, inf, won);
     check_promtool(&p, "flowd-after");
     hg_free(&p);
+}
+
+/* ---- the families against docs/OPERATIONS.md -------------------------- */
+
+#define MAX_FAMILIES 256
+
+typedef struct family {
+    char fm_name[96];
+    char fm_type[16];
+} family;
+
+/* Reads the families docs/OPERATIONS.md (section 1) lists for daemon who
+ * ("flowd", "sched", "nodemon"): those under "**Every daemon**" and under
+ * "**skylark-WHO**", as `| \`name\` | type |` rows. Returns how many, or
+ * -1 when the file cannot be read. */
+static int listed(const char *who, family *out, int max)
+{
+    const char *src = getenv("top_srcdir");
+    char path[512], own[64], line[1024];
+    snprintf(path, sizeof path, "%s/docs/OPERATIONS.md", src ? src : ".");
+    snprintf(own, sizeof own, "**skylark-%s**", who);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    int n = 0, section = 0, mine = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (strncmp(line, "## ", 3) == 0)
+            section = strncmp(line, "## 1. ", 6) == 0;
+        else if (section && strncmp(line, "**", 2) == 0)
+            mine = strncmp(line, "**Every daemon**", 16) == 0 ||
+                   strncmp(line, own, strlen(own)) == 0;
+        else if (section && mine && n < max &&
+                 sscanf(line, "| `%95[^`]` | %15[a-z] |", out[n].fm_name,
+                        out[n].fm_type) == 2)
+            n++;
+    }
+    fclose(f);
+    return n;
+}
+
+/* The families page p serves: its "# TYPE name type" lines. */
+static int served(const hg_page *p, family *out, int max)
+{
+    int n = 0;
+    for (const char *l = p->pg_body; l != NULL && *l != '\0' && n < max;) {
+        if (sscanf(l, "# TYPE %95s %15s", out[n].fm_name, out[n].fm_type) == 2)
+            n++;
+        l = strchr(l, '\n');
+        if (l != NULL)
+            l++;
+    }
+    return n;
+}
+
+/* Names of a that b lacks, or has with another type, into miss (cut at
+ * len); returns how many. */
+static int missing(const family *a, int na, const family *b, int nb, char *miss,
+                   size_t len)
+{
+    int bad = 0;
+    miss[0] = '\0';
+    for (int i = 0; i < na; i++) {
+        int k = 0;
+        while (k < nb && strcmp(a[i].fm_name, b[k].fm_name) != 0)
+            k++;
+        if (k < nb && strcmp(a[i].fm_type, b[k].fm_type) == 0)
+            continue;
+        bad++;
+        size_t used = strlen(miss);
+        snprintf(miss + used, len - used, " %s (%s%s%s)", a[i].fm_name,
+                 a[i].fm_type, k < nb ? " vs " : "",
+                 k < nb ? b[k].fm_type : "");
+    }
+    return bad;
+}
+
+/* Every family each daemon serves, after a short and a long job ran, is
+ * in docs/OPERATIONS.md's list for it with the same type, and every
+ * family listed for it is served. */
+static void test_listed(void)
+{
+    struct {
+        const char *who;
+        int port;
+    } d[] = {
+        {"flowd", flowd_port}, {"sched", sched_port}, {"nodemon", node_port}};
+    int total = 0;
+    for (int i = 0; i < 3; i++) {
+        static family doc[MAX_FAMILIES], page[MAX_FAMILIES];
+        int nd = listed(d[i].who, doc, MAX_FAMILIES);
+        hg_page p = scrape(d[i].port);
+        int np = served(&p, page, MAX_FAMILIES);
+        hg_free(&p);
+        char unlisted[2048], unserved[2048];
+        int a = missing(page, np, doc, nd, unlisted, sizeof unlisted);
+        int b = missing(doc, nd, page, np, unserved, sizeof unserved);
+        tap_ok(nd > 0 && np > 0 && a == 0 && b == 0,
+               "%s: the %d families served are the %d docs/OPERATIONS.md "
+               "lists for it, names and types",
+               d[i].who, np, nd);
+        if (a > 0)
+            tap_diag("served, not listed (or another type):%s", unlisted);
+        if (b > 0)
+            tap_diag("listed, not served (or another type):%s", unserved);
+        total += np;
+    }
+    tap_diag("%d families served by the three daemons", total);
 }
 
 static void test_refusals(void)
@@ -406,6 +515,7 @@ int main(void)
     test_pages();
     test_short_job();
     test_long_job();
+    test_listed();
     test_refusals();
     test_token();
     test_config();
