@@ -16,3 +16,14 @@ bench_medea_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd \
 	-I$(top_srcdir)/tests
 bench_medea_LDADD = tests/libmedea.a flowcore/flowd/libflowd.la \
 	flowcore/libflowcore.la client/libskylark_impl.la
+
+# bench/dash-share: `skylark dashboard`'s fair-share gathering from every
+# node monitor of a local cluster, one at a time (the anchor) against
+# several at once. Run by hand on a `skylark cluster up --nodes N`.
+noinst_PROGRAMS += bench/dash-share
+bench_dash_share_SOURCES = bench/dash_share.c cli/dash_share.c \
+	cli/cli_common.c cli/cli_json.c
+bench_dash_share_CPPFLAGS = $(CLI_CPPFLAGS)
+bench_dash_share_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
+bench_dash_share_LDADD = cli/libskcluster.a client/libskylark_impl.la \
+	$(EV_LIBS) $(PTHREAD_LIBS) -lm

@@ -9,15 +9,17 @@ noinst_HEADERS += cli/sk_cli.h cli/cli_common.h cli/sk_cluster.h \
 cli_skylark_SOURCES = cli/skylark.c cli/cmd_solve.c \
 	cli/cmd_cluster.c cli/cmd_run.c cli/cmd_status.c \
 	cli/cmd_load.c cli/cmd_key.c cli/cmd_user.c cli/cmd_flow.c \
-	cli/cmd_jobs.c cli/cli_common.c cli/cli_json.c cli/cmd_dashboard.c
+	cli/cmd_jobs.c cli/cli_common.c cli/cli_json.c cli/cmd_dashboard.c \
+	cli/dash_share.c cli/dash_share.h
 nodist_cli_skylark_SOURCES = cli/dashboard_page.h
 cli_skylark_CPPFLAGS = $(CLI_CPPFLAGS) -I$(top_builddir)/cli \
 	-I$(top_srcdir)/daemon
-cli_skylark_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS)
+cli_skylark_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(PTHREAD_CFLAGS)
 # daemon/libskdaemon.la: the loopback rules of sk_metrics_http and
 # libmicrohttpd, which `skylark dashboard` serves with.
 cli_skylark_LDADD = flowcore/libflowcore.la cli/libskcluster.a \
-	daemon/libskdaemon.la client/libskylark_impl.la $(EV_LIBS) -lm
+	daemon/libskdaemon.la client/libskylark_impl.la $(EV_LIBS) -lm \
+	$(PTHREAD_LIBS)
 
 # The dashboard's page, compiled in as bytes (no files to find at run
 # time); the page itself needs no build step.

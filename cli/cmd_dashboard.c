@@ -24,6 +24,7 @@
  */
 #include "cli_common.h"
 #include "cli_json.h"
+#include "dash_share.h"
 #include "sk_cli.h"
 #include "sk_metrics_http.h"
 #include "skylark.h"
@@ -44,10 +45,10 @@
 #define PROG              "skylark dashboard"
 #define DEFAULT_LISTEN    "127.0.0.1:7090"
 #define CACHE_S           0.25
-#define USERS_CACHE_S     5.0  /* /api/users asks every node monitor */
-#define USERS_BUDGET_S    2.0  /* ... for at most this long in all */
-#define MAX_USERS         4096 /* users summed; more are counted, not shown */
+#define USERS_CACHE_S     5.0 /* /api/users asks every node monitor */
+#define USERS_BUDGET_S    2.0 /* ... for at most this long in all */
 #define HANDOVERS_CACHE_S 1.0
+#define JOBS_CACHE_S      1.0
 #define MAX_TASK          99999 /* as `skylark flow explain` */
 
 /* A JSON document served from memory, gathered again once older than
@@ -64,6 +65,7 @@ typedef struct dashboard {
     doc db_cluster;      /* /api/cluster */
     doc db_users;        /* /api/users */
     doc db_handovers;    /* /api/handovers */
+    doc db_jobs;         /* /api/jobs */
     uint64_t db_gathers; /* /api/cluster documents gathered */
 } dashboard;
 
@@ -269,131 +271,19 @@ static int fill_cluster(dashboard *db, cli_json *j, void *arg)
 
 /* ---- /api/users: fair share, summed over the node monitors ------------ */
 
-typedef struct user_share {
-    char *us_name;             /* malloc */
-    uint64_t us_wmin, us_wmax; /* the weight the nodes give it */
-    uint64_t us_running, us_queued;
-    uint64_t us_slot_ms; /* slot time used, milliseconds */
-    uint64_t us_nodes;   /* nodes that know the user */
-} user_share;
-
-typedef struct share_sum {
-    user_share *ss_u; /* MAX_USERS, sorted by name */
-    size_t ss_n;
-    uint64_t ss_dropped; /* rows of users beyond MAX_USERS */
-} share_sum;
-
-/* The entry of name in ss (sorted), added if new and there is room;
- * NULL when there is none (or no memory). */
-static user_share *share_of(share_sum *ss, const char *name)
-{
-    size_t lo = 0, hi = ss->ss_n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int c = strcmp(ss->ss_u[mid].us_name, name);
-        if (c == 0)
-            return &ss->ss_u[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    char *copy = ss->ss_n < MAX_USERS ? strdup(name) : NULL;
-    if (copy == NULL)
-        return NULL;
-    memmove(&ss->ss_u[lo + 1], &ss->ss_u[lo],
-            (ss->ss_n - lo) * sizeof ss->ss_u[0]);
-    ss->ss_u[lo] = (user_share){.us_name = copy, .us_wmin = UINT64_MAX};
-    ss->ss_n++;
-    return &ss->ss_u[lo];
-}
-
-/* Adds a node monitor's table of users (user, weight, queued, running,
- * slot_s) to ss. */
-static void share_add(share_sum *ss, const sk_status *s)
-{
-    int cu = column_of(s, "user"), cw = column_of(s, "weight"),
-        cq = column_of(s, "queued"), cr = column_of(s, "running"),
-        ct = column_of(s, "slot_s");
-    if (cu < 0 || cw < 0 || cq < 0 || cr < 0 || ct < 0)
-        return;
-    for (unsigned r = 0; r < sk_status_nrows(s); r++) {
-        const char *name = sk_status_cell(s, r, (unsigned)cu);
-        user_share *u = name != NULL ? share_of(ss, name) : NULL;
-        if (u == NULL) {
-            ss->ss_dropped++;
-            continue;
-        }
-        uint64_t w = num(sk_status_cell(s, r, (unsigned)cw));
-        u->us_wmin = w < u->us_wmin ? w : u->us_wmin;
-        u->us_wmax = w > u->us_wmax ? w : u->us_wmax;
-        u->us_queued += num(sk_status_cell(s, r, (unsigned)cq));
-        u->us_running += num(sk_status_cell(s, r, (unsigned)cr));
-        const char *t = sk_status_cell(s, r, (unsigned)ct);
-        double sec = t != NULL ? strtod(t, NULL) : 0;
-        if (sec > 0 && sec < 1e15)
-            u->us_slot_ms += (uint64_t)(sec * 1000 + 0.5);
-        u->us_nodes++;
-    }
-}
-
 /* The /api/users document: every live node monitor asked for its table
- * of users, one after the other, for USERS_BUDGET_S in all (the
- * document says how many were asked and answered), summed per user. */
+ * of users, DASH_SHARE_WORKERS at once, for USERS_BUDGET_S in all (the
+ * document says how many were asked and answered, and how long it
+ * took), summed per user (dash_share.c). */
 static int fill_users(dashboard *db, cli_json *j, void *arg)
 {
     (void)arg;
-    const skc_cluster *cl = db->db_cl;
-    share_sum ss = {.ss_u = calloc(MAX_USERS, sizeof(user_share))};
-    if (ss.ss_u == NULL)
+    dash_share s;
+    if (dash_share_gather(db->db_cl, db->db_timeout, USERS_BUDGET_S,
+                          DASH_SHARE_WORKERS, &s) != 0)
         return -1;
-    unsigned nodemons = 0, asked = 0, answered = 0;
-    double until = mono_s() + USERS_BUDGET_S;
-    for (unsigned i = 0; i < cl->cc_n; i++) {
-        const skc_daemon *d = &cl->cc_daemons[i];
-        if (d->cd_kind != SKC_NODEMON)
-            continue;
-        nodemons++;
-        double left = until - mono_s();
-        if (left <= 0 || !skc_alive(d))
-            continue;
-        asked++;
-        sk_status *s;
-        if (sk_status_fetch_keyed(d->cd_endpoint, skc_key(cl),
-                                  left < db->db_timeout ? left : db->db_timeout,
-                                  1, &s) != 0)
-            continue;
-        answered++;
-        share_add(&ss, s);
-        sk_status_free(s);
-    }
-    cli_json_uint(j, "nodemons", nodemons);
-    cli_json_uint(j, "asked", asked);
-    cli_json_uint(j, "answered", answered);
-    cli_json_uint(j, "users_dropped", ss.ss_dropped);
-    cli_json_array(j, "columns");
-    static const char *const cols[] = {"user",    "weight_min", "weight_max",
-                                       "running", "queued",     "slot_ms",
-                                       "nodes"};
-    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
-        cli_json_string(j, NULL, cols[c]);
-    cli_json_end(j);
-    cli_json_array(j, "rows");
-    for (size_t k = 0; k < ss.ss_n; k++) {
-        const user_share *u = &ss.ss_u[k];
-        cli_json_array(j, NULL);
-        cli_json_string(j, NULL, u->us_name);
-        cli_json_uint(j, NULL, u->us_wmin);
-        cli_json_uint(j, NULL, u->us_wmax);
-        cli_json_uint(j, NULL, u->us_running);
-        cli_json_uint(j, NULL, u->us_queued);
-        cli_json_uint(j, NULL, u->us_slot_ms);
-        cli_json_uint(j, NULL, u->us_nodes);
-        cli_json_end(j);
-        free(u->us_name);
-    }
-    cli_json_end(j);
-    free(ss.ss_u);
+    dash_share_json(&s, j);
+    dash_share_free(&s);
     return 0;
 }
 
@@ -549,6 +439,118 @@ static int fill_explain(dashboard *db, cli_json *j, void *arg)
     return 0;
 }
 
+/* ---- the schedulers' queries: /api/jobs and /api/tasks -------------- */
+
+/* The /api/jobs document: per scheduler of the cluster, its name,
+ * address, state (up, mute, dead) and, when it answers its `users`
+ * query, that table compact (a row per user with jobs in flight: counts,
+ * progress, launch-wait percentiles; docs/PROTOCOL.md). */
+static int fill_jobs(dashboard *db, cli_json *j, void *arg)
+{
+    (void)arg;
+    const skc_cluster *cl = db->db_cl;
+    cli_json_array(j, "schedulers");
+    for (unsigned i = 0; i < cl->cc_n; i++) {
+        const skc_daemon *d = &cl->cc_daemons[i];
+        if (d->cd_kind != SKC_SCHED)
+            continue;
+        sk_status *s = NULL;
+        int alive = skc_alive(d);
+        if (alive && sk_status_query(d->cd_endpoint, skc_key(cl), "users",
+                                     db->db_timeout, 1, &s) != 0)
+            s = NULL;
+        cli_json_object(j, NULL);
+        cli_json_string(j, "name", d->cd_name);
+        cli_json_string(j, "address", d->cd_endpoint);
+        cli_json_string(j, "state", s != NULL ? "up" : alive ? "mute" : "dead");
+        if (s != NULL)
+            table_compact(j, s);
+        cli_json_end(j);
+        sk_status_free(s);
+    }
+    cli_json_end(j);
+    return 0;
+}
+
+/* What /api/tasks was asked, and the HTTP status of its answer. */
+typedef struct tasks_req {
+    const char *tr_sched; /* a scheduler's endpoint of the cluster */
+    char tr_query[64];    /* "tasks JOB FIRST" */
+    const char *tr_bad;   /* what is wrong with the arguments, or NULL */
+    unsigned tr_status;
+} tasks_req;
+
+/* Reads sched (the address of one of the cluster's schedulers: no other
+ * is asked), job and first (optional) of the request. */
+static void tasks_parse(const dashboard *db, struct MHD_Connection *c,
+                        tasks_req *tr)
+{
+    const char *sched =
+        MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "sched");
+    const char *job =
+        MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "job");
+    const char *first =
+        MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "first");
+    unsigned long jv, fv = 0;
+    for (unsigned i = 0; sched != NULL && i < db->db_cl->cc_n; i++) {
+        const skc_daemon *d = &db->db_cl->cc_daemons[i];
+        if (d->cd_kind == SKC_SCHED && strcmp(d->cd_endpoint, sched) == 0)
+            tr->tr_sched = d->cd_endpoint;
+    }
+    if (tr->tr_sched == NULL)
+        tr->tr_bad = "sched must be the address of one of the cluster's "
+                     "schedulers";
+    else if (job == NULL || cli_parse_ulong(job, 0, ULONG_MAX, &jv) != 0)
+        tr->tr_bad = "job must be a scheduler's job id (a decimal number)";
+    else if (first != NULL && first[0] != '\0' &&
+             cli_parse_ulong(first, 0, MAX_TASK, &fv) != 0)
+        tr->tr_bad = "first must be a task index";
+    else
+        snprintf(tr->tr_query, sizeof tr->tr_query, "tasks %lu %lu", jv, fv);
+}
+
+/* The /api/tasks document: sched, query, then the scheduler's pairs
+ * (job, user, tasks, first, shown, handovers) and its table compact (a
+ * row per task: task, state, attempt, node, outcome, handover,
+ * handover_task), or error. */
+static int fill_tasks(dashboard *db, cli_json *j, void *arg)
+{
+    tasks_req *tr = arg;
+    if (tr->tr_bad != NULL) {
+        tr->tr_status = MHD_HTTP_BAD_REQUEST;
+        cli_json_string(j, "error", tr->tr_bad);
+        return 0;
+    }
+    cli_json_string(j, "sched", tr->tr_sched);
+    cli_json_string(j, "query", tr->tr_query);
+    sk_status *s;
+    int rc = sk_status_query(tr->tr_sched, skc_key(db->db_cl), tr->tr_query,
+                             db->db_timeout, 1, &s);
+    if (rc != 0) {
+        tr->tr_status = MHD_HTTP_BAD_GATEWAY;
+        cli_json_string(j, "error", sk_strerror(rc));
+        return 0;
+    }
+    tr->tr_status = MHD_HTTP_OK;
+    const char *err = sk_status_get(s, "error");
+    if (err != NULL) {
+        cli_json_string(j, "error", err);
+    } else if (sk_status_get(s, "shown") == NULL) {
+        cli_json_string(j, "error",
+                        "the scheduler does not know the "
+                        "tasks query (an older version?)");
+    } else {
+        static const char *const nums[] = {"job", "tasks", "first", "shown"};
+        for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
+            cli_json_uint(j, nums[k], num(sk_status_get(s, nums[k])));
+        cli_json_string(j, "user", sk_status_get(s, "user"));
+        cli_json_string(j, "handovers", sk_status_get(s, "handovers"));
+        table_compact(j, s);
+    }
+    sk_status_free(s);
+    return 0;
+}
+
 /* ---- documents and HTTP --------------------------------------------- */
 
 /* Makes one document with fill, compact, into *out (malloc) and *len.
@@ -642,6 +644,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
          fill_users},
         {"/api/handovers", offsetof(dashboard, db_handovers), HANDOVERS_CACHE_S,
          fill_handovers},
+        {"/api/jobs", offsetof(dashboard, db_jobs), JOBS_CACHE_S, fill_jobs},
     };
     const char *json = "application/json";
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
@@ -652,6 +655,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
             return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR, text,
                           "out of memory\n", 14);
         return answer(c, MHD_HTTP_OK, json, d->d_json, d->d_len);
+    }
+    if (strcmp(url, "/api/tasks") == 0) {
+        tasks_req tr = {.tr_status = MHD_HTTP_OK};
+        tasks_parse(db, c, &tr);
+        char *buf;
+        size_t len;
+        if (render(db, fill_tasks, &tr, &buf, &len) != 0)
+            return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR, text,
+                          "out of memory\n", 14);
+        enum MHD_Result rc = answer(c, tr.tr_status, json, buf, len);
+        free(buf);
+        return rc;
     }
     if (strcmp(url, "/api/explain") == 0) {
         explain_req ex = {.ex_status = MHD_HTTP_OK};
@@ -751,6 +766,7 @@ int cmd_dashboard(int argc, char **argv)
     free(db.db_cluster.d_json);
     free(db.db_users.d_json);
     free(db.db_handovers.d_json);
+    free(db.db_jobs.d_json);
     free(db.db_cl);
     return 0;
 }

@@ -265,13 +265,16 @@ static int tasks_args(const char *a, uint64_t *job, uint64_t *first)
  * first, shown and handovers (its hand-over ids to flowd, newest first,
  * cut at SK_MAX_STATUS_LEN bytes); a row per task from FIRST, at most
  * SCHED_STATUS_TASKS: task, state, attempt, node, outcome, handover (the
- * id of the hand-over that holds or held it). A job not in flight, or
- * not the asker's, is the pair error. */
+ * id of the hand-over that holds or held it) and handover_task (its index
+ * there, the TASK of flowd's explain). A job not in flight, or not the
+ * asker's, is the pair error. */
 static void fill_tasks(sched_core *c, sk_peer from, const char *args,
                        kv_fill *f, sk_status_reply *sr)
 {
-    static const char *const cols[] = {"task", "state",   "attempt",
-                                       "node", "outcome", "handover"};
+    static const char *const cols[] = {
+        "task",    "state",    "attempt",       "node",
+        "outcome", "handover", "handover_task",
+    };
     enum { NC = sizeof cols / sizeof cols[0] };
     sk_arena *s = &c->c_scratch;
     uint64_t id, first;
@@ -326,6 +329,9 @@ static void fill_tasks(sched_core *c, sk_peer from, const char *args,
         cell[4] = outcome_name(t->tk_outcome);
         cell[5] = t->tk_flow != NULL
                       ? sk_arena_printf(s, "%" PRIu64, t->tk_flow->fl_id)
+                      : "";
+        cell[6] = t->tk_flow != NULL
+                      ? sk_arena_printf(s, "%" PRIu32, t->tk_fidx)
                       : "";
         row[n].sw_cells = cell;
         row[n].sw_ncells = NC;

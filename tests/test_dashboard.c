@@ -39,6 +39,8 @@
 static char dir[256], path_json[300], path_status[300], path_dom[300];
 static pid_t dash, job;
 static int port;
+static char sched_addr[128]; /* the scheduler's address */
+static long short_job;       /* the short job's id at it */
 
 static void reap(pid_t *p, int sig)
 {
@@ -191,6 +193,90 @@ static void test_json(void)
         tap_diag("python3 said: %s", out);
 }
 
+/* GETs path into path_json; returns the HTTP status. */
+static int get_json(const char *path)
+{
+    hg_page p = hg_request(port, "GET", path, NULL);
+    int st = p.pg_status;
+    save(path_json, p.pg_status > 0 ? p.pg_body : "{}");
+    hg_free(&p);
+    return st;
+}
+
+/* /api/jobs and /api/tasks against `skylark jobs --json`: the short
+ * job's 4 tasks all running, 2 on each node. */
+static void test_jobs(void)
+{
+    cr_sky(10, NULL, "jobs", "--json", "--dir", dir, NULL);
+    save(path_status, R.r_out);
+    char out[4096];
+    /* One user, one job: the user's percentiles are the job's. The
+     * document may be up to JOBS_CACHE_S (1 s) old. */
+    const char *users =
+        "sc = d[\"schedulers\"][0]\n"
+        "c = sc[\"columns\"]\n"
+        "u = [dict(zip(c, map(str, x))) for x in sc[\"rows\"]]\n"
+        "j = s[\"schedulers\"][0][\"rows\"]\n"
+        "k = (\"user\", \"tasks\", \"launched\", \"done\", \"progress\", "
+        "\"launches\", \"wait_p50_us\", \"wait_p99_us\")\n"
+        "print(len(u), len(j), all(u[0][x] == j[0][x] for x in k), "
+        "u[0][\"jobs\"], u[0][\"launches\"], u[0][\"wait_p99_us\"] != \"\", "
+        "sc[\"address\"] == s[\"schedulers\"][0][\"address\"])";
+    char want[128];
+    snprintf(want, sizeof want, "1 1 True 1 %d True True\n", TASKS);
+    double until = now_s() + 5;
+    int rc;
+    do {
+        get_json("/api/jobs");
+        rc = py(users, out, sizeof out);
+    } while ((rc != 0 || strcmp(out, want) != 0) && now_s() < until &&
+             usleep(300000) == 0);
+    tap_ok(rc == 0 && strcmp(out, want) == 0,
+           "/api/jobs: the user's jobs, progress and launch-wait p50/p99 "
+           "are the job's row of `skylark jobs --json`");
+    if (strcmp(out, want) != 0)
+        tap_diag("python3 said: %s; wanted %s", out, want);
+    if (py("sc = s[\"schedulers\"][0]\n"
+           "print(sc[\"address\"], sc[\"rows\"][0][\"job\"])",
+           out, sizeof out) != 0 ||
+        sscanf(out, "%127s %ld", sched_addr, &short_job) != 2)
+        tap_bail_out("no job in `skylark jobs --json`: %s", out);
+    char path[300];
+    snprintf(path, sizeof path, "/api/tasks?sched=%s&job=%ld", sched_addr,
+             short_job);
+    int st = get_json(path);
+    rc = py("import collections\n"
+            "c = d[\"columns\"]\n"
+            "r = [dict(zip(c, x)) for x in d[\"rows\"]]\n"
+            "per = collections.Counter(x[\"node\"] for x in r)\n"
+            "print(d[\"tasks\"], d[\"shown\"], d[\"job\"] == "
+            "int(s[\"schedulers\"][0][\"rows\"][0][\"job\"]), "
+            "sorted(per.values()), set(x[\"state\"] for x in r), "
+            "set(x[\"attempt\"] for x in r), "
+            "[x[\"task\"] for x in r] == list(range(len(r))))",
+            out, sizeof out);
+    snprintf(want, sizeof want, "%d %d True [%d, %d] {'running'} {0} True\n",
+             TASKS, TASKS, SLOTS, SLOTS);
+    tap_ok(st == 200 && rc == 0 && strcmp(out, want) == 0,
+           "/api/tasks: the job's %d tasks, running, %d on each node, first "
+           "attempts",
+           TASKS, SLOTS);
+    if (strcmp(out, want) != 0)
+        tap_diag("HTTP %d, python3 said: %s; wanted %s", st, out, want);
+    snprintf(path, sizeof path, "/api/tasks?sched=%s&job=x", sched_addr);
+    int bad_job = get_json(path);
+    int bad_sched = get_json("/api/tasks?sched=tcp://10.1.1.1:1&job=1");
+    snprintf(path, sizeof path, "/api/tasks?sched=%s&job=999999", sched_addr);
+    int none = get_json(path);
+    rc = py("print(\"error\" in d)", out, sizeof out);
+    tap_ok(bad_job == 400 && bad_sched == 400 && none == 200 && rc == 0 &&
+               strcmp(out, "True\n") == 0,
+           "/api/tasks refuses a bad job and an address that is not the "
+           "cluster's scheduler (400), and says error for a job not in "
+           "flight (%d %d %d)",
+           bad_job, bad_sched, none);
+}
+
 static void test_page(void)
 {
     hg_page p = hg_request(port, "GET", "/", NULL);
@@ -220,7 +306,7 @@ static const char *dom_text(const char *dom, const char *id)
 static void test_browser(void)
 {
     if (system("command -v chromium >/dev/null 2>&1") != 0) {
-        tap_skip(2, "chromium is not installed (Debian: chromium): the "
+        tap_skip(3, "chromium is not installed (Debian: chromium): the "
                     "page is checked through its JSON only");
         return;
     }
@@ -228,8 +314,9 @@ static void test_browser(void)
     snprintf(cmd, sizeof cmd,
              "timeout 90 chromium --headless --no-sandbox --disable-gpu "
              "--user-data-dir=%s/chromium --virtual-time-budget=5000 "
-             "--dump-dom http://127.0.0.1:%d/ > %s 2>%s/chromium.log",
-             dir, port, path_dom, dir);
+             "--dump-dom http://127.0.0.1:%d/#tasks=%ld > %s "
+             "2>%s/chromium.log",
+             dir, port, short_job, path_dom, dir);
     double t0 = now_s();
     int rc = system(cmd);
     double took = now_s() - t0;
@@ -260,16 +347,20 @@ static void test_browser(void)
                strstr(dom, "<td>n1</td>") != NULL &&
                strcmp(dom_text(dom, "error"), "") == 0,
            "... and lists the daemons, with no error shown");
-}
-
-/* GETs path into path_json; returns the HTTP status. */
-static int get_json(const char *path)
-{
-    hg_page p = hg_request(port, "GET", path, NULL);
-    int st = p.pg_status;
-    save(path_json, p.pg_status > 0 ? p.pg_body : "{}");
-    hg_free(&p);
-    return st;
+    /* #tasks=JOB: the job's tasks shown; the user's wait percentiles. */
+    char note[64];
+    snprintf(note, sizeof note, "tasks 0..%d of %d (user ", TASKS - 1, TASKS);
+    int running = 0;
+    const char *t = strstr(dom, "<table id=\"tasks\">");
+    const char *end = t != NULL ? strstr(t, "</table>") : NULL;
+    for (const char *p = t;
+         end != NULL && (p = strstr(p, "<td>running</td>")) && p < end; p++)
+        running++;
+    tap_ok(strncmp(dom_text(dom, "tasks-note"), note, strlen(note)) == 0 &&
+               running == TASKS && strstr(dom, "<td>\u2264 ") != NULL,
+           "... #tasks= shows the job's %d tasks running (%s...) and the "
+           "users' wait percentiles",
+           running, dom_text(dom, "tasks-note"));
 }
 
 /* The long job's hand-over, once flowd has settled it (none reserved or
@@ -366,6 +457,37 @@ static void test_long(void)
            running);
     if (strcmp(out, want) != 0)
         tap_diag("python3 said: %s; wanted %s", out, want);
+
+    /* The scheduler's side of the hand-over: /api/tasks of the long job
+     * names it, and each task's state agrees with flowd's counts. */
+    cr_sky(10, NULL, "jobs", "--json", "--dir", dir, NULL);
+    save(path_status, R.r_out);
+    long ljob = -1;
+    if (py("print([r[\"job\"] for r in s[\"schedulers\"][0][\"rows\"] "
+           "if r[\"user\"] == \"alice\"][0])",
+           out, sizeof out) == 0)
+        ljob = strtol(out, NULL, 10);
+    char tpath[300];
+    snprintf(tpath, sizeof tpath, "/api/tasks?sched=%s&job=%ld", sched_addr,
+             ljob);
+    int st = get_json(tpath);
+    snprintf(script, sizeof script,
+             "c = d[\"columns\"]\n"
+             "r = [dict(zip(c, x)) for x in d[\"rows\"]]\n"
+             "st = [x[\"state\"] for x in r]\n"
+             "print(str(%d) in d[\"handovers\"].split(), "
+             "all(x[\"handover\"] == %d for x in r), "
+             "sorted(x[\"handover_task\"] for x in r) == list(range(%d)), "
+             "st.count(\"running\"), st.count(\"flow\"))",
+             hjob, hjob, TASKS);
+    rc = py(script, out, sizeof out);
+    snprintf(want, sizeof want, "True True True %d %d\n", running, waiting);
+    tap_ok(st == 200 && rc == 0 && strcmp(out, want) == 0,
+           "/api/tasks of the long job: its hand-over %d, each task in it, "
+           "%d running and %d held by flowd, as flowd counts",
+           hjob, running, waiting);
+    if (strcmp(out, want) != 0)
+        tap_diag("HTTP %d, python3 said: %s; wanted %s", st, out, want);
 
     /* flow explain for every task: as many running and waiting as the
      * hand-over counts. */
@@ -476,7 +598,7 @@ int main(void)
     if (system("python3 -c 1 2>/dev/null") != 0)
         tap_skip_all("no python3");
     tap_timeout(300);
-    tap_plan(16);
+    tap_plan(21);
     signal(SIGPIPE, SIG_IGN);
     snprintf(dir, sizeof dir, "%s/skylark-dash-XXXXXX",
              getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -517,6 +639,7 @@ int main(void)
     job = spawn(jlog, jargv);
 
     test_json();
+    test_jobs();
     test_page();
     test_browser();
     test_long();

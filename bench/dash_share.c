@@ -1,0 +1,94 @@
+/*
+ * bench/dash_share.c - how long `skylark dashboard` takes to gather fair
+ * share from every node monitor of a local cluster (dash_share_gather),
+ * one after the other (the anchor, measured in the same run) against
+ * 2, 4, 8 and 16 at once (the dashboard uses DASH_SHARE_WORKERS).
+ *
+ *   bench/dash-share [DIR] [ROUNDS]
+ *
+ * DIR is a cluster of `skylark cluster up --nodes N` (default: the
+ * default directory); each setting is gathered ROUNDS times (default 5),
+ * alternating settings so that load from elsewhere falls on all of them.
+ * Prints per setting the node monitors answered, the median and the
+ * range in milliseconds, the wall time and this process's CPU time per
+ * node monitor (what bounds the gathering when the node monitors run on
+ * other machines), and the speed-up over one at a time. Nothing is
+ * changed in the cluster.
+ */
+#include "cli_common.h"
+#include "dash_share.h"
+#include "sk_log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
+#define MAX_ROUNDS 50
+
+/* This process's CPU time (user and system), seconds. */
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : NULL;
+    unsigned long rounds = 5;
+    if (argc > 3 ||
+        (argc > 2 && cli_parse_ulong(argv[2], 1, MAX_ROUNDS, &rounds) != 0)) {
+        fprintf(stderr, "usage: dash-share [DIR] [ROUNDS (1..%d)]\n",
+                MAX_ROUNDS);
+        return 2;
+    }
+    sk_log_set_level(SK_LOG_WARN);
+    skc_cluster *cl = cli_load_cluster("dash-share", dir);
+    if (cl == NULL)
+        return 1;
+    static const unsigned workers[] = {1, 2, 4, 8, 16};
+    enum { NW = sizeof workers / sizeof workers[0] };
+    double ms[NW][MAX_ROUNDS], cpu[NW] = {0};
+    unsigned answered[NW] = {0}, nodemons = 0;
+    for (unsigned long r = 0; r < rounds; r++)
+        for (unsigned w = 0; w < NW; w++) {
+            dash_share s;
+            double c0 = cpu_s();
+            /* no budget cut: every node monitor is asked */
+            if (dash_share_gather(cl, 2.0, 600, workers[w], &s) != 0) {
+                fprintf(stderr, "dash-share: out of memory\n");
+                free(cl);
+                return 1;
+            }
+            ms[w][r] = (double)s.ds_us / 1000;
+            cpu[w] += cpu_s() - c0;
+            answered[w] = s.ds_answered;
+            nodemons = s.ds_nodemons;
+            dash_share_free(&s);
+        }
+    printf("%u node monitors, %lu rounds each\n", nodemons, rounds);
+    printf("%8s %9s %10s %18s %12s %12s %8s\n", "at once", "answered",
+           "median ms", "range ms", "ms/nodemon", "cpu ms/nm", "speedup");
+    double anchor = 0;
+    for (unsigned w = 0; w < NW; w++) {
+        qsort(ms[w], rounds, sizeof ms[w][0], cmp);
+        double med = ms[w][rounds / 2];
+        if (w == 0)
+            anchor = med;
+        double per = answered[w] ? 1.0 / answered[w] : 0;
+        printf("%8u %9u %10.1f %8.1f .. %7.1f %12.3f %12.3f %7.2fx\n",
+               workers[w], answered[w], med, ms[w][0], ms[w][rounds - 1],
+               med * per, 1000 * cpu[w] / (double)rounds * per,
+               med > 0 ? anchor / med : 0);
+    }
+    free(cl);
+    return 0;
+}
