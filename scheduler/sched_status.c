@@ -24,9 +24,9 @@
 #define STATUS_KV 56
 
 static const char *const COLUMNS[] = {
-    "job",      "frontend",    "fe_job",      "user",   "tasks",
-    "pending",  "launched",    "done",        "probes", "progress",
-    "launches", "wait_p50_us", "wait_p99_us",
+    "job",      "frontend", "fe_job",      "user",        "tasks",
+    "pending",  "launched", "done",        "probes",      "flow",
+    "progress", "launches", "wait_p50_us", "wait_p99_us",
 };
 #define NCOLUMNS (sizeof COLUMNS / sizeof COLUMNS[0])
 
@@ -71,7 +71,7 @@ static const char *wait_rank(sk_arena *s, const uint32_t *w, double q)
 /* What the job and users tables say of some jobs: counts, progress (the
  * share of tasks done, percent, one decimal) and launch waits. */
 typedef struct job_sum {
-    uint64_t js_tasks, js_pending, js_launched, js_done;
+    uint64_t js_tasks, js_pending, js_launched, js_flow, js_done;
     uint32_t js_wait[SCHED_WAIT_NBOUNDS + 1];
 } job_sum;
 
@@ -80,13 +80,14 @@ static void sum_add(job_sum *u, const sched_job *j)
     u->js_tasks += j->j_ntasks;
     u->js_pending += j->j_npending;
     u->js_launched += j->j_nlaunched;
+    u->js_flow += j->j_nflow;
     u->js_done += j->j_ndone;
     for (uint32_t b = 0; b <= SCHED_WAIT_NBOUNDS; b++)
         u->js_wait[b] += j->j_wait[b];
 }
 
-/* Writes progress, launches, wait_p50_us and wait_p99_us of u into
- * cell[0..4). */
+/* Writes flow, progress, launches, wait_p50_us and wait_p99_us of u
+ * into cell[0..5). */
 static void sum_cells(sk_arena *s, const job_sum *u, const char **cell)
 {
     uint64_t launches = 0;
@@ -94,10 +95,11 @@ static void sum_cells(sk_arena *s, const job_sum *u, const char **cell)
         launches += u->js_wait[b];
     double pct =
         u->js_tasks ? 100.0 * (double)u->js_done / (double)u->js_tasks : 0;
-    cell[0] = sk_arena_printf(s, "%.1f", pct);
-    cell[1] = sk_arena_printf(s, "%" PRIu64, launches);
-    cell[2] = wait_rank(s, u->js_wait, 0.50);
-    cell[3] = wait_rank(s, u->js_wait, 0.99);
+    cell[0] = sk_arena_printf(s, "%" PRIu64, u->js_flow);
+    cell[1] = sk_arena_printf(s, "%.1f", pct);
+    cell[2] = sk_arena_printf(s, "%" PRIu64, launches);
+    cell[3] = wait_rank(s, u->js_wait, 0.50);
+    cell[4] = wait_rank(s, u->js_wait, 0.99);
 }
 
 static void kv_str(kv_fill *f, const char *key, const char *v)
@@ -161,8 +163,8 @@ static int by_user(const void *a, const void *b)
 static void fill_users(sched_core *c, sk_peer from, sk_status_reply *sr)
 {
     static const char *const cols[] = {
-        "user", "jobs",     "tasks",    "pending",     "launched",
-        "done", "progress", "launches", "wait_p50_us", "wait_p99_us",
+        "user", "jobs",     "tasks",    "pending",     "launched",    "done",
+        "flow", "progress", "launches", "wait_p50_us", "wait_p99_us",
     };
     enum { NC = sizeof cols / sizeof cols[0] };
     sk_arena *s = &c->c_scratch;

@@ -478,13 +478,17 @@ static void test_long(void)
              "print(str(%d) in d[\"handovers\"].split(), "
              "all(x[\"handover\"] == %d for x in r), "
              "sorted(x[\"handover_task\"] for x in r) == list(range(%d)), "
-             "st.count(\"running\"), st.count(\"flow\"))",
+             "st.count(\"running\"), st.count(\"flow\"), "
+             "[int(j[\"flow\"]) for j in s[\"schedulers\"][0][\"rows\"] "
+             "if j[\"user\"] == \"alice\"][0])",
              hjob, hjob, TASKS);
     rc = py(script, out, sizeof out);
-    snprintf(want, sizeof want, "True True True %d %d\n", running, waiting);
+    snprintf(want, sizeof want, "True True True %d %d %d\n", running, waiting,
+             waiting);
     tap_ok(st == 200 && rc == 0 && strcmp(out, want) == 0,
            "/api/tasks of the long job: its hand-over %d, each task in it, "
-           "%d running and %d held by flowd, as flowd counts",
+           "%d running and %d held by flowd, as flowd and the job's flow "
+           "column count",
            hjob, running, waiting);
     if (strcmp(out, want) != 0)
         tap_diag("HTTP %d, python3 said: %s; wanted %s", st, out, want);

@@ -606,8 +606,8 @@ static void test_status_and_config(void)
                sr->sr_role == SK_ROLE_SCHEDULER && jobs != NULL &&
                strcmp(jobs, "2") == 0,
            "STATUS_REPLY echoes the request and counts 2 jobs");
-    tap_ok(sr != NULL && sr->sr_nrows == 2 && sr->sr_ncolumns == 13 &&
-               sr->sr_rows[0].sw_ncells == 13,
+    tap_ok(sr != NULL && sr->sr_nrows == 2 && sr->sr_ncolumns == 14 &&
+               sr->sr_rows[0].sw_ncells == 14,
            "its table has a row per job");
     sk_buf buf = SK_BUF_INIT;
     tap_is_int(sk_msg_encode(&buf, &o->o_msg), 0, "and it encodes");

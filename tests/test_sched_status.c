@@ -132,8 +132,9 @@ int main(void)
     tap_ok(sr != NULL && sr->sr_nrows == 1 &&
                is(cell(sr, 0, "user"), "alice") &&
                is(cell(sr, 0, "jobs"), "2") && is(cell(sr, 0, "tasks"), "6") &&
-               is(cell(sr, 0, "done"), "2") && is(cell(sr, 0, "launches"), "4"),
-           "users: alice, 2 jobs, 6 tasks, 2 done, 4 launches");
+               is(cell(sr, 0, "done"), "2") &&
+               is(cell(sr, 0, "launches"), "4") && is(cell(sr, 0, "flow"), "0"),
+           "users: alice, 2 jobs, 6 tasks, 2 done, 4 launches, none at flowd");
     tap_ok(is(cell(sr, 0, "wait_p50_us"), "250") &&
                is(cell(sr, 0, "wait_p99_us"), "inf") &&
                is(cell(sr, 0, "progress"), "33.3"),
