@@ -174,19 +174,32 @@ int cli_flowd(const char *who, const char *dir, const char *given, char *buf,
     return rc;
 }
 
-static double now_s(void)
+double cli_mono_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+uint64_t cli_num(const char *v)
+{
+    return v != NULL ? strtoull(v, NULL, 10) : 0;
+}
+
+int cli_column_of(const sk_status *s, const char *name)
+{
+    for (unsigned c = 0; c < sk_status_ncolumns(s); c++)
+        if (strcmp(sk_status_column(s, c), name) == 0)
+            return (int)c;
+    return -1;
+}
+
 int cli_query(const char *who, const char *addr, const char *key,
               const char *query, double timeout, sk_status **out)
 {
-    double end = now_s() + timeout;
+    double end = cli_mono_s() + timeout;
     for (;;) {
-        double left = end - now_s();
+        double left = end - cli_mono_s();
         int rc = left > 0 ? sk_status_query(addr, key, query, left, 1, out)
                           : SK_ETIMEDOUT;
         if (rc != 0) {
@@ -199,7 +212,7 @@ int cli_query(const char *who, const char *addr, const char *key,
             return 0;
         const char *retry = sk_status_get(*out, "retry");
         if (retry != NULL && strcmp(retry, "yes") == 0 &&
-            end - now_s() > 0.02) {
+            end - cli_mono_s() > 0.02) {
             sk_status_free(*out);
             nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
             continue;

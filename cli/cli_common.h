@@ -129,6 +129,17 @@ void cli_credential(const char *key, const char *token, const char *dir,
                     char *keybuf, char *tokbuf, size_t len,
                     const char **key_file, const char **token_file);
 
+/* cli_mono_s returns the monotonic clock in seconds. */
+double cli_mono_s(void);
+
+/* cli_num reads a status value or cell v as an unsigned decimal number:
+ * its leading digits, 0 when there are none or v is NULL. */
+uint64_t cli_num(const char *v);
+
+/* cli_column_of returns the index of the column name in s's table, or -1
+ * when it has none (O(columns)). */
+int cli_column_of(const sk_status *s, const char *name);
+
 /* cli_rank returns the q-quantile (0 < q <= 1) of sorted[0..n), ascending,
  * by the nearest-rank method: the smallest value such that at least q * n
  * of the values are at or below it. It is always one of the values, and

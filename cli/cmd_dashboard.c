@@ -101,44 +101,24 @@ static void dashboard_usage(FILE *out)
         "cluster, 2 bad usage.\n");
 }
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* A cell of s as an unsigned number (0 when it is not one). */
-static uint64_t num(const char *v)
-{
-    return v != NULL ? strtoull(v, NULL, 10) : 0;
-}
-
-static int column_of(const sk_status *s, const char *name)
-{
-    for (unsigned c = 0; c < sk_status_ncolumns(s); c++)
-        if (strcmp(sk_status_column(s, c), name) == 0)
-            return (int)c;
-    return -1;
-}
-
 /* The node view from flowd's table: [name, slots, long, used, queue,
  * state] per live node. */
 static void nodes_from_flowd(cli_json *j, const sk_status *s)
 {
     static const char *const want[] = {"node", "slots", "long", "used",
                                        "queue"};
-    int col[5], cstate = column_of(s, "state");
+    int col[5], cstate = cli_column_of(s, "state");
     for (int i = 0; i < 5; i++)
-        col[i] = column_of(s, want[i]);
+        col[i] = cli_column_of(s, want[i]);
     for (unsigned r = 0; r < sk_status_nrows(s); r++) {
         cli_json_array(j, NULL);
         cli_json_string(
             j, NULL, col[0] >= 0 ? sk_status_cell(s, r, (unsigned)col[0]) : "");
         for (int i = 1; i < 5; i++)
-            cli_json_uint(
-                j, NULL,
-                col[i] >= 0 ? num(sk_status_cell(s, r, (unsigned)col[i])) : 0);
+            cli_json_uint(j, NULL,
+                          col[i] >= 0
+                              ? cli_num(sk_status_cell(s, r, (unsigned)col[i]))
+                              : 0);
         cli_json_string(j, NULL,
                         cstate >= 0 ? sk_status_cell(s, r, (unsigned)cstate)
                                     : "up");
@@ -151,10 +131,10 @@ static void node_from_nodemon(cli_json *j, const sk_status *s)
 {
     cli_json_array(j, NULL);
     cli_json_string(j, NULL, sk_status_name(s));
-    cli_json_uint(j, NULL, num(sk_status_get(s, "slots_total")));
-    cli_json_uint(j, NULL, num(sk_status_get(s, "slots_reserved")));
-    cli_json_uint(j, NULL, num(sk_status_get(s, "slots_used")));
-    cli_json_uint(j, NULL, num(sk_status_get(s, "queued")));
+    cli_json_uint(j, NULL, cli_num(sk_status_get(s, "slots_total")));
+    cli_json_uint(j, NULL, cli_num(sk_status_get(s, "slots_reserved")));
+    cli_json_uint(j, NULL, cli_num(sk_status_get(s, "slots_used")));
+    cli_json_uint(j, NULL, cli_num(sk_status_get(s, "queued")));
     cli_json_string(j, NULL, "up");
     cli_json_end(j);
 }
@@ -308,19 +288,19 @@ static const char *flowd_of(const dashboard *db)
 static sk_status *ask_flowd(const dashboard *db, const char *ep, const char *q,
                             const char **why)
 {
-    double end = mono_s() + db->db_timeout;
+    double end = cli_mono_s() + db->db_timeout;
     for (;;) {
         sk_status *s;
-        int rc = sk_status_query(ep, skc_key(db->db_cl), q,
-                                 end - mono_s() > 0.01 ? end - mono_s() : 0.01,
-                                 1, &s);
+        int rc = sk_status_query(
+            ep, skc_key(db->db_cl), q,
+            end - cli_mono_s() > 0.01 ? end - cli_mono_s() : 0.01, 1, &s);
         if (rc != 0) {
             *why = sk_strerror(rc);
             return NULL;
         }
         const char *retry = sk_status_get(s, "retry");
         if (retry == NULL || strcmp(retry, "yes") != 0 ||
-            end - mono_s() <= 0.02)
+            end - cli_mono_s() <= 0.02)
             return s;
         sk_status_free(s);
         nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
@@ -342,7 +322,7 @@ static void table_compact(cli_json *j, const sk_status *s)
             const char *v = sk_status_cell(s, r, c);
             size_t n = v != NULL ? strlen(v) : 0;
             if (n > 0 && n <= 19 && strspn(v, "0123456789") == n)
-                cli_json_uint(j, NULL, num(v));
+                cli_json_uint(j, NULL, cli_num(v));
             else
                 cli_json_string(j, NULL, v != NULL ? v : "");
         }
@@ -369,7 +349,7 @@ static int fill_handovers(dashboard *db, cli_json *j, void *arg)
         return 0;
     }
     cli_json_string(j, "flowd", ep);
-    cli_json_uint(j, "held", num(sk_status_get(s, "jobs")));
+    cli_json_uint(j, "held", cli_num(sk_status_get(s, "jobs")));
     table_compact(j, s);
     sk_status_free(s);
     return 0;
@@ -542,7 +522,7 @@ static int fill_tasks(dashboard *db, cli_json *j, void *arg)
     } else {
         static const char *const nums[] = {"job", "tasks", "first", "shown"};
         for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
-            cli_json_uint(j, nums[k], num(sk_status_get(s, nums[k])));
+            cli_json_uint(j, nums[k], cli_num(sk_status_get(s, nums[k])));
         cli_json_string(j, "user", sk_status_get(s, "user"));
         cli_json_string(j, "handovers", sk_status_get(s, "handovers"));
         table_compact(j, s);
@@ -584,12 +564,12 @@ static int refresh(dashboard *db, doc *d, double age, fill_fn fill)
 {
     char *buf;
     size_t len;
-    if ((d->d_json == NULL || mono_s() - d->d_at >= age) &&
+    if ((d->d_json == NULL || cli_mono_s() - d->d_at >= age) &&
         render(db, fill, NULL, &buf, &len) == 0) {
         free(d->d_json);
         d->d_json = buf;
         d->d_len = len;
-        d->d_at = mono_s();
+        d->d_at = cli_mono_s();
     }
     return d->d_json != NULL ? 0 : -1;
 }
@@ -605,6 +585,22 @@ static enum MHD_Result answer(struct MHD_Connection *c, unsigned status,
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     enum MHD_Result rc = MHD_queue_response(c, status, r);
     MHD_destroy_response(r);
+    return rc;
+}
+
+/* Answers c with a document made now by fill with arg (never cached),
+ * with the HTTP status fill leaves in *status; 500 out of memory. */
+static enum MHD_Result answer_once(dashboard *db, struct MHD_Connection *c,
+                                   fill_fn fill, void *arg,
+                                   const unsigned *status)
+{
+    char *buf;
+    size_t len;
+    if (render(db, fill, arg, &buf, &len) != 0)
+        return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                      "text/plain; charset=utf-8", "out of memory\n", 14);
+    enum MHD_Result rc = answer(c, *status, "application/json", buf, len);
+    free(buf);
     return rc;
 }
 
@@ -659,26 +655,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
     if (strcmp(url, "/api/tasks") == 0) {
         tasks_req tr = {.tr_status = MHD_HTTP_OK};
         tasks_parse(db, c, &tr);
-        char *buf;
-        size_t len;
-        if (render(db, fill_tasks, &tr, &buf, &len) != 0)
-            return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR, text,
-                          "out of memory\n", 14);
-        enum MHD_Result rc = answer(c, tr.tr_status, json, buf, len);
-        free(buf);
-        return rc;
+        return answer_once(db, c, fill_tasks, &tr, &tr.tr_status);
     }
     if (strcmp(url, "/api/explain") == 0) {
         explain_req ex = {.ex_status = MHD_HTTP_OK};
         explain_parse(c, &ex);
-        char *buf;
-        size_t len;
-        if (render(db, fill_explain, &ex, &buf, &len) != 0)
-            return answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR, text,
-                          "out of memory\n", 14);
-        enum MHD_Result rc = answer(c, ex.ex_status, json, buf, len);
-        free(buf);
-        return rc;
+        return answer_once(db, c, fill_explain, &ex, &ex.ex_status);
     }
     return answer(c, MHD_HTTP_NOT_FOUND, text, "not found\n", 10);
 }

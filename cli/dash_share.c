@@ -4,6 +4,7 @@
  */
 #include "dash_share.h"
 
+#include "cli_common.h"
 #include "skylark.h"
 
 #include <pthread.h>
@@ -11,26 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static uint64_t num(const char *v)
-{
-    return v != NULL ? strtoull(v, NULL, 10) : 0;
-}
-
-static int column_of(const sk_status *s, const char *name)
-{
-    for (unsigned c = 0; c < sk_status_ncolumns(s); c++)
-        if (strcmp(sk_status_column(s, c), name) == 0)
-            return (int)c;
-    return -1;
-}
 
 /* The entry of name in s (sorted), added if new and there is room; NULL
  * when there is none (or no memory). */
@@ -60,9 +41,9 @@ static dash_user *user_of(dash_share *s, const char *name)
  * slot_s) to s. */
 static void add_table(dash_share *s, const sk_status *st)
 {
-    int cu = column_of(st, "user"), cw = column_of(st, "weight"),
-        cq = column_of(st, "queued"), cr = column_of(st, "running"),
-        ct = column_of(st, "slot_s");
+    int cu = cli_column_of(st, "user"), cw = cli_column_of(st, "weight"),
+        cq = cli_column_of(st, "queued"), cr = cli_column_of(st, "running"),
+        ct = cli_column_of(st, "slot_s");
     if (cu < 0 || cw < 0 || cq < 0 || cr < 0 || ct < 0)
         return;
     for (unsigned r = 0; r < sk_status_nrows(st); r++) {
@@ -72,11 +53,11 @@ static void add_table(dash_share *s, const sk_status *st)
             s->ds_dropped++;
             continue;
         }
-        uint64_t w = num(sk_status_cell(st, r, (unsigned)cw));
+        uint64_t w = cli_num(sk_status_cell(st, r, (unsigned)cw));
         u->du_wmin = w < u->du_wmin ? w : u->du_wmin;
         u->du_wmax = w > u->du_wmax ? w : u->du_wmax;
-        u->du_queued += num(sk_status_cell(st, r, (unsigned)cq));
-        u->du_running += num(sk_status_cell(st, r, (unsigned)cr));
+        u->du_queued += cli_num(sk_status_cell(st, r, (unsigned)cq));
+        u->du_running += cli_num(sk_status_cell(st, r, (unsigned)cr));
         const char *t = sk_status_cell(st, r, (unsigned)ct);
         double sec = t != NULL ? strtod(t, NULL) : 0;
         if (sec > 0 && sec < 1e15)
@@ -103,7 +84,7 @@ static void *worker(void *arg)
     pool *p = arg;
     for (;;) {
         unsigned i = atomic_fetch_add(&p->pl_next, 1);
-        double left = p->pl_until - mono_s();
+        double left = p->pl_until - cli_mono_s();
         if (i >= p->pl_n || left <= 0)
             return NULL;
         atomic_fetch_add(&p->pl_asked, 1);
@@ -137,7 +118,7 @@ int dash_share_gather(const skc_cluster *cl, double timeout, double budget,
         if (skc_alive(d))
             eps[n++] = d->cd_endpoint;
     }
-    double t0 = mono_s();
+    double t0 = cli_mono_s();
     pool p = {.pl_eps = eps,
               .pl_n = n,
               .pl_key = skc_key(cl),
@@ -157,7 +138,7 @@ int dash_share_gather(const skc_cluster *cl, double timeout, double budget,
     worker(&p); /* this thread asks too */
     for (unsigned k = 0; k < started; k++)
         pthread_join(tid[k], NULL);
-    out->ds_us = (uint64_t)((mono_s() - t0) * 1e6);
+    out->ds_us = (uint64_t)((cli_mono_s() - t0) * 1e6);
     out->ds_workers = started + 1;
     out->ds_asked = atomic_load(&p.pl_asked);
     for (unsigned i = 0; i < n; i++)
