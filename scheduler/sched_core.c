@@ -42,6 +42,28 @@ void sched_queue_push(sched_job *j, uint32_t task)
     j->j_qlen++;
 }
 
+/* A retry goes first: the task waited its turn once already, and its
+ * job's end waits for it (docs/FAULTS.md, "Retries"). */
+static void queue_push_front(sched_job *j, uint32_t task)
+{
+    SK_ASSERT(j->j_qlen < j->j_ntasks);
+    j->j_qhead = (j->j_qhead + j->j_ntasks - 1) % j->j_ntasks;
+    j->j_queue[j->j_qhead] = task;
+    j->j_qlen++;
+}
+
+void sched_queue_remove(sched_job *j, uint32_t task)
+{
+    uint32_t k = 0;
+    while (k < j->j_qlen && j->j_queue[(j->j_qhead + k) % j->j_ntasks] != task)
+        k++;
+    SK_ASSERT(k < j->j_qlen);
+    for (; k + 1 < j->j_qlen; k++)
+        j->j_queue[(j->j_qhead + k) % j->j_ntasks] =
+            j->j_queue[(j->j_qhead + k + 1) % j->j_ntasks];
+    j->j_qlen--;
+}
+
 static uint32_t queue_pop(sched_job *j)
 {
     uint32_t task = j->j_queue[j->j_qhead];
@@ -217,7 +239,7 @@ static bool task_lost(sched_core *c, sched_task *t, sk_bytes why, sk_time now)
     c->c_stats.ss_tasks_retried++;
     uint32_t idx = task_index(t);
     if (t->tk_npref == 0)
-        sched_queue_push(j, idx);
+        queue_push_front(j, idx);
     if (sched_probe_task(c, j, idx) == 0)
         return false;
     if (t->tk_npref > 0) {
@@ -230,8 +252,8 @@ static bool task_lost(sched_core *c, sched_task *t, sk_bytes why, sk_time now)
      * it, one pending task each. */
     if (j->j_unbound >= j->j_qlen)
         return false;
-    uint32_t last = queue_pop_tail(j);
-    SK_ASSERT(last == idx);
+    uint32_t first = queue_pop(j);
+    SK_ASSERT(first == idx);
     if (sched_flow_take(c, j, idx))
         return false;
     return sched_task_final(c, t, SK_TASK_LOST, 0, sched_text(WHY_NO_NODE),
@@ -621,6 +643,9 @@ void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
     case SK_MSG_STATUS_REQUEST:
         sched_status_reply(c, from, &msg->m_status_request, now);
         break;
+    case SK_MSG_TASK_OUTCOME:
+        sched_offer_in(c, from, &msg->m_task_outcome, now);
+        break;
     default:
         c->c_stats.ss_bad_type++;
         break;
@@ -631,6 +656,7 @@ void sched_on_timer(sched_core *c, sk_time now)
 {
     sk_arena_rewind(&c->c_scratch);
     sched_fallback_due(c, now);
+    sched_offers_expire(c, now);
     if (c->c_cfg.sc_launch_timeout_ms == 0)
         return;
     sk_time limit = (sk_time)c->c_cfg.sc_launch_timeout_ms * 1000;
@@ -647,6 +673,9 @@ void sched_on_timer(sched_core *c, sk_time now)
 sk_time sched_next_deadline(const sched_core *c)
 {
     sk_time fallback = sched_fallback_deadline(c);
+    sk_time offers = sched_offers_deadline(c);
+    if (offers < fallback)
+        fallback = offers;
     if (c->c_cfg.sc_launch_timeout_ms == 0 || c->c_lhead == NULL)
         return fallback;
     sk_time limit = (sk_time)c->c_cfg.sc_launch_timeout_ms * 1000;
@@ -712,6 +741,8 @@ void sched_free(sched_core *c)
     sk_map_free(&c->c_resvs);
     sk_map_free(&c->c_flows);
     sk_map_free(&c->c_users);
+    sk_map_free(&c->c_keys);
+    sched_offers_free(c);
     sched_auth_free(c);
     free(c->c_live);
     free(c->c_picks);

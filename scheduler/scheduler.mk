@@ -12,6 +12,7 @@ scheduler_libsched_la_SOURCES = \
 	scheduler/sched_config.c \
 	scheduler/sched_int.h \
 	scheduler/sched_jobs.c \
+	scheduler/sched_offers.c \
 	scheduler/sched_nodes.c \
 	scheduler/sched_prefetch.c \
 	scheduler/sched_status.c \
