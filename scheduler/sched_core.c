@@ -482,6 +482,8 @@ static void on_get_task(sched_core *c, sk_peer from, const sk_get_task *gt,
         tr->tr_attempt = t->tk_attempt;
         tr->tr_spec = (sk_bytes){t->tk_spec, t->tk_spec_len};
         tr->tr_framework = j->j_framework;
+        tr->tr_key = j->j_key;
+        tr->tr_ref = t->tk_ref;
     }
     sched_pending_changed(c, j);
 }
