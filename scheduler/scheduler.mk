@@ -27,15 +27,18 @@ SCHED_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/scheduler
 SCHED_TEST_UTIL = tests/sched_testutil.c tests/sched_testutil.h
 
 check_PROGRAMS += tests/test_sched_sampling tests/test_sched_core \
-	tests/test_sched_property tests/test_sched_flow
+	tests/test_sched_property tests/test_sched_flow tests/test_sched_offers
 TESTS += tests/test_sched_sampling tests/test_sched_core \
-	tests/test_sched_property tests/test_sched_flow
+	tests/test_sched_property tests/test_sched_flow tests/test_sched_offers
 tests_test_sched_sampling_SOURCES = tests/test_sched_sampling.c $(SCHED_TEST_UTIL)
 tests_test_sched_sampling_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
 tests_test_sched_sampling_LDADD = $(SCHED_TEST_LDADD)
 tests_test_sched_core_SOURCES = tests/test_sched_core.c $(SCHED_TEST_UTIL)
 tests_test_sched_core_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
 tests_test_sched_core_LDADD = $(SCHED_TEST_LDADD)
+tests_test_sched_offers_SOURCES = tests/test_sched_offers.c $(SCHED_TEST_UTIL)
+tests_test_sched_offers_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
+tests_test_sched_offers_LDADD = $(SCHED_TEST_LDADD)
 tests_test_sched_flow_SOURCES = tests/test_sched_flow.c $(SCHED_TEST_UTIL)
 tests_test_sched_flow_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
 tests_test_sched_flow_LDADD = $(SCHED_TEST_LDADD)
