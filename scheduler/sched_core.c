@@ -42,16 +42,6 @@ void sched_queue_push(sched_job *j, uint32_t task)
     j->j_qlen++;
 }
 
-/* A retry goes first: the task waited its turn once already, and its
- * job's end waits for it (docs/FAULTS.md, "Retries"). */
-static void queue_push_front(sched_job *j, uint32_t task)
-{
-    SK_ASSERT(j->j_qlen < j->j_ntasks);
-    j->j_qhead = (j->j_qhead + j->j_ntasks - 1) % j->j_ntasks;
-    j->j_queue[j->j_qhead] = task;
-    j->j_qlen++;
-}
-
 void sched_queue_remove(sched_job *j, uint32_t task)
 {
     uint32_t k = 0;
@@ -238,8 +228,12 @@ static bool task_lost(sched_core *c, sched_task *t, sk_bytes why, sk_time now)
     j->j_npending++;
     c->c_stats.ss_tasks_retried++;
     uint32_t idx = task_index(t);
+    /* The retry waits at the back of the queue: a node monitor that
+     * stalled or was cut off may yet offer the outcome of the attempt
+     * given up (docs/FAULTS.md, "Retries"), and the job's end does not
+     * wait for it longer (the same work on the same slots). */
     if (t->tk_npref == 0)
-        queue_push_front(j, idx);
+        sched_queue_push(j, idx);
     if (sched_probe_task(c, j, idx) == 0)
         return false;
     if (t->tk_npref > 0) {
@@ -252,8 +246,8 @@ static bool task_lost(sched_core *c, sched_task *t, sk_bytes why, sk_time now)
      * it, one pending task each. */
     if (j->j_unbound >= j->j_qlen)
         return false;
-    uint32_t first = queue_pop(j);
-    SK_ASSERT(first == idx);
+    uint32_t last = queue_pop_tail(j);
+    SK_ASSERT(last == idx);
     if (sched_flow_take(c, j, idx))
         return false;
     return sched_task_final(c, t, SK_TASK_LOST, 0, sched_text(WHY_NO_NODE),

@@ -259,18 +259,16 @@ static void test_node_down(void)
     tap_ok(st_count(c, SK_MSG_TASK_FINISHED, UINT32_MAX) == 0 &&
                probes(c, q, 8) == 2 && STAT(c, ss_tasks_retried) == 1,
            "not reported to the frontend; fresh probes sent");
-    /* Task 0 (the retry) goes before task 1 in the queue: it waited its
-     * turn once already. */
+    /* Task 0 (the retry) waits behind task 1 in the queue. */
     st_clear(c);
     r = st_get_task(c, q[0].pr_node, q[0].pr_job, q[0].pr_resv, 4);
-    tap_ok(reply_is(r, 0, 1), "the next GET_TASK gets the retry: task 0, "
-                              "attempt 1");
-    sk_peer n0 = q[0].pr_node;
+    tap_ok(reply_is(r, 1, 0), "the next GET_TASK gets task 1");
+    sk_peer n1 = q[0].pr_node;
     r = st_get_task(c, q[1].pr_node, q[1].pr_job, q[1].pr_resv, 4);
-    tap_ok(reply_is(r, 1, 0), "and then task 1");
-    sk_peer n1 = q[1].pr_node;
+    tap_ok(reply_is(r, 0, 1), "and then task 0, attempt 1");
+    sk_peer n0 = q[1].pr_node;
     st_clear(c);
-    st_finished(c, n0, q[0].pr_job, 0, 0, SK_TASK_OK, 5);
+    st_finished(c, n0, q[1].pr_job, 0, 0, SK_TASK_OK, 5);
     tap_ok(STAT(c, ss_stale) == 1 &&
                st_count(c, SK_MSG_TASK_FINISHED, UINT32_MAX) == 0,
            "an outcome for the stale attempt 0 is counted and ignored");
@@ -280,10 +278,10 @@ static void test_node_down(void)
     st_node_up(c, 50, 4, (sk_resources){4000, 8192}, NULL);
     st_clear(c);
     int64_t fenced = STAT(c, ss_fenced), stale = STAT(c, ss_stale);
-    st_started(c, 50, q[0].pr_job, 0, 0, 5);
+    st_started(c, 50, q[1].pr_job, 0, 0, 5);
     const sk_out *o = st_nth(c, SK_MSG_KILL_TASK, 0);
     tap_ok(o != NULL && o->o_peer == 50 &&
-               o->o_msg.m_kill_task.kt_job == q[0].pr_job &&
+               o->o_msg.m_kill_task.kt_job == q[1].pr_job &&
                o->o_msg.m_kill_task.kt_task == 0 &&
                o->o_msg.m_kill_task.kt_attempt == 0 &&
                STAT(c, ss_fenced) == fenced + 1 &&
@@ -292,7 +290,7 @@ static void test_node_down(void)
            "back, nothing to the frontend");
     st_clear(c);
     int64_t unknown = STAT(c, ss_unknown_job);
-    st_started(c, 50, q[0].pr_job, 0, 7, 5);
+    st_started(c, 50, q[1].pr_job, 0, 7, 5);
     st_started(c, 50, 999, 0, 0, 5);
     tap_ok(STAT(c, ss_stale) == stale + 1 &&
                STAT(c, ss_unknown_job) == unknown + 1 &&
@@ -304,7 +302,7 @@ static void test_node_down(void)
 
     /* Task 1's node dies with no attempt left for... task 1 still has
      * one retry; lose it twice. */
-    st_started(c, n1, q[1].pr_job, 1, 0, 5);
+    st_started(c, n1, q[0].pr_job, 1, 0, 5);
     sched_peer_down(c, n1, 6);
     sched_task_get(c, ST_FE, 1, 1, &s, &att, &on);
     tap_ok(s == SCHED_TASK_PENDING && att == 1, "task 1 retried too");
