@@ -146,8 +146,8 @@ struct nm_core {
     nm_pool nm_job_pool;     /* freed nm_job, nm_resv, nm_task */
     nm_pool nm_resv_pool;
     nm_pool nm_task_pool;
-    nm_link nm_pending; /* pending nm_long, in order */
-    nm_link nm_orphans; /* nm_task in their grace, by tk_orphan_until */
+    nm_link nm_pending;  /* pending nm_long, in order */
+    nm_link nm_orphans;  /* nm_task in their grace, by tk_orphan_until */
     nm_link nm_outcomes; /* nm_outcome, oldest first (nm_outcome.c) */
     uint64_t nm_noutcomes;
     nm_queue nm_q;

@@ -31,18 +31,18 @@
 
 /* One kept outcome. */
 struct nm_outcome {
-    nm_link oc_link;      /* in nm_outcomes, oldest first */
-    uint32_t oc_sched;    /* the HELLO id of the scheduler it was for */
+    nm_link oc_link;       /* in nm_outcomes, oldest first */
+    uint32_t oc_sched;     /* the HELLO id of the scheduler it was for */
     uint64_t oc_sched_inc; /* and its incarnation */
-    sk_time oc_at;        /* when it was kept */
+    sk_time oc_at;         /* when it was kept */
     uint64_t oc_key;
     uint32_t oc_ref;
     uint8_t oc_status;
     int32_t oc_exit;
     uint64_t oc_launch_us, oc_end_us;
     uint32_t oc_out_len;
-    char *oc_user;     /* after the struct */
-    uint8_t oc_out[];  /* the output's tail, then the user's name */
+    char *oc_user;    /* after the struct */
+    uint8_t oc_out[]; /* the output's tail, then the user's name */
 };
 
 static void drop(nm_core *nm, nm_outcome *oc)
@@ -130,8 +130,8 @@ void nm_outcome_keep(nm_core *nm, const nm_task *t, uint32_t sched,
     oc->oc_end_us = f->tf_end_us;
     oc->oc_out_len = out;
     if (out > 0)
-        memcpy(oc->oc_out,
-               f->tf_output.b_data + (f->tf_output.b_len - out), out);
+        memcpy(oc->oc_out, f->tf_output.b_data + (f->tf_output.b_len - out),
+               out);
     oc->oc_user = (char *)oc->oc_out + out;
     memcpy(oc->oc_user, t->tk_user->us_name, ulen);
     nm_list_push_back(&nm->nm_outcomes, &oc->oc_link);

@@ -181,9 +181,9 @@ struct sched_core {
     sk_map c_users;   /* name hash -> sched_user with jobs (chained) */
     sched_job *c_fb_head; /* jobs whose fallback time is still ahead */
     sched_job *c_fb_tail;
-    sk_map c_keys;          /* j_key -> sched_job (sched_offers.c) */
-    sk_map c_offers;        /* key -> its kept sched_offer, chained */
-    sched_offer *c_ohead;   /* kept offers, oldest first */
+    sk_map c_keys;        /* j_key -> sched_job (sched_offers.c) */
+    sk_map c_offers;      /* key -> its kept sched_offer, chained */
+    sched_offer *c_ohead; /* kept offers, oldest first */
     sched_offer *c_otail;
     uint64_t c_noffers;
 };

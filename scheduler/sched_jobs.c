@@ -468,8 +468,7 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj,
     for (uint32_t i = 0; i < j->j_ntasks; i++) {
         if (j->j_tasks[i].tk_npref == 0 ||
             j->j_tasks[i].tk_state != SCHED_TASK_PENDING ||
-            sched_probe_task(c, j, i) == 0 ||
-            sched_flow_take(c, j, i))
+            sched_probe_task(c, j, i) == 0 || sched_flow_take(c, j, i))
             continue;
         st->ss_tasks_unplaced++;
         static const char why_none[] = "no preferred node is live";

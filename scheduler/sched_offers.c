@@ -56,13 +56,12 @@ static sched_task *task_by_ref(sched_job *j, uint32_t ref)
 }
 
 /* take ends t with the offered outcome; true if the job ended. */
-static bool take(sched_core *c, sched_task *t, uint8_t status, int32_t exit_code,
-                 sk_bytes out, const char *node, uint64_t launch_us,
-                 uint64_t end_us)
+static bool take(sched_core *c, sched_task *t, uint8_t status,
+                 int32_t exit_code, sk_bytes out, const char *node,
+                 uint64_t launch_us, uint64_t end_us)
 {
     c->c_stats.ss_offers_taken++;
-    if (t->tk_state == SCHED_TASK_PENDING && t->tk_npref == 0 &&
-        !t->tk_offered)
+    if (t->tk_state == SCHED_TASK_PENDING && t->tk_npref == 0 && !t->tk_offered)
         sched_queue_remove(t->tk_job, (uint32_t)(t - t->tk_job->j_tasks));
     if (t->tk_node != NULL)
         sched_kill(c, t); /* the retry: the task has its outcome */
@@ -176,9 +175,9 @@ void sched_offer_in(sched_core *c, sk_peer from, const sk_task_outcome *to,
     sk_bytes out = to->to_output;
     if (out.b_len > SK_MAX_OUTPUT_BYTES || out.b_data == NULL)
         out.b_len = 0;
-    uint8_t *copy =
-        out.b_len > 0 ? sk_arena_memdup(&c->c_scratch, out.b_data, out.b_len)
-                      : NULL;
+    uint8_t *copy = out.b_len > 0
+                        ? sk_arena_memdup(&c->c_scratch, out.b_data, out.b_len)
+                        : NULL;
     out.b_data = copy;
     if (copy == NULL)
         out.b_len = 0;
@@ -228,8 +227,8 @@ bool sched_offers_settle(sched_core *c, sched_job *j)
             int32_t code = o->of_exit;
             uint64_t launch = o->of_launch_us, end = o->of_end_us;
             unlink_offer(c, o);
-            if (take(c, t, status, code, out, node != NULL ? node : "",
-                     launch, end))
+            if (take(c, t, status, code, out, node != NULL ? node : "", launch,
+                     end))
                 return true;
         }
         o = next;

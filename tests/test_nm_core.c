@@ -868,8 +868,8 @@ static void test_orphans(void)
 }
 
 /* A task for job with the frontend's name for it (key, ref). */
-static void keyed_reply(nm_core *nm, sk_peer from, uint64_t job,
-                        uint32_t task, uint64_t key, uint32_t ref, sk_time now)
+static void keyed_reply(nm_core *nm, sk_peer from, uint64_t job, uint32_t task,
+                        uint64_t key, uint32_t ref, sk_time now)
 {
     static const uint8_t spec[] = "echo hi";
     sk_msg m = {.m_type = SK_MSG_TASK_REPLY};
@@ -930,9 +930,8 @@ static void test_outcomes(void)
     const sk_task_outcome *o = outcome_to(nm, 0, SCHED2);
     tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 1 && o != NULL &&
                o->to_key == 0xfeed && o->to_ref == 10 &&
-               strcmp(o->to_user, "alice") == 0 &&
-               o->to_status == SK_TASK_OK && o->to_launch_us == 1 &&
-               o->to_end_us == 0,
+               strcmp(o->to_user, "alice") == 0 && o->to_status == SK_TASK_OK &&
+               o->to_launch_us == 1 && o->to_end_us == 0,
            "its scheduler's session ends: the kept outcome is offered to the "
            "other scheduler, under key, ref and user");
     drain(nm);
@@ -945,8 +944,7 @@ static void test_outcomes(void)
     up_sched(nm, SCHED, 5, 50);
     tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 2 &&
                outcome_to(nm, 0, SCHED) != NULL &&
-               outcome_to(nm, 1, SCHED) != NULL &&
-               st->ns_outcomes_offered == 4,
+               outcome_to(nm, 1, SCHED) != NULL && st->ns_outcomes_offered == 4,
            "the same scheduler back is offered its own");
     drain(nm);
     nm_peer_down(nm, SCHED, 10 + 1000 * 1000 + 1);

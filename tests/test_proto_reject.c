@@ -633,8 +633,7 @@ static void test_limits_decode(void)
     tap_is_int(task_reply(true, 5, 0, 9, SK_MAX_TASKS), SK_EPROTO,
                "TASK_REPLY ref of SK_MAX_TASKS");
 
-    tap_is_int(task_outcome(7, 3, SK_TASK_OK, 4, 5), 0,
-               "TASK_OUTCOME decodes");
+    tap_is_int(task_outcome(7, 3, SK_TASK_OK, 4, 5), 0, "TASK_OUTCOME decodes");
     tap_is_int(task_outcome(7, 3, SK_TASK_FAILED, SK_MAX_NAME_LEN,
                             SK_MAX_OUTPUT_BYTES),
                0, "TASK_OUTCOME at its limits decodes");

@@ -166,10 +166,9 @@ static void test_user_must_match(void)
 static void test_late_offers(void)
 {
     sched_core *c = core(60000, 100);
-    st_submit(c, ST_FE,
-              &(st_job){.sj_job = 1, .ntasks = 3, .max_attempts = 3,
-                        .key = 0x55},
-              1);
+    st_submit(
+        c, ST_FE,
+        &(st_job){.sj_job = 1, .ntasks = 3, .max_attempts = 3, .key = 0x55}, 1);
     sk_peer node_of[3] = {0};
     uint32_t mask = launch_all(c, 2, node_of);
     tap_is_int(mask, 0x7, "three tasks launched");
@@ -187,7 +186,8 @@ static void test_late_offers(void)
     const sk_task_finished *f = finished(c, 0);
     sched_task_get(c, ST_FE, 1, 0, &s, &att, &on);
     tap_ok(f != NULL && f->tf_task == 0 && f->tf_status == SK_TASK_OK &&
-               s == SCHED_TASK_DONE && st_count(c, SK_MSG_KILL_TASK, UINT32_MAX) == 0,
+               s == SCHED_TASK_DONE &&
+               st_count(c, SK_MSG_KILL_TASK, UINT32_MAX) == 0,
            "an offer ends a pending retry: reported, nothing to kill");
     /* A task still launched on a live node (the lost node may have had
      * two); an outcome of it is offered: it wins, the attempt is killed. */
@@ -253,7 +253,8 @@ static void test_refs_checked(void)
     st_submit(c, ST_FE,
               &(st_job){.sj_job = 1, .ntasks = 2, .key = 0x5, .refs = twice},
               1);
-    tap_ok(st_count(c, SK_MSG_JOB_REJECTED, ST_FE) == 1 && STAT(c, ss_jobs) == 0,
+    tap_ok(st_count(c, SK_MSG_JOB_REJECTED, ST_FE) == 1 &&
+               STAT(c, ss_jobs) == 0,
            "refs that do not increase under a key are refused");
     st_clear(c);
     static const uint32_t ok[] = {1, 4};
