@@ -149,8 +149,14 @@ static void on_down(void *arg, sk_peer_id peer, sk_peer_down_reason why)
     sk_info("frontend %s: session with %s lost (reason %d)", fe->fe_name,
             fe->fe_endpoints[fe->fe_cur], (int)why);
     fe_lose_jobs(fe, fe->fe_endpoints[fe->fe_cur]);
-    /* The transport forbids disconnecting inside its callback. */
-    ev_timer_set(&fe->fe_switch_w, 0, 0);
+    /* The transport forbids disconnecting inside its callback. The move
+     * waits two heartbeats more: the node monitors lose the scheduler
+     * within about that of us (a silence of 3 heartbeats counted from
+     * each one's last message), and offer the outcomes it never passed
+     * on to the next scheduler then (docs/FAULTS.md). Resubmitted sooner,
+     * a task that had ended at the kill runs and completes again before
+     * its outcome is offered. */
+    ev_timer_set(&fe->fe_switch_w, fe->fe_move_delay, 0);
     ev_timer_start(fe->fe_loop, &fe->fe_switch_w);
     arm_queue_timer(fe);
 }
@@ -359,6 +365,7 @@ int sk_frontend_create(struct ev_loop *loop, const sk_frontend_opts *o,
     snprintf(cfg.tc_role, sizeof cfg.tc_role, "frontend");
     snprintf(cfg.tc_name, sizeof cfg.tc_name, "%s", fe->fe_name);
     cfg.tc_heartbeat = o->fo_heartbeat;
+    fe->fe_move_delay = 2 * o->fo_heartbeat;
     fe->fe_max_msg = cfg.tc_max_msg;
     char err[1200];
     if (sk_cred_config(&cfg, o->fo_key_file, o->fo_token_file, o->fo_token, err,

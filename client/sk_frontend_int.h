@@ -102,6 +102,7 @@ struct sk_frontend {
     int fe_all_wrong;                   /* every endpoint did */
     unsigned fe_refused; /* endpoints in a row that failed authentication */
     double fe_connect_timeout, fe_queue_timeout;
+    double fe_move_delay; /* session lost: wait this long to move on */
     unsigned fe_max_jobs;
     unsigned fe_max_failovers; /* fo_max_failovers */
     uint32_t fe_max_msg;       /* largest transport message */

@@ -8,6 +8,7 @@
 #include "sk_apiutil.h"
 #include "sk_constraint.h"
 #include "sk_frontend_int.h"
+#include "sk_tauth.h"
 #include "sk_log.h"
 
 #include <pwd.h>
@@ -606,6 +607,8 @@ static const char *default_user(char *buf, size_t len)
 static int encode_job(sk_frontend *fe, fe_job *j, const sk_job_desc *jd)
 {
     char user[SK_MAX_NAME_LEN + 1];
+    if (sk_tauth_init() < 0) /* for the job's key */
+        return SK_ESYS;
     sk_cspec *cs = malloc(sizeof *cs);
     if (cs == NULL)
         return SK_ENOMEM;
@@ -654,6 +657,7 @@ static int encode_job(sk_frontend *fe, fe_job *j, const sk_job_desc *jd)
         ts[t].ts_done = false;
         ts[t].ts_tags = (const char **)td->td_tags;
         ts[t].ts_ntags = td->td_ntags;
+        ts[t].ts_ref = t;
     }
     sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
     sk_submit_job *sj = &m.m_submit_job;
@@ -675,6 +679,13 @@ static int encode_job(sk_frontend *fe, fe_job *j, const sk_job_desc *jd)
     sj->sj_ntasks = jd->jo_ntasks;
     sj->sj_constraints = cs->cs_items;
     sj->sj_nconstraints = cs->cs_n;
+    /* The job's name for every scheduler that runs it, resubmissions
+     * included (they copy it and the refs from this message): a node
+     * monitor offers an outcome its scheduler may have missed under it
+     * (docs/FAULTS.md). Random, so that no one can guess another's. */
+    do
+        sk_tauth_random(&sj->sj_key, sizeof sj->sj_key);
+    while (sj->sj_key == 0);
     rc = sk_msg_encode(&fe->fe_buf, &m);
     free(ts);
     free(copies);

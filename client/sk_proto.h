@@ -30,7 +30,7 @@
 
 /* The protocol version carried by every message. A receiver rejects any
  * other version with SK_EVERSION. */
-#define SK_PROTOCOL_VERSION 2
+#define SK_PROTOCOL_VERSION 3
 
 /* Limits. Encoders refuse (SK_ELIMIT) to produce a message that exceeds
  * one; decoders reject (SK_ELIMIT) input that exceeds one. Lengths are in
@@ -91,10 +91,11 @@ typedef enum sk_msg_type {
     SK_MSG_MEMBERSHIP = 20,
     SK_MSG_STATUS_REQUEST = 21,
     SK_MSG_STATUS_REPLY = 22,
+    SK_MSG_TASK_OUTCOME = 23,
 } sk_msg_type;
 
 /* One past the largest message type. */
-#define SK_MSG_TYPE_END 23
+#define SK_MSG_TYPE_END 24
 
 /* The role of a process in a HELLO or STATUS_REPLY. */
 typedef enum sk_role {
@@ -175,6 +176,10 @@ typedef struct sk_task_spec {
                                   its index but do not place it */
     const char **ts_tags;      /* allocation tags (flow path constraints) */
     uint32_t ts_ntags;         /* <= SK_MAX_TAGS, each 1..SK_MAX_TAG_LEN */
+    uint32_t ts_ref;           /* with the job's sj_key: the task's index in
+                                  the frontend's first submission of the job
+                                  (< SK_MAX_TASKS, increasing within a job);
+                                  0 without a key */
 } sk_task_spec;
 
 /* The node group a placement constraint counts tags in (cn_group). */
@@ -236,6 +241,8 @@ typedef struct sk_submit_job {
     uint8_t sj_placement;     /* sk_placement */
     sk_constraint *sj_constraints; /* placement constraints (flow path) */
     uint32_t sj_nconstraints;      /* <= SK_MAX_CONSTRAINTS */
+    uint64_t sj_key; /* the frontend's name for the job, the same in every
+                        submission of it (failover); 0 = none */
 } sk_submit_job;
 
 /* JOB_ACCEPTED (reason "") and JOB_REJECTED: scheduler to frontend. */
@@ -275,6 +282,8 @@ typedef struct sk_task_reply {
     uint32_t tr_attempt; /* 0 for the first attempt */
     sk_bytes tr_spec;
     const char *tr_framework;
+    uint64_t tr_key; /* the job's sj_key (0: none) */
+    uint32_t tr_ref; /* the task's ts_ref */
 } sk_task_reply;
 
 /* CANCEL_RESERVATIONS: scheduler to node monitor: drop every queued
@@ -316,6 +325,21 @@ typedef struct sk_task_finished {
     uint64_t tf_launch_us; /* microseconds since the epoch */
     uint64_t tf_end_us;
 } sk_task_finished;
+
+/* TASK_OUTCOME: node monitor to scheduler: how a task ended whose own
+ * scheduler may never have heard it (its session ended), offered under
+ * the frontend's name for the task (docs/FAULTS.md, "Outcomes offered"). */
+typedef struct sk_task_outcome {
+    uint64_t to_key;       /* the job's sj_key, not 0 */
+    uint32_t to_ref;       /* the task's ts_ref, < SK_MAX_TASKS */
+    const char *to_user;   /* the user the task ran for */
+    const char *to_node;   /* where it ran */
+    uint8_t to_status;     /* SK_TASK_OK or SK_TASK_FAILED: it ran to its end */
+    int32_t to_exit;       /* as tf_exit */
+    sk_bytes to_output;    /* tail of the output, <= SK_MAX_OUTPUT_BYTES */
+    uint64_t to_launch_us; /* microseconds since the epoch */
+    uint64_t to_end_us;
+} sk_task_outcome;
 
 /* CANCEL_JOB: frontend to scheduler (and scheduler to flowd). */
 typedef struct sk_cancel_job {
@@ -487,6 +511,7 @@ typedef struct sk_msg {
         sk_membership m_membership;
         sk_status_request m_status_request;
         sk_status_reply m_status_reply;
+        sk_task_outcome m_task_outcome;
     };
     struct sk_arena *m_arena; /* owner of the decoded variable-size parts */
 } sk_msg;
@@ -656,5 +681,9 @@ int sk_status_request_decode(const void *data, size_t len, sk_msg *out);
  * sr_ncolumns cells (SK_EINVAL otherwise). */
 int sk_status_reply_encode(sk_buf *buf, const sk_status_reply *m);
 int sk_status_reply_decode(const void *data, size_t len, sk_msg *out);
+
+/* TASK_OUTCOME: out->m_task_outcome. to_key must not be 0. */
+int sk_task_outcome_encode(sk_buf *buf, const sk_task_outcome *m);
+int sk_task_outcome_decode(const void *data, size_t len, sk_msg *out);
 
 #endif /* SK_PROTO_H */

@@ -104,6 +104,7 @@ static const sk_field task_spec_fields[] = {
     F_U32(sk_task_spec, ts_attempt, 0, SK_MAX_ATTEMPTS - 1),
     F_BOOL(sk_task_spec, ts_done),
     F_STRS(sk_task_spec, ts_tags, ts_ntags, SK_MAX_TAGS, SK_MAX_TAG_LEN),
+    F_TASK(sk_task_spec, ts_ref),
 };
 
 /* Tags are names of the constraint language, not any string. */
@@ -135,11 +136,21 @@ static bool constraint_check(const void *body)
 }
 SCHEMA(constraint, sk_constraint, constraint_check);
 
-/* Below 1 a job would probe fewer nodes than it has tasks. */
+/* Below 1 a job would probe fewer nodes than it has tasks. A task's ref
+ * names it under the job's key: increasing, so that refs are distinct
+ * and found by bisection; without a key there is nothing to name. */
 static bool submit_job_check(const void *body)
 {
     const sk_submit_job *m = body;
-    return m->sj_probe_ratio == 0.0 || m->sj_probe_ratio >= 1.0;
+    if (m->sj_probe_ratio != 0.0 && m->sj_probe_ratio < 1.0)
+        return false;
+    for (uint32_t i = 0; m->sj_tasks != NULL && i < m->sj_ntasks; i++) {
+        uint32_t ref = m->sj_tasks[i].ts_ref;
+        if (m->sj_key == 0 ? ref != 0
+                           : i > 0 && ref <= m->sj_tasks[i - 1].ts_ref)
+            return false;
+    }
+    return true;
 }
 
 static const sk_field submit_job_fields[] = {
@@ -159,6 +170,7 @@ static const sk_field submit_job_fields[] = {
     F_U8(sk_submit_job, sj_placement, 0, SK_PLACE_MAX),
     F_ARRAY(sk_submit_job, sj_constraints, sj_nconstraints, 0,
             SK_MAX_CONSTRAINTS, constraint_schema),
+    F_U64(sk_submit_job, sj_key),
 };
 SCHEMA(submit_job, sk_submit_job, submit_job_check);
 
@@ -200,7 +212,8 @@ static bool task_reply_check(const void *body)
     const sk_task_reply *m = body;
     return m->tr_has_task ||
            (m->tr_task == 0 && m->tr_attempt == 0 && m->tr_spec.b_len == 0 &&
-            (m->tr_framework == NULL || m->tr_framework[0] == '\0'));
+            (m->tr_framework == NULL || m->tr_framework[0] == '\0') &&
+            m->tr_key == 0 && m->tr_ref == 0);
 }
 
 static const sk_field task_reply_fields[] = {
@@ -211,6 +224,8 @@ static const sk_field task_reply_fields[] = {
     F_ATTEMPT(sk_task_reply, tr_attempt),
     F_BYTES(sk_task_reply, tr_spec, SK_MAX_SPEC_BYTES),
     F_STR(sk_task_reply, tr_framework, SK_MAX_NAME_LEN),
+    F_U64(sk_task_reply, tr_key),
+    F_TASK(sk_task_reply, tr_ref),
 };
 SCHEMA(task_reply, sk_task_reply, task_reply_check);
 
@@ -251,6 +266,27 @@ static const sk_field task_finished_fields[] = {
     F_U64(sk_task_finished, tf_end_us),
 };
 SCHEMA(task_finished, sk_task_finished, NULL);
+
+/* An offered outcome names its task, and only a task that ran to its
+ * end has one worth offering. */
+static bool task_outcome_check(const void *body)
+{
+    const sk_task_outcome *m = body;
+    return m->to_key != 0;
+}
+
+static const sk_field task_outcome_fields[] = {
+    F_U64(sk_task_outcome, to_key),
+    F_TASK(sk_task_outcome, to_ref),
+    F_STR(sk_task_outcome, to_user, SK_MAX_NAME_LEN),
+    F_STR(sk_task_outcome, to_node, SK_MAX_NAME_LEN),
+    F_U8(sk_task_outcome, to_status, SK_TASK_OK, SK_TASK_FAILED),
+    F_I32(sk_task_outcome, to_exit),
+    F_BYTES(sk_task_outcome, to_output, SK_MAX_OUTPUT_BYTES),
+    F_U64(sk_task_outcome, to_launch_us),
+    F_U64(sk_task_outcome, to_end_us),
+};
+SCHEMA(task_outcome, sk_task_outcome, task_outcome_check);
 
 static const sk_field cancel_job_fields[] = {
     F_U64(sk_cancel_job, cj_job),
@@ -442,6 +478,7 @@ static const struct msg_desc {
     [SK_MSG_MEMBERSHIP] = {"MEMBERSHIP", &membership_schema},
     [SK_MSG_STATUS_REQUEST] = {"STATUS_REQUEST", &status_request_schema},
     [SK_MSG_STATUS_REPLY] = {"STATUS_REPLY", &status_reply_schema},
+    [SK_MSG_TASK_OUTCOME] = {"TASK_OUTCOME", &task_outcome_schema},
 };
 
 static const struct msg_desc *find_type(uint64_t type)
@@ -603,6 +640,7 @@ CODEC(heartbeat, SK_MSG_HEARTBEAT, sk_heartbeat)
 CODEC(membership, SK_MSG_MEMBERSHIP, sk_membership)
 CODEC(status_request, SK_MSG_STATUS_REQUEST, sk_status_request)
 CODEC(status_reply, SK_MSG_STATUS_REPLY, sk_status_reply)
+CODEC(task_outcome, SK_MSG_TASK_OUTCOME, sk_task_outcome)
 
 bool sk_rack_valid(const char *name)
 {

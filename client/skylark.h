@@ -200,11 +200,15 @@ typedef enum sk_job_placement {
  *   is skipped, for an attempt the lost scheduler may have launched
  *   unseen). The resubmission waits like a new job: FAILED "no scheduler
  *   reachable" after fo_queue_timeout, FAILED "job rejected" if the next
- *   scheduler refuses it. A task that was running when its scheduler was
- *   lost may run twice: its node monitor goes on running the lost
- *   scheduler's attempt with nobody to report to, and the frontend, which
- *   has no session with that scheduler, cannot cancel it. A job is moved
- *   at most fo_max_failovers times; jr_failovers tells how often;
+ *   scheduler refuses it. The move happens two fo_heartbeat after the
+ *   loss: by then the node monitors have offered the next scheduler,
+ *   under the job's key (sent with every submission of it), the outcomes
+ *   of tasks that ended while the lost scheduler could not pass them on,
+ *   and those tasks end with them instead of running again. A task still
+ *   running when the node monitors lose the scheduler is killed there
+ *   and runs again at the next one: executed twice, reported once. A job
+ *   is moved at most fo_max_failovers times; jr_failovers tells how
+ *   often;
  * - scheduler lost: the job's scheduler was lost once more than
  *   fo_max_failovers allows (with 0: at once): each unfinished task is
  *   reported LOST with tr_reason "scheduler lost: ENDPOINT" (and "(after

@@ -227,6 +227,27 @@ static void submit(driver *d, cf_script *s, sk_peer from)
     sj->sj_framework = "";
     sj->sj_tasks = tasks;
     sj->sj_ntasks = n;
+    /* A few keys, so that offers (below) meet jobs: refs are the
+     * indices, as in a first submission. */
+    sj->sj_key = cf_below(s, 4);
+    for (uint32_t i = 0; sj->sj_key != 0 && i < n; i++)
+        tasks[i].ts_ref = i;
+    deliver(d, from, &m);
+}
+
+/* An outcome offered by a node monitor (or anyone), for a key and ref
+ * that may name a task in flight, one that ended, or nothing. */
+static void offer(driver *d, cf_script *s, sk_peer from)
+{
+    sk_msg m = {.m_type = SK_MSG_TASK_OUTCOME};
+    sk_task_outcome *o = &m.m_task_outcome;
+    o->to_key = cf_below(s, 4);
+    o->to_ref = cf_below(s, MAX_TASKS + 1);
+    o->to_user = cf_below(s, 2) ? "ann" : "bob";
+    o->to_node = "n";
+    o->to_status = (uint8_t)(SK_TASK_OK + cf_below(s, 3));
+    o->to_launch_us = d->d_now;
+    o->to_end_us = d->d_now;
     deliver(d, from, &m);
 }
 
@@ -336,7 +357,10 @@ static void step(driver *d, cf_script *s)
         task_report(d, s, p, true);
         break;
     case 13:
-        membership(d, s, p);
+        if (cf_below(s, 2))
+            membership(d, s, p);
+        else
+            offer(d, s, p);
         break;
     case 14: {
         sk_msg m = {.m_type = SK_MSG_STATUS_REQUEST};

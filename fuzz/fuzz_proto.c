@@ -43,6 +43,7 @@ static const decoder decoders[SK_MSG_TYPE_END] = {
     [SK_MSG_MEMBERSHIP] = sk_membership_decode,
     [SK_MSG_STATUS_REQUEST] = sk_status_request_decode,
     [SK_MSG_STATUS_REPLY] = sk_status_reply_decode,
+    [SK_MSG_TASK_OUTCOME] = sk_task_outcome_decode,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

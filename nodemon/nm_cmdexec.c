@@ -282,10 +282,12 @@ static void child_ended(nm_cmdexec *x, cx_child *c, int status)
         c->c_exit = -WTERMSIG(status);
         c->c_status = c->c_killing ? SK_TASK_KILLED : SK_TASK_FAILED;
     } else {
+        /* It exited by itself, killed or not: the kill came after its
+         * end (a node monitor that stalled finds its tasks ended and
+         * orphaned at once), and that end is an outcome the scheduler
+         * may still take (docs/FAULTS.md, "Outcomes offered"). */
         c->c_exit = WEXITSTATUS(status);
-        c->c_status = c->c_killing     ? SK_TASK_KILLED
-                      : c->c_exit == 0 ? SK_TASK_OK
-                                       : SK_TASK_FAILED;
+        c->c_status = c->c_exit == 0 ? SK_TASK_OK : SK_TASK_FAILED;
     }
     running_remove(x, c);
     done_push(x, c);

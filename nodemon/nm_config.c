@@ -29,6 +29,8 @@ void nm_config_init(nm_config *cfg, uint32_t ncores)
     cfg->nc_heartbeat_ms = 1000;
     cfg->nc_get_task_timeout_ms = 10000;
     cfg->nc_orphan_grace_ms = 0;
+    cfg->nc_outcome_keep_ms = 10000;
+    cfg->nc_max_outcomes = 4096;
 }
 
 int nm_weights_set(nm_weights *w, const char *user, uint32_t weight)
@@ -111,6 +113,12 @@ size_t nm_config_keys(nm_config *cfg, nm_weights *weights, sk_config_key *keys)
          0, 0, 3600000, NULL,
          "how long a task whose scheduler left runs on before it is killed, "
          "in ms"},
+        {"nodemon", "outcome_keep_ms", SK_CONFIG_INT, &cfg->nc_outcome_keep_ms,
+         0, 0, 3600000, NULL,
+         "how long a task's outcome is kept to be offered to another "
+         "scheduler, in ms (0: never)"},
+        {"nodemon", "max_outcomes", SK_CONFIG_INT, &cfg->nc_max_outcomes, 0, 0,
+         1000000, NULL, "outcomes kept at most"},
         {"weights", "*", SK_CONFIG_CUSTOM, weights, 0, 0, 0, parse_weight,
          "user = weight: fair-share weight of a user (default 1)"},
     };
@@ -147,6 +155,10 @@ int nm_config_check(const nm_config *cfg, char *err, size_t errlen)
         what = "get_task_timeout_ms must be in [1, 3600000]";
     else if (cfg->nc_orphan_grace_ms < 0 || cfg->nc_orphan_grace_ms > 3600000)
         what = "orphan_grace_ms must be in [0, 3600000]";
+    else if (cfg->nc_outcome_keep_ms < 0 || cfg->nc_outcome_keep_ms > 3600000)
+        what = "outcome_keep_ms must be in [0, 3600000]";
+    else if (cfg->nc_max_outcomes < 0 || cfg->nc_max_outcomes > 1000000)
+        what = "max_outcomes must be in [0, 1000000]";
     if (what == NULL)
         return 0;
     if (err != NULL)

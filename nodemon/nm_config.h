@@ -49,26 +49,29 @@ typedef struct nm_config {
     int64_t nc_heartbeat_ms;           /* HEARTBEAT period to flowd */
     int64_t nc_get_task_timeout_ms;    /* wait for a TASK_REPLY */
     int64_t nc_orphan_grace_ms;        /* orphans run on this long */
+    int64_t nc_outcome_keep_ms;        /* keyed outcomes kept this long */
+    int64_t nc_max_outcomes;           /* and at most this many */
     char nc_node[SK_MAX_NAME_LEN + 1]; /* this node's name (last: the
                                           numbers are used more) */
 } nm_config;
 
 /* The number of entries nm_config_keys fills. */
-#define NM_CONFIG_NKEYS 13u
+#define NM_CONFIG_NKEYS 15u
 
 /* nm_config_init sets the defaults for a machine with ncores cores:
  * ncores slots (at least 1, at most SK_MAX_SLOTS), 1000 millicores and
  * 1024 MiB per slot, at most 100000 queued reservations, 4096 users and
  * 4096 peers, long_share 0.75, a heartbeat every 1000 ms, a GET_TASK
  * answered within 10000 ms, orphans killed at once (orphan_grace_ms 0),
- * node id 0 and name "node". */
+ * outcomes kept 10000 ms (outcome_keep_ms), at most 4096 of them
+ * (max_outcomes), node id 0 and name "node". */
 void nm_config_init(nm_config *cfg, uint32_t ncores);
 
 /* nm_config_keys fills keys[0..NM_CONFIG_NKEYS) with the description of
  * cfg's fields and of weights for sk_config_load: section [nodemon]
  * (node_id, node, slots, cpu_milli, mem_mb, max_queued, max_users,
  * max_peers, long_share, heartbeat_ms, get_task_timeout_ms,
- * orphan_grace_ms, with their
+ * orphan_grace_ms, outcome_keep_ms, max_outcomes, with their
  * ranges) into cfg, and section [weights], whose every key is a user name
  * and value a weight in 1..NM_MAX_WEIGHT, into weights. Returns
  * NM_CONFIG_NKEYS. The keys point into cfg and weights. */

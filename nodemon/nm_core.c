@@ -65,7 +65,7 @@ static nm_peer *find_executor(const nm_core *nm, const char *fw)
     return NULL;
 }
 
-static nm_peer *find_sched_id(const nm_core *nm, uint32_t id)
+nm_peer *nm_sched_by_id(const nm_core *nm, uint32_t id)
 {
     for (nm_hnode *n = nm_htab_find(&nm->nm_sched_ids, nm_sched_hash(id)); n;
          n = nm_htab_next(n)) {
@@ -355,6 +355,8 @@ typedef struct launch_req {
     uint32_t lr_attempt;
     sk_bytes lr_spec;
     const char *lr_framework;
+    uint64_t lr_key; /* the frontend's name for the task (0: none) */
+    uint32_t lr_ref;
 } launch_req;
 
 /* Start a task on a free slot (not yet counted as used). Returns the
@@ -417,6 +419,8 @@ static nm_task *launch(nm_core *nm, const launch_req *lr, sk_time now)
     t->tk_local = j->jb_local;
     t->tk_task = lr->lr_task;
     t->tk_attempt = lr->lr_attempt;
+    t->tk_key = lr->lr_key;
+    t->tk_ref = lr->lr_ref;
     t->tk_res = lr->lr_res;
     t->tk_start = now;
     nm_list_init(&t->tk_orphan);
@@ -637,6 +641,8 @@ static void on_task_reply(nm_core *nm, nm_peer *s, const sk_task_reply *tr,
             .lr_attempt = tr->tr_attempt,
             .lr_spec = tr->tr_spec,
             .lr_framework = tr->tr_framework != NULL ? tr->tr_framework : "",
+            .lr_key = tr->tr_key,
+            .lr_ref = tr->tr_ref,
         };
         launch(nm, &lr, now);
     } else {
@@ -736,6 +742,11 @@ static void on_finished(nm_core *nm, nm_peer *x, const sk_task_finished *f,
         return;
     }
     nm->nm_st.ns_finished++;
+    if (t->tk_job == NULL)
+        nm_outcome_keep(nm, t, t->tk_orphan_of, t->tk_orphan_inc, f, now);
+    else
+        nm_outcome_keep(nm, t, t->tk_job->jb_sched->pe_hello_id,
+                        t->tk_job->jb_sched->pe_incarnation, f, now);
     if (t->tk_job == NULL) {
         nm->nm_st.ns_results_dropped++;
     } else {
@@ -792,7 +803,7 @@ static void on_reserve(nm_core *nm, nm_peer *f, const sk_reserve *rv,
         snprintf(reason, sizeof reason,
                  "long_share limit: %u of %u slots reserved", nm->nm_nlong,
                  nm->nm_slots_total);
-    else if ((s = find_sched_id(nm, rv->rv_sched)) == NULL)
+    else if ((s = nm_sched_by_id(nm, rv->rv_sched)) == NULL)
         snprintf(reason, sizeof reason, "scheduler %u not connected",
                  rv->rv_sched);
     else if (nm_queue_user(&nm->nm_q, rv->rv_user ? rv->rv_user : "", &u) != 0)
@@ -966,7 +977,7 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
         break;
     }
     case SK_ROLE_SCHEDULER: {
-        nm_peer *old = find_sched_id(nm, p->pe_hello_id);
+        nm_peer *old = nm_sched_by_id(nm, p->pe_hello_id);
         if (old != NULL) {
             nm_htab_remove(&nm->nm_sched_ids, &old->pe_sched_hnode);
             old->pe_in_sched = false;
@@ -976,6 +987,7 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
         p->pe_in_sched = true;
         p->pe_incarnation = hello->he_incarnation;
         nm_orphans_reclaim(nm, p);
+        nm_outcomes_back(nm, p, now);
         break;
     }
     case SK_ROLE_FLOWD:
@@ -1052,8 +1064,10 @@ void nm_peer_down(nm_core *nm, sk_peer peer, sk_time now)
         return;
     if (p->pe_role == SK_ROLE_EXECUTOR)
         executor_down(nm, p, now);
-    else if (p->pe_role == SK_ROLE_SCHEDULER)
+    else if (p->pe_role == SK_ROLE_SCHEDULER) {
         scheduler_down(nm, p, now);
+        nm_outcomes_offer(nm, p, now);
+    }
     if (p != &nm->nm_command)
         free_peer(nm, p);
     dispatch(nm, now);
@@ -1164,6 +1178,7 @@ int nm_new(const nm_config *cfg, const nm_weights *weights, uint64_t seed,
     nm_list_init(&nm->nm_running);
     nm_list_init(&nm->nm_pending);
     nm_list_init(&nm->nm_orphans);
+    nm_list_init(&nm->nm_outcomes);
     nm->nm_command.pe_id = NM_PEER_COMMAND;
     nm->nm_command.pe_role = SK_ROLE_EXECUTOR;
     nm_list_init(&nm->nm_command.pe_jobs);
@@ -1229,6 +1244,7 @@ void nm_free(nm_core *nm)
     nm_link *l;
     while ((l = nm_list_first(&nm->nm_command.pe_tasks)) != NULL)
         end_task(nm, NM_CONTAINER(l, nm_task, tk_exec_link), 0);
+    nm_outcomes_free(nm);
     nm_queue_fini(&nm->nm_q);
     nm_htab_fini(&nm->nm_peers);
     nm_htab_fini(&nm->nm_fw);

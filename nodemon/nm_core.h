@@ -164,6 +164,9 @@ typedef struct nm_stats {
     uint64_t ns_orphaned;          /* tasks whose scheduler left */
     uint64_t ns_orphans_reclaimed; /* back under their scheduler */
     uint64_t ns_orphans_killed;    /* killed: grace over, or a restart */
+    uint64_t ns_outcomes_kept;     /* keyed outcomes kept (nm_outcome.c) */
+    uint64_t ns_outcomes_offered;  /* TASK_OUTCOME sent */
+    uint64_t ns_outcomes_full;     /* kept ones dropped: max_outcomes */
     uint64_t ns_heartbeats;        /* HEARTBEAT sent */
     uint64_t ns_status_replies;    /* STATUS_REPLY sent */
     uint64_t ns_unexpected;        /* wrong type, role, peer or field */

@@ -17,6 +17,7 @@
 
 typedef struct nm_job nm_job;
 typedef struct nm_long nm_long;
+typedef struct nm_outcome nm_outcome;
 
 /* A registered peer. */
 typedef struct nm_peer {
@@ -86,6 +87,8 @@ typedef struct nm_task {
     uint64_t tk_local;  /* the job's node-local id (jb_local) */
     uint32_t tk_task;
     uint32_t tk_attempt;
+    uint64_t tk_key; /* the frontend's name for it: job key (0: none) */
+    uint32_t tk_ref; /* and ref (nm_outcome.c) */
     sk_resources tk_res;
     sk_time tk_start;
     bool tk_was_long; /* started through RESERVE */
@@ -143,8 +146,10 @@ struct nm_core {
     nm_pool nm_job_pool;     /* freed nm_job, nm_resv, nm_task */
     nm_pool nm_resv_pool;
     nm_pool nm_task_pool;
-    nm_link nm_pending; /* pending nm_long, in order */
-    nm_link nm_orphans; /* nm_task in their grace, by tk_orphan_until */
+    nm_link nm_pending;  /* pending nm_long, in order */
+    nm_link nm_orphans;  /* nm_task in their grace, by tk_orphan_until */
+    nm_link nm_outcomes; /* nm_outcome, oldest first (nm_outcome.c) */
+    uint64_t nm_noutcomes;
     nm_queue nm_q;
     nm_peer nm_command; /* the built-in command executor */
     nm_config nm_cfg;
@@ -233,6 +238,32 @@ void nm_orphans_expire(nm_core *nm, sk_time now);
 
 /* nm_orphans_deadline: the end of the first grace, or SK_TIME_NEVER. */
 sk_time nm_orphans_deadline(const nm_core *nm);
+
+/* nm_sched_by_id: the registered scheduler of HELLO id id, or NULL. */
+nm_peer *nm_sched_by_id(const nm_core *nm, uint32_t id);
+
+/* nm_outcome.c: recent outcomes, offered when their scheduler may have
+ * missed them. nm_outcome_keep keeps how the task t, run for the
+ * scheduler of HELLO id sched and incarnation sched_inc, ended (f from
+ * its executor), if it has a key and ran to its end (OK, FAILED); an
+ * orphan's is offered at once to every scheduler connected here. Cost:
+ * one allocation. */
+void nm_outcome_keep(nm_core *nm, const nm_task *t, uint32_t sched,
+                     uint64_t sched_inc, const sk_task_finished *f,
+                     sk_time now);
+
+/* nm_outcomes_offer offers the kept outcomes of gone, a scheduler whose
+ * session just ended, to every other scheduler connected here
+ * (TASK_OUTCOME). O(kept outcomes x schedulers). */
+void nm_outcomes_offer(nm_core *nm, const nm_peer *gone, sk_time now);
+
+/* nm_outcomes_back offers sched, a scheduler that just registered, the
+ * kept outcomes of its own (the same process came back) and of every
+ * scheduler not connected here. O(kept outcomes). */
+void nm_outcomes_back(nm_core *nm, const nm_peer *sched, sk_time now);
+
+/* nm_outcomes_free drops every kept outcome. */
+void nm_outcomes_free(nm_core *nm);
 
 /* nm_send_heartbeat sends a HEARTBEAT to flowd (which must be set). */
 void nm_send_heartbeat(nm_core *nm, sk_time now);

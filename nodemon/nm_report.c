@@ -162,6 +162,9 @@ int nm_fill_status(nm_core *nm, const sk_status_request *req, sk_time now,
     add_kv(&b, "orphaned", st->ns_orphaned);
     add_kv(&b, "orphans_reclaimed", st->ns_orphans_reclaimed);
     add_kv(&b, "orphans_killed", st->ns_orphans_killed);
+    add_kv(&b, "outcomes_kept", st->ns_outcomes_kept);
+    add_kv(&b, "outcomes_offered", st->ns_outcomes_offered);
+    add_kv(&b, "outcomes_full", st->ns_outcomes_full);
     add_kv(&b, "cancels", st->ns_cancels);
     add_kv(&b, "cancelled", st->ns_cancelled);
     add_kv(&b, "cancel_unknown", st->ns_cancel_unknown);

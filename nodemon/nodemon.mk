@@ -10,6 +10,7 @@ nodemon_libnodemon_la_SOURCES = \
 	nodemon/nm_int.h \
 	nodemon/nm_list.h \
 	nodemon/nm_orphan.c \
+	nodemon/nm_outcome.c \
 	nodemon/nm_pool.c nodemon/nm_pool.h \
 	nodemon/nm_prefetch.c \
 	nodemon/nm_queue.c nodemon/nm_queue.h \

@@ -30,6 +30,8 @@ void sched_config_init(sched_config *cfg)
     cfg->sc_max_user_jobs = 1000;
     cfg->sc_max_user_bytes = 128ll << 20;
     cfg->sc_fallback_ms = 5000;
+    cfg->sc_offer_keep_ms = 60000;
+    cfg->sc_max_offers = 65536;
 }
 
 #define KEY_INT(name, field, lo, hi, help)                                     \
@@ -92,6 +94,11 @@ void sched_config_keys(sched_config *cfg, sk_config_key *keys)
                         "a short task still waiting for a node this long "
                         "after its job was accepted goes to flowd (0: "
                         "never)");
+    keys[n++] = KEY_INT("offer_keep_ms", sc_offer_keep_ms, 0, 86400000,
+                        "an outcome a node monitor offered for a job not "
+                        "here is kept this long for its resubmission");
+    keys[n++] = KEY_INT("max_offers", sc_max_offers, 0, 10000000,
+                        "offered outcomes kept at most");
     SK_ASSERT(n == SCHED_CONFIG_NKEYS);
 }
 

@@ -42,6 +42,18 @@ void sched_queue_push(sched_job *j, uint32_t task)
     j->j_qlen++;
 }
 
+void sched_queue_remove(sched_job *j, uint32_t task)
+{
+    uint32_t k = 0;
+    while (k < j->j_qlen && j->j_queue[(j->j_qhead + k) % j->j_ntasks] != task)
+        k++;
+    SK_ASSERT(k < j->j_qlen);
+    for (; k + 1 < j->j_qlen; k++)
+        j->j_queue[(j->j_qhead + k) % j->j_ntasks] =
+            j->j_queue[(j->j_qhead + k + 1) % j->j_ntasks];
+    j->j_qlen--;
+}
+
 static uint32_t queue_pop(sched_job *j)
 {
     uint32_t task = j->j_queue[j->j_qhead];
@@ -220,6 +232,10 @@ static bool task_lost(sched_core *c, sched_task *t, sk_bytes why, sk_time now)
     j->j_npending++;
     c->c_stats.ss_tasks_retried++;
     uint32_t idx = task_index(t);
+    /* The retry waits at the back of the queue: a node monitor that
+     * stalled or was cut off may yet offer the outcome of the attempt
+     * given up (docs/FAULTS.md, "Retries"), and the job's end does not
+     * wait for it longer (the same work on the same slots). */
     if (t->tk_npref == 0)
         sched_queue_push(j, idx);
     if (sched_probe_task(c, j, idx) == 0)
@@ -464,6 +480,8 @@ static void on_get_task(sched_core *c, sk_peer from, const sk_get_task *gt,
         tr->tr_attempt = t->tk_attempt;
         tr->tr_spec = (sk_bytes){t->tk_spec, t->tk_spec_len};
         tr->tr_framework = j->j_framework;
+        tr->tr_key = j->j_key;
+        tr->tr_ref = t->tk_ref;
     }
     sched_pending_changed(c, j);
 }
@@ -625,6 +643,9 @@ void sched_on_message(sched_core *c, sk_peer from, const sk_msg *msg,
     case SK_MSG_STATUS_REQUEST:
         sched_status_reply(c, from, &msg->m_status_request, now);
         break;
+    case SK_MSG_TASK_OUTCOME:
+        sched_offer_in(c, from, &msg->m_task_outcome, now);
+        break;
     default:
         c->c_stats.ss_bad_type++;
         break;
@@ -635,6 +656,7 @@ void sched_on_timer(sched_core *c, sk_time now)
 {
     sk_arena_rewind(&c->c_scratch);
     sched_fallback_due(c, now);
+    sched_offers_expire(c, now);
     if (c->c_cfg.sc_launch_timeout_ms == 0)
         return;
     sk_time limit = (sk_time)c->c_cfg.sc_launch_timeout_ms * 1000;
@@ -651,6 +673,9 @@ void sched_on_timer(sched_core *c, sk_time now)
 sk_time sched_next_deadline(const sched_core *c)
 {
     sk_time fallback = sched_fallback_deadline(c);
+    sk_time offers = sched_offers_deadline(c);
+    if (offers < fallback)
+        fallback = offers;
     if (c->c_cfg.sc_launch_timeout_ms == 0 || c->c_lhead == NULL)
         return fallback;
     sk_time limit = (sk_time)c->c_cfg.sc_launch_timeout_ms * 1000;
@@ -716,6 +741,8 @@ void sched_free(sched_core *c)
     sk_map_free(&c->c_resvs);
     sk_map_free(&c->c_flows);
     sk_map_free(&c->c_users);
+    sk_map_free(&c->c_keys);
+    sched_offers_free(c);
     sched_auth_free(c);
     free(c->c_live);
     free(c->c_picks);

@@ -96,10 +96,12 @@ typedef struct sched_config {
     int64_t sc_launch_timeout_ms; /* launched, not started: lost (0 off) */
     int64_t sc_fallback_ms;       /* pending this long after acceptance:
                                      handed to flowd (0 off) */
+    int64_t sc_offer_keep_ms;     /* offered outcomes kept this long */
+    int64_t sc_max_offers;        /* and at most this many */
 } sched_config;
 
 /* Number of keys sched_config_keys describes. */
-#define SCHED_CONFIG_NKEYS 18
+#define SCHED_CONFIG_NKEYS 20
 
 /* sched_config_init fills cfg with the defaults: id 0, name "sched",
  * probe ratio 2, per-job probe ratio up to SK_MAX_PROBE_RATIO, 1 attempt
@@ -107,7 +109,7 @@ typedef struct sched_config {
  * per job, 10,000 jobs in flight, 256 MiB for all jobs held, 1,000 jobs
  * and 128 MiB per frontend, as much per user, SK_MAX_NODES node
  * monitors, 1,024 frontends, a launch timeout of 60 s, a fallback to
- * flowd after 5 s. */
+ * flowd after 5 s, offered outcomes kept 60 s, at most 65,536 of them. */
 void sched_config_init(sched_config *cfg);
 
 /* sched_config_keys fills keys[0..SCHED_CONFIG_NKEYS) with the [sched]
@@ -164,6 +166,14 @@ typedef struct sched_stats {
     uint64_t ss_wait_sum_us;                  /* the sum of those waits */
     uint64_t ss_fenced;       /* of which for attempts given up that a
                                  node reported running (FAULTS.md) */
+    /* outcomes offered by node monitors (sched_offers.c) */
+    uint64_t ss_offers;         /* TASK_OUTCOME taken in */
+    uint64_t ss_offers_taken;   /* became a task's outcome */
+    uint64_t ss_offers_kept;    /* kept for a resubmission */
+    uint64_t ss_offers_late;    /* the task had an outcome already */
+    uint64_t ss_offers_refused; /* another user's job has the key */
+    uint64_t ss_offers_full;    /* a kept one dropped: max_offers */
+    uint64_t ss_offers_expired; /* kept ones nobody took in time */
     /* the flow path (sched_flow.c) */
     uint64_t ss_flowd_up;       /* HELLOs of flowd (restarts + 1) */
     uint64_t ss_flow_sent;      /* SUBMIT_JOBs to flowd, resends included */

@@ -25,6 +25,7 @@ typedef struct sched_resv sched_resv;
 typedef struct sched_fe sched_fe;
 typedef struct sched_flow sched_flow;
 typedef struct sched_user sched_user;
+typedef struct sched_offer sched_offer;
 
 /* A node monitor connected to this scheduler. */
 struct sched_node {
@@ -68,6 +69,8 @@ struct sched_task {
     uint32_t tk_fidx;    /* its index in that hand-over */
     uint8_t tk_outcome;  /* sk_task_status once DONE, else 0 (status) */
     uint64_t tk_end_node; /* sched_name_hash of the node it ended on, or 0 */
+    uint32_t tk_ref;     /* its name under the job's key (ts_ref) */
+    bool tk_offered;     /* an offer ends it at admission (sched_offers.c) */
 };
 
 /* A hand-over to flowd: tasks of one job that the flow node places (all
@@ -141,6 +144,8 @@ struct sched_job {
     void *j_blob;
     size_t j_bytes; /* what admission counted for it (budgets) */
     sched_user *j_quser; /* its user's budget (sched_users.c) */
+    uint64_t j_key;      /* the frontend's name for it (sj_key), or 0 */
+    bool j_keyed;        /* c_keys maps j_key to it */
 };
 
 /* A frontend: a peer that submits jobs. */
@@ -179,6 +184,11 @@ struct sched_core {
     sk_map c_users;   /* name hash -> sched_user with jobs (chained) */
     sched_job *c_fb_head; /* jobs whose fallback time is still ahead */
     sched_job *c_fb_tail;
+    sk_map c_keys;        /* j_key -> sched_job (sched_offers.c) */
+    sk_map c_offers;      /* key -> its kept sched_offer, chained */
+    sched_offer *c_ohead; /* kept offers, oldest first */
+    sched_offer *c_otail;
+    uint64_t c_noffers;
 };
 
 /* sched_nodes.c: the node table */
@@ -218,6 +228,9 @@ bool sched_task_fail(sched_core *c, sched_task *t, const char *why);
 void sched_task_unbind(sched_core *c, sched_task *t);
 void sched_pending_changed(sched_core *c, sched_job *j);
 void sched_queue_push(sched_job *j, uint32_t task);
+/* sched_queue_remove takes task out of j's queue of pending tasks, where
+ * it must be. O(queue length): for the rare task an offer ends. */
+void sched_queue_remove(sched_job *j, uint32_t task);
 sk_msg *sched_send(sched_core *c, sk_peer peer, sk_msg_type type);
 
 /* sched_users.c: per-user budgets. sched_user_over says why user may not
@@ -252,6 +265,23 @@ bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
                       uint64_t launch_us, uint64_t end_us);
 void sched_kill(sched_core *c, sched_task *t);
 sk_bytes sched_text(const char *s);
+
+/* sched_offers.c: outcomes offered by node monitors (TASK_OUTCOME).
+ * sched_offer_in takes one from the peer from: the outcome of the task
+ * it names in a job held here, else kept for a resubmission.
+ * sched_offers_claim marks the tasks of j, a job being admitted, that a
+ * kept offer ends, and takes them out of its queue, before its probes
+ * are counted; returns how many. sched_offers_settle ends them with
+ * their offers once j is accepted; true if that ended the job (freed).
+ * sched_offers_expire drops the offers kept past offer_keep_ms;
+ * sched_offers_deadline is when the next one goes, or SK_TIME_NEVER. */
+void sched_offer_in(sched_core *c, sk_peer from, const sk_task_outcome *to,
+                    sk_time now);
+uint32_t sched_offers_claim(sched_core *c, sched_job *j);
+bool sched_offers_settle(sched_core *c, sched_job *j);
+void sched_offers_expire(sched_core *c, sk_time now);
+sk_time sched_offers_deadline(const sched_core *c);
+void sched_offers_free(sched_core *c);
 
 /* sched_auth.c: user credentials. sched_auth_submit checks sj against
  * the sender's user, filling an empty sj_user; it answers a refusal

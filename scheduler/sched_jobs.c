@@ -144,6 +144,15 @@ static const char *check_limits(sched_core *c, const sk_submit_job *sj,
                                    i);
         if (ts->ts_ntags > SK_MAX_TAGS || (ts->ts_ntags > 0 && !ts->ts_tags))
             return sk_arena_printf(s, "task %u: too many tags", i);
+        /* Refs name the tasks under the key: distinct, found by
+         * bisection (sched_offers.c). */
+        if (sj->sj_key == 0 ? ts->ts_ref != 0
+                            : ts->ts_ref >= SK_MAX_TASKS ||
+                                  (i > 0 && ts->ts_ref <= ts[-1].ts_ref))
+            return sk_arena_printf(s,
+                                   "task %u: ref %u does not follow the "
+                                   "previous task's under the job's key",
+                                   i, ts->ts_ref);
         total += ts->ts_spec.b_len;
         ptrs += ts->ts_npreferred + ts->ts_nracks + ts->ts_ntags;
         if (names_len(ts->ts_preferred, ts->ts_npreferred, SK_MAX_NAME_LEN,
@@ -234,6 +243,7 @@ static sched_job *build_job(sched_core *c, const sk_submit_job *sj,
     j->j_nlabels = sj->sj_nlabels;
     for (uint32_t i = 0; i < sj->sj_nlabels; i++)
         *bf.bf_ptrs++ = put_str(&bf, sj->sj_labels[i]);
+    j->j_key = sj->sj_key;
     j->j_res = sj->sj_res;
     j->j_prio = sj->sj_priority;
     j->j_ratio =
@@ -263,6 +273,7 @@ static sched_job *build_job(sched_core *c, const sk_submit_job *sj,
         t->tk_nracks = ts->ts_nracks;
         for (uint32_t k = 0; k < ts->ts_nracks; k++)
             *bf.bf_ptrs++ = put_str(&bf, ts->ts_racks[k]);
+        t->tk_ref = ts->ts_ref;
         t->tk_tags = bf.bf_ptrs;
         t->tk_ntags = ts->ts_ntags;
         for (uint32_t k = 0; k < ts->ts_ntags; k++)
@@ -380,6 +391,10 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj,
         reject(c, from, sj->sj_job, "out of memory", &st->ss_reject_other);
         return;
     }
+    /* Tasks whose outcome a node monitor offered (the job is a
+     * resubmission) get no probe. */
+    if (j->j_key != 0 && c->c_noffers > 0)
+        sched_offers_claim(c, j);
     uint32_t npicks = 0;
     if (to_flow)
         j->j_qlen = 0;
@@ -433,12 +448,17 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj,
     st->ss_jobs++;
     st->ss_jobs_accepted++;
     st->ss_tasks_submitted += j->j_ntasks;
+    if (j->j_key != 0 && sk_map_get(&c->c_keys, j->j_key) == NULL &&
+        sk_map_put(&c->c_keys, j->j_key, j) == 0)
+        j->j_keyed = true;
 
     sk_msg *m = sched_send(c, from, SK_MSG_JOB_ACCEPTED);
     if (m != NULL) {
         m->m_job_ack.ja_job = j->j_fe_job;
         m->m_job_ack.ja_reason = "";
     }
+    if (j->j_key != 0 && c->c_noffers > 0 && sched_offers_settle(c, j))
+        return; /* every task had its outcome offered */
     if (to_flow) {
         sched_flow_take_pending(c, j);
         return;
@@ -446,8 +466,9 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj,
     if (npicks > 0)
         sched_place(c, j, npicks, SK_TASK_ANY);
     for (uint32_t i = 0; i < j->j_ntasks; i++) {
-        if (j->j_tasks[i].tk_npref == 0 || sched_probe_task(c, j, i) == 0 ||
-            sched_flow_take(c, j, i))
+        if (j->j_tasks[i].tk_npref == 0 ||
+            j->j_tasks[i].tk_state != SCHED_TASK_PENDING ||
+            sched_probe_task(c, j, i) == 0 || sched_flow_take(c, j, i))
             continue;
         st->ss_tasks_unplaced++;
         static const char why_none[] = "no preferred node is live";
@@ -589,6 +610,8 @@ void sched_job_free(sched_core *c, sched_job *j)
     sched_flow_free(c, j);
     sched_user_release(c, j);
     sk_map_del(&c->c_jobs, j->j_id);
+    if (j->j_keyed)
+        sk_map_del(&c->c_keys, j->j_key);
     sched_fe *fe = j->j_fe;
     sk_map_del(&fe->fe_jobs, j->j_fe_job);
     if (j->j_fprev != NULL)

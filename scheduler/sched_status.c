@@ -21,7 +21,7 @@
 #define SCHED_STATUS_TASKS 1000
 
 /* Room for the key/value pairs below; SK_MAX_STATUS_KV bounds it. */
-#define STATUS_KV 56
+#define STATUS_KV 64
 
 static const char *const COLUMNS[] = {
     "job",      "frontend", "fe_job",      "user",        "tasks",
@@ -408,6 +408,14 @@ void sched_status_reply(sched_core *c, sk_peer from,
     kv_u64(&f, "cancels", st->ss_cancels);
     kv_u64(&f, "kills", st->ss_kills);
     kv_u64(&f, "fenced", st->ss_fenced);
+    kv_u64(&f, "offers", st->ss_offers);
+    kv_u64(&f, "offers_taken", st->ss_offers_taken);
+    kv_u64(&f, "offers_kept", st->ss_offers_kept);
+    kv_u64(&f, "offers_late", st->ss_offers_late);
+    kv_u64(&f, "offers_refused", st->ss_offers_refused);
+    kv_u64(&f, "offers_full", st->ss_offers_full);
+    kv_u64(&f, "offers_expired", st->ss_offers_expired);
+    kv_u64(&f, "offers_held", c->c_noffers);
     kv_u64(&f, "launch_timeouts", st->ss_launch_timeouts);
     kv_u64(&f, "flowd_connected", c->c_flowd_up ? 1 : 0);
     kv_u64(&f, "flowd_hellos", st->ss_flowd_up);

@@ -12,6 +12,7 @@ scheduler_libsched_la_SOURCES = \
 	scheduler/sched_config.c \
 	scheduler/sched_int.h \
 	scheduler/sched_jobs.c \
+	scheduler/sched_offers.c \
 	scheduler/sched_nodes.c \
 	scheduler/sched_prefetch.c \
 	scheduler/sched_status.c \
@@ -26,9 +27,11 @@ SCHED_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/scheduler
 SCHED_TEST_UTIL = tests/sched_testutil.c tests/sched_testutil.h
 
 check_PROGRAMS += tests/test_sched_sampling tests/test_sched_core \
-	tests/test_sched_property tests/test_sched_flow tests/test_sched_status
+	tests/test_sched_property tests/test_sched_flow tests/test_sched_status \
+	tests/test_sched_offers
 TESTS += tests/test_sched_sampling tests/test_sched_core \
-	tests/test_sched_property tests/test_sched_flow tests/test_sched_status
+	tests/test_sched_property tests/test_sched_flow tests/test_sched_status \
+	tests/test_sched_offers
 tests_test_sched_sampling_SOURCES = tests/test_sched_sampling.c $(SCHED_TEST_UTIL)
 tests_test_sched_sampling_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
 tests_test_sched_sampling_LDADD = $(SCHED_TEST_LDADD)
@@ -38,6 +41,9 @@ tests_test_sched_core_LDADD = $(SCHED_TEST_LDADD)
 tests_test_sched_status_SOURCES = tests/test_sched_status.c $(SCHED_TEST_UTIL)
 tests_test_sched_status_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
 tests_test_sched_status_LDADD = $(SCHED_TEST_LDADD)
+tests_test_sched_offers_SOURCES = tests/test_sched_offers.c $(SCHED_TEST_UTIL)
+tests_test_sched_offers_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
+tests_test_sched_offers_LDADD = $(SCHED_TEST_LDADD)
 tests_test_sched_flow_SOURCES = tests/test_sched_flow.c $(SCHED_TEST_UTIL)
 tests_test_sched_flow_CPPFLAGS = $(SCHED_TEST_CPPFLAGS)
 tests_test_sched_flow_LDADD = $(SCHED_TEST_LDADD)

@@ -51,11 +51,14 @@ void st_submit(sched_core *c, sk_peer fe, const st_job *j, sk_time now)
             tasks[i].ts_preferred = j->preferred[i];
             tasks[i].ts_npreferred = n;
         }
+        if (j->key != 0)
+            tasks[i].ts_ref = j->refs != NULL ? j->refs[i] : i;
     }
     sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
     sk_submit_job *sj = &m.m_submit_job;
     sj->sj_job = j->sj_job;
-    sj->sj_user = "alice";
+    sj->sj_user = j->user != NULL ? j->user : "alice";
+    sj->sj_key = j->key;
     sj->sj_probe_ratio = j->ratio;
     sj->sj_labels = j->labels;
     sj->sj_nlabels = j->nlabels;

@@ -25,6 +25,9 @@ typedef struct st_job {
     uint32_t nlabels;
     sk_resources res;
     const char ***preferred; /* per task, NULL-terminated; NULL: none */
+    uint64_t key;            /* sj_key (0: none) */
+    const uint32_t *refs;    /* with a key, the tasks' refs; NULL: 0..n-1 */
+    const char *user;        /* NULL: "alice" */
 } st_job;
 
 /* st_node_up registers node monitor peer with the name "node<peer>",

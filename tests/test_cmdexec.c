@@ -298,6 +298,17 @@ static void test_kill(void)
     kt.kt_job = 99;
     tap_is_int(nm_cmdexec_kill(x, &kt), 0,
                "a kill for nothing applies to none");
+    /* A task that ended by itself before the kill (its end not yet
+     * reaped, as in a node monitor that was stopped) reports its end. */
+    launch(4, 0, "exit 0");
+    usleep(300 * 1000);
+    kt = (sk_kill_task){4, 0, 2};
+    nm_cmdexec_kill(x, &kt);
+    tap_ok(wait_results(3), "the task that had ended reports");
+    r = find(4, 0);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_OK && r->r_tf.tf_exit == 0,
+           "a kill after its end leaves its outcome OK, exit %d",
+           r ? r->r_tf.tf_exit : -1);
     tap_is_int((int64_t)nm_cmdexec_stats_get(x)->cs_kill_unknown, 1,
                "and is counted");
 }
@@ -555,7 +566,7 @@ static void test_accounts(void)
 
 int main(void)
 {
-    tap_plan(48 + ACCOUNT_TESTS);
+    tap_plan(50 + ACCOUNT_TESTS);
     tap_timeout(60);
     snprintf(dir, sizeof dir, "/tmp/skylark-cmdexec-XXXXXX");
     if (mkdtemp(dir) == NULL)

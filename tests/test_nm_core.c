@@ -867,6 +867,117 @@ static void test_orphans(void)
     nm_free(nm);
 }
 
+/* A task for job with the frontend's name for it (key, ref). */
+static void keyed_reply(nm_core *nm, sk_peer from, uint64_t job, uint32_t task,
+                        uint64_t key, uint32_t ref, sk_time now)
+{
+    static const uint8_t spec[] = "echo hi";
+    sk_msg m = {.m_type = SK_MSG_TASK_REPLY};
+    sk_task_reply *tr = &m.m_task_reply;
+    tr->tr_job = job;
+    tr->tr_resv = job;
+    tr->tr_has_task = true;
+    tr->tr_framework = "spark";
+    tr->tr_task = task;
+    tr->tr_spec = (sk_bytes){spec, sizeof spec};
+    tr->tr_key = key;
+    tr->tr_ref = ref;
+    deliver(nm, from, &m, now);
+}
+
+/* The i-th TASK_OUTCOME of the outbox if it went to peer, else NULL. */
+static const sk_task_outcome *outcome_to(nm_core *nm, size_t i, sk_peer peer)
+{
+    sk_peer to;
+    const sk_msg *m = nth(nm, SK_MSG_TASK_OUTCOME, i, &to);
+    return m != NULL && to == peer ? &m->m_task_outcome : NULL;
+}
+
+/* Outcomes (nm_outcome.c, docs/FAULTS.md "Outcomes offered"): a keyed
+ * task's outcome is kept; when its scheduler's session ends it is
+ * offered to the other schedulers, an orphan's as it ends, and to the
+ * same scheduler coming back; outcome_keep_ms and max_outcomes bound
+ * what is kept. */
+static void test_outcomes(void)
+{
+    nm_config cfg = base_cfg(4);
+    cfg.nc_orphan_grace_ms = 1000;
+    cfg.nc_outcome_keep_ms = 1000;
+    nm_core *nm = make(&cfg);
+    const nm_stats *st = nm_get_stats(nm);
+    up_sched(nm, SCHED, 5, 0);
+    up(nm, SCHED2, SK_ROLE_SCHEDULER, SCHED2_ID, "", 0);
+    up(nm, EXEC, SK_ROLE_EXECUTOR, 0, "spark", 0);
+    enq_res(nm, SCHED, 1, 1, "alice", 0, 4, 100, 10, 0);
+    keyed_reply(nm, SCHED, 1, 0, 0xfeed, 10, 1);
+    uint64_t local = nm_job_local(nm, SCHED, 1);
+    keyed_reply(nm, SCHED, 1, 1, 0xfeed, 11, 2);
+    reply(nm, SCHED, 1, 1, true, 2, "spark", 3);
+    keyed_reply(nm, SCHED, 1, 3, 0xfeed, 13, 4);
+    drain(nm);
+    finish_local(nm, local, 0, SK_TASK_OK, 10);
+    tap_ok(count(nm, SK_MSG_TASK_FINISHED) == 1 &&
+               count(nm, SK_MSG_TASK_OUTCOME) == 0 && st->ns_outcomes_kept == 1,
+           "a keyed outcome goes to its scheduler and is kept, not offered");
+    finish_local(nm, local, 2, SK_TASK_OK, 11);
+    kill_task(nm, SCHED, 1, 3);
+    finish_local(nm, local, 3, SK_TASK_KILLED, 12);
+    tap_ok(st->ns_outcomes_kept == 1,
+           "an outcome without a key, or of a killed attempt, is not kept");
+
+    drain(nm);
+    nm_peer_down(nm, SCHED, 30);
+    const sk_task_outcome *o = outcome_to(nm, 0, SCHED2);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 1 && o != NULL &&
+               o->to_key == 0xfeed && o->to_ref == 10 &&
+               strcmp(o->to_user, "alice") == 0 && o->to_status == SK_TASK_OK &&
+               o->to_launch_us == 1 && o->to_end_us == 0,
+           "its scheduler's session ends: the kept outcome is offered to the "
+           "other scheduler, under key, ref and user");
+    drain(nm);
+    finish_local(nm, local, 1, SK_TASK_FAILED, 40);
+    o = outcome_to(nm, 0, SCHED2);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 1 && o != NULL &&
+               o->to_ref == 11 && o->to_status == SK_TASK_FAILED &&
+               st->ns_results_dropped == 1,
+           "an orphan's outcome is offered as it ends");
+    up_sched(nm, SCHED, 5, 50);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 2 &&
+               outcome_to(nm, 0, SCHED) != NULL &&
+               outcome_to(nm, 1, SCHED) != NULL && st->ns_outcomes_offered == 4,
+           "the same scheduler back is offered its own");
+    drain(nm);
+    nm_peer_down(nm, SCHED, 10 + 1000 * 1000 + 1);
+    o = outcome_to(nm, 0, SCHED2);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 1 && o != NULL && o->to_ref == 11,
+           "past outcome_keep_ms an outcome is no longer offered");
+    up(nm, 12, SK_ROLE_SCHEDULER, 9, "", 30 + 1000 * 1000);
+    o = outcome_to(nm, 0, 12);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 1 && o != NULL && o->to_ref == 11,
+           "a scheduler registering is offered those of schedulers not here");
+    nm_free(nm);
+
+    cfg.nc_max_outcomes = 1;
+    nm = make(&cfg);
+    st = nm_get_stats(nm);
+    up_sched(nm, SCHED, 5, 0);
+    up(nm, EXEC, SK_ROLE_EXECUTOR, 0, "spark", 0);
+    enq_res(nm, SCHED, 1, 1, "alice", 0, 2, 100, 10, 0);
+    keyed_reply(nm, SCHED, 1, 0, 0xbeef, 0, 1);
+    keyed_reply(nm, SCHED, 1, 1, 0xbeef, 1, 2);
+    local = nm_job_local(nm, SCHED, 1);
+    finish_local(nm, local, 0, SK_TASK_OK, 10);
+    finish_local(nm, local, 1, SK_TASK_OK, 11);
+    up(nm, SCHED2, SK_ROLE_SCHEDULER, SCHED2_ID, "", 12);
+    drain(nm);
+    nm_peer_down(nm, SCHED, 13);
+    o = outcome_to(nm, 0, SCHED2);
+    tap_ok(st->ns_outcomes_full == 1 && count(nm, SK_MSG_TASK_OUTCOME) == 1 &&
+               o != NULL && o->to_ref == 1,
+           "over max_outcomes the oldest is dropped and counted");
+    nm_free(nm);
+}
+
 /* Executors of one framework replacing each other; the command executor
  * going away. */
 static void test_executor_turnover(void)
@@ -1349,6 +1460,7 @@ int main(void)
     test_two_schedulers();
     test_scheduler_down();
     test_orphans();
+    test_outcomes();
     test_reserve();
     test_reserve_rejects();
     test_flowd_restart();

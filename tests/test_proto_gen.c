@@ -224,6 +224,10 @@ static void fill_submit(pg *g, sk_submit_job *m)
     m->sj_framework = str(g, SK_MAX_NAME_LEN);
     m->sj_ntasks = 1 + count(g, SK_MAX_TASKS - 1);
     m->sj_tasks = alloc(g, m->sj_ntasks * sizeof *m->sj_tasks);
+    /* Refs name tasks under a key, increasing (a resubmission's skip the
+     * tasks that ended); without a key they are 0. */
+    m->sj_key = below(g, 2) ? u64(g) | 1 : 0;
+    uint32_t ref = 0;
     for (uint32_t i = 0; i < m->sj_ntasks; i++) {
         sk_task_spec *t = &m->sj_tasks[i];
         t->ts_spec = bytes(g, below(g, 8) ? 64 : SK_MAX_SPEC_BYTES);
@@ -233,6 +237,11 @@ static void fill_submit(pg *g, sk_submit_job *m)
         t->ts_attempt = (uint32_t)range(g, 0, SK_MAX_ATTEMPTS - 1);
         t->ts_done = below(g, 2);
         t->ts_tags = tags(g, &t->ts_ntags);
+        if (m->sj_key != 0) {
+            if (i > 0)
+                ref += m->sj_ntasks < SK_MAX_TASKS / 2 ? 1 + below(g, 2) : 1;
+            t->ts_ref = ref;
+        }
     }
     m->sj_placement = (uint8_t)range(g, 0, SK_PLACE_MAX);
     m->sj_nconstraints = count(g, SK_MAX_CONSTRAINTS);
@@ -361,6 +370,8 @@ void pg_fill(pg *g, sk_msg_type type, sk_msg *msg)
             m->tr_attempt = attempt(g);
             m->tr_spec = bytes(g, SK_MAX_SPEC_BYTES);
             m->tr_framework = str(g, SK_MAX_NAME_LEN);
+            m->tr_key = below(g, 2) ? u64(g) : 0;
+            m->tr_ref = task_index(g);
         }
         break;
     }
@@ -468,6 +479,19 @@ void pg_fill(pg *g, sk_msg_type type, sk_msg *msg)
     case SK_MSG_STATUS_REPLY:
         fill_status_reply(g, &msg->m_status_reply);
         break;
+    case SK_MSG_TASK_OUTCOME: {
+        sk_task_outcome *m = &msg->m_task_outcome;
+        m->to_key = u64(g) | 1;
+        m->to_ref = task_index(g);
+        m->to_user = str(g, SK_MAX_NAME_LEN);
+        m->to_node = str(g, SK_MAX_NAME_LEN);
+        m->to_status = (uint8_t)range(g, SK_TASK_OK, SK_TASK_FAILED);
+        m->to_exit = (int32_t)(uint32_t)u32(g);
+        m->to_output = bytes(g, SK_MAX_OUTPUT_BYTES);
+        m->to_launch_us = u64(g);
+        m->to_end_us = u64(g);
+        break;
+    }
     }
 }
 
@@ -534,6 +558,7 @@ static bool eq_submit(const sk_submit_job *x, const sk_submit_job *y,
                   b->ts_npreferred),
           "ts_preferred");
         F(eq_strs(a->ts_tags, a->ts_ntags, b->ts_tags, b->ts_ntags), "ts_tags");
+        F(a->ts_ref == b->ts_ref, "ts_ref");
     }
     FV(x, sj_placement);
     FV(x, sj_nconstraints);
@@ -549,6 +574,7 @@ static bool eq_submit(const sk_submit_job *x, const sk_submit_job *y,
         F(a->cn_min == b->cn_min && a->cn_max == b->cn_max, "cn_min/max");
         F(a->cn_weight == b->cn_weight, "cn_weight");
     }
+    FV(x, sj_key);
     return true;
 }
 
@@ -673,6 +699,8 @@ bool pg_equal(const sk_msg *a, const sk_msg *b, const char **field)
         FV(x, tr_attempt);
         FB(tr_spec);
         FS(tr_framework);
+        FV(x, tr_key);
+        FV(x, tr_ref);
         return true;
     }
     case SK_MSG_CANCEL_RESERVATIONS: {
@@ -785,6 +813,19 @@ bool pg_equal(const sk_msg *a, const sk_msg *b, const char **field)
     }
     case SK_MSG_STATUS_REPLY:
         return eq_status_reply(&a->m_status_reply, &b->m_status_reply, field);
+    case SK_MSG_TASK_OUTCOME: {
+        const sk_task_outcome *x = &a->m_task_outcome, *y = &b->m_task_outcome;
+        FV(x, to_key);
+        FV(x, to_ref);
+        FS(to_user);
+        FS(to_node);
+        FV(x, to_status);
+        FV(x, to_exit);
+        FB(to_output);
+        FV(x, to_launch_us);
+        FV(x, to_end_us);
+        return true;
+    }
     }
     *field = "m_type (unknown)";
     return false;

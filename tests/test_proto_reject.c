@@ -184,6 +184,8 @@ typedef struct submit_knobs {
     uint32_t nconstraints;   /* each "s,CARDINALITY,group,t,min,max" */
     uint64_t cn_group, cn_min, cn_max, cn_weight;
     uint32_t cn_label_len; /* its label key, 'k' bytes */
+    uint64_t key;          /* sj_key */
+    uint64_t ref0, ref1;   /* the first two tasks' ts_ref (then +1 each) */
 } submit_knobs;
 
 static const submit_knobs submit_ok = {.ntasks = 2,
@@ -207,7 +209,7 @@ static const submit_knobs submit_ok = {.ntasks = 2,
 static int submit(submit_knobs k)
 {
     tw w = {0};
-    tw_env(&w, 13, SK_MSG_SUBMIT_JOB);
+    tw_env(&w, 14, SK_MSG_SUBMIT_JOB);
     tw_uint(&w, 77);
     tw_strn(&w, 'u', k.user_len);
     tw_uint(&w, k.priority);
@@ -222,7 +224,7 @@ static int submit(submit_knobs k)
     tw_strn(&w, 'f', 2);
     tw_array(&w, k.ntasks);
     for (uint32_t i = 0; i < k.ntasks; i++) {
-        tw_array(&w, 6);
+        tw_array(&w, 7);
         tw_bin(&w, i == 0 ? k.spec_len : 0);
         tw_array(&w, i == 0 ? k.npreferred : 0);
         for (uint32_t j = 0; i == 0 && j < k.npreferred; j++)
@@ -234,6 +236,7 @@ static int submit(submit_knobs k)
         tw_array(&w, i == 0 ? k.ntags : 0);
         for (uint32_t j = 0; i == 0 && j < k.ntags; j++)
             tw_strn(&w, k.tag_char, k.tag_len);
+        tw_uint(&w, i == 0 ? k.ref0 : k.ref1 + (i - 1) * (k.ref1 > k.ref0));
     }
     tw_uint(&w, SK_PLACE_FLOW);
     tw_array(&w, k.nconstraints);
@@ -249,6 +252,7 @@ static int submit(submit_knobs k)
         tw_uint(&w, k.cn_max);
         tw_uint(&w, k.cn_weight);
     }
+    tw_uint(&w, k.key);
     return decode_free(&w);
 }
 
@@ -393,10 +397,11 @@ static int heartbeat(uint64_t total, uint64_t used, uint64_t reserved,
     return decode_free(&w);
 }
 
-static int task_reply(bool has_task, uint64_t task, uint32_t spec_len)
+static int task_reply(bool has_task, uint64_t task, uint32_t spec_len,
+                      uint64_t key, uint64_t ref)
 {
     tw w = {0};
-    tw_env(&w, 7, SK_MSG_TASK_REPLY);
+    tw_env(&w, 9, SK_MSG_TASK_REPLY);
     tw_uint(&w, 1);
     tw_uint(&w, 2);
     tw_bool(&w, has_task);
@@ -404,6 +409,25 @@ static int task_reply(bool has_task, uint64_t task, uint32_t spec_len)
     tw_uint(&w, 0);
     tw_bin(&w, spec_len);
     tw_strn(&w, 'f', 0);
+    tw_uint(&w, key);
+    tw_uint(&w, ref);
+    return decode_free(&w);
+}
+
+static int task_outcome(uint64_t key, uint64_t ref, uint64_t status,
+                        uint32_t user_len, uint32_t out_len)
+{
+    tw w = {0};
+    tw_env(&w, 9, SK_MSG_TASK_OUTCOME);
+    tw_uint(&w, key);
+    tw_uint(&w, ref);
+    tw_strn(&w, 'u', user_len);
+    tw_strn(&w, 'n', 2);
+    tw_uint(&w, status);
+    tw_uint(&w, 0);
+    tw_bin(&w, out_len);
+    tw_uint(&w, 1);
+    tw_uint(&w, 2);
     return decode_free(&w);
 }
 
@@ -502,6 +526,19 @@ static void test_limits_decode(void)
     s.cn_group = SK_GROUP_LABEL;
     s.cn_label_len = 4;
     tap_is_int(submit(s), 0, "SUBMIT_JOB label group with a key decodes");
+    s = submit_ok;
+    s.key = 99;
+    s.ref0 = 3;
+    s.ref1 = 7;
+    tap_is_int(submit(s), 0, "SUBMIT_JOB with a key and increasing refs");
+    s.ref1 = 3;
+    tap_is_int(submit(s), SK_EPROTO, "SUBMIT_JOB with a key and a ref twice");
+    s.ref0 = 0;
+    s.ref1 = SK_MAX_TASKS;
+    tap_is_int(submit(s), SK_EPROTO, "SUBMIT_JOB ref of SK_MAX_TASKS");
+    s = submit_ok;
+    s.ref1 = 1;
+    tap_is_int(submit(s), SK_EPROTO, "SUBMIT_JOB with a ref but no key");
 
     hello_knobs h;
 #define HELLO(field, value, want, what)                                        \
@@ -581,12 +618,35 @@ static void test_limits_decode(void)
     tap_is_int(heartbeat(8, 0, 0, SK_PRIORITIES, SK_MAX_SLOTS + 1), SK_ELIMIT,
                "HEARTBEAT running tasks over the limit");
 
-    tap_is_int(task_reply(true, 5, 10), 0, "TASK_REPLY with a task decodes");
-    tap_is_int(task_reply(false, 0, 0), 0, "TASK_REPLY without one decodes");
-    tap_is_int(task_reply(false, 5, 0), SK_EPROTO,
+    tap_is_int(task_reply(true, 5, 10, 0, 0), 0,
+               "TASK_REPLY with a task decodes");
+    tap_is_int(task_reply(true, 5, 10, 9, 8), 0,
+               "TASK_REPLY with a task, a key and a ref decodes");
+    tap_is_int(task_reply(false, 0, 0, 0, 0), 0,
+               "TASK_REPLY without one decodes");
+    tap_is_int(task_reply(false, 5, 0, 0, 0), SK_EPROTO,
                "TASK_REPLY without a task but with an index");
-    tap_is_int(task_reply(false, 0, 3), SK_EPROTO,
+    tap_is_int(task_reply(false, 0, 3, 0, 0), SK_EPROTO,
                "TASK_REPLY without a task but with a spec");
+    tap_is_int(task_reply(false, 0, 0, 9, 0), SK_EPROTO,
+               "TASK_REPLY without a task but with a key");
+    tap_is_int(task_reply(true, 5, 0, 9, SK_MAX_TASKS), SK_EPROTO,
+               "TASK_REPLY ref of SK_MAX_TASKS");
+
+    tap_is_int(task_outcome(7, 3, SK_TASK_OK, 4, 5), 0, "TASK_OUTCOME decodes");
+    tap_is_int(task_outcome(7, 3, SK_TASK_FAILED, SK_MAX_NAME_LEN,
+                            SK_MAX_OUTPUT_BYTES),
+               0, "TASK_OUTCOME at its limits decodes");
+    tap_is_int(task_outcome(0, 3, SK_TASK_OK, 4, 5), SK_EPROTO,
+               "TASK_OUTCOME without a key");
+    tap_is_int(task_outcome(7, SK_MAX_TASKS, SK_TASK_OK, 4, 5), SK_EPROTO,
+               "TASK_OUTCOME ref of SK_MAX_TASKS");
+    tap_is_int(task_outcome(7, 3, SK_TASK_KILLED, 4, 5), SK_EPROTO,
+               "TASK_OUTCOME of a killed attempt");
+    tap_is_int(task_outcome(7, 3, SK_TASK_OK, SK_MAX_NAME_LEN + 1, 5),
+               SK_ELIMIT, "TASK_OUTCOME user too long");
+    tap_is_int(task_outcome(7, 3, SK_TASK_OK, 4, SK_MAX_OUTPUT_BYTES + 1),
+               SK_ELIMIT, "TASK_OUTCOME output over the limit");
 
     tap_is_int(job_done(5, 2, 3), 0, "JOB_DONE whose counts add up");
     tap_is_int(job_done(5, 2, 2), SK_EPROTO, "JOB_DONE a task short");

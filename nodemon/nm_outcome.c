@@ -1,0 +1,177 @@
+/*
+ * nm_outcome.c - the node monitor core's recent outcomes: how the tasks
+ * that ran here under a frontend's name (a job key and a ref, given by
+ * the scheduler in TASK_REPLY) ended, kept for outcome_keep_ms so that
+ * an outcome its scheduler may have missed can be offered elsewhere
+ * (docs/FAULTS.md, "Outcomes offered").
+ *
+ * A TASK_FINISHED sent into a session that has just died is dropped by
+ * the transport, and the core never learns it; nor does an
+ * acknowledgement from the scheduler prove that the frontend heard (the
+ * scheduler may die between the two). So the core keeps every keyed
+ * outcome for a while and, when the session to its scheduler ends,
+ * offers those of that scheduler (TASK_OUTCOME) to every other
+ * scheduler connected here, and to that scheduler itself should the same
+ * process come back. An outcome of an orphan (its scheduler had already
+ * left) is offered as it ends. The schedulers match offers against the
+ * jobs they hold or are given, by key, ref and user; an offer nobody
+ * takes expires there.
+ *
+ * The kept outcomes form one list in the order they ended; an entry
+ * leaves when it is older than outcome_keep_ms or when max_outcomes are
+ * kept and a newer one comes (ns_outcomes_full). Expired entries are
+ * dropped as new ones come and when they are looked at, so no timer is
+ * needed.
+ */
+#include "nm_int.h"
+#include "sk_log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One kept outcome. */
+struct nm_outcome {
+    nm_link oc_link;       /* in nm_outcomes, oldest first */
+    uint32_t oc_sched;     /* the HELLO id of the scheduler it was for */
+    uint64_t oc_sched_inc; /* and its incarnation */
+    sk_time oc_at;         /* when it was kept */
+    uint64_t oc_key;
+    uint32_t oc_ref;
+    uint8_t oc_status;
+    int32_t oc_exit;
+    uint64_t oc_launch_us, oc_end_us;
+    uint32_t oc_out_len;
+    char *oc_user;    /* after the struct */
+    uint8_t oc_out[]; /* the output's tail, then the user's name */
+};
+
+static void drop(nm_core *nm, nm_outcome *oc)
+{
+    nm_list_remove(&oc->oc_link);
+    nm->nm_noutcomes--;
+    free(oc);
+}
+
+/* Drops the outcomes older than the keep time. */
+static void expire(nm_core *nm, sk_time now)
+{
+    sk_time keep = (sk_time)nm->nm_cfg.nc_outcome_keep_ms * 1000;
+    nm_link *l;
+    while ((l = nm_list_first(&nm->nm_outcomes)) != NULL) {
+        nm_outcome *oc = NM_CONTAINER(l, nm_outcome, oc_link);
+        if (now < oc->oc_at || now - oc->oc_at <= keep)
+            break;
+        drop(nm, oc);
+    }
+}
+
+/* Sends oc to the scheduler peer to. */
+static void offer(nm_core *nm, const nm_outcome *oc, sk_peer to)
+{
+    sk_msg *m = nm_push(nm, to, SK_MSG_TASK_OUTCOME);
+    if (m == NULL)
+        return;
+    sk_task_outcome *o = &m->m_task_outcome;
+    o->to_key = oc->oc_key;
+    o->to_ref = oc->oc_ref;
+    o->to_user = oc->oc_user;
+    o->to_node = nm->nm_cfg.nc_node;
+    o->to_status = oc->oc_status;
+    o->to_exit = oc->oc_exit;
+    o->to_output = (sk_bytes){oc->oc_out, oc->oc_out_len};
+    o->to_launch_us = oc->oc_launch_us;
+    o->to_end_us = oc->oc_end_us;
+    nm->nm_st.ns_outcomes_offered++;
+}
+
+/* Offers oc to every scheduler connected here but the one of HELLO id
+ * but (UINT32_MAX: none). */
+static void offer_all(nm_core *nm, const nm_outcome *oc, uint32_t but)
+{
+    for (size_t i = 0; i < nm->nm_sched_ids.ht_nbuckets; i++)
+        for (nm_hnode *h = nm->nm_sched_ids.ht_buckets[i]; h != NULL;
+             h = h->hn_next) {
+            const nm_peer *p = NM_CONTAINER(h, nm_peer, pe_sched_hnode);
+            if (p->pe_hello_id != but)
+                offer(nm, oc, p->pe_id);
+        }
+}
+
+void nm_outcome_keep(nm_core *nm, const nm_task *t, uint32_t sched,
+                     uint64_t sched_inc, const sk_task_finished *f, sk_time now)
+{
+    if (t->tk_key == 0 || nm->nm_cfg.nc_outcome_keep_ms == 0 ||
+        nm->nm_cfg.nc_max_outcomes == 0 ||
+        (f->tf_status != SK_TASK_OK && f->tf_status != SK_TASK_FAILED))
+        return;
+    expire(nm, now);
+    if (nm->nm_noutcomes >= (uint64_t)nm->nm_cfg.nc_max_outcomes) {
+        nm->nm_st.ns_outcomes_full++;
+        drop(nm, NM_CONTAINER(nm_list_first(&nm->nm_outcomes), nm_outcome,
+                              oc_link));
+    }
+    uint32_t out = f->tf_output.b_len <= SK_MAX_OUTPUT_BYTES
+                       ? f->tf_output.b_len
+                       : SK_MAX_OUTPUT_BYTES;
+    size_t ulen = strlen(t->tk_user->us_name) + 1;
+    nm_outcome *oc = malloc(sizeof *oc + out + ulen);
+    if (oc == NULL) {
+        nm->nm_st.ns_nomem++;
+        return;
+    }
+    oc->oc_sched = sched;
+    oc->oc_sched_inc = sched_inc;
+    oc->oc_at = now;
+    oc->oc_key = t->tk_key;
+    oc->oc_ref = t->tk_ref;
+    oc->oc_status = f->tf_status;
+    oc->oc_exit = f->tf_exit;
+    oc->oc_launch_us = t->tk_start;
+    oc->oc_end_us = f->tf_end_us;
+    oc->oc_out_len = out;
+    if (out > 0)
+        memcpy(oc->oc_out, f->tf_output.b_data + (f->tf_output.b_len - out),
+               out);
+    oc->oc_user = (char *)oc->oc_out + out;
+    memcpy(oc->oc_user, t->tk_user->us_name, ulen);
+    nm_list_push_back(&nm->nm_outcomes, &oc->oc_link);
+    nm->nm_noutcomes++;
+    nm->nm_st.ns_outcomes_kept++;
+    /* An orphan's scheduler has left already: offer it now. */
+    if (t->tk_job == NULL)
+        offer_all(nm, oc, sched);
+}
+
+void nm_outcomes_offer(nm_core *nm, const nm_peer *gone, sk_time now)
+{
+    expire(nm, now);
+    for (nm_link *l = nm->nm_outcomes.ln_next; l != &nm->nm_outcomes;
+         l = l->ln_next) {
+        const nm_outcome *oc = NM_CONTAINER(l, nm_outcome, oc_link);
+        if (oc->oc_sched == gone->pe_hello_id &&
+            oc->oc_sched_inc == gone->pe_incarnation)
+            offer_all(nm, oc, gone->pe_hello_id);
+    }
+}
+
+void nm_outcomes_back(nm_core *nm, const nm_peer *sched, sk_time now)
+{
+    expire(nm, now);
+    for (nm_link *l = nm->nm_outcomes.ln_next; l != &nm->nm_outcomes;
+         l = l->ln_next) {
+        const nm_outcome *oc = NM_CONTAINER(l, nm_outcome, oc_link);
+        /* Its own, and anyone's whose scheduler is not here (a frontend
+         * may have moved its job to this one). */
+        const nm_peer *owner = nm_sched_by_id(nm, oc->oc_sched);
+        if (owner == NULL || owner == sched ||
+            owner->pe_incarnation != oc->oc_sched_inc)
+            offer(nm, oc, sched->pe_id);
+    }
+}
+
+void nm_outcomes_free(nm_core *nm)
+{
+    nm_link *l;
+    while ((l = nm_list_first(&nm->nm_outcomes)) != NULL)
+        drop(nm, NM_CONTAINER(l, nm_outcome, oc_link));
+}
