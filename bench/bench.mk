@@ -16,3 +16,11 @@ bench_medea_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd \
 	-I$(top_srcdir)/tests
 bench_medea_LDADD = tests/libmedea.a flowcore/flowd/libflowd.la \
 	flowcore/libflowcore.la client/libskylark_impl.la
+
+# bench/launch: a command task's launch with a cgroup per task against
+# without (root and a cgroup v2 mount).
+noinst_PROGRAMS += bench/launch
+bench_launch_SOURCES = bench/launch.c nodemon/nm_cmdexec.c \
+	nodemon/nm_guard.c nodemon/nm_account.c nodemon/nm_cgroup.c
+bench_launch_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
+bench_launch_LDADD = client/libskylark_impl.la $(EV_LIBS)
