@@ -382,6 +382,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", PROG, err);
         goto out_lists;
     }
+    /* Executors may hold an executor token instead of the cluster key
+     * (`skylark user token FRAMEWORK --executor`); it admits nothing
+     * else, and user tokens are admitted for nothing here. */
+    snprintf(tc.tc_token_roles, sizeof tc.tc_token_roles, "executor");
     if (rack[0] != '\0' && !sk_rack_valid(rack)) {
         fprintf(stderr,
                 "%s: [nodemon] rack: must be 1 to %u bytes of graphic ASCII "
