@@ -24,8 +24,10 @@
  *
  * Costs: a task's directory is a mkdir, one write per limit, an open of
  * cgroup.procs, and at the end a write to cgroup.kill, a read of
- * memory.events and an rmdir (measured in the closing note of the
- * commit that added this module). Threading: one thread.
+ * memory.events and an rmdir: bench/launch measured 1.14x and 1.25x the
+ * time from launch to result of a `true` task without a cgroup (medians
+ * of 21 and 41 rounds of 64; 1.2 ms without, +0.17 and +0.28 ms with).
+ * Threading: one thread.
  */
 #ifndef NM_CGROUP_H
 #define NM_CGROUP_H
