@@ -27,3 +27,11 @@ bench_dash_share_CPPFLAGS = $(CLI_CPPFLAGS)
 bench_dash_share_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 bench_dash_share_LDADD = cli/libskcluster.a client/libskylark_impl.la \
 	$(EV_LIBS) $(PTHREAD_LIBS) -lm
+
+# bench/launch: a command task's launch with a cgroup per task against
+# without (root and a cgroup v2 mount).
+noinst_PROGRAMS += bench/launch
+bench_launch_SOURCES = bench/launch.c nodemon/nm_cmdexec.c \
+	nodemon/nm_guard.c nodemon/nm_account.c nodemon/nm_cgroup.c
+bench_launch_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
+bench_launch_LDADD = client/libskylark_impl.la $(EV_LIBS)

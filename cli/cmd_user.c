@@ -1,8 +1,9 @@
 /*
  * cmd_user.c - `skylark user token NAME [FILE]`: issue a user's token
  * from the cluster key (docs/SECURITY.md). A token names the user, its
- * role (user or admin) and when it expires; a frontend that holds it is
- * that user to the schedulers, and cannot act as a daemon.
+ * role (user, admin or executor) and when it expires; a frontend that
+ * holds it is that user to the schedulers, and cannot act as a daemon;
+ * an executor token registers its framework's executors only.
  */
 #include "config.h"
 #include "cli_common.h"
@@ -23,9 +24,9 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: skylark user token NAME [FILE] [--admin] "
-            "[--expires DURATION]\n"
-            "                          [--key-file F] [--dir DIR]\n"
+            "usage: skylark user token NAME [FILE] [--admin | --executor]\n"
+            "                          [--expires DURATION] [--key-file F] "
+            "[--dir DIR]\n"
             "\n"
             "Issues a token for user NAME from the cluster key and writes it\n"
             "to FILE (which must not exist; mode 0600), or prints it. A\n"
@@ -36,6 +37,10 @@ static void usage(FILE *out)
             "can. A new cluster key revokes every token.\n"
             "\n"
             "  -a, --admin            an admin's token: sees every job\n"
+            "  -x, --executor         an executor token for framework NAME:\n"
+            "                         it registers that framework's\n"
+            "                         executors with node monitors\n"
+            "                         (eo_token_file) and nothing else\n"
             "  -e, --expires D        lifetime: N followed by s, m, h or d\n"
             "                         (default 30d; at most 3660d)\n"
             "  -K, --key-file F       the cluster key (default:\n"
@@ -71,7 +76,7 @@ static int parse_duration(const char *s, unsigned long long max,
     return 0;
 }
 
-static int issue(const char *name, const char *file, int admin,
+static int issue(const char *name, const char *file, uint8_t role,
                  unsigned long long life, const char *key_file)
 {
     char err[1200], line[SK_TOKEN_TEXT_MAX + 1];
@@ -82,8 +87,7 @@ static int issue(const char *name, const char *file, int admin,
         return 1;
     }
     uint64_t expiry = (uint64_t)time(NULL) + life;
-    int rc = sk_token_issue(key, name, admin ? SK_CRED_ADMIN : SK_CRED_USER,
-                            expiry, &tk, err, sizeof err);
+    int rc = sk_token_issue(key, name, role, expiry, &tk, err, sizeof err);
     sk_tauth_wipe(key, sizeof key);
     if (rc != 0) {
         fprintf(stderr, "skylark user: %s\n", err);
@@ -103,7 +107,7 @@ static int issue(const char *name, const char *file, int admin,
         char when[64];
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&e));
         fprintf(stderr, "skylark user: %s's %s token in %s, expires %s\n", name,
-                admin ? "admin" : "user", file, when);
+                sk_token_role_name(role), file, when);
     }
     sk_tauth_wipe(line, sizeof line);
     return rc;
@@ -113,6 +117,7 @@ int cmd_user(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"admin", no_argument, NULL, 'a'},
+        {"executor", no_argument, NULL, 'x'},
         {"expires", required_argument, NULL, 'e'},
         {"key-file", required_argument, NULL, 'K'},
         {"dir", required_argument, NULL, 'd'},
@@ -120,14 +125,21 @@ int cmd_user(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *key = NULL, *dir = NULL;
-    int admin = 0, c;
+    uint8_t role = SK_CRED_USER;
+    int c;
     unsigned long long life = DEFAULT_LIFE;
     optind = 0;
     argv[0] = (char *)"skylark user";
-    while ((c = getopt_long(argc, argv, "ae:K:d:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "axe:K:d:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'a':
-            admin = 1;
+        case 'x':
+            if (role != SK_CRED_USER) {
+                fprintf(stderr, "skylark user: --admin and --executor "
+                                "exclude each other\n");
+                return 2;
+            }
+            role = c == 'a' ? SK_CRED_ADMIN : SK_CRED_EXECUTOR;
             break;
         case 'e':
             if (parse_duration(optarg, SK_TOKEN_MAX_LIFE, &life) != 0) {
@@ -164,6 +176,6 @@ int cmd_user(int argc, char **argv)
                         "$SKYLARK_KEY_FILE, or a local cluster's)\n");
         return 2;
     }
-    return issue(argv[optind + 1], rest == 3 ? argv[optind + 2] : NULL, admin,
+    return issue(argv[optind + 1], rest == 3 ? argv[optind + 2] : NULL, role,
                  life, key_file);
 }

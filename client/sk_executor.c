@@ -5,7 +5,7 @@
  * their ends (TASK_FINISHED).
  */
 #include "sk_apiutil.h"
-#include "sk_keyfile.h"
+#include "sk_token.h"
 #include "sk_map.h"
 #include "sk_link.h"
 #include "sk_log.h"
@@ -456,14 +456,23 @@ int sk_executor_create(struct ev_loop *loop, const sk_executor_opts *o,
     snprintf(cfg.tc_role, sizeof cfg.tc_role, "executor");
     snprintf(cfg.tc_name, sizeof cfg.tc_name, "%s", ex->ex_name);
     cfg.tc_heartbeat = o->eo_heartbeat;
-    if (o->eo_key_file != NULL) {
-        char err[1200];
-        if (sk_keyfile_read(o->eo_key_file, cfg.tc_key, err, sizeof err) < 0) {
-            sk_error("executor %s: %s", ex->ex_name, err);
-            rc = SK_ECONFIG;
-            goto fail;
-        }
-        cfg.tc_keyed = 1;
+    char err[1200];
+    if (sk_cred_config(&cfg, o->eo_key_file, o->eo_token_file, NULL, err,
+                       sizeof err) != 0) {
+        sk_error("executor %s: %s", ex->ex_name, err);
+        rc = SK_ECONFIG;
+        goto fail;
+    }
+    if (cfg.tc_token_user[0] != '\0' &&
+        (cfg.tc_token_role != SK_CRED_EXECUTOR ||
+         strcmp(cfg.tc_token_user, ex->ex_framework) != 0)) {
+        sk_error("executor %s: %s is not an executor token of framework "
+                 "%.64s (it is a %s token of %s; skylark user token "
+                 "FRAMEWORK --executor)",
+                 ex->ex_name, o->eo_token_file, ex->ex_framework,
+                 sk_token_role_name(cfg.tc_token_role), cfg.tc_token_user);
+        rc = SK_ECONFIG;
+        goto fail;
     }
     sk_link_callbacks lcb = {
         .lk_up = on_up, .lk_down = on_down, .lk_msg = on_msg, .lk_arg = ex};

@@ -105,7 +105,8 @@ static int parse_cred(sk_tframe *out, const uint8_t *body, size_t blen,
     at += SK_TFRAME_AUTH;
     if (take_ident(body, blen, &at, out->tf_user, SK_TRANSPORT_MAX_NAME) < 0 ||
         blen - at != 1 + 8 + SK_TFRAME_AUTH ||
-        (body[at] != SK_CRED_USER && body[at] != SK_CRED_ADMIN))
+        (body[at] != SK_CRED_USER && body[at] != SK_CRED_ADMIN &&
+         body[at] != SK_CRED_EXECUTOR))
         return SK_EPROTO;
     out->tf_cred = body[at];
     out->tf_expiry = (uint64_t)sk_tframe_get32(body + at + 1) << 32 |

@@ -74,7 +74,7 @@ typedef struct sk_tframe {
     const uint8_t *tf_echo;
     const uint8_t *tf_proof;
     /* A dealer's sealed HELLO with a user token (count 1): the user, the
-     * role (SK_CRED_USER or SK_CRED_ADMIN; 0 without a token), the expiry
+     * role (SK_CRED_USER, _ADMIN or _EXECUTOR; 0 without a token), the expiry
      * and the MAC over the body before it, under the token's key. */
     char tf_user[SK_TRANSPORT_MAX_NAME + 1];
     uint8_t tf_cred;

@@ -40,9 +40,10 @@ void sk_token_key(const uint8_t cluster[SK_TRANSPORT_KEY_BYTES],
 
 const char *sk_token_role_name(uint8_t role)
 {
-    return role == SK_CRED_ADMIN  ? "admin"
-           : role == SK_CRED_USER ? "user"
-                                  : "cluster";
+    return role == SK_CRED_ADMIN      ? "admin"
+           : role == SK_CRED_USER     ? "user"
+           : role == SK_CRED_EXECUTOR ? "executor"
+                                      : "cluster";
 }
 
 int sk_token_issue(const uint8_t cluster[SK_TRANSPORT_KEY_BYTES],
@@ -55,8 +56,10 @@ int sk_token_issue(const uint8_t cluster[SK_TRANSPORT_KEY_BYTES],
                  user, SK_TOKEN_MAX_USER);
         return SK_EINVAL;
     }
-    if (role != SK_CRED_USER && role != SK_CRED_ADMIN) {
-        snprintf(err, errlen, "role %u: user or admin expected", role);
+    if (role != SK_CRED_USER && role != SK_CRED_ADMIN &&
+        role != SK_CRED_EXECUTOR) {
+        snprintf(err, errlen, "role %u: user, admin or executor expected",
+                 role);
         return SK_EINVAL;
     }
     if (sk_tauth_init() < 0) {
@@ -103,7 +106,7 @@ static long field(const char *s, size_t len, size_t *at, char *f, size_t cap)
 int sk_token_parse(const char *s, size_t len, sk_token *out, char *err,
                    size_t errlen)
 {
-    char role[8], exp[24], hex[2 * SK_TRANSPORT_KEY_BYTES + 2];
+    char role[10], exp[24], hex[2 * SK_TRANSPORT_KEY_BYTES + 2];
     size_t at = sizeof TOKEN_MAGIC - 1;
     memset(out, 0, sizeof *out);
     if (len < at || memcmp(s, TOKEN_MAGIC, at) != 0) {
@@ -117,11 +120,15 @@ int sk_token_parse(const char *s, size_t len, sk_token *out, char *err,
         return SK_ECONFIG;
     }
     if (field(s, len, &at, role, sizeof role) < 0 ||
-        (strcmp(role, "user") != 0 && strcmp(role, "admin") != 0)) {
-        snprintf(err, errlen, "bad role in token (user or admin expected)");
+        (strcmp(role, "user") != 0 && strcmp(role, "admin") != 0 &&
+         strcmp(role, "executor") != 0)) {
+        snprintf(err, errlen,
+                 "bad role in token (user, admin or executor expected)");
         return SK_ECONFIG;
     }
-    out->tk_role = role[0] == 'a' ? SK_CRED_ADMIN : SK_CRED_USER;
+    out->tk_role = role[0] == 'a'   ? SK_CRED_ADMIN
+                   : role[0] == 'e' ? SK_CRED_EXECUTOR
+                                    : SK_CRED_USER;
     char *end;
     if (field(s, len, &at, exp, sizeof exp) < 0 || exp[0] < '0' ||
         exp[0] > '9' || (out->tk_expiry = strtoull(exp, &end, 10), *end) ||

@@ -592,7 +592,8 @@ static int token_ok(const sk_transport_config *c)
         (!c->tc_keyed || ul == sizeof c->tc_token_user ||
          !sk_tframe_ident_ok(c->tc_token_user, ul, SK_TRANSPORT_MAX_NAME) ||
          (c->tc_token_role != SK_CRED_USER &&
-          c->tc_token_role != SK_CRED_ADMIN)))
+          c->tc_token_role != SK_CRED_ADMIN &&
+          c->tc_token_role != SK_CRED_EXECUTOR)))
         return 0;
     const char *r = c->tc_token_roles;
     size_t rl = strnlen(r, sizeof c->tc_token_roles);

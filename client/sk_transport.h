@@ -43,7 +43,10 @@
  * router recomputes that key from the cluster key and the user, role and
  * expiry the HELLO names, so the peer's credential comes from what it
  * proved (sk_peer_info's pi_cred and pi_user), never from what it says.
- * A router admits a token only for the roles in tc_token_roles, refuses
+ * A router admits a user's or admin's token only for the roles in
+ * tc_token_roles other than "executor", and an executor token
+ * (SK_CRED_EXECUTOR) only for the role "executor" and only where
+ * tc_token_roles lists it (a node monitor); it refuses
  * an expired or forged one at once (a RESET that says why), and lets a
  * session take over a (role, name) only under the same credential.
  *
@@ -70,9 +73,10 @@ struct ev_loop;
 
 /* A peer's credential (sk_peer_info.pi_cred): what it proved in the
  * handshake. */
-#define SK_CRED_CLUSTER 0 /* the cluster key (or none, unkeyed): a daemon */
-#define SK_CRED_USER    1 /* a user token (sk_token.h) */
-#define SK_CRED_ADMIN   2 /* an admin token */
+#define SK_CRED_CLUSTER  0 /* the cluster key (or none, unkeyed): a daemon */
+#define SK_CRED_USER     1 /* a user token (sk_token.h) */
+#define SK_CRED_ADMIN    2 /* an admin token */
+#define SK_CRED_EXECUTOR 3 /* an executor token: role "executor" only */
 
 /* Why a keyed router refused a HELLO, carried in its RESET's count field
  * so that the connecting side can say so (tc_refused). */
@@ -143,11 +147,12 @@ typedef struct sk_transport_config {
      * our HELLO names the user, role and expiry. Such a transport may
      * only connect, never listen. */
     char tc_token_user[SK_TRANSPORT_MAX_NAME + 1];
-    uint8_t tc_token_role;    /* SK_CRED_USER or SK_CRED_ADMIN */
+    uint8_t tc_token_role;    /* SK_CRED_USER, _ADMIN or _EXECUTOR */
     uint64_t tc_token_expiry; /* seconds since the epoch */
     /* Listening and keyed: the roles, space-separated, that a peer with a
-     * user token may take in its HELLO (such as "frontend tool"); the
-     * default "" admits the cluster key only. */
+     * token may take in its HELLO (such as "frontend tool"; "executor"
+     * admits executor tokens, and only them, as executors); the default
+     * "" admits the cluster key only. */
     char tc_token_roles[48];
 } sk_transport_config;
 

@@ -176,10 +176,13 @@ static sk_tpeer *router_peer_new(sk_transport *t, const uint8_t route[8],
     return p;
 }
 
-/* Whether a token may take role here: one of the words of
- * tc_token_roles. */
-static int token_role_ok(const sk_transport *t, const char *role)
+/* Whether a token of credential cred may take role here: one of the
+ * words of tc_token_roles, "executor" for an executor token and only
+ * for it. */
+static int token_role_ok(const sk_transport *t, uint8_t cred, const char *role)
 {
+    if ((cred == SK_CRED_EXECUTOR) != (strcmp(role, "executor") == 0))
+        return 0;
     const char *r = t->t_cfg.tc_token_roles;
     size_t rl = strlen(role);
     while (*r != '\0') {
@@ -199,7 +202,7 @@ static uint32_t check_token(sk_transport *t, const sk_tframe *f,
     char who[SK_TRANSPORT_MAX_NAME + 64];
     snprintf(who, sizeof who, "token of %s %s", sk_token_role_name(f->tf_cred),
              f->tf_user);
-    if (!token_role_ok(t, f->tf_role)) {
+    if (!token_role_ok(t, f->tf_cred, f->tf_role)) {
         uint64_t n = ++t->t_stats.ts_role_refused;
         if (n <= 10 || (n & (n - 1)) == 0)
             sk_warn("transport: %s %s refused: a %s may not take the role "

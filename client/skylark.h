@@ -574,13 +574,18 @@ typedef struct sk_executor sk_executor;
 /* Settings of an executor. Fill with sk_executor_opts_init. The strings
  * are copied by sk_executor_create. */
 typedef struct sk_executor_opts {
-    const char *eo_nodemon;   /* the node monitor's endpoint */
-    const char *eo_framework; /* 1..255 bytes */
-    const char *eo_name;      /* 1..63 of [A-Za-z0-9._:-]; NULL: made up
-                                 from the host name and process id */
-    double eo_heartbeat;      /* transport heartbeat, seconds (default 1) */
-    const char *eo_key_file;  /* the cluster's key file, or NULL (as
-                                 fo_key_file) */
+    const char *eo_nodemon;    /* the node monitor's endpoint */
+    const char *eo_framework;  /* 1..255 bytes */
+    const char *eo_name;       /* 1..63 of [A-Za-z0-9._:-]; NULL: made up
+                                  from the host name and process id */
+    double eo_heartbeat;       /* transport heartbeat, seconds (default 1) */
+    const char *eo_key_file;   /* the cluster's key file, or NULL (as
+                                  fo_key_file) */
+    const char *eo_token_file; /* an executor token file (`skylark user
+                                  token FRAMEWORK --executor`, mode 0600),
+                                  used instead of eo_key_file: it registers
+                                  an executor of eo_framework with a node
+                                  monitor and can do nothing else */
 } sk_executor_opts;
 
 /* sk_executor_opts_init fills o with the defaults and no endpoint or

@@ -21,10 +21,11 @@
 #include <unistd.h>
 
 /* Flag bits of a peer's pair. */
-#define PF_CONN     1u /* a connection of ours */
-#define PF_HELLO    2u /* it said HELLO this session */
-#define PF_ANSWERED 4u /* we answered with ours */
-#define PF_USER     8u /* it proved a user token, not the cluster key */
+#define PF_CONN     1u  /* a connection of ours */
+#define PF_HELLO    2u  /* it said HELLO this session */
+#define PF_ANSWERED 4u  /* we answered with ours */
+#define PF_USER     8u  /* it proved a user token, not the cluster key */
+#define PF_EXEC     16u /* it proved an executor token */
 
 /* "role name" of a peer, for log lines. */
 #define LABEL_LEN 96
@@ -480,9 +481,39 @@ static void keep_label(sk_daemon *d, sk_peer ref, const char *who)
     snprintf(d->d_labels[ref], LABEL_LEN, "%s", who);
 }
 
+/* An executor token registers an executor of the framework it names,
+ * with a node monitor, and nothing else. Refusals are counted and
+ * logged (rate-limited). */
+static int exec_hello_ok(sk_daemon *d, sk_peer_id tid, const sk_hello *h)
+{
+    sk_peer_info pi;
+    const char *why = NULL;
+    if (sk_transport_peer_info(d->d_t, tid, &pi) != 0)
+        why = "its session is gone";
+    else if (h->he_role != SK_ROLE_EXECUTOR ||
+             d->d_hello.he_role != SK_ROLE_NODEMON)
+        why = "an executor token may only register an executor with a node "
+              "monitor";
+    else if (h->he_framework == NULL || strcmp(h->he_framework, pi.pi_user))
+        why = "an executor token registers the framework it names only";
+    if (why == NULL)
+        return 1;
+    if (rate_ok(++d->d_st.ds_role_refused)) {
+        char who[LABEL_LEN];
+        peer_label(d, tid, who, sizeof who);
+        sk_warn("%s: HELLO as role %u (framework %.64s) refused: %s (token "
+                "of %s); %" PRIu64 " so far",
+                who, h->he_role, h->he_framework ? h->he_framework : "", why,
+                pi.pi_user, d->d_st.ds_role_refused);
+    }
+    return 0;
+}
+
 static void on_hello(sk_daemon *d, sk_peer_id tid, sk_peer ref, uint32_t *flags,
                      const sk_hello *h, sk_time now)
 {
+    if ((*flags & PF_EXEC) && !exec_hello_ok(d, tid, h))
+        return;
     if ((*flags & PF_USER) && h->he_role != SK_ROLE_FRONTEND) {
         /* A role comes from the credential: only the cluster key may
          * register a scheduler, node monitor, flowd or executor. */
@@ -548,6 +579,8 @@ static void on_msg(void *arg, sk_peer_id tid, const sk_msg *msg)
             memset(&pi, 0, sizeof pi);
         if (pi.pi_connected)
             *sk_peermap_flags(&d->d_peers, ref) |= PF_CONN;
+        else if (pi.pi_cred == SK_CRED_EXECUTOR)
+            *sk_peermap_flags(&d->d_peers, ref) |= PF_EXEC; /* no user */
         else if (pi.pi_cred != SK_CRED_CLUSTER) {
             *sk_peermap_flags(&d->d_peers, ref) |= PF_USER;
             if (d->d_cred != NULL &&

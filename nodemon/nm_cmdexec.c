@@ -62,8 +62,10 @@ struct cx_child {
     sk_time c_end_us;
     uint8_t c_status;
     int32_t c_exit;
-    uint32_t c_out_len; /* bytes kept, <= OUT_CAP */
-    uint32_t c_out_pos; /* where the next byte goes */
+    uint32_t c_mem_mb;             /* the memory request, for a reason */
+    char c_cg[NM_CGROUP_NAME_LEN]; /* its cgroup ("": none) */
+    uint32_t c_out_len;            /* bytes kept, <= OUT_CAP */
+    uint32_t c_out_pos;            /* where the next byte goes */
     uint8_t c_out[OUT_CAP];
 };
 
@@ -73,6 +75,7 @@ struct nm_cmdexec {
     void (*x_ready)(void *arg);
     void *x_arg;
     ev_signal x_sigchld;
+    ev_timer x_sweep;    /* removes busy cgroups (nm_cgroup_sweep) */
     cx_child *x_running; /* doubly linked */
     cx_child *x_done_head, *x_done_tail;
     cx_child *x_free;
@@ -118,6 +121,7 @@ static cx_child *child_alloc(nm_cmdexec *x)
     c->c_status = 0;
     c->c_exit = 0;
     c->c_end_us = 0;
+    c->c_cg[0] = '\0';
     return c;
 }
 
@@ -244,13 +248,22 @@ static void on_output(struct ev_loop *loop, ev_io *w, int revents)
     drain_output(w->data);
 }
 
+/* SIGKILL to the task's process group and, with a cgroup, to every
+ * process in it (those that left the group too). */
+static void kill_hard(cx_child *c)
+{
+    kill(-c->c_pid, SIGKILL);
+    if (c->c_cg[0] != '\0')
+        nm_cgroup_task_kill(c->c_x->x_cfg.cx_cgroup, c->c_cg);
+}
+
 static void on_grace(struct ev_loop *loop, ev_timer *w, int revents)
 {
     (void)loop;
     (void)revents;
     cx_child *c = w->data;
     if (c->c_pid > 0)
-        kill(-c->c_pid, SIGKILL);
+        kill_hard(c);
 }
 
 static sk_time now_us(void)
@@ -258,6 +271,39 @@ static sk_time now_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (sk_time)ts.tv_sec * 1000000u + (sk_time)ts.tv_nsec / 1000u;
+}
+
+/* The task's cgroup after its shell exited: what is left of it is
+ * killed, the directory removed (or left to the sweep timer), and an
+ * out-of-memory kill becomes the task's failure reason. */
+static void cgroup_end(nm_cmdexec *x, cx_child *c)
+{
+    uint64_t oom = nm_cgroup_task_end(x->x_cfg.cx_cgroup, c->c_cg);
+    c->c_cg[0] = '\0';
+    if (nm_cgroup_stats_get(x->x_cfg.cx_cgroup)->gs_busy > 0 &&
+        !ev_is_active(&x->x_sweep))
+        ev_timer_again(x->x_loop, &x->x_sweep);
+    if (oom == 0)
+        return;
+    x->x_st.cs_oom++;
+    if (c->c_status == SK_TASK_OK)
+        c->c_status = SK_TASK_FAILED;
+    char why[160];
+    int n =
+        snprintf(why, sizeof why,
+                 "\nskylark: out of memory: the kernel killed %llu "
+                 "process%s of this task at its memory.max of %u MiB\n",
+                 (unsigned long long)oom, oom == 1 ? "" : "es", c->c_mem_mb);
+    if (n > 0)
+        out_append(c, why, strlen(why));
+}
+
+static void on_sweep(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)revents;
+    nm_cmdexec *x = w->data;
+    if (nm_cgroup_sweep(x->x_cfg.cx_cgroup) == 0)
+        ev_timer_stop(loop, w);
 }
 
 static void child_ended(nm_cmdexec *x, cx_child *c, int status)
@@ -289,6 +335,8 @@ static void child_ended(nm_cmdexec *x, cx_child *c, int status)
         c->c_exit = WEXITSTATUS(status);
         c->c_status = c->c_exit == 0 ? SK_TASK_OK : SK_TASK_FAILED;
     }
+    if (c->c_cg[0] != '\0')
+        cgroup_end(x, c);
     running_remove(x, c);
     done_push(x, c);
 }
@@ -408,7 +456,7 @@ typedef struct spawn_err {
 
 static const char *const STEP_NAMES[] = {
     "clone",  "setpgid", "stdio",     "setgroups", "setgid",
-    "setuid", "chdir",   "setrlimit", "exec",
+    "setuid", "chdir",   "setrlimit", "exec",      "cgroup",
 };
 enum {
     STEP_CLONE,
@@ -419,7 +467,8 @@ enum {
     STEP_SETUID,
     STEP_CHDIR,
     STEP_RLIMIT,
-    STEP_EXEC
+    STEP_EXEC,
+    STEP_CGROUP
 };
 
 /* Everything a child needs, prepared before it starts. The child shares
@@ -435,6 +484,7 @@ typedef struct spawn_req {
     char **sr_env;
     const nm_ident *sr_id; /* NULL: stay the daemon's user */
     uint64_t sr_as_bytes;  /* RLIMIT_AS, 0: unchanged */
+    int sr_cgroup;         /* the task cgroup's cgroup.procs, or -1 */
     char *sr_stack;        /* SPAWN_STACK bytes for the child */
 } spawn_req;
 
@@ -458,6 +508,12 @@ child_exec(const spawn_req *r, int out, int efd)
             signal(sig, SIG_DFL);
     if (setpgid(0, 0) != 0)
         child_fail(efd, STEP_SETPGID);
+    /* Into the task's cgroup before anything of the task runs, and while
+     * still the daemon's user. (clone3's CLONE_INTO_CGROUP would spare
+     * this write, but a CLONE_VM child on a stack of its own cannot be
+     * started through clone3 without assembly.) */
+    if (r->sr_cgroup >= 0 && write(r->sr_cgroup, "0", 1) != 1)
+        child_fail(efd, STEP_CGROUP);
     int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
         fcntl(0, F_SETFD, 0) != 0 || fcntl(1, F_SETFD, 0) != 0 ||
@@ -626,17 +682,39 @@ void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt, sk_time now)
                  "command executor: out of memory");
         return;
     }
+    nm_cgroup *cg = x->x_cfg.cx_cgroup;
+    /* With memory.max, RLIMIT_AS (which counts address space reserved,
+     * not memory used) is not needed. */
+    bool as_limit = cg == NULL || !(nm_cgroup_enforced(cg) & NM_CG_MEMORY);
     spawn_req r = {x->x_cfg.cx_shell,
                    (const char *)spec,
                    NULL,
                    id,
-                   (uint64_t)lt->lt_res.r_mem_mb << 20,
+                   as_limit ? (uint64_t)lt->lt_res.r_mem_mb << 20 : 0,
+                   -1,
                    x->x_stack};
+    if (cg != NULL) {
+        char why[256];
+        nm_cgroup_name(lt->lt_job, lt->lt_task, lt->lt_attempt, c->c_cg);
+        int e = nm_cgroup_task_create(cg, c->c_cg, &lt->lt_res, &r.sr_cgroup,
+                                      why, sizeof why);
+        if (e != 0) {
+            child_recycle(x, c);
+            fail_now(x, lt, now, &x->x_st.cs_spawn_failed,
+                     "command executor: cannot make the task's cgroup: %s",
+                     why);
+            return;
+        }
+    }
     r.sr_env = env_fill(x, lt, id);
     pid_t pid = 0;
     int fd = -1, step = 0;
     int err = spawn(&r, &pid, &fd, &step);
+    if (r.sr_cgroup >= 0)
+        close(r.sr_cgroup);
     if (err != 0) {
+        if (c->c_cg[0] != '\0')
+            nm_cgroup_task_end(cg, c->c_cg);
         child_recycle(x, c);
         fail_now(x, lt, now, &x->x_st.cs_spawn_failed,
                  "command executor: cannot start %s%s%s: %s: %s",
@@ -653,6 +731,7 @@ void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt, sk_time now)
     c->c_task = lt->lt_task;
     c->c_attempt = lt->lt_attempt;
     c->c_launch_us = now;
+    c->c_mem_mb = lt->lt_res.r_mem_mb;
     ev_io_init(&c->c_io, on_output, fd, EV_READ);
     c->c_io.data = c;
     ev_io_start(x->x_loop, &c->c_io);
@@ -700,9 +779,12 @@ uint32_t nm_cmdexec_kill(nm_cmdexec *x, const sk_kill_task *kt)
 
 void nm_cmdexec_signal_all(nm_cmdexec *x, int sig)
 {
-    for (cx_child *c = x->x_running; c != NULL; c = c->c_next)
-        if (c->c_pid > 0)
+    for (cx_child *c = x->x_running; c != NULL; c = c->c_next) {
+        if (c->c_pid > 0 && sig == SIGKILL)
+            kill_hard(c);
+        else if (c->c_pid > 0)
             kill(-c->c_pid, sig);
+    }
 }
 
 /* ---- results ------------------------------------------------------------ */
@@ -772,6 +854,9 @@ int nm_cmdexec_create(struct ev_loop *loop, const nm_cmdexec_config *cfg,
         nm_cmdexec_destroy(x);
         return SK_ENOMEM;
     }
+    ev_init(&x->x_sweep, on_sweep);
+    x->x_sweep.repeat = 0.02;
+    x->x_sweep.data = x;
     ev_signal_init(&x->x_sigchld, on_sigchld, SIGCHLD);
     x->x_sigchld.data = x;
     ev_signal_start(loop, &x->x_sigchld);
@@ -794,7 +879,9 @@ void nm_cmdexec_destroy(nm_cmdexec *x)
         return;
     for (cx_child *c = x->x_running; c != NULL; c = c->c_next) {
         if (c->c_pid > 0)
-            kill(-c->c_pid, SIGKILL);
+            kill_hard(c);
+        if (c->c_cg[0] != '\0')
+            nm_cgroup_task_end(x->x_cfg.cx_cgroup, c->c_cg);
         ev_timer_stop(x->x_loop, &c->c_grace);
         if (c->c_fd >= 0) {
             ev_io_stop(x->x_loop, &c->c_io);
@@ -803,6 +890,7 @@ void nm_cmdexec_destroy(nm_cmdexec *x)
     }
     if (ev_is_active(&x->x_sigchld))
         ev_signal_stop(x->x_loop, &x->x_sigchld);
+    ev_timer_stop(x->x_loop, &x->x_sweep);
     if (x->x_guard >= 0)
         close(x->x_guard);
     free_chain(x->x_running);

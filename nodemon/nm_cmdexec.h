@@ -11,7 +11,12 @@
  * SKYLARK_TASK_INDEX, SKYLARK_ATTEMPT, SKYLARK_USER and SKYLARK_NODE,
  * as the account cx_accounts gives its user (see below), with RLIMIT_AS
  * (soft and hard) set to its memory request lt_res.r_mem_mb MiB when
- * that is not 0.
+ * that is not 0 (unless its cgroup enforces memory.max instead).
+ * With cx_cgroup each task runs in a cgroup of its own (nm_cgroup.h),
+ * which its child joins before exec; when the shell exits, or a kill's
+ * grace is over, every process in the cgroup is killed, not only those
+ * of the process group, and an out-of-memory kill in it makes the task
+ * FAILED with the reason at the end of its output.
  * When the command's shell exits, whatever is left in its process group
  * is killed (SIGKILL) and the attempt ends:
  *   - exit code 0: OK; other exit code n: FAILED with tf_exit n;
@@ -34,10 +39,11 @@
  * since a launch may fail at once without a callback).
  *
  * Costs: a launch is one clone (a vfork: no memory copied) and exec plus
- * two pipes, and waits for the child to reach exec, like posix_spawn; a
- * task's exit is O(tasks running) to find it. Memory: one record of about
- * 4.5 KiB per task running or waiting to be taken, recycled, and a 64 KiB
- * stack for children between clone and exec.
+ * two pipes (with a cgroup, also a mkdir, a write per limit, and at
+ * the end a cgroup.kill and an rmdir), and waits for the child to reach exec,
+ * like posix_spawn; a task's exit is O(tasks running) to find it. Memory: one
+ * record of about 4.5 KiB per task running or waiting to be taken, recycled,
+ * and a 64 KiB stack for children between clone and exec.
  *
  * Threading: one thread, the loop's.
  */
@@ -45,6 +51,7 @@
 #define NM_CMDEXEC_H
 
 #include "nm_account.h"
+#include "nm_cgroup.h"
 #include "sk_core.h"
 #include "sk_proto.h"
 
@@ -64,6 +71,10 @@ typedef struct nm_cmdexec_config {
      * user's account (groups, gid, uid), goes to its home (or /) and gets
      * its HOME, USER and LOGNAME; a user without one fails at once. */
     const nm_accounts *cx_accounts;
+    /* The tasks' cgroups (nm_cgroup.h; outlives the executor), or NULL:
+     * tasks are confined by their process group and RLIMIT_AS only. A
+     * task whose cgroup cannot be made fails at once. */
+    nm_cgroup *cx_cgroup;
 } nm_cmdexec_config;
 
 /* Counters. */
@@ -84,6 +95,7 @@ typedef struct nm_cmdexec_stats {
     uint64_t cs_stray;        /* reaped children that were not tasks */
     uint64_t cs_output_bytes; /* output read from all tasks */
     uint64_t cs_guard_lost;   /* task starts and ends the guard missed */
+    uint64_t cs_oom;          /* tasks failed by their cgroup's OOM kill */
     uint32_t cs_running;      /* tasks running now */
 } nm_cmdexec_stats;
 

@@ -8,6 +8,7 @@ nodemon_skylark_nodemon_SOURCES = \
 	nodemon/nm_metrics.c nodemon/nm_metrics.h \
 	nodemon/nm_cmdexec.c nodemon/nm_cmdexec.h \
 	nodemon/nm_account.c nodemon/nm_account.h \
+	nodemon/nm_cgroup.c nodemon/nm_cgroup.h \
 	nodemon/nm_guard.c nodemon/nm_guard.h
 nodemon_skylark_nodemon_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/nodemon
 nodemon_skylark_nodemon_LDFLAGS = $(AM_LDFLAGS) -static

@@ -28,12 +28,15 @@
 #define NOWN                                                                   \
     6 /* schedulers, flowd, labels, rack, shell,                               \
          kill_grace_ms */
-#define NKEYS (NM_CONFIG_NKEYS + NM_ACCOUNT_NKEYS + SK_DAEMON_NKEYS + NOWN)
+#define NKEYS                                                                  \
+    (NM_CONFIG_NKEYS + NM_ACCOUNT_NKEYS + NM_CGROUP_NKEYS + SK_DAEMON_NKEYS +  \
+     NOWN)
 
 /* The daemon: the core, its command executor and the shell. */
 typedef struct nm_daemon {
     nm_core *nd_core;
     nm_cmdexec *nd_cmd;
+    nm_cgroup *nd_cgroup; /* NULL without [cmdexec] cgroup */
     sk_daemon *nd_shell;
     struct ev_loop *nd_loop;
     ev_timer nd_grace;    /* shutdown: SIGKILL what SIGTERM left */
@@ -187,6 +190,20 @@ static void on_status(void *arg, sk_daemon *d)
                          (unsigned long long)cs->cs_guard_lost);
     sk_daemon_status_add(d, "cmdexec.output_bytes", "%llu",
                          (unsigned long long)cs->cs_output_bytes);
+    sk_daemon_status_add(d, "cmdexec.oom", "%llu",
+                         (unsigned long long)cs->cs_oom);
+    if (nd->nd_cgroup == NULL)
+        return;
+    const nm_cgroup_stats *gs = nm_cgroup_stats_get(nd->nd_cgroup);
+    sk_daemon_status_add(d, "cgroup.created", "%llu",
+                         (unsigned long long)gs->gs_created);
+    sk_daemon_status_add(d, "cgroup.removed", "%llu",
+                         (unsigned long long)gs->gs_removed);
+    sk_daemon_status_add(d, "cgroup.failed", "%llu",
+                         (unsigned long long)gs->gs_failed);
+    sk_daemon_status_add(d, "cgroup.leaked", "%llu",
+                         (unsigned long long)gs->gs_leaked);
+    sk_daemon_status_add(d, "cgroup.busy", "%u", gs->gs_busy);
 }
 
 static void metrics(void *arg, sk_metrics_out *o)
@@ -265,10 +282,14 @@ int main(int argc, char **argv)
     char flowd[SK_MAX_ADDR_LEN + 1] = "";
     char rack[SK_MAX_NAME_LEN + 1] = "";
     nm_accounts *acct = NULL; /* resolved [accounts], when root */
+    nm_cgroup_config cgc;
+    nm_cgroup_config_init(&cgc);
+    nm_cgroup *cgroup = NULL; /* [cmdexec] cgroup, when configured */
 
     sk_config_key keys[NKEYS];
     size_t n = nm_config_keys(&cfg, &weights, keys);
     n += nm_account_keys(&accounts, keys + n);
+    n += nm_cgroup_keys(&cgc, keys + n);
     n += sk_daemon_settings_keys(&ds, "nodemon", keys + n);
     keys[n++] = (sk_config_key){"nodemon",
                                 "schedulers",
@@ -361,6 +382,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", PROG, err);
         goto out_lists;
     }
+    /* Executors may hold an executor token instead of the cluster key
+     * (`skylark user token FRAMEWORK --executor`); it admits nothing
+     * else, and user tokens are admitted for nothing here. */
+    snprintf(tc.tc_token_roles, sizeof tc.tc_token_roles, "executor");
     if (rack[0] != '\0' && !sk_rack_valid(rack)) {
         fprintf(stderr,
                 "%s: [nodemon] rack: must be 1 to %u bytes of graphic ASCII "
@@ -397,12 +422,26 @@ int main(int argc, char **argv)
     }
     cx.cx_max_children = (uint32_t)cfg.nc_slots;
     snprintf(cx.cx_node, sizeof cx.cx_node, "%s", cfg.nc_node);
+    if (cgc.cg_parent[0] != '\0') {
+        /* Tasks whose last processes linger after a kill wait for their
+         * cgroup's removal: a few per slot is plenty. */
+        if (nm_cgroup_open(&cgc, cfg.nc_node, 4 * cx.cx_max_children + 16,
+                           &cgroup, err, sizeof err) != 0) {
+            fprintf(stderr, "%s: %s\n", PROG, err);
+            goto out_lists;
+        }
+        char line[768];
+        nm_cgroup_describe(cgroup, line, sizeof line);
+        sk_info("%s", line);
+        cx.cx_cgroup = cgroup;
+    }
 
     status = 1;
     nm_daemon nd;
     memset(&nd, 0, sizeof nd);
     nd.nd_nsched = scheds.sl_count;
     nd.nd_flowd = flowd;
+    nd.nd_cgroup = cgroup;
     rc = nm_new(&cfg, &weights, sk_daemon_seed(&ds), &nd.nd_core);
     if (rc != 0) {
         sk_error("cannot create the node monitor core: %s", sk_strerror(rc));
@@ -482,6 +521,7 @@ out_core:
     if (status == 0)
         sk_info("stopped");
 out_lists:
+    nm_cgroup_close(cgroup);
     nm_accounts_free(acct);
     sk_strlist_free(&scheds);
     sk_strlist_free(&labels);

@@ -19,7 +19,7 @@ EXTRA_tests_test_integration_DEPENDENCIES = $(DH_TEST_DEPS)
 check_PROGRAMS += tests/test_cmdexec
 TESTS += tests/test_cmdexec
 tests_test_cmdexec_SOURCES = tests/test_cmdexec.c nodemon/nm_cmdexec.c \
-	nodemon/nm_guard.c nodemon/nm_account.c
+	nodemon/nm_guard.c nodemon/nm_account.c nodemon/nm_cgroup.c
 tests_test_cmdexec_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
 tests_test_cmdexec_LDADD = $(SK_TRANSPORT_TEST_LDADD)
 

@@ -6,10 +6,13 @@
  * is refused; an empty user is filled in), and sees its own jobs only in
  * the scheduler's table, where an admin's token and the cluster key see
  * all. Expired and forged tokens fail the handshake with a clear error
- * and are counted; a token opens no session with a node monitor.
+ * and are counted; a token opens no session with a node monitor. An
+ * executor token registers its framework's executors with a node
+ * monitor, and nothing else.
  */
 #include "config.h"
 #include "daemon_harness.h"
+#include "skylark.h"
 #include "tap.h"
 
 #include <stdio.h>
@@ -57,6 +60,125 @@ static uint32_t rows_seen(dh_client *c, sk_peer_id sched)
     uint32_t n = st.st_ok ? st.st_nrows : UINT32_MAX;
     dh_status_free(&st);
     return n;
+}
+
+/* The node monitor's daemon.role_refused, asked with the cluster key. */
+static int64_t node_refusals(const char *key, const dh_proc *node)
+{
+    dh_set_token_file(NULL);
+    dh_set_key_file(key);
+    dh_client *c = dh_client_new("tool", "count");
+    sk_peer_id p = dh_client_connect(c, node->dp_endpoint, 5);
+    dh_status st;
+    dh_client_status(c, p, false, &st, 5);
+    int64_t n = st.st_ok ? dh_status_int(&st, "daemon.role_refused") : -1;
+    dh_status_free(&st);
+    dh_client_free(c);
+    return n;
+}
+
+/* A client with the token file tok, as transport role, to ep: its peer
+ * id, or 0 if its session never came up within 2 s. */
+static sk_peer_id token_client(const char *tok, const char *role,
+                               const char *name, const char *ep,
+                               const char *framework, dh_client **c)
+{
+    dh_set_token_file(tok);
+    *c = dh_client_new(role, name);
+    dh_set_token_file(NULL);
+    if (framework != NULL)
+        dh_client_executor(*c, framework, true);
+    return dh_client_connect(*c, ep, 2);
+}
+
+static void ignore_launch(void *arg, const sk_launch_info *t)
+{
+    (void)arg;
+    (void)t;
+}
+
+/* Executors with an executor token instead of the cluster key: they
+ * register with a node monitor as executors of their framework, and as
+ * nothing else, nowhere else; a user's token is no executor's. */
+static void test_executor_tokens(const char *key, const dh_proc *sched,
+                                 const dh_proc *node)
+{
+    char spark[600], alice[600], cmd[3000], out[1024];
+    issue("spark", "spark.exec.token", "--executor", key, spark, sizeof spark);
+    issue("alice", "alice2.token", "", key, alice, sizeof alice);
+    FILE *f = fopen(spark, "r");
+    char line[256] = "";
+    if (f != NULL) {
+        if (fgets(line, sizeof line, f) == NULL)
+            line[0] = '\0';
+        fclose(f);
+    }
+    tap_ok(strncmp(line, "skylark-token 1 spark executor ", 31) == 0,
+           "skylark user token --executor writes an executor token");
+    snprintf(cmd, sizeof cmd,
+             "'%s' user token x --admin --executor --key-file '%s'", skylark,
+             key);
+    tap_is_int(dh_sh(cmd, out, sizeof out, NULL), 2,
+               "--admin with --executor: exit 2");
+
+    /* The real executor library with the token. */
+    sk_executor_opts o;
+    sk_executor_opts_init(&o);
+    o.eo_nodemon = node->dp_endpoint;
+    o.eo_framework = "spark";
+    o.eo_token_file = spark;
+    sk_executor_callbacks cb = {.ec_launch = ignore_launch};
+    sk_executor *ex = NULL;
+    int rc = sk_executor_create(NULL, &o, &cb, &ex);
+    tap_ok(rc == 0 && sk_executor_wait_registered(ex, 5) == 0,
+           "an executor with its framework's executor token registers with "
+           "the node monitor");
+    sk_executor_destroy(ex);
+    o.eo_framework = "hadoop";
+    ex = NULL;
+    tap_is_int(sk_executor_create(NULL, &o, &cb, &ex), SK_ECONFIG,
+               "the library refuses spark's token for framework hadoop");
+    sk_executor_destroy(ex);
+    o.eo_framework = "alice";
+    o.eo_token_file = alice;
+    ex = NULL;
+    tap_is_int(sk_executor_create(NULL, &o, &cb, &ex), SK_ECONFIG,
+               "and a user's token for an executor");
+    sk_executor_destroy(ex);
+
+    /* Raw clients that try more. */
+    int64_t before = node_refusals(key, node);
+    dh_client *c;
+    sk_peer_id p =
+        token_client(spark, "executor", "ex2", node->dp_endpoint, "hadoop", &c);
+    if (p != 0) {
+        dh_client_hello(c, p, SK_ROLE_EXECUTOR);
+        dh_client_run_for(c, 0.2);
+    }
+    dh_client_free(c);
+    p = token_client(spark, "executor", "ex3", node->dp_endpoint, NULL, &c);
+    if (p != 0) {
+        dh_client_hello(c, p, SK_ROLE_SCHEDULER);
+        dh_client_hello(c, p, SK_ROLE_FLOWD);
+        dh_client_hello(c, p, SK_ROLE_FRONTEND);
+        dh_client_run_for(c, 0.2);
+    }
+    dh_client_free(c);
+    int64_t after = node_refusals(key, node);
+    tap_ok(p != 0 && after - before == 4,
+           "spark's executor token registering framework hadoop, or as a "
+           "scheduler, flowd or frontend, is refused by the node monitor "
+           "(daemon.role_refused +%lld)",
+           (long long)(after - before));
+    p = token_client(spark, "sched", "s9", node->dp_endpoint, NULL, &c);
+    dh_client_free(c);
+    tap_ok(p == 0, "an executor token opens no session as a scheduler");
+    p = token_client(spark, "frontend", "fe9", sched->dp_endpoint, NULL, &c);
+    dh_client_free(c);
+    tap_ok(p == 0, "nor with a scheduler, as a frontend");
+    p = token_client(alice, "executor", "ex9", node->dp_endpoint, "alice", &c);
+    dh_client_free(c);
+    tap_ok(p == 0, "a user's token opens no session as an executor");
 }
 
 int main(void)
@@ -227,6 +349,7 @@ int main(void)
            "even an admin's token is refused by a node monitor, saying why");
 
     dh_client_free(ops);
+    test_executor_tokens(key, &sched, &node);
     dh_kill(&node);
     dh_kill(&sched);
     tap_done();

@@ -5,7 +5,8 @@
  * leftovers of a task's group, spec validation, the concurrency limit,
  * destroy killing what still runs, the guard killing it when the
  * executor's process dies of SIGKILL, RLIMIT_AS from a memory request,
- * and (as root only) tasks run as the account their user maps to.
+ * (as root only) tasks run as the account their user maps to, and (as
+ * root with cgroup v2 only) tasks confined in a cgroup of their own.
  */
 #include "nm_cmdexec.h"
 #include "skylark.h"
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -564,9 +566,265 @@ static void test_accounts(void)
     make(8, 200);
 }
 
+/* ---- cgroup v2 confinement (root and a cgroup2 mount only) ------------ */
+
+#define CGROUP_TESTS 17
+
+static char cg_parent[NM_CGROUP_PATH_MAX + 1]; /* our test's parent directory */
+
+/* The first cgroup2 mount of /proc/self/mounts into mnt; 0 if none. */
+static int cgroup2_mount(char *mnt, size_t len)
+{
+    FILE *f = fopen("/proc/self/mounts", "r");
+    if (f == NULL)
+        return 0;
+    char dev[256], path[160], type[64];
+    int found = 0;
+    while (!found &&
+           fscanf(f, "%255s %159s %63s %*[^\n]", dev, path, type) == 3)
+        if (strcmp(type, "cgroup2") == 0) {
+            snprintf(mnt, len, "%s", path);
+            found = 1;
+        }
+    fclose(f);
+    return found;
+}
+
+static int exists(const char *path)
+{
+    return access(path, F_OK) == 0;
+}
+
+static int dir_gone(void *arg)
+{
+    return !exists(arg);
+}
+
+static int cg_open_err(const char *parent, int64_t pids, char *err, size_t len)
+{
+    nm_cgroup_config c;
+    nm_cgroup_config_init(&c);
+    snprintf(c.cg_parent, sizeof c.cg_parent, "%s", parent);
+    c.cg_pids_max = pids;
+    nm_cgroup *cg = NULL;
+    err[0] = '\0';
+    int rc = nm_cgroup_open(&c, "node-7", 8, &cg, err, len);
+    nm_cgroup_close(cg);
+    return rc;
+}
+
+/* Configuration that is wrong, or a directory that is no cgroup. */
+static void test_cgroup_refused(void)
+{
+    char err[512];
+    tap_ok(cg_open_err("sys/fs/cgroup", 0, err, sizeof err) == SK_ECONFIG &&
+               strstr(err, "absolute path"),
+           "cgroup: a relative path is refused: %s", err);
+    tap_ok(cg_open_err(dir, 0, err, sizeof err) == SK_ECONFIG &&
+               strstr(err, "not on a cgroup v2 file system"),
+           "cgroup: a directory that is not cgroup v2 is refused: %s", err);
+    tap_ok(cg_open_err("/nonexistent/cg", 0, err, sizeof err) == SK_ECONFIG &&
+               strstr(err, "No such file"),
+           "cgroup: a missing directory is refused: %s", err);
+    tap_ok(cg_open_err(cg_parent, -1, err, sizeof err) == SK_ECONFIG &&
+               strstr(err, "cgroup_pids_max"),
+           "cgroup: a negative pids.max is refused: %s", err);
+}
+
+/* A task and the grandchild it started in a session of its own (out of
+ * its process group) both die when the task is killed, or when its shell
+ * exits; the task's directory exists while it runs and is removed. */
+static void test_cgroup_kill(nm_cgroup *cg)
+{
+    char cmd[512], gc[128], tdir[512], member[128];
+    snprintf(gc, sizeof gc, "%s/gc1", dir);
+    snprintf(cmd, sizeof cmd,
+             "setsid sh -c 'echo $$ > %s.tmp; mv %s.tmp %s; exec sleep 30' & "
+             "sleep 30",
+             gc, gc, gc);
+    launch(30, 0, cmd);
+    pid_t pid = read_pid(gc, 5);
+    snprintf(tdir, sizeof tdir, "%s/30.0.2", nm_cgroup_path(cg));
+    char procf[128];
+    snprintf(procf, sizeof procf, "/proc/%d/cgroup", (int)pid);
+    FILE *f = fopen(procf, "r");
+    member[0] = '\0';
+    if (f != NULL) {
+        while (fgets(member, sizeof member, f) != NULL &&
+               strncmp(member, "0::", 3) != 0)
+            ;
+        fclose(f);
+    }
+    tap_ok(pid > 0 && exists(tdir) && strstr(member, "/skylark-node-7/30.0.2"),
+           "the task's cgroup %s exists and holds the grandchild %d that "
+           "left its process group: %s",
+           tdir, (int)pid, member);
+    sk_kill_task kt = {30, 0, 2};
+    nm_cmdexec_kill(x, &kt);
+    const result *r = wait_results(1) ? find(30, 0) : NULL;
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_KILLED && pid > 0 &&
+               wait_gone(pid, 5),
+           "a kill ends the task and its grandchild in another session");
+    tap_ok(tu_run_until(loop, dir_gone, tdir, 5), "its cgroup is removed");
+
+    snprintf(gc, sizeof gc, "%s/gc2", dir);
+    snprintf(cmd, sizeof cmd,
+             "setsid sleep 30 & echo $! > %s.tmp; mv %s.tmp %s; exit 0", gc, gc,
+             gc);
+    launch(30, 1, cmd);
+    r = wait_results(2) ? find(30, 1) : NULL;
+    pid = read_pid(gc, 5);
+    snprintf(tdir, sizeof tdir, "%s/30.1.2", nm_cgroup_path(cg));
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_OK && pid > 0 && wait_gone(pid, 5),
+           "a task that exits leaves no process behind, even in another "
+           "session");
+    tap_ok(tu_run_until(loop, dir_gone, tdir, 5), "and its cgroup is removed");
+}
+
+/* memory.max from the request, and an OOM kill as the failure reason,
+ * where the machine offers the memory controller. */
+static void test_cgroup_memory(nm_cgroup *cg)
+{
+    if (!(nm_cgroup_enforced(cg) & NM_CG_MEMORY)) {
+        tap_skip(3,
+                 "the memory controller is not offered by this machine's "
+                 "cgroup v2 (%s/cgroup.controllers)",
+                 cg_parent);
+        return;
+    }
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "cat %s/31.0.2/memory.max", nm_cgroup_path(cg));
+    launch_as(31, 0, "alice", 32, cmd);
+    launch_as(31, 1, "alice", 32,
+              "x=$(head -c 200000000 /dev/zero | tr '\\0' a); echo survived");
+    tap_ok(wait_results(2), "two tasks with a 32 MiB request end");
+    const result *r = find(31, 0);
+    tap_ok(r && strcmp(r->r_out, "33554432\n") == 0,
+           "memory.max is the request: %s", r ? r->r_out : "");
+    r = find(31, 1);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_FAILED &&
+               strstr(r->r_out, "skylark: out of memory") &&
+               nm_cmdexec_stats_get(x)->cs_oom == 1,
+           "a task over it fails with the out-of-memory reason: %s",
+           r ? r->r_out : "");
+}
+
+/* An earlier run's task cgroup, with a process in it, is cleaned at
+ * open: the process killed, the directory removed. */
+static void test_cgroup_stale(nm_cgroup_config *c)
+{
+    char node[512], task[600], procs[700];
+    snprintf(node, sizeof node, "%s/skylark-node-7", cg_parent);
+    snprintf(task, sizeof task, "%s/99.0.1", node);
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", task);
+    pid_t pid = -1;
+    if (mkdir(node, 0755) == 0 && mkdir(task, 0755) == 0 &&
+        (pid = fork()) == 0) {
+        FILE *f = fopen(procs, "w");
+        if (f == NULL || fprintf(f, "0") < 0 || fclose(f) != 0)
+            _exit(1);
+        execl("/bin/sleep", "sleep", "30", (char *)NULL);
+        _exit(1);
+    }
+    usleep(100000);
+    nm_cgroup *cg = NULL;
+    char err[512] = "";
+    int rc = nm_cgroup_open(c, "node-7", 8, &cg, err, sizeof err);
+    int status = 0;
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    tap_ok(rc == 0 && pid > 0 && WIFSIGNALED(status) &&
+               WTERMSIG(status) == SIGKILL && !exists(task) &&
+               nm_cgroup_stats_get(cg)->gs_stale == 1,
+           "an earlier run's task cgroup is killed and removed at open %s",
+           err);
+    nm_cgroup_close(cg);
+    tap_ok(!exists(node), "close removes the node's cgroup directory");
+}
+
+static void test_cgroup(void)
+{
+    char mnt[160];
+    if (geteuid() != 0 || !cgroup2_mount(mnt, sizeof mnt)) {
+        tap_skip(CGROUP_TESTS, "%s",
+                 geteuid() != 0 ? "not root: cannot make cgroups"
+                                : "no cgroup v2 file system mounted");
+        return;
+    }
+    snprintf(cg_parent, sizeof cg_parent, "%s/skylark-test-%d", mnt,
+             (int)getpid());
+    if (mkdir(cg_parent, 0755) != 0) {
+        tap_skip(CGROUP_TESTS, "cannot make %s: %s", cg_parent,
+                 strerror(errno));
+        return;
+    }
+    test_cgroup_refused();
+    nm_cgroup_config c;
+    nm_cgroup_config_init(&c);
+    snprintf(c.cg_parent, sizeof c.cg_parent, "%s", cg_parent);
+    nm_cgroup *cg = NULL;
+    char err[512] = "", line[768] = "";
+    tap_ok(nm_cgroup_open(&c, "node-7", 8, &cg, err, sizeof err) == 0,
+           "cgroup: opens under %s %s", cg_parent, err);
+    if (cg == NULL)
+        tap_bail_out("no cgroup");
+    nm_cgroup_describe(cg, line, sizeof line);
+    char offered[256] = "", file[300];
+    snprintf(file, sizeof file, "%s/cgroup.controllers", mnt);
+    FILE *f = fopen(file, "r");
+    if (f != NULL) {
+        if (fgets(offered, sizeof offered, f) == NULL)
+            offered[0] = '\0';
+        fclose(f);
+    }
+    static const char *const ctl[] = {"memory", "cpu", "pids"};
+    static const char *const lim[] = {"memory.max", "cpu.max", "pids.max"};
+    int agree = 1;
+    for (int i = 0; i < 3; i++) {
+        char w[64];
+        snprintf(w, sizeof w, "NOT enforced: %s", lim[i]);
+        int on = (nm_cgroup_enforced(cg) >> i) & 1;
+        /* The root offers what the machine has; we are root. */
+        char sp[300], word[16];
+        snprintf(sp, sizeof sp, " %.*s ", (int)strcspn(offered, "\n"), offered);
+        snprintf(word, sizeof word, " %s ", ctl[i]);
+        int have = strstr(sp, word) != NULL;
+        if (on != have || (strstr(line, w) != NULL) == on)
+            agree = 0;
+    }
+    tap_ok(agree,
+           "the limits enforced are those the machine offers "
+           "(controllers '%.*s'): %s",
+           (int)strcspn(offered, "\n"), offered, line);
+
+    nm_cmdexec_destroy(x);
+    nm_cmdexec_config cfg;
+    nm_cmdexec_config_init(&cfg);
+    cfg.cx_max_children = 4;
+    cfg.cx_kill_grace_ms = 200;
+    cfg.cx_cgroup = cg;
+    snprintf(cfg.cx_node, sizeof cfg.cx_node, "node-7");
+    if (nm_cmdexec_create(loop, &cfg, on_ready, NULL, &x) != 0)
+        tap_bail_out("cannot create the command executor");
+    nresults = 0;
+    test_cgroup_kill(cg);
+    test_cgroup_memory(cg);
+    const nm_cgroup_stats *gs = nm_cgroup_stats_get(cg);
+    tap_ok(gs->gs_created == gs->gs_removed && gs->gs_busy == 0 &&
+               gs->gs_leaked == 0,
+           "every task cgroup made was removed (%llu)",
+           (unsigned long long)gs->gs_created);
+    nm_cmdexec_destroy(x);
+    x = NULL;
+    nm_cgroup_close(cg);
+    test_cgroup_stale(&c);
+    rmdir(cg_parent);
+    make(8, 200);
+}
+
 int main(void)
 {
-    tap_plan(50 + ACCOUNT_TESTS);
+    tap_plan(50 + ACCOUNT_TESTS + CGROUP_TESTS);
     tap_timeout(60);
     snprintf(dir, sizeof dir, "/tmp/skylark-cmdexec-XXXXXX");
     if (mkdtemp(dir) == NULL)
@@ -586,6 +844,7 @@ int main(void)
     test_spawn_failure();
     test_mem_limit();
     test_accounts();
+    test_cgroup();
     nm_cmdexec_destroy(x);
     x = NULL;
     /* Last: the default loop takes SIGCHLD from every other loop. */

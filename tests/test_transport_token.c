@@ -6,7 +6,8 @@
  * user and role from it; a token that claims a daemon's role, that is
  * forged, altered, expired or not admitted here is refused at its HELLO,
  * told why and counted; and a session name cannot be taken over under
- * another credential.
+ * another credential. An executor token comes up as an executor only,
+ * where a router admits executors, and no other token as one.
  */
 #include "config.h"
 #include "sk_log.h"
@@ -358,6 +359,52 @@ static void test_config(void)
     tap_is_int(refusedn, 4, "malformed tc_token_roles are refused");
 }
 
+/* Executor tokens: role "executor" only, and only where admitted. */
+static void test_executor(void)
+{
+    sk_token ex = token("spark", SK_CRED_EXECUTOR, 3600, cluster), back;
+    char line[SK_TOKEN_TEXT_MAX + 1], err[200];
+    size_t n = sk_token_format(&ex, line);
+    tap_ok(strncmp(line, "skylark-token 1 spark executor ", 31) == 0 &&
+               sk_token_parse(line, n, &back, err, sizeof err) == 0 &&
+               back.tk_role == SK_CRED_EXECUTOR &&
+               memcmp(back.tk_key, ex.tk_key, SK_TAUTH_KEY) == 0,
+           "an executor token's line round-trips");
+    char ep[64];
+    new_ep(ep, sizeof ep);
+    side r, d;
+    make_router(&r, "frontend executor", ep);
+    make_dealer(&d, "executor", "ex1", &ex, 0, ep);
+    sk_peer_info pi;
+    memset(&pi, 0, sizeof pi);
+    int found = tu_run_until(loop, up, &r, 5) &&
+                sk_transport_peer_info(r.sd_t, r.sd_rec.ru_last_up, &pi) == 0;
+    tap_ok(found && pi.pi_cred == SK_CRED_EXECUTOR &&
+               strcmp(pi.pi_user, "spark") == 0,
+           "an executor token comes up as an executor where admitted, known "
+           "as executor spark (cred %u)",
+           pi.pi_cred);
+    sk_transport_destroy(d.sd_t);
+    sk_transport_destroy(r.sd_t);
+
+    sk_token alice = token("alice", SK_CRED_USER, 3600, cluster);
+    sk_token adm = token("ops", SK_CRED_ADMIN, 3600, cluster);
+    const size_t role = offsetof(sk_transport_stats, ts_role_refused);
+    const size_t failed = offsetof(sk_transport_stats, ts_auth_failed);
+    refused("an executor token as a frontend", "frontend executor", "frontend",
+            &ex, 0, "only the cluster key", role);
+    refused("an executor token as a scheduler", "frontend executor", "sched",
+            &ex, 0, "only the cluster key", role);
+    refused("an executor token where executors are not admitted",
+            "frontend tool", "executor", &ex, 0, "only the cluster key", role);
+    refused("a user's token as an executor", "frontend executor", "executor",
+            &alice, 0, "only the cluster key", role);
+    refused("an admin's token as an executor", "frontend executor", "executor",
+            &adm, 0, "only the cluster key", role);
+    refused("a user's token that claims executor", "frontend executor",
+            "executor", &alice, SK_CRED_EXECUTOR, "does not verify", failed);
+}
+
 int main(void)
 {
     tap_plan_lazy();
@@ -371,6 +418,7 @@ int main(void)
     test_user_up();
     test_refusals();
     test_takeover();
+    test_executor();
     ev_loop_destroy(loop);
     tap_done();
     return tap_exit_status();
