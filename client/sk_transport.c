@@ -209,29 +209,32 @@ size_t sk_tframe_body_max(const sk_transport_config *cfg)
     return cfg->tc_max_batch > one ? cfg->tc_max_batch : one;
 }
 
-/* Encrypts the body of p's next frame into t->t_seal, followed by its tag,
- * under the session's key with the frame's seq as nonce. */
-static int seal(sk_transport *t, sk_tpeer *p, const uint8_t *hdr,
-                const void *body, size_t len, const void *body2, size_t len2)
+/* Builds p's next frame sealed, in a message of nanomsg's own (its
+ * allocator, so that nn_sendmsg takes it without a copy): the header hdr,
+ * the body (body, then body2) encrypted straight from the caller's
+ * buffers, the tag. Returns the message, or NULL. The first version
+ * encrypted into a buffer of ours that nn_sendmsg then copied into its
+ * message: a pass over every byte that the clear path does not make. */
+static uint8_t *seal_msg(const sk_tpeer *p, const uint8_t *hdr,
+                         const void *body, size_t len, const void *body2,
+                         size_t len2)
 {
-    size_t need = len + len2 + SK_TAUTH_TAG;
-    if (need > t->t_seal_cap) {
-        size_t cap = sk_tframe_body_max(&t->t_cfg) + SK_TAUTH_TAG;
-        uint8_t *b = need <= cap ? realloc(t->t_seal, cap) : NULL;
-        if (b == NULL)
-            return SK_ENOMEM;
-        t->t_seal = b;
-        t->t_seal_cap = cap;
-    }
+    size_t blen = len + len2;
+    uint8_t *m = nn_allocmsg(SK_TFRAME_HDR + blen + SK_TAUTH_TAG, 0);
+    if (m == NULL)
+        return NULL;
+    uint8_t *b = m + SK_TFRAME_HDR;
+    memcpy(m, hdr, SK_TFRAME_HDR);
     const uint8_t *in = body;
     if (len2 > 0) {
-        memcpy(t->t_seal, body, len);
-        memcpy(t->t_seal + len, body2, len2);
-        in = t->t_seal;
+        /* Two pieces: join them, then encrypt in place. */
+        memcpy(b, body, len);
+        memcpy(b + len, body2, len2);
+        in = b;
     }
-    sk_tauth_seal(p->pe_keys.ak_tx, p->pe_tx_seq, hdr, SK_TFRAME_HDR, in,
-                  len + len2, t->t_seal, t->t_seal + len + len2);
-    return 0;
+    sk_tauth_seal(p->pe_keys.ak_tx, p->pe_tx_seq, m, SK_TFRAME_HDR, in, blen, b,
+                  b + blen);
+    return m;
 }
 
 int sk_tpeer_send_frame(sk_transport *t, sk_tpeer *p, sk_tframe_kind kind,
@@ -243,17 +246,18 @@ int sk_tpeer_send_frame(sk_transport *t, sk_tpeer *p, sk_tframe_kind kind,
     struct nn_iovec iov[3] = {
         {hdr, sizeof hdr}, {(void *)body, len}, {(void *)body2, len2}};
     int niov = len2 > 0 ? 3 : len > 0 ? 2 : 1;
+    uint8_t *sealed = NULL; /* ours until nanomsg takes it */
     if (t->t_cfg.tc_keyed) {
         hdr[0] = SK_TFRAME_SEALED;
         /* HELLO is the handshake itself; RESET answers a pipe that has no
          * session, hence no key. Everything else is sealed. */
         if (kind != SK_TF_HELLO && kind != SK_TF_RESET) {
-            int rc = seal(t, p, hdr, body, len, body2, len2);
-            if (rc < 0)
-                return rc;
-            iov[1].iov_base = t->t_seal;
-            iov[1].iov_len = len + len2 + SK_TAUTH_TAG;
-            niov = 2;
+            sealed = seal_msg(p, hdr, body, len, body2, len2);
+            if (sealed == NULL)
+                return SK_ENOMEM;
+            iov[0].iov_base = &sealed;
+            iov[0].iov_len = NN_MSG;
+            niov = 1;
         }
     }
 
@@ -279,6 +283,8 @@ int sk_tpeer_send_frame(sk_transport *t, sk_tpeer *p, sk_tframe_kind kind,
     int sock = p->pe_conn != NULL ? p->pe_conn->cn_sock : t->t_router;
     if (nn_sendmsg(sock, &h, NN_DONTWAIT) < 0) {
         int err = nn_errno();
+        if (sealed != NULL)
+            nn_freemsg(sealed); /* never left: the next try seals anew */
         if (err == EAGAIN || err == EINTR)
             return SK_EAGAIN;
         sk_error("transport: nn_sendmsg to %s %s: %s", p->pe_role, p->pe_name,
@@ -841,7 +847,6 @@ void sk_transport_destroy(sk_transport *t)
     free(t->t_chunks);
     free(t->t_route_map);
     free(t->t_name_map);
-    free(t->t_seal);
     sk_tauth_wipe(&t->t_cfg.tc_key, sizeof t->t_cfg.tc_key);
     free(t);
 }

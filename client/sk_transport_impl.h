@@ -113,8 +113,6 @@ struct sk_transport {
     uint32_t t_map_mask;  /* buckets - 1 */
     int t_in_cb;          /* depth of callbacks running */
     uint32_t t_pending;   /* router peers with pe_pending */
-    uint8_t *t_seal;      /* sealed: where an outgoing frame is encrypted */
-    size_t t_seal_cap;    /* its bytes */
     sk_transport_stats t_stats;
 };
 
