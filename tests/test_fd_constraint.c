@@ -260,6 +260,35 @@ static size_t reserves(fd_core *c, uint64_t job, sk_peer *peers, size_t max)
     return n;
 }
 
+/* The text of flowd's answer to query q (the caller frees it); NULL if
+ * the answer is an error. */
+static char *explain(fd_core *c, sk_time now, const char *q)
+{
+    fdt_drain(c);
+    sk_msg m = {.m_type = SK_MSG_STATUS_REQUEST};
+    m.m_status_request =
+        (sk_status_request){.sq_request = 5, .sq_table = true, .sq_query = q};
+    fd_core_on_msg(c, now, 200, &m);
+    const sk_msg *r = fdt_nth(c, SK_MSG_STATUS_REPLY, 0, NULL);
+    if (r == NULL || r->m_status_reply.sr_nrows == 0)
+        return NULL;
+    size_t len = 0;
+    char *text = NULL;
+    for (uint32_t i = 0; i < r->m_status_reply.sr_nrows; i++) {
+        const char *cell = r->m_status_reply.sr_rows[i].sw_cells[0];
+        size_t n = strlen(cell);
+        char *t = realloc(text, len + n + 2);
+        if (t == NULL)
+            tap_bail_out("out of memory");
+        text = t;
+        memcpy(text + len, cell, n);
+        len += n;
+        text[len++] = '\n';
+        text[len] = '\0';
+    }
+    return text;
+}
+
 static bool distinct(const sk_peer *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -302,8 +331,10 @@ static void test_flowd(void)
     tap_ok(n == 6 && distinct(p, n),
            "7 zk2 NOTIN NODE zk2 on 6 nodes: 6 distinct RESERVEs");
     const char *why = NULL;
+    uint32_t waits = 0;
     for (uint32_t t = 0; t < 7 && why == NULL; t++)
-        why = fd_constraint_why(c, SCHED, 2, t);
+        if ((why = fd_constraint_why(c, SCHED, 2, t)) != NULL)
+            waits = t;
     tap_ok(why != NULL && strstr(why, "hard placement constraints") != NULL,
            "the seventh waits, saying why: %s", why ? why : "(nothing)");
     n = reserves(c, 3, p, 16);
@@ -337,6 +368,40 @@ static void test_flowd(void)
                                      "constraint_soft_broken") == 0 &&
                               strcmp(rp.sr_kv[i].kv_value, "2") == 0);
     tap_ok(found, "the status says constraint_soft_broken 2");
+
+    char q[32];
+    snprintf(q, sizeof q, "explain 2 %u", waits);
+    char *x = explain(c, now, q);
+    tap_ok(x != NULL &&
+               strstr(x, "why it waits on them: no node with room "
+                         "meets its hard placement") != NULL &&
+               strstr(x, "constraint 1 rules out") != NULL &&
+               strstr(x, "tasks tagged zk2 (of this job), constraint 1 "
+                         "(zk2,NOTIN,NODE,zk2) wants 0..0") != NULL,
+           "flow explain of the waiting zk2 task: the reason, the hard "
+           "constraint that rules nodes out, the group and the tag count");
+    free(x);
+    x = explain(c, now, "explain 4 0");
+    tap_ok(x != NULL && strstr(x, "constraint 1 rules out") != NULL &&
+               strstr(x, "0 tasks tagged nothere (of any job), constraint "
+                         "1 (db,IN,NODE,all/nothere) wants 1..*") != NULL,
+           "flow explain of a db task: IN NODE all/nothere rules out every "
+           "node with room, none has a task tagged nothere");
+    free(x);
+    x = explain(c, now, "explain 3 0");
+    tap_ok(x != NULL && strstr(x, "breaks it: node") != NULL &&
+               strstr(x, "1 tasks tagged zk (of any job), constraint 2") !=
+                   NULL &&
+               strstr(x, "a soft violation, weight 4") != NULL &&
+               strstr(x, "1. hb,IN,RACK,all/zk") != NULL &&
+               strstr(x, "the constraint round (below) placed it on") != NULL,
+           "flow explain of a placed hb task: the soft constraint it breaks, "
+           "where, and its weight");
+    free(x);
+    x = explain(c, now, "explain 1 0");
+    tap_ok(x != NULL && strstr(x, "meets the 1 constraints") != NULL,
+           "flow explain of a placed zk task: it meets its constraint");
+    free(x);
     fd_core_free(c);
 }
 

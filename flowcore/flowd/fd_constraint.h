@@ -27,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The cost of a task left waiting: over any sum of soft weights of the
  * instances it is used on. */
@@ -123,6 +124,7 @@ int fd_cx_place(fd_cx *x, fd_cx_stats *stats);
 
 typedef struct fd_cons fd_cons;
 struct fd_job;
+struct fd_task;
 
 /* fd_cons_new copies the tags and constraints of sj (validated by the
  * decoder) into *out, or sets it NULL when sj has neither. Returns 0 or
@@ -146,6 +148,17 @@ void fd_constraint_round(fd_core *c, sk_time now);
  * (not waiting, not constrained, or no reason known yet). */
 const char *fd_constraint_why(const fd_core *c, sk_peer sched, uint64_t job,
                               uint32_t task);
+
+/* fd_constraint_explain writes to f, for `flow explain`, task t's tags
+ * and its job's constraints; if t waits, the reason the last constraint
+ * round gave and, against the live nodes with room now, how many nodes
+ * each hard constraint rules out, with one such node, its group (node,
+ * rack or label value) and the count of the target tag there; if t is
+ * placed, each constraint it breaks where it is (hard, or soft with its
+ * weight). Nothing if t's job has no tags. Costs one instance of the
+ * tagged jobs (as fd_constraint_round builds, without placing) plus
+ * O(nodes * constraints) for a waiting task. Loop thread. */
+void fd_constraint_explain(const fd_core *c, const struct fd_task *t, FILE *f);
 
 /* What the placements of one job break, after the last round that placed
  * constrained tasks: per application and per constraint. */
