@@ -132,6 +132,27 @@ int fd_constraint_count(const fd_core *c, sk_peer sched, uint64_t job,
     return 0;
 }
 
+int fd_constraint_net_task(const fd_core *c, fd_net *net, const fd_task *t)
+{
+    (void)c;
+    if (t->t_state != FD_TASK_WAITING || !fd_cons_active(t->t_job))
+        return 0;
+    fd_gent *e = fd_net_find(net, FD_G_TASK, t->t_slot);
+    if (e == NULL)
+        return 0;
+    fc_graph *g = net->nt_g;
+    for (int32_t i = 0; i < fc_node_degree(g, e->e_node); i++) {
+        bool out;
+        fc_arc a = fc_node_arc(g, e->e_node, i, &out);
+        if (out && a != e->e_arc[0] && fc_arc_capacity(g, a) != 0) {
+            int rc = fc_arc_set_capacity(g, a, 0);
+            if (rc != 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
 /* ---- one round's instance ------------------------------------------- */
 
 typedef struct inst {
@@ -365,6 +386,60 @@ static int build_tasks(const fd_core *c, inst *in)
     return in->nomem ? SK_ENOMEM : 0;
 }
 
+/* Bounds the round's work: when the tasks to place times the nodes with
+ * room exceed FD_CX_MAX_ARCS, only some nodes keep their room: those in
+ * racks that hold a task of a tagged job (where affinities point; at most
+ * half the budget), then a window of the others that moves on by its
+ * width each round, until the budget is spent and the room kept is at
+ * least twice the tasks to place. Returns whether it bounded. */
+static bool bound_nodes(fd_core *c, inst *in)
+{
+    uint32_t nn = in->x.cx_nnodes, todo = 0, with_room = 0;
+    for (uint32_t i = 0; i < in->x.cx_ntasks; i++)
+        todo += !in->ct[i].ck_fixed;
+    for (uint32_t n = 0; n < nn; n++)
+        with_room += in->room[n] > 0;
+    if (todo == 0 || (uint64_t)todo * with_room <= FD_CX_MAX_ARCS)
+        return false;
+    uint32_t budget = FD_CX_MAX_ARCS / todo;
+    uint8_t *keep = calloc(nn ? nn : 1, 1),
+            *hot = calloc(in->x.cx_nracks + 1, 1);
+    if (keep == NULL || hot == NULL) {
+        free(keep);
+        free(hot);
+        return false; /* unbounded this round rather than not at all */
+    }
+    for (uint32_t i = 0; i < in->x.cx_ntasks; i++)
+        if (in->ct[i].ck_fixed)
+            hot[in->rack[in->ct[i].ck_node]] = 1;
+    uint32_t kept = 0;
+    uint64_t room = 0;
+    for (uint32_t n = 0; n < nn && kept < budget / 2; n++)
+        if (in->room[n] > 0 && hot[in->rack[n]]) {
+            keep[n] = 1;
+            kept++;
+            room += in->room[n];
+        }
+    uint32_t start = c->c_cx_window % nn, n = start;
+    do {
+        if (in->room[n] > 0 && !keep[n] &&
+            (kept < budget || room < 2 * (uint64_t)todo)) {
+            keep[n] = 1;
+            kept++;
+            room += in->room[n];
+        }
+        n = (n + 1) % nn;
+    } while (n != start && (kept < budget || room < 2 * (uint64_t)todo));
+    c->c_cx_window = n;
+    for (uint32_t m = 0; m < nn; m++)
+        if (!keep[m])
+            in->room[m] = 0;
+    c->c_st.fs_cx_bounded++;
+    free(keep);
+    free(hot);
+    return true;
+}
+
 /* Per job and per constraint, from the instance's counts (a job's
  * constraints are consecutive, in its order). */
 static void count_per_job(inst *in)
@@ -412,8 +487,11 @@ void fd_constraint_round(fd_core *c, sk_time now)
     int rc = build_nodes(c, &in);
     if (rc == 0)
         rc = build_tasks(c, &in);
-    if (rc == 0)
+    bool in_bounded = false;
+    if (rc == 0) {
+        in_bounded = bound_nodes(c, &in);
         rc = fd_cx_place(&in.x, &xs);
+    }
     if (rc == 0)
         rc = fd_cx_eval_each(&in.x, &sc, in.broken);
     if (rc != 0) {
@@ -440,9 +518,14 @@ void fd_constraint_round(fd_core *c, sk_time now)
         c->c_st.fs_cx_placed++;
     }
     count_per_job(&in);
+    if (xs.xs_cut || (c->c_st.fs_cx_waiting > 0 && in_bounded)) {
+        c->c_st.fs_cx_cut += xs.xs_cut;
+        fd_event(c, now); /* a bounded round: the rest at the next one */
+    }
     c->c_st.fs_cx_hard = sc.cs_hard;
     c->c_st.fs_cx_soft = sc.cs_soft;
     c->c_st.fs_cx_soft_weight = sc.cs_soft_weight;
+    c->c_st.fs_cx_checked = sc.cs_checked;
     inst_free(&in);
 }
 

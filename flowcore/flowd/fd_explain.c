@@ -441,6 +441,14 @@ static void explain(const fd_core *c, const fd_task *t, sk_time now, FILE *f)
                     "during the solve; the next round places it again)\n",
                     m->n_name);
     }
+    if (t->t_state == FD_TASK_WAITING && fd_cons_active(j)) {
+        fprintf(f, "why it waits: its job has placement constraints, which "
+                   "the main network does not see: there the task may "
+                   "only wait, and the constraint round after each solve "
+                   "places it on the room left (below)\n");
+        fd_constraint_explain(c, t, f);
+        return;
+    }
     if (t->t_state == FD_TASK_WAITING) {
         explain_waiting(c, t, tv, wait_cost, now, f);
         fd_constraint_explain(c, t, f);
