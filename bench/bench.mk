@@ -16,3 +16,11 @@ bench_medea_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd \
 	-I$(top_srcdir)/tests
 bench_medea_LDADD = tests/libmedea.a flowcore/flowd/libflowd.la \
 	flowcore/libflowcore.la client/libskylark_impl.la
+
+# bench/medea_round: one constrained application's cost in a flowd round.
+noinst_PROGRAMS += bench/medea_round
+bench_medea_round_SOURCES = bench/medea_round.c
+bench_medea_round_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd \
+	-I$(top_srcdir)/tests
+bench_medea_round_LDADD = tests/libfdtest.a flowcore/flowd/libflowd.la \
+	flowcore/libflowcore.la client/libskylark_impl.la tests/libtap.a
