@@ -121,12 +121,8 @@ static void run(uint32_t nodes, uint32_t ntasks, bool tagged, double *t,
         exit(1);
     }
     double b = now_s();
-    fc_solve_options opt;
-    fc_solve_options_init(&opt);
-    opt.so_algorithm = r->rd_algorithm;
-    opt.so_incremental = r->rd_incremental;
     fc_solve_stats st;
-    int src = fc_solve(r->rd_graph, &opt, &st);
+    int src = fdt_solve(r, &st);
     double d = now_s();
     fd_round_end(c, now, r, src, &st);
     double e = now_s();
