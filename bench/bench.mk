@@ -35,3 +35,11 @@ bench_launch_SOURCES = bench/launch.c nodemon/nm_cmdexec.c \
 	nodemon/nm_guard.c nodemon/nm_account.c nodemon/nm_cgroup.c
 bench_launch_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
 bench_launch_LDADD = client/libskylark_impl.la $(EV_LIBS)
+
+# bench/medea_round: one constrained application's cost in a flowd round.
+noinst_PROGRAMS += bench/medea_round
+bench_medea_round_SOURCES = bench/medea_round.c
+bench_medea_round_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd \
+	-I$(top_srcdir)/tests
+bench_medea_round_LDADD = tests/libfdtest.a flowcore/flowd/libflowd.la \
+	flowcore/libflowcore.la client/libskylark_impl.la tests/libtap.a

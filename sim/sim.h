@@ -134,6 +134,8 @@ typedef struct sim_params {
     sim_solve_time p_solve_time;
     double p_long_share; /* of each node's slots, for long tasks */
     double p_short_part; /* hawk: share of nodes for short jobs only */
+    uint32_t p_racks;    /* flow node: racks of consecutive nodes (0:
+                            none, every node's he_rack "") */
     FILE *p_rounds_out;  /* per flow round CSV, or NULL */
     uint32_t p_threads;  /* of a split run (sim_par.h); 0: one per CPU
                             from 2,000 nodes, one below */

@@ -13,6 +13,7 @@ noinst_LTLIBRARIES += sim/libsim.la
 sim_libsim_la_SOURCES = \
 	sim/sim.h \
 	sim/sim_engine.c \
+	sim/sim_cons.c sim/sim_cons.h \
 	sim/sim_evq.c sim/sim_evq.h \
 	sim/sim_flow.c sim/sim_flow.h \
 	sim/sim_jobmap.c sim/sim_jobmap.h \

@@ -278,6 +278,12 @@ static void core_start(flow_state *fs, sim *s)
                       .he_res = {p->p_slots * 1000, p->p_slots * 1024},
                       .he_labels = labels,
                       .he_nlabels = nl};
+        char rack[16] = "";
+        if (p->p_racks > 0) {
+            uint32_t per = (p->p_nodes + p->p_racks - 1) / p->p_racks;
+            snprintf(rack, sizeof rack, "r%u", i / per);
+        }
+        h.he_rack = rack;
         core_hello(fs, s, i, &h);
     }
     /* Each scheduler opens a session to the flow node: both HELLOs. */
@@ -610,6 +616,21 @@ static void fl_report(void *ctx, sim *s, FILE *out)
             (unsigned long long)st->fs_jobs_accepted,
             (unsigned long long)st->fs_jobs_rejected,
             (unsigned long long)st->fs_waiting);
+    if (st->fs_cx_rounds > 0)
+        fprintf(out,
+                "  constraints       rounds %llu, tasks placed %llu, waiting "
+                "%llu; (constraint, task) pairs checked %llu, soft broken "
+                "%llu (%.2f%%, weight %llu), hard broken %llu\n",
+                (unsigned long long)st->fs_cx_rounds,
+                (unsigned long long)st->fs_cx_placed,
+                (unsigned long long)st->fs_cx_waiting,
+                (unsigned long long)st->fs_cx_checked,
+                (unsigned long long)st->fs_cx_soft,
+                st->fs_cx_checked ? 100.0 * (double)st->fs_cx_soft /
+                                        (double)st->fs_cx_checked
+                                  : 0.0,
+                (unsigned long long)st->fs_cx_soft_weight,
+                (unsigned long long)st->fs_cx_hard);
     fprintf(
         out,
         "  anomalies         input dropped %llu, over limits %llu, "

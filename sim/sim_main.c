@@ -91,6 +91,8 @@ static void usage(FILE *out)
         "                          hold (0.75)\n"
         "  --short-partition X     hawk: share of nodes for short jobs only\n"
         "                          (0.17)\n"
+        "  --racks K               the flow node sees K racks of consecutive\n"
+        "                          nodes (0: none, the default)\n"
         "Network:\n"
         "  --delay TIME            one-way delay node <-> scheduler (0.5ms)\n"
         "  --delay-dist KIND       fixed, uniform (mean/2..3mean/2) or exp\n"
@@ -341,6 +343,7 @@ enum {
     O_SOLVE_TIME,
     O_LONG_SHARE,
     O_SHORT_PART,
+    O_RACKS,
     O_ROUNDS_OUT,
     O_DELAY,
     O_DELAY_DIST,
@@ -389,6 +392,7 @@ static const struct option long_opts[] = {
     {"solve-time", required_argument, NULL, O_SOLVE_TIME},
     {"long-share", required_argument, NULL, O_LONG_SHARE},
     {"short-partition", required_argument, NULL, O_SHORT_PART},
+    {"racks", required_argument, NULL, O_RACKS},
     {"rounds-out", required_argument, NULL, O_ROUNDS_OUT},
     {"delay", required_argument, NULL, O_DELAY},
     {"delay-dist", required_argument, NULL, O_DELAY_DIST},
@@ -531,6 +535,11 @@ static int parse_options(options *o, int argc, char **argv)
             if (!parse_double(a, &d) || !(d > 0 && d <= 1))
                 return bad_usage("--long-share must be in (0, 1]");
             p->p_long_share = d;
+            break;
+        case O_RACKS:
+            if (!parse_u64(a, &v) || v > SIM_MAX_NODES)
+                return bad_usage("--racks must be in 0..%u", SIM_MAX_NODES);
+            p->p_racks = (uint32_t)v;
             break;
         case O_SHORT_PART:
             if (!parse_double(a, &d) || !(d >= 0 && d < 1))

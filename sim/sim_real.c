@@ -22,6 +22,7 @@
  * sent; anything else stops the run with an error.
  */
 #include "sim.h"
+#include "sim_cons.h"
 #include "sim_jobmap.h"
 #include "sim_par.h"
 
@@ -466,6 +467,9 @@ static void submit_now(sim *s, sim_job *j)
             rs->specs[t].ts_preferred = &rs->pref_ptrs[off];
             rs->specs[t].ts_npreferred = n;
         }
+        if (j->j_cons != NULL)
+            rs->specs[t].ts_tags =
+                sim_cons_task_tags(j->j_cons, t, &rs->specs[t].ts_ntags);
     }
     const char *labels[SIM_JOB_LABELS];
     for (uint32_t i = 0; i < j->j_nlabels; i++)
@@ -480,6 +484,10 @@ static void submit_now(sim *s, sim_job *j)
     sj->sj_framework = "";
     sj->sj_tasks = rs->specs;
     sj->sj_ntasks = j->j_ntasks;
+    if (j->j_cons != NULL) {
+        sj->sj_constraints = j->j_cons->sc_spec.cs_items;
+        sj->sj_nconstraints = j->j_cons->sc_spec.cs_n;
+    }
     /* With the flow node in the run the scheduler hands long jobs (mix
      * flow: every job) to it; otherwise they are sampled. */
     sj->sj_long = j->j_long && (s->s_p->p_mix == SIM_MIX_HYBRID ||

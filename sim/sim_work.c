@@ -3,6 +3,7 @@
  * synthetic generator (see sim_work.h for the format).
  */
 #include "sim_work.h"
+#include "sim_cons.h"
 
 #include "skylark.h"
 
@@ -13,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NFIELDS 9
+#define NFIELDS 11
 
 /* A piece of a line: [p, p + n). */
 typedef struct span {
@@ -84,6 +85,7 @@ void sim_job_free(sim_job *j)
     free(j->j_cut);
     free(j->j_pref_off);
     free(j->j_pref);
+    sim_cons_free(j->j_cons);
     free(j);
 }
 
@@ -500,7 +502,8 @@ static int parse_line(sim_src *s, span line, sim_job *j, char *err,
 {
     static const char *names[NFIELDS] = {"arrival_us", "job",    "user",
                                          "priority",   "class",  "tasks",
-                                         "durations",  "labels", "preferred"};
+                                         "durations",  "labels", "preferred",
+                                         "tags",       "constraints"};
     span f[NFIELDS] = {{0}};
     bool more = true;
     uint32_t n = 0;
@@ -549,7 +552,14 @@ static int parse_line(sim_src *s, span line, sim_job *j, char *err,
         return rc;
     if ((rc = parse_labels(s, j, f[7], err, errlen)) != 0)
         return rc;
-    return parse_prefs(s, j, f[8], err, errlen);
+    if ((rc = parse_prefs(s, j, f[8], err, errlen)) != 0)
+        return rc;
+    char why[320];
+    rc = sim_cons_parse(f[9].p, f[9].n, f[10].p, f[10].n, j->j_ntasks,
+                        &j->j_cons, why, sizeof why);
+    if (rc == SK_EINVAL)
+        return bad(s, err, errlen, "tags/constraints", "%s", why);
+    return rc;
 }
 
 /* read_line reads one line into s->s_line, at most SIM_MAX_LINE_BYTES
@@ -662,6 +672,8 @@ int sim_job_write(FILE *fp, const sim_job *j, const sim_names *names)
                 fprintf(fp, "%s%u", k > j->j_pref_off[t] ? " " : "",
                         j->j_pref[k]);
         }
+    if (j->j_cons != NULL)
+        sim_cons_write(fp, j->j_cons);
     fputc('\n', fp);
     return ferror(fp) ? SK_ESYS : 0;
 }

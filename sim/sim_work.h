@@ -33,6 +33,9 @@
  *              nodes); or, per task, node indexes separated by ' ',
  *              tasks separated by ';' (an empty entry: no preference),
  *              at most 16 per task.
+ *  tags, constraints  (optional, after preferred) a long-running
+ *              application's allocation tags and placement constraints:
+ *              sim_cons.h says how, docs/CONSTRAINTS.md what they mean.
  *
  * Jobs are read one at a time, so a file of any length replays in memory
  * bounded by the jobs in flight. Every field is checked; an error names
@@ -109,6 +112,7 @@ typedef struct sim_job {
     uint8_t j_labels[SIM_JOB_LABELS]; /* indexes into sim_names */
     uint32_t *j_pref_off; /* NULL, or ntasks + 1 offsets into j_pref */
     uint32_t *j_pref;     /* preferred node indexes */
+    struct sim_cons *j_cons; /* tags and constraints (sim_cons.h), or NULL */
 
     /* Progress, kept by the simulator. */
     bool j_measured;      /* counts in the summary (short jobs) */

@@ -167,6 +167,15 @@ void fdt_answer(fd_core *c, sk_time now, sk_peer peer, const sk_reserve *rv,
     fd_core_on_msg(c, now, peer, &m);
 }
 
+int fdt_solve(fd_round *r, fc_solve_stats *st)
+{
+    fc_solve_options opt;
+    fc_solve_options_init(&opt);
+    opt.so_algorithm = r->rd_algorithm;
+    opt.so_incremental = r->rd_incremental;
+    return fc_solve(r->rd_graph, &opt, st);
+}
+
 int fdt_round(fd_core *c, sk_time now, int *solve_rc)
 {
     fdt_drain(c);
@@ -174,12 +183,8 @@ int fdt_round(fd_core *c, sk_time now, int *solve_rc)
     int rc = fd_round_begin(c, now, &r);
     if (rc != 0)
         return rc;
-    fc_solve_options opt;
-    fc_solve_options_init(&opt);
-    opt.so_algorithm = r->rd_algorithm;
-    opt.so_incremental = r->rd_incremental;
     fc_solve_stats st;
-    int src = fc_solve(r->rd_graph, &opt, &st);
+    int src = fdt_solve(r, &st);
     if (solve_rc != NULL)
         *solve_rc = src;
     if (fd_round_end(c, now, r, src, &st) != 0)

@@ -82,6 +82,11 @@ void fdt_heartbeat_res(fd_core *c, sk_time now, sk_peer peer, uint64_t seq,
 void fdt_answer(fd_core *c, sk_time now, sk_peer peer, const sk_reserve *rv,
                 bool ack);
 
+/* fdt_solve solves round r's network on this thread with the round's
+ * algorithm and incrementality, as the daemon's solver threads do; the
+ * stats in *st. Returns fc_solve's code. */
+int fdt_solve(fd_round *r, fc_solve_stats *st);
+
 /* fdt_round runs a round if one is due: begin, fc_solve on this thread
  * with the round's algorithm, end. Returns fd_round_begin's code (0: a
  * round ran); the solve's code goes to *solve_rc when not NULL. */

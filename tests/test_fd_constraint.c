@@ -227,8 +227,9 @@ static void submit(fd_core *c, sk_time now, uint64_t job, uint32_t ntasks,
     fdt_drain(c);
     if (sk_constraint_parse(text, &spec, err, sizeof err) != 0)
         tap_bail_out("%s: %s", text, err);
-    sk_task_spec ts[16];
-    memset(ts, 0, sizeof ts);
+    sk_task_spec *ts = calloc(ntasks, sizeof *ts);
+    if (ts == NULL)
+        tap_bail_out("out of memory");
     const char *tags[1] = {tag};
     for (uint32_t i = 0; i < ntasks; i++) {
         ts[i].ts_spec.b_data = (const uint8_t *)"true";
@@ -246,6 +247,7 @@ static void submit(fd_core *c, sk_time now, uint64_t job, uint32_t ntasks,
                                      .sj_constraints = spec.cs_items,
                                      .sj_nconstraints = spec.cs_n};
     fd_core_on_msg(c, now, SCHED, &m);
+    free(ts);
 }
 
 /* The nodes (peers) the RESERVEs of job went to, in *peers. */
@@ -258,6 +260,35 @@ static size_t reserves(fd_core *c, uint64_t job, sk_peer *peers, size_t max)
         if (m->m_reserve.rv_job == job && n < max)
             peers[n++] = to;
     return n;
+}
+
+/* The text of flowd's answer to query q (the caller frees it); NULL if
+ * the answer is an error. */
+static char *explain(fd_core *c, sk_time now, const char *q)
+{
+    fdt_drain(c);
+    sk_msg m = {.m_type = SK_MSG_STATUS_REQUEST};
+    m.m_status_request =
+        (sk_status_request){.sq_request = 5, .sq_table = true, .sq_query = q};
+    fd_core_on_msg(c, now, 200, &m);
+    const sk_msg *r = fdt_nth(c, SK_MSG_STATUS_REPLY, 0, NULL);
+    if (r == NULL || r->m_status_reply.sr_nrows == 0)
+        return NULL;
+    size_t len = 0;
+    char *text = NULL;
+    for (uint32_t i = 0; i < r->m_status_reply.sr_nrows; i++) {
+        const char *cell = r->m_status_reply.sr_rows[i].sw_cells[0];
+        size_t n = strlen(cell);
+        char *t = realloc(text, len + n + 2);
+        if (t == NULL)
+            tap_bail_out("out of memory");
+        text = t;
+        memcpy(text + len, cell, n);
+        len += n;
+        text[len++] = '\n';
+        text[len] = '\0';
+    }
+    return text;
 }
 
 static bool distinct(const sk_peer *p, size_t n)
@@ -302,8 +333,10 @@ static void test_flowd(void)
     tap_ok(n == 6 && distinct(p, n),
            "7 zk2 NOTIN NODE zk2 on 6 nodes: 6 distinct RESERVEs");
     const char *why = NULL;
+    uint32_t waits = 0;
     for (uint32_t t = 0; t < 7 && why == NULL; t++)
-        why = fd_constraint_why(c, SCHED, 2, t);
+        if ((why = fd_constraint_why(c, SCHED, 2, t)) != NULL)
+            waits = t;
     tap_ok(why != NULL && strstr(why, "hard placement constraints") != NULL,
            "the seventh waits, saying why: %s", why ? why : "(nothing)");
     n = reserves(c, 3, p, 16);
@@ -337,6 +370,116 @@ static void test_flowd(void)
                                      "constraint_soft_broken") == 0 &&
                               strcmp(rp.sr_kv[i].kv_value, "2") == 0);
     tap_ok(found, "the status says constraint_soft_broken 2");
+
+    char q[32];
+    snprintf(q, sizeof q, "explain 2 %u", waits);
+    char *x = explain(c, now, q);
+    tap_ok(x != NULL &&
+               strstr(x, "why it waits on them: no node with room "
+                         "meets its hard placement") != NULL &&
+               strstr(x, "constraint 1 rules out") != NULL &&
+               strstr(x, "tasks tagged zk2 (of this job), constraint 1 "
+                         "(zk2,NOTIN,NODE,zk2) wants 0..0") != NULL,
+           "flow explain of the waiting zk2 task: the reason, the hard "
+           "constraint that rules nodes out, the group and the tag count");
+    free(x);
+    x = explain(c, now, "explain 4 0");
+    tap_ok(x != NULL && strstr(x, "constraint 1 rules out") != NULL &&
+               strstr(x, "0 tasks tagged nothere (of any job), constraint "
+                         "1 (db,IN,NODE,all/nothere) wants 1..*") != NULL,
+           "flow explain of a db task: IN NODE all/nothere rules out every "
+           "node with room, none has a task tagged nothere");
+    free(x);
+    x = explain(c, now, "explain 3 0");
+    tap_ok(x != NULL && strstr(x, "breaks it: node") != NULL &&
+               strstr(x, "1 tasks tagged zk (of any job), constraint 2") !=
+                   NULL &&
+               strstr(x, "a soft violation, weight 4") != NULL &&
+               strstr(x, "1. hb,IN,RACK,all/zk") != NULL &&
+               strstr(x, "the constraint round (below) placed it on") != NULL,
+           "flow explain of a placed hb task: the soft constraint it breaks, "
+           "where, and its weight");
+    free(x);
+    x = explain(c, now, "explain 1 0");
+    tap_ok(x != NULL && strstr(x, "meets the 1 constraints") != NULL,
+           "flow explain of a placed zk task: it meets its constraint");
+    free(x);
+    fd_core_free(c);
+}
+
+/* n nodes of `slots` slots in racks of 40 (peers 1001..), heartbeating
+ * at now. */
+static fd_core *cluster(uint32_t n, uint32_t slots, sk_time now)
+{
+    fd_config cfg;
+    fd_config_init(&cfg);
+    cfg.fdc_algorithm = FC_ALG_SSP;
+    fd_core *c = fdt_core(&cfg, T0);
+    for (uint32_t i = 1; i <= n; i++) {
+        char name[16], rack[16];
+        snprintf(name, sizeof name, "n%u", i);
+        snprintf(rack, sizeof rack, "r%u", (i - 1) / 40);
+        fdt_node(c, T0, 1000 + i, name, slots, rack, 1.0);
+    }
+    fdt_sched(c, T0, SCHED, 7);
+    for (uint32_t i = 1; i <= n; i++)
+        fdt_heartbeat(c, now - 100 * MS, 1000 + i, 1, slots, 0, 0, 0, NULL, 0);
+    return c;
+}
+
+/* The main network keeps no room for constrained tasks: a task that can
+ * never be placed, older (dearer to leave waiting) than the others, no
+ * longer holds a slot that stays idle. */
+static void test_main_network(void)
+{
+    sk_time now = T0 + 1000 * MS;
+    fd_core *c = cluster(2, 1, now);
+    submit(c, now, 1, 1, "zk", "zk,IN,NODE,all/nothere");
+    fdt_round(c, now, NULL);
+    for (uint32_t k = 1; k <= 60; k++) { /* a minute of waiting: dear */
+        now += 1000 * MS;
+        for (uint32_t i = 1; i <= 2; i++)
+            fdt_heartbeat(c, now, 1000 + i, k + 1, 1, 0, 0, 0, NULL, 0);
+        fdt_round(c, now, NULL);
+    }
+    fdt_drain(c);
+    fdt_submit(c, now, SCHED, 2, 2, true, NULL, 0);
+    now += 1000 * MS;
+    for (uint32_t i = 1; i <= 2; i++)
+        fdt_heartbeat(c, now, 1000 + i, 62, 1, 0, 0, 0, NULL, 0);
+    fdt_drain(c);
+    fdt_round(c, now, NULL);
+    sk_peer p[4];
+    tap_ok(reserves(c, 2, p, 4) == 2 && reserves(c, 1, p, 4) == 0,
+           "an unplaceable constrained task that waited a minute takes no "
+           "slot of the main solve: both tasks of a new job placed on the "
+           "2 slots");
+    fd_core_free(c);
+}
+
+/* A round with more task-to-node pairs than FD_CX_MAX_ARCS offers only
+ * some nodes, and still places every task under its constraint. */
+static void test_bounded(void)
+{
+    sk_time now = T0 + 1000 * MS;
+    fd_core *c = cluster(1200, 4, now);
+    submit(c, now, 1, 300, "st", "st,CARDINALITY,NODE,st,0,1");
+    tap_is_int(fdt_round(c, now, NULL), 0, "a round");
+    sk_peer p[300];
+    size_t n = reserves(c, 1, p, 300);
+    uint32_t most = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = 0;
+        for (size_t q = 0; q < n; q++)
+            k += p[q] == p[i];
+        most = k > most ? k : most;
+    }
+    const fd_stats *st = fd_core_stats(c);
+    tap_ok(st->fs_cx_bounded == 1 && n == 300 && most <= 2 &&
+               st->fs_cx_hard == 0,
+           "300 tasks x 1,200 nodes > %u arcs: the round is bounded (%llu), "
+           "places all 300 (%zu), at most 2 a node (%u)",
+           FD_CX_MAX_ARCS, (unsigned long long)st->fs_cx_bounded, n, most);
     fd_core_free(c);
 }
 
@@ -345,6 +488,8 @@ int main(void)
     tap_plan_lazy();
     test_exact_caps();
     test_flowd();
+    test_main_network();
+    test_bounded();
     test_oracle();
     tap_done();
     return tap_exit_status();

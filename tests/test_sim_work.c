@@ -7,6 +7,7 @@
  * quantiles are exact below 1,024 us and within 0.1% above.
  */
 #include "sim_stats.h"
+#include "sim_cons.h"
 #include "sim_work.h"
 #include "skylark.h"
 #include "tap.h"
@@ -145,6 +146,46 @@ static void test_valid(void)
     free_all(js, n);
 }
 
+/* The tags and constraints columns (sim_cons.h): parsed, and written
+ * back the same. */
+static void test_constraints(void)
+{
+    static sim_names names;
+    memset(&names, 0, sizeof names);
+    sim_job *js[8];
+    int n;
+    char err[512] = "";
+    const char *text = "0,1,a,0,long,3,const:5,,,zk;zk hb;,"
+                       "zk=2 NOTIN NODE zk:hb IN RACK all/zk SOFT=2\n"
+                       "1,2,a,0,long,2,const:5,,,st,\n";
+    int rc = read_all(text, 10, &names, js, &n, err, sizeof err);
+    uint32_t k0 = 0, k1 = 0, k2 = 0, k3 = 0;
+    const char **t1 = NULL, **t3 = NULL;
+    if (rc == 0 && n == 2 && js[0]->j_cons != NULL && js[1]->j_cons != NULL) {
+        sim_cons_task_tags(js[0]->j_cons, 0, &k0);
+        t1 = sim_cons_task_tags(js[0]->j_cons, 1, &k1);
+        sim_cons_task_tags(js[0]->j_cons, 2, &k2);
+        t3 = sim_cons_task_tags(js[1]->j_cons, 1, &k3);
+    }
+    tap_ok(t1 != NULL && k0 == 1 && k1 == 2 && strcmp(t1[1], "hb") == 0 &&
+               k2 == 0 && js[0]->j_cons->sc_spec.cs_n == 2 &&
+               js[0]->j_cons->sc_spec.cs_items[1].cn_weight == 2 && k3 == 1 &&
+               strcmp(t3[0], "st") == 0 && js[1]->j_cons->sc_spec.cs_n == 0,
+           "tags per task and for every task, two constraints (%s)", err);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    if (fp != NULL && n == 2) {
+        sim_job_write(fp, js[0], &names);
+        fclose(fp);
+    }
+    tap_ok(buf != NULL && strstr(buf, ",zk;zk hb;,zk=2 NOTIN NODE zk:hb IN "
+                                      "RACK all/zk SOFT=2\n") != NULL,
+           "written back as read: %s", buf != NULL ? buf : "(nothing)");
+    free(buf);
+    free_all(js, n);
+}
+
 static void test_invalid(void)
 {
     static const struct {
@@ -165,7 +206,15 @@ static void test_invalid(void)
         {"0,1,a,0,short,1,const:5,,rand:11\n", ":1: preferred: rand:K"},
         {"0,1,a b,0,short,1,const:5,,\n", ":1: user"},
         {"0,1,a,0,short,1\n", ":1: line: 6 fields"},
-        {"0,1,a,0,short,1,const:5,,,,\n", ":1: line: more than 9"},
+        {"0,1,a,0,short,1,const:5,,,,,,\n", ":1: line: more than 11"},
+        {"0,1,a,0,long,2,const:5,,,a;b;c,\n",
+         ":1: tags/constraints: tags: 3 lists separated by ';'"},
+        {"0,1,a,0,long,1,const:5,,,a/b,\n",
+         ":1: tags/constraints: tags: 'a/b' (byte 1)"},
+        {"0,1,a,0,long,1,const:5,,,a b c d e f g h i,\n",
+         ":1: tags/constraints: tags: task 0 has more than 8 tags"},
+        {"0,1,a,0,long,1,const:5,,,zk,zk NOTIN NOD zk\n",
+         ":1: tags/constraints: constraints: at 10: expected NODE"},
         {"x,1,a,0,short,1,const:5,,\n", ":1: arrival_us"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -303,11 +352,12 @@ static void test_histogram(void)
 int main(void)
 {
     tap_timeout(30);
-    tap_plan(31);
+    tap_plan(37);
     if (mkdtemp(tmpdir) == NULL)
         tap_bail_out("mkdtemp failed");
     test_valid();
     test_invalid();
+    test_constraints();
     test_generator();
     test_histogram();
     char cmd[300];

@@ -27,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The cost of a task left waiting: over any sum of soft weights of the
  * instances it is used on. */
@@ -98,6 +99,7 @@ typedef struct fd_cx_stats {
     uint32_t xs_moved;         /* moved by the repair pass */
     uint32_t xs_placed_repair; /* placed by the repair pass */
     uint32_t xs_unplaced;      /* left waiting, hard constraints unmet */
+    bool xs_cut;               /* the repair pass spent FD_CX_MAX_DELTAS */
 } fd_cx_stats;
 
 /* fd_cx_place places x's tasks that are not fixed: first a min-cost flow
@@ -111,10 +113,13 @@ typedef struct fd_cx_stats {
  * fewest candidate nodes first, each moved to the node that lowers the
  * objective most, never breaking a hard constraint; a task that cannot be
  * placed without breaking one waits, with ck_why set). Writes ck_node of
- * every task not fixed. Cost: the network has tasks * nodes arcs; the
- * repair pass O(passes * tasks * nodes * constraints * tasks) in the worst
- * case, bounded by 4 passes. Returns 0, FC_ENOMEM, or another FC_E* from
- * the solver. */
+ * every task not fixed. Cost: the network has tasks * nodes-with-room
+ * arcs; the repair pass makes at most FD_CX_MAX_DELTAS costed moves
+ * (fd_cx_delta, each O(constraints * tasks they constrain)) before its
+ * last step, which takes back every task that keeps a hard pair broken
+ * (O(tasks) costed moves a sweep). Returns 0, FC_ENOMEM, or another FC_E*
+ * from the solver. */
+#define FD_CX_MAX_DELTAS 100000u
 int fd_cx_place(fd_cx *x, fd_cx_stats *stats);
 
 /* ---- the core's hooks (fd_constraint_core.c) --------------------------- */
@@ -123,6 +128,7 @@ int fd_cx_place(fd_cx *x, fd_cx_stats *stats);
 
 typedef struct fd_cons fd_cons;
 struct fd_job;
+struct fd_task;
 
 /* fd_cons_new copies the tags and constraints of sj (validated by the
  * decoder) into *out, or sets it NULL when sj has neither. Returns 0 or
@@ -134,11 +140,28 @@ void fd_cons_free(fd_cons *cj);
  * by fd_constraint_round, not by the main network's flow. */
 bool fd_cons_active(const struct fd_job *j);
 
+/* fd_constraint_net_task: after the policy gave task t its arcs in the
+ * main network, a waiting task of a constrained job keeps only its arc
+ * to waiting (its e_arc[0]), the others get capacity 0: the main solve
+ * then keeps no room for it, and fd_constraint_round places it on what
+ * the main solve leaves. Returns 0 or an FC_E* code. O(the task's arcs). */
+struct fd_net;
+int fd_constraint_net_task(const fd_core *c, struct fd_net *net,
+                           const struct fd_task *t);
+
+/* The work of one constraint round is bounded: the flow network of
+ * fd_cx_place has at most max(FD_CX_MAX_ARCS, the arcs to the nodes
+ * that give twice the room the tasks to place need) task-to-node arcs;
+ * beyond it only some nodes are offered (fd_constraint_round). */
+#define FD_CX_MAX_ARCS 200000u
+
 /* fd_constraint_round places the waiting tasks of constrained jobs on the
  * room the round's RESERVEs left, sends their RESERVEs, records why the
  * others wait, and updates the constraint counters of fd_stats. Called at
  * the end of a round, before its RESERVEs leave the core. Costs one
- * fd_cx_place over the live nodes and the tasks of jobs with tags. */
+ * fd_cx_place over the live nodes and the tasks of jobs with tags, its
+ * network bounded by FD_CX_MAX_ARCS (above), plus O(nodes + tagged
+ * tasks) to build the instance. */
 void fd_constraint_round(fd_core *c, sk_time now);
 
 /* fd_constraint_why: why task `task` of job sj_job of the scheduler at
@@ -146,6 +169,17 @@ void fd_constraint_round(fd_core *c, sk_time now);
  * (not waiting, not constrained, or no reason known yet). */
 const char *fd_constraint_why(const fd_core *c, sk_peer sched, uint64_t job,
                               uint32_t task);
+
+/* fd_constraint_explain writes to f, for `flow explain`, task t's tags
+ * and its job's constraints; if t waits, the reason the last constraint
+ * round gave and, against the live nodes with room now, how many nodes
+ * each hard constraint rules out, with one such node, its group (node,
+ * rack or label value) and the count of the target tag there; if t is
+ * placed, each constraint it breaks where it is (hard, or soft with its
+ * weight). Nothing if t's job has no tags. Costs one instance of the
+ * tagged jobs (as fd_constraint_round builds, without placing) plus
+ * O(nodes * constraints) for a waiting task. Loop thread. */
+void fd_constraint_explain(const fd_core *c, const struct fd_task *t, FILE *f);
 
 /* What the placements of one job break, after the last round that placed
  * constrained tasks: per application and per constraint. */

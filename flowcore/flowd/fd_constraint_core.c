@@ -10,11 +10,14 @@
  * of tags); the round ignores what it says for them and places them
  * here, so the slots it meant for them stay free until the next round.
  */
-#include "fd_constraint.h"
+#include "fd_constraint_int.h"
 #include "fd_int.h"
 #include "flowcore.h"
+#include "sk_constraint.h"
 #include "skylark.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +129,27 @@ int fd_constraint_count(const fd_core *c, sk_peer sched, uint64_t job,
     if (j == NULL || !fd_cons_active(j))
         return SK_ENOTFOUND;
     *out = j->j_cons->cj_count;
+    return 0;
+}
+
+int fd_constraint_net_task(const fd_core *c, fd_net *net, const fd_task *t)
+{
+    (void)c;
+    if (t->t_state != FD_TASK_WAITING || !fd_cons_active(t->t_job))
+        return 0;
+    fd_gent *e = fd_net_find(net, FD_G_TASK, t->t_slot);
+    if (e == NULL)
+        return 0;
+    fc_graph *g = net->nt_g;
+    for (int32_t i = 0; i < fc_node_degree(g, e->e_node); i++) {
+        bool out;
+        fc_arc a = fc_node_arc(g, e->e_node, i, &out);
+        if (out && a != e->e_arc[0] && fc_arc_capacity(g, a) != 0) {
+            int rc = fc_arc_set_capacity(g, a, 0);
+            if (rc != 0)
+                return rc;
+        }
+    }
     return 0;
 }
 
@@ -362,6 +386,60 @@ static int build_tasks(const fd_core *c, inst *in)
     return in->nomem ? SK_ENOMEM : 0;
 }
 
+/* Bounds the round's work: when the tasks to place times the nodes with
+ * room exceed FD_CX_MAX_ARCS, only some nodes keep their room: those in
+ * racks that hold a task of a tagged job (where affinities point; at most
+ * half the budget), then a window of the others that moves on by its
+ * width each round, until the budget is spent and the room kept is at
+ * least twice the tasks to place. Returns whether it bounded. */
+static bool bound_nodes(fd_core *c, inst *in)
+{
+    uint32_t nn = in->x.cx_nnodes, todo = 0, with_room = 0;
+    for (uint32_t i = 0; i < in->x.cx_ntasks; i++)
+        todo += !in->ct[i].ck_fixed;
+    for (uint32_t n = 0; n < nn; n++)
+        with_room += in->room[n] > 0;
+    if (todo == 0 || (uint64_t)todo * with_room <= FD_CX_MAX_ARCS)
+        return false;
+    uint32_t budget = FD_CX_MAX_ARCS / todo;
+    uint8_t *keep = calloc(nn ? nn : 1, 1),
+            *hot = calloc(in->x.cx_nracks + 1, 1);
+    if (keep == NULL || hot == NULL) {
+        free(keep);
+        free(hot);
+        return false; /* unbounded this round rather than not at all */
+    }
+    for (uint32_t i = 0; i < in->x.cx_ntasks; i++)
+        if (in->ct[i].ck_fixed)
+            hot[in->rack[in->ct[i].ck_node]] = 1;
+    uint32_t kept = 0;
+    uint64_t room = 0;
+    for (uint32_t n = 0; n < nn && kept < budget / 2; n++)
+        if (in->room[n] > 0 && hot[in->rack[n]]) {
+            keep[n] = 1;
+            kept++;
+            room += in->room[n];
+        }
+    uint32_t start = c->c_cx_window % nn, n = start;
+    do {
+        if (in->room[n] > 0 && !keep[n] &&
+            (kept < budget || room < 2 * (uint64_t)todo)) {
+            keep[n] = 1;
+            kept++;
+            room += in->room[n];
+        }
+        n = (n + 1) % nn;
+    } while (n != start && (kept < budget || room < 2 * (uint64_t)todo));
+    c->c_cx_window = n;
+    for (uint32_t m = 0; m < nn; m++)
+        if (!keep[m])
+            in->room[m] = 0;
+    c->c_st.fs_cx_bounded++;
+    free(keep);
+    free(hot);
+    return true;
+}
+
 /* Per job and per constraint, from the instance's counts (a job's
  * constraints are consecutive, in its order). */
 static void count_per_job(inst *in)
@@ -409,8 +487,11 @@ void fd_constraint_round(fd_core *c, sk_time now)
     int rc = build_nodes(c, &in);
     if (rc == 0)
         rc = build_tasks(c, &in);
-    if (rc == 0)
+    bool in_bounded = false;
+    if (rc == 0) {
+        in_bounded = bound_nodes(c, &in);
         rc = fd_cx_place(&in.x, &xs);
+    }
     if (rc == 0)
         rc = fd_cx_eval_each(&in.x, &sc, in.broken);
     if (rc != 0) {
@@ -437,8 +518,191 @@ void fd_constraint_round(fd_core *c, sk_time now)
         c->c_st.fs_cx_placed++;
     }
     count_per_job(&in);
+    if (xs.xs_cut || (c->c_st.fs_cx_waiting > 0 && in_bounded)) {
+        c->c_st.fs_cx_cut += xs.xs_cut;
+        fd_event(c, now); /* a bounded round: the rest at the next one */
+    }
     c->c_st.fs_cx_hard = sc.cs_hard;
     c->c_st.fs_cx_soft = sc.cs_soft;
     c->c_st.fs_cx_soft_weight = sc.cs_soft_weight;
+    c->c_st.fs_cx_checked = sc.cs_checked;
+    inst_free(&in);
+}
+
+/* ---- `flow explain`: a task's constraints, what blocks or breaks them -- */
+
+/* The name of the group of constraint k that holds node n. */
+static const char *group_name(const inst *in, const sk_constraint *k,
+                              uint32_t n, char *buf, size_t len)
+{
+    const fd_node *nd = in->nodes[n];
+    if (k->cn_group == SK_GROUP_NODE)
+        snprintf(buf, len, "node %s", nd->n_name);
+    else if (k->cn_group == SK_GROUP_RACK)
+        snprintf(buf, len, "rack %s of node %s",
+                 nd->n_rack != NULL && nd->n_rack->r_name[0] != '\0'
+                     ? nd->n_rack->r_name
+                     : "(none)",
+                 nd->n_name);
+    else {
+        size_t kl = strlen(k->cn_label);
+        snprintf(buf, len, "node %s, in no %s group", nd->n_name, k->cn_label);
+        for (uint32_t l = 0; l < nd->n_nlabels; l++)
+            if (strncmp(nd->n_labels[l], k->cn_label, kl) == 0 &&
+                nd->n_labels[l][kl] == '=')
+                snprintf(buf, len, "group %s of node %s", nd->n_labels[l],
+                         nd->n_name);
+    }
+    return buf;
+}
+
+/* Why constraint ci (the job's q-th) fails for task ti at node n: the
+ * count of its target in n's group against what it allows. */
+static void say_broken(const inst *in, const fd_cx_state *s, uint32_t ci,
+                       uint32_t q, uint32_t ti, uint32_t n, FILE *f)
+{
+    const sk_constraint *k = &in->con_job[ci]->j_cons->cj_cons[q];
+    const fd_cx_con *cc = &in->cons[ci];
+    char g[2 * SK_MAX_NAME_LEN + 64], text[256], max[16];
+    int32_t gid = cc->cc_gid[n];
+    uint32_t have = gid == FD_CX_NONE ? 0 : s->st_cnt[ci][gid];
+    if (gid != FD_CX_NONE && in->ct[ti].ck_node == (int32_t)n &&
+        fd_cx_counted(cc, &in->ct[ti]))
+        have--;
+    sk_constraint_format(k, text, sizeof text);
+    if (cc->cc_max == UINT32_MAX)
+        snprintf(max, sizeof max, "*");
+    else
+        snprintf(max, sizeof max, "%" PRIu32, cc->cc_max);
+    fprintf(f,
+            "%s has %" PRIu32 " tasks tagged %s (%s), constraint %" PRIu32
+            " (%s) wants %" PRIu32 "..%s",
+            group_name(in, k, n, g, sizeof g), have, k->cn_target,
+            k->cn_all ? "of any job" : "of this job", q + 1, text, cc->cc_min,
+            max);
+}
+
+/* The task's hard constraints against the nodes with room: how many each
+ * rules out, with the first such node as an example. */
+static void explain_blocked(const inst *in, const fd_cx_state *s, uint32_t ti,
+                            uint32_t first, FILE *f)
+{
+    const fd_cx_task *t = &in->ct[ti];
+    uint32_t nn = in->x.cx_nnodes, with_room = 0, fit = 0;
+    uint32_t out[SK_MAX_CONSTRAINTS] = {0}, ex[SK_MAX_CONSTRAINTS] = {0};
+    for (uint32_t n = 0; n < nn; n++) {
+        if (in->room[n] == 0 || !fd_cx_ok_at(t, n))
+            continue;
+        with_room++;
+        bool ok = true;
+        for (uint32_t q = 0; q < in->con_job[first]->j_cons->cj_ncons; q++) {
+            uint32_t ci = first + q;
+            if (in->cons[ci].cc_weight != 0 ||
+                !fd_cx_subject(&in->cons[ci], t) ||
+                !fd_cx_breaks(s, ci, ti, (int32_t)n))
+                continue;
+            if (out[q]++ == 0)
+                ex[q] = n;
+            ok = false;
+        }
+        fit += ok;
+    }
+    fprintf(f,
+            "  %" PRIu32 " live nodes have room for it (after the last "
+            "round's reservations); %" PRIu32
+            " of them meet all its hard constraints\n",
+            with_room, fit);
+    for (uint32_t q = 0; q < in->con_job[first]->j_cons->cj_ncons; q++) {
+        if (out[q] == 0)
+            continue;
+        fprintf(f,
+                "  constraint %" PRIu32 " rules out %" PRIu32 " of them; "
+                "e.g. ",
+                q + 1, out[q]);
+        say_broken(in, s, first + q, q, ti, ex[q], f);
+        fprintf(f, "\n");
+    }
+    if (fit > 0)
+        fprintf(f, "  a node meets them now: the tasks around it changed "
+                   "since the last round, which the next round takes into "
+                   "account\n");
+}
+
+/* The constraints a placed task breaks where it is. */
+static void explain_placed(const inst *in, const fd_cx_state *s, uint32_t ti,
+                           uint32_t first, FILE *f)
+{
+    const fd_cx_task *t = &in->ct[ti];
+    uint32_t nq = in->con_job[first]->j_cons->cj_ncons, subj = 0, bad = 0;
+    for (uint32_t q = 0; q < nq; q++) {
+        uint32_t ci = first + q;
+        if (!fd_cx_subject(&in->cons[ci], t))
+            continue;
+        subj++;
+        if (!fd_cx_breaks(s, ci, ti, t->ck_node))
+            continue;
+        bad++;
+        fprintf(f, "  breaks it: ");
+        say_broken(in, s, ci, q, ti, (uint32_t)t->ck_node, f);
+        if (in->cons[ci].cc_weight != 0)
+            fprintf(f, "; a soft violation, weight %" PRIu32 "\n",
+                    in->cons[ci].cc_weight);
+        else
+            fprintf(f, "; hard: tasks already running when the others "
+                       "came (flowd's placements never break one)\n");
+    }
+    if (bad == 0)
+        fprintf(f, "  meets the %" PRIu32 " constraints that apply to it\n",
+                subj);
+}
+
+void fd_constraint_explain(const fd_core *c, const fd_task *t, FILE *f)
+{
+    const fd_job *j = t->t_job;
+    const fd_cons *cj = j->j_cons;
+    if (cj == NULL)
+        return;
+    char text[256];
+    fprintf(f, "placement constraints: tags");
+    for (uint32_t i = 0; i < cj->cj_ntags[t->t_index]; i++)
+        fprintf(f, "%s %s", i > 0 ? "," : "", cj->cj_tags[t->t_index][i]);
+    fprintf(f, "%s\n", cj->cj_ntags[t->t_index] == 0 ? " none" : "");
+    for (uint32_t q = 0; q < cj->cj_ncons; q++) {
+        sk_constraint_format(&cj->cj_cons[q], text, sizeof text);
+        fprintf(f, "  %" PRIu32 ". %s\n", q + 1, text);
+    }
+    if (cj->cj_ncons == 0)
+        return;
+    bool waiting = t->t_state == FD_TASK_WAITING;
+    if (waiting)
+        fprintf(f, "why it waits on them: %s\n",
+                cj->cj_why[t->t_index] != NULL
+                    ? cj->cj_why[t->t_index]
+                    : "no constraint round has tried it yet");
+    else
+        fprintf(f, "what they say where it is:\n");
+    inst in = {0};
+    fd_cx_state s = {0};
+    uint32_t ti = UINT32_MAX, first = UINT32_MAX;
+    int rc = build_nodes(c, &in);
+    if (rc == 0)
+        rc = build_tasks(c, &in);
+    for (uint32_t i = 0; rc == 0 && i < in.x.cx_ntasks; i++)
+        if (in.tasks[i] == t)
+            ti = i;
+    for (uint32_t i = 0; rc == 0 && i < in.ncons && first == UINT32_MAX; i++)
+        if (in.con_job[i] == j)
+            first = i;
+    if (rc == 0)
+        rc = fd_cx_state_init(&s, &in.x);
+    if (rc != 0)
+        fprintf(f, "  (out of memory: no details)\n");
+    else if (ti == UINT32_MAX || first == UINT32_MAX)
+        fprintf(f, "  (its node is not live: nothing to check)\n");
+    else if (waiting)
+        explain_blocked(&in, &s, ti, first, f);
+    else
+        explain_placed(&in, &s, ti, first, f);
+    fd_cx_state_free(&s);
     inst_free(&in);
 }

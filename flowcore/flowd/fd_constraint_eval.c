@@ -157,6 +157,7 @@ int64_t fd_cx_delta(fd_cx_state *s, uint32_t ti, int32_t to)
     int32_t from = s->st_x->cx_tasks[ti].ck_node;
     if (from == to)
         return 0;
+    s->st_deltas++;
     int64_t before = local_cost(s, ti, from, to);
     fd_cx_move(s, ti, to);
     int64_t after = local_cost(s, ti, from, to);

@@ -81,7 +81,9 @@ static bool make_room(fd_cx_state *s, uint32_t *used, uint32_t ti,
     int64_t best = 0;
     int32_t bu = -1, bn = FD_CX_NONE, bm = FD_CX_NONE;
     uint32_t budget = CHAIN_BUDGET;
-    for (uint32_t n = 0; n < x->cx_nnodes && budget > 0; n++) {
+    for (uint32_t n = 0;
+         n < x->cx_nnodes && budget > 0 && s->st_deltas < FD_CX_MAX_DELTAS;
+         n++) {
         if (used[n] < x->cx_room[n] || x->cx_room[n] == 0 || (int32_t)n == cur)
             continue;
         bool ok = true;
@@ -152,6 +154,10 @@ static int repair(fd_cx_state *s, fd_cx_stats *xs)
             int32_t cur = x->cx_tasks[ti].ck_node;
             if (cur != FD_CX_NONE && fd_cx_local(s, ti) == 0)
                 continue;
+            if (s->st_deltas >= FD_CX_MAX_DELTAS) {
+                xs->xs_cut = true; /* the round's budget is spent */
+                break;
+            }
             int64_t best = 0;
             int32_t to = cur;
             for (uint32_t n = 0; n < x->cx_nnodes; n++) {
@@ -204,9 +210,11 @@ static int repair(fd_cx_state *s, fd_cx_stats *xs)
         if (t->ck_node != FD_CX_NONE)
             continue;
         xs->xs_unplaced++;
-        t->ck_why = room ? "no node with room meets its hard placement "
-                           "constraints"
-                         : "no node has room";
+        t->ck_why = xs->xs_cut ? "the round's work bound was spent before "
+                                 "it was placed: tried again next round"
+                    : room     ? "no node with room meets its hard placement "
+                                 "constraints"
+                               : "no node has room";
     }
     free(used);
     free(rk);

@@ -232,6 +232,9 @@ typedef struct fd_stats {
     uint64_t fs_cx_hard;        /* hard (constraint, task) pairs broken */
     uint64_t fs_cx_soft;        /* soft pairs broken, after the last one */
     uint64_t fs_cx_soft_weight; /* their weights */
+    uint64_t fs_cx_checked;     /* (constraint, placed task) pairs */
+    uint64_t fs_cx_bounded;     /* rounds that offered only some nodes */
+    uint64_t fs_cx_cut;         /* rounds whose repair pass hit its bound */
 } fd_stats;
 
 typedef struct fd_core fd_core;

@@ -12,6 +12,7 @@
  * Costs: O(arcs of the task) + O(racks + nodes) for the alternatives +
  * O(network) when the flow must be traced through an aggregator.
  */
+#include "fd_constraint.h"
 #include "fd_int.h"
 #include "skylark.h"
 
@@ -385,8 +386,10 @@ static void explain(const fd_core *c, const fd_task *t, sk_time now, FILE *f)
                 te == NULL ? "not in it yet: it came" : "its arcs changed",
                 c->c_round.rd_seq, c->c_events,
                 te == NULL ? "adds it" : "redoes them");
-        if (te == NULL)
+        if (te == NULL) {
+            fd_constraint_explain(c, t, f);
             return;
+        }
     }
     const fc_graph *g = c->c_net->nt_g;
     fc_node tv = te->e_node;
@@ -438,18 +441,30 @@ static void explain(const fd_core *c, const fd_task *t, sk_time now, FILE *f)
                     "during the solve; the next round places it again)\n",
                     m->n_name);
     }
+    if (t->t_state == FD_TASK_WAITING && fd_cons_active(j)) {
+        fprintf(f, "why it waits: its job has placement constraints, which "
+                   "the main network does not see: there the task may "
+                   "only wait, and the constraint round after each solve "
+                   "places it on the room left (below)\n");
+        fd_constraint_explain(c, t, f);
+        return;
+    }
     if (t->t_state == FD_TASK_WAITING) {
         explain_waiting(c, t, tv, wait_cost, now, f);
+        fd_constraint_explain(c, t, f);
         return;
     }
     fprintf(f,
-            "why it is there: a round's flow placed it on %s; it keeps the "
-            "slot at no cost (its continuation arc)%s\n",
+            "why it is there: %s placed it on %s; it keeps the slot at no "
+            "cost (its continuation arc)%s\n",
+            fd_cons_active(j) ? "the constraint round (below)"
+                              : "a round's flow",
             t->t_node->n_name,
             c->c_cfg.fdc_preemption
                 ? ", and moves or stops only when another task gains more "
                   "than the arcs above cost"
                 : "; preemption is off: flowd never moves it");
+    fd_constraint_explain(c, t, f);
 }
 
 int fd_query_explain(fd_core *c, const char *args, sk_time now,

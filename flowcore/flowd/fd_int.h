@@ -118,7 +118,7 @@ struct fd_job {
     bool j_dead, j_dirty, j_in_net;
     sk_time j_submit;
     fd_task *j_tasks;
-    void *j_blob; /* specs and names, one allocation */
+    void *j_blob;           /* specs and names, one allocation */
     struct fd_cons *j_cons; /* tags and constraints (fd_constraint.h) */
     fd_link j_dirty_link;
 };
@@ -313,6 +313,8 @@ struct fd_core {
     const fd_policy *c_pol;
     uint64_t c_epoch;
     sk_time c_settle_until;
+    uint32_t c_cx_window; /* constraint rounds: where the node window of
+                             a bounded round starts (fd_constraint_core.c) */
     sk_outbox c_out;
     fd_scratch c_scratch; /* freed at the next call */
     fd_stats c_st;

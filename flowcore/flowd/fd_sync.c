@@ -15,6 +15,7 @@
  * names a node that may come later). Time-dependent costs of waiting
  * tasks come last.
  */
+#include "fd_constraint.h"
 #include "fd_int.h"
 #include "skylark.h"
 
@@ -159,6 +160,8 @@ int fd_sync(fd_core *c, fd_net *net, sk_time now)
             KEEP(fd_net_node(net, FD_G_TASK, t->t_slot, 1, FC_NODE_TASK));
         if (rc == 0)
             KEEP(po->po_task_arcs(c, net, t, now));
+        if (rc == 0)
+            KEEP(fd_constraint_net_task(c, net, t));
     }
     if (c->c_nodes_added) {
         for (fd_link *l = c->c_pref_waiting.l_next; l != &c->c_pref_waiting;
@@ -170,6 +173,8 @@ int fd_sync(fd_core *c, fd_net *net, sk_time now)
             KEEP(fd_net_strip(net, e->e_node));
             if (rc == 0)
                 KEEP(po->po_task_arcs(c, net, t, now));
+            if (rc == 0)
+                KEEP(fd_constraint_net_task(c, net, t));
         }
         c->c_nodes_added = false;
     }
@@ -218,6 +223,8 @@ int fd_build(const fd_core *c, fd_net *net, sk_time now)
         rc = fd_net_node(net, FD_G_TASK, t->t_slot, 1, FC_NODE_TASK);
         if (rc == 0)
             rc = po->po_task_arcs(c, net, t, now);
+        if (rc == 0)
+            rc = fd_constraint_net_task(c, net, t);
     }
     if (rc == 0)
         rc = fd_net_balance(net);

@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# docs/results/medea-runs.sh - rerun the measurements behind
+# docs/results/medea.md: the load sweep of constraint violations with
+# skylark-sim and the real flow node, the latency of placing a
+# constrained application against the cluster size, and the round time
+# of a large constrained job.
+#
+# usage: docs/results/medea-runs.sh BUILD_DIR [PART...]
+#   PART: sweep latency round figures (default: all four)
+# Results go to docs/results/medea/. Everything in the sweep is seeded
+# (skylark-sim's default --solve-time work): the same build gives the
+# same numbers. latency and round are wall-clock benchmarks.
+set -euo pipefail
+
+build=${1:?usage: $0 BUILD_DIR [PART...]}
+shift
+parts=${*:-sweep latency round figures}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "$build" && pwd)
+sim="$build/sim/skylark-sim"
+out="$top/docs/results/medea"
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+run() { nice -n 10 "$@"; }
+
+# The cluster: NODES x SLOTS, RACKS racks of consecutive nodes.
+NODES=${NODES:-200}
+SLOTS=${SLOTS:-8}
+RACKS=${RACKS:-20}
+LOADS=${LOADS:-0.5 0.6 0.7 0.8 0.85 0.9 0.95}
+SEEDS=${SEEDS:-1 2 3}
+CASES_SET=${CASES:+1}
+CASES=${CASES:-intra inter} # sweep: which workloads (when set, rows are
+# appended to an existing sweep.csv)
+END_US=${END_US:-12000000} # short jobs arrive for 12 s of virtual time
+
+# lra CASE SEED: the long-running applications as job-file lines, all
+# tasks lasting past the run, arriving uniformly in [2 s, 8 s] (after
+# the short jobs have loaded the cluster). Every constraint is soft
+# (weight 1), as in MEDEA's integer program: flowd places every task it
+# has room for and counts what it breaks.
+#  intra: 40 applications, each constrained towards itself only (app/):
+#    zk (5 tasks)   zk NOTIN NODE zk
+#    hbase (15)     3 zk + 12 hb: zk NOTIN NODE zk, hb IN RACK zk,
+#                   hb CARDINALITY NODE hb 0..1 (at most 2 a node)
+#    storm (12)     st CARDINALITY NODE st 0..2 (at most 3 a node)
+#  inter: 10 applications constrained towards each other (all/):
+#    2 zk (8)       zk NOTIN NODE all/zk
+#    4 hbase (50)   hb IN RACK all/zk, hb CARDINALITY NODE all/hb 0..2
+#    4 storm (50)   st CARDINALITY NODE all/st 0..2, st NOTIN NODE all/hb
+lra() {
+    awk -v kase="$1" -v seed="$2" 'BEGIN {
+        srand(seed); dur = "const:1000000000"
+        if (kase == "intra") {
+            n = 40
+            for (i = 0; i < n; i++) {
+                k = i % 3
+                if (k == 0) { t = 5; tags = "zk"
+                    c = "zk NOTIN NODE zk SOFT" }
+                else if (k == 1) { t = 15; tags = "zk;zk;zk"
+                    for (q = 0; q < 12; q++) tags = tags ";hb"
+                    c = "zk NOTIN NODE zk SOFT:hb IN RACK zk SOFT:" \
+                        "hb CARDINALITY NODE hb 0 1 SOFT" }
+                else { t = 12; tags = "st"
+                    c = "st CARDINALITY NODE st 0 2 SOFT" }
+                at[i] = int(2000000 + rand() * 6000000)
+                line[i] = t ",const:1000000000,,," tags "," c
+            }
+        } else {
+            n = 10
+            for (i = 0; i < n; i++) {
+                if (i < 2) { t = 8; tags = "zk"
+                    c = "zk NOTIN NODE all/zk SOFT" }
+                else if (i < 6) { t = 50; tags = "hb"
+                    c = "hb IN RACK all/zk SOFT:" \
+                        "hb CARDINALITY NODE all/hb 0 2 SOFT" }
+                else { t = 50; tags = "st"
+                    c = "st CARDINALITY NODE all/st 0 2 SOFT:" \
+                        "st NOTIN NODE all/hb SOFT" }
+                # the zk applications come first: the others follow them
+                at[i] = i < 2 ? 2000000 + i : int(2000000 + rand() * 6000000)
+                line[i] = t ",const:1000000000,,," tags "," c
+            }
+        }
+        for (i = 0; i < n; i++)
+            printf "%d,%d,lra%d,0,long,%s\n", at[i], 900000 + i, i, line[i]
+    }'
+}
+
+# lra_tasks CASE: how many tasks its applications have.
+lra_tasks() { lra "$1" 1 | awk -F, '{ s += $6 } END { print s }'; }
+
+sweep() {
+    local csv="$out/sweep.csv"
+    [ -n "${CASES_SET:-}" ] && [ -s "$csv" ] ||
+        echo "case,load,seed,short_load,lra_tasks,utilisation,pairs,soft_broken,pct,waiting,hard_broken" > "$csv"
+    local slots=$((NODES * SLOTS))
+    for kase in $CASES; do
+        local lt; lt=$(lra_tasks "$kase")
+        for load in $LOADS; do
+            # the short jobs offer what the applications leave of the load
+            local ls; ls=$(awk -v l="$load" -v t="$lt" -v s="$slots" \
+                'BEGIN { x = l - t / s; printf "%.4f", (x > 0.01 ? x : 0.01) }')
+            # 10-task jobs of exponential 100 ms tasks at that load
+            local jobs; jobs=$(awk -v l="$ls" -v s="$slots" -v e="$END_US" \
+                'BEGIN { printf "%d", l * s / (10 * 0.1) * e / 1e6 }')
+            for seed in $SEEDS; do
+                local f="$tmp/$kase-$load-$seed"
+                run "$sim" --nodes "$NODES" --slots "$SLOTS" --load "$ls" \
+                    --tasks 10 --jobs "$jobs" --seed "$seed" \
+                    --generate "$f.short" > /dev/null
+                { grep -v '^#\|^arrival' "$f.short"; lra "$kase" "$seed"; } |
+                    sort -t, -k1,1n -s > "$f.jobs"
+                run "$sim" --nodes "$NODES" --slots "$SLOTS" --racks "$RACKS" \
+                    --mix flow --jobs-file "$f.jobs" --seed "$seed" \
+                    > "$out/run-$kase-$load-$seed.txt"
+                awk -v k="$kase" -v l="$load" -v s="$seed" -v ls="$ls" \
+                    -v lt="$lt" '
+                    /^utilisation/ { u = $2 }
+                    /^  constraints/ {
+                        for (i = 1; i <= NF; i++) {
+                            if ($i == "waiting") w = $(i + 1)
+                            if ($i == "checked") p = $(i + 1)
+                            if ($i == "soft" && $(i + 1) == "broken")
+                                b = $(i + 2)
+                            if ($i == "hard" && $(i + 1) == "broken")
+                                h = $(i + 2)
+                        }
+                    }
+                    END {
+                        gsub(/[;,]/, "", w); gsub(/[;,]/, "", p)
+                        gsub(/[;,]/, "", h)
+                        printf "%s,%s,%s,%s,%s,%s,%s,%s,%.2f,%s,%s\n", k, l, s,
+                            ls, lt, u, p, b, p ? 100 * b / p : 0, w, h
+                    }' "$out/run-$kase-$load-$seed.txt" >> "$csv"
+            done
+        done
+    done
+    # per (case, load): the mean over the seeds, with min and max
+    awk -F, 'NR > 1 { k = $1 "," $2; n[k]++; s[k] += $9; u[k] += $6
+            w[k] += $10
+            if (!(k in lo) || $9 < lo[k]) lo[k] = $9
+            if (!(k in hi) || $9 > hi[k]) hi[k] = $9 }
+        END { print "case,load,utilisation,pct_mean,pct_min,pct_max,waiting_mean"
+            for (k in n) printf "%s,%.3f,%.2f,%.2f,%.2f,%.1f\n", k,
+                u[k] / n[k], s[k] / n[k], lo[k], hi[k], w[k] / n[k] }' \
+        "$csv" | sort -t, -k1,1 -k2,2n > "$out/sweep-summary.csv"
+}
+
+latency() {
+    run "$build/bench/medea_round" --tasks 15 --seeds 5 \
+        --nodes 100,1000,2000,5000,10000 > "$out/latency.txt"
+}
+
+round() {
+    run "$build/bench/medea_round" --tasks 1000 --seeds 3 --nodes 10000 \
+        > "$out/round-1000x10000.txt"
+}
+
+# latency.dat: nodes, then median, min, max of the loop thread's time
+# (fd_round_end), constrained, then the anchor.
+figures() {
+    awk -F'|' 'NR > 1 { split($9, v, /[][ -]+/); n = $1 + 0
+            if ($3 ~ /yes/) { c[n] = v[2] " " v[3] " " v[4]; ns[++k] = n }
+            else a[n] = v[2] " " v[3] " " v[4] }
+        END { for (i = 1; i <= k; i++) print ns[i], c[ns[i]], a[ns[i]] }' \
+        "$out/latency.txt" > "$out/latency.dat"
+    (cd "$out" && gnuplot violations.gp && gnuplot latency.gp)
+}
+
+for part in $parts; do
+    case $part in
+    sweep | latency | round | figures) $part ;;
+    *) echo "$0: unknown part $part" >&2; exit 2 ;;
+    esac
+done

@@ -1,0 +1,27 @@
+# docs/results/medea/violations.gp - constraint violations against the
+# offered cluster load (sweep-summary.csv, from medea-runs.sh sweep), with
+# MEDEA's reported numbers (EuroSys'18, as issue 23 quotes them) beside.
+set terminal pngcairo size 800,560 font ",10"
+set output "violations.png"
+set datafile separator ","
+set title "skylark-sim, real flow node: 200 nodes x 8 slots, 20 racks, soft constraints"
+set xlabel "offered cluster load (short jobs + long-running applications)"
+set ylabel "(constraint, task) pairs broken (%)"
+set xrange [0.45:1.0]
+set yrange [0:*]
+set grid
+set key outside below
+plot "< grep ^intra sweep-summary.csv" using 2:4:5:6 with yerrorlines lw 2 \
+         title "Skylark, intra-application (40 apps; mean, min-max of 3 seeds)", \
+     "< grep ^inter sweep-summary.csv" using 2:4:5:6 with yerrorlines lw 2 \
+         title "Skylark, inter-application (10 apps)", \
+     "-" using 1:2 with lines dt 2 lw 2 lc rgb "#3366cc" \
+         title "MEDEA (paper): about 0% intra-application up to 90% load", \
+     "-" using 1:2 with lines dt 3 lw 2 lc rgb "#cc3333" \
+         title "MEDEA (paper): under 10% across 10 applications"
+0.5,0
+0.9,0
+e
+0.5,10
+0.95,10
+e
