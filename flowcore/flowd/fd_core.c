@@ -109,6 +109,8 @@ int fd_core_new(const fd_config *cfg, uint64_t epoch, sk_time now,
     fd_list_init(&c->c_dirty_nodes);
     fd_list_init(&c->c_dirty_jobs);
     fd_list_init(&c->c_mchanges);
+    fd_list_init(&c->c_sched_gone);
+    fd_list_init(&c->c_sched_confirm);
     int rc = fd_net_new(&c->c_net);
     if (rc == 0)
         rc = c->c_pol->po_init(c, c->c_net);
@@ -129,6 +131,7 @@ void fd_core_free(fd_core *c)
     fd_sched *s;
     while ((s = sk_map_next(&c->c_sched_by_peer, &pos, &key)) != NULL)
         fd_sched_free(c, s);
+    fd_grace_free(c);
     for (uint32_t i = 0; i < c->c_jobs.sl_len; i++) {
         fd_job *j = fd_slots_get(&c->c_jobs, i);
         if (j != NULL)
@@ -243,7 +246,7 @@ void fd_core_peer_down(fd_core *c, sk_time now, sk_peer peer)
     if (n != NULL)
         fd_node_down(c, now, n, "its session ended");
     fd_sched *s = fd_sched_by_peer(c, peer);
-    if (s != NULL)
+    if (s != NULL && !fd_sched_leave(c, now, s))
         fd_sched_down(c, now, s);
     fd_leave(c);
 }
@@ -259,6 +262,7 @@ void fd_core_on_timer(fd_core *c, sk_time now)
         fd_node_down(c, now, n, "no heartbeat within node_timeout_ms");
     }
     fd_reserve_timeouts(c, now);
+    fd_grace_timeouts(c, now);
     fd_leave(c);
 }
 
@@ -289,7 +293,8 @@ sk_time fd_core_next_deadline(const fd_core *c)
             k->t_since + (sk_time)c->c_cfg.fdc_reserve_timeout_ms * 1000;
         t = d < t ? d : t;
     }
-    return t;
+    sk_time g = fd_grace_deadline(c);
+    return g < t ? g : t;
 }
 
 sk_outbox *fd_core_outbox(fd_core *c)
