@@ -110,7 +110,7 @@ int fd_core_new(const fd_config *cfg, uint64_t epoch, sk_time now,
     fd_list_init(&c->c_dirty_jobs);
     fd_list_init(&c->c_mchanges);
     fd_list_init(&c->c_sched_gone);
-    fd_list_init(&c->c_sched_confirm);
+    fd_list_init(&c->c_sched_back);
     int rc = fd_net_new(&c->c_net);
     if (rc == 0)
         rc = c->c_pol->po_init(c, c->c_net);

@@ -132,7 +132,7 @@ bool fd_sched_return(fd_core *c, sk_time now, sk_peer peer, const sk_hello *h)
     s->s_gone = false;
     s->s_peer = peer;
     s->s_confirm_at = now + confirm_us(c);
-    fd_list_push(&c->c_sched_confirm, &s->s_confirm_link);
+    fd_list_push(&c->c_sched_back, &s->s_confirm_link);
     c->c_st.fs_sched_held--;
     c->c_st.fs_schedulers++;
     c->c_st.fs_sched_reclaimed++;
@@ -279,9 +279,9 @@ void fd_grace_timeouts(fd_core *c, sk_time now)
                 s->s_id, s->s_njobs);
         fd_sched_down(c, now, s);
     }
-    while (!fd_list_empty(&c->c_sched_confirm)) {
+    while (!fd_list_empty(&c->c_sched_back)) {
         fd_sched *s =
-            FD_CONTAINER(c->c_sched_confirm.l_next, fd_sched, s_confirm_link);
+            FD_CONTAINER(c->c_sched_back.l_next, fd_sched, s_confirm_link);
         if (s->s_confirm_at > now)
             break;
         confirm_due(c, now, s);
@@ -296,9 +296,9 @@ sk_time fd_grace_deadline(const fd_core *c)
             FD_CONTAINER(c->c_sched_gone.l_next, fd_sched, s_gone_link);
         t = s->s_gone_at + grace_us(c);
     }
-    if (!fd_list_empty(&c->c_sched_confirm)) {
+    if (!fd_list_empty(&c->c_sched_back)) {
         const fd_sched *s =
-            FD_CONTAINER(c->c_sched_confirm.l_next, fd_sched, s_confirm_link);
+            FD_CONTAINER(c->c_sched_back.l_next, fd_sched, s_confirm_link);
         t = s->s_confirm_at < t ? s->s_confirm_at : t;
     }
     return t;

@@ -119,10 +119,10 @@ typedef struct fd_sched {
     fd_link s_gone_link; /* in c_sched_gone, oldest first */
     fd_kept *s_kept;     /* outcomes decided meanwhile */
     uint32_t s_nkept, s_kept_cap;
-    sk_map s_ended;          /* held jobs that ended: id + 1 -> s */
-    sk_time s_confirm_at;    /* back: held jobs not re-forwarded by
-                                then are cancelled */
-    fd_link s_confirm_link;  /* in c_sched_confirm, oldest first */
+    sk_map s_ended;         /* held jobs that ended: id + 1 -> s */
+    sk_time s_confirm_at;   /* back: held jobs not re-forwarded by
+                               then are cancelled */
+    fd_link s_confirm_link; /* in c_sched_back, oldest first */
 } fd_sched;
 
 struct fd_job {
@@ -346,7 +346,7 @@ struct fd_core {
     sk_map c_node_by_name;  /* name hash -> fd_node chain (live) */
     sk_map c_sched_by_peer; /* peer + 1 -> fd_sched (live sessions) */
     fd_link c_sched_gone;   /* schedulers in their grace, oldest first */
-    fd_link c_sched_confirm; /* back, re-forwards awaited, oldest first */
+    fd_link c_sched_back;   /* back, re-forwards awaited, oldest first */
     sk_map c_task_by_resv;  /* resv -> fd_task */
     uint64_t c_ntasks;      /* tasks held (not dead) */
     uint64_t c_njobs;
@@ -448,8 +448,7 @@ void fd_job_cancel(fd_core *c, sk_time now, fd_job *j);
  * grace and the re-forward window running out. fd_grace_forget: what
  * the grace holds of s is freed (s is being freed). */
 bool fd_sched_leave(fd_core *c, sk_time now, fd_sched *s);
-bool fd_sched_return(fd_core *c, sk_time now, sk_peer peer,
-                     const sk_hello *h);
+bool fd_sched_return(fd_core *c, sk_time now, sk_peer peer, const sk_hello *h);
 bool fd_sched_keep(fd_core *c, sk_time now, fd_task *t, uint8_t status,
                    const char *why);
 void fd_grace_job_ended(fd_core *c, fd_job *j);
