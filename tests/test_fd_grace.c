@@ -1,7 +1,8 @@
 /*
  * test_fd_grace.c - the flow node core keeps a scheduler's work when its
  * session ends (fd_grace.c, sched_grace_ms), driven with messages and
- * times: nothing released while it is away; an outcome the core decides
+ * times: nothing released while it is away, nothing of its placed; an
+ * outcome the core decides
  * meanwhile kept and delivered when the same incarnation returns; the
  * re-forwarded hand-overs matched with what is held (done tasks end,
  * running ones keep their attempt, one that ended here meanwhile is
@@ -293,6 +294,28 @@ static void test_not_reforwarded(void)
     fd_core_free(c);
 }
 
+/* A gone scheduler's waiting tasks wait: a node monitor would report
+ * them to nobody. Back, they are placed. */
+static void test_waiting(void)
+{
+    fd_config cfg = cfg_test();
+    fd_core *c = fdt_core(&cfg, T0);
+    fdt_node(c, T0, 1, "n1", 4, NULL, 1.0);
+    sched_hello(c, T0, SCHED, INC);
+    fdt_submit(c, T0, SCHED, 4, 2, true, NULL, 0);
+    peer_down(c, T0 + 10 * MS, SCHED);
+    tap_is_int(fdt_round(c, T0 + 200 * MS, NULL), 0, "a round runs");
+    tap_ok(fdt_count(c, SK_MSG_RESERVE, UINT32_MAX) == 0 &&
+               fd_core_stats(c)->fs_waiting == 2,
+           "its scheduler away, the job's 2 tasks are not placed");
+    sched_hello(c, T0 + 500 * MS, SCHED + 1, INC);
+    fdt_drain(c);
+    tap_is_int(fdt_round(c, T0 + 700 * MS, NULL), 0, "back: a round");
+    tap_is_int((int64_t)fdt_count(c, SK_MSG_RESERVE, 1), 2,
+               "and they are placed");
+    fd_core_free(c);
+}
+
 /* The grace running out, or another incarnation, cancels as before. */
 static void test_cancelled(void)
 {
@@ -350,6 +373,7 @@ int main(void)
     test_return();
     test_kept();
     test_not_reforwarded();
+    test_waiting();
     test_cancelled();
     tap_done();
     return tap_exit_status();

@@ -269,8 +269,8 @@ void fd_core_on_msg(fd_core *c, sk_time now, sk_peer from, const sk_msg *msg);
 /* fd_core_peer_down tells the core that peer's session ended. A node is
  * down at once (its tasks re-planned, as on a timeout). A scheduler's
  * jobs are held for fdc_sched_grace_ms: they stay placed and running,
- * and the outcomes the core decides for them meanwhile (LOST, FAILED)
- * are kept. A HELLO with the same he_id and he_incarnation within the
+ * their waiting tasks wait, and the outcomes the core decides for them
+ * meanwhile (LOST, FAILED) are kept. A HELLO with the same he_id and he_incarnation within the
  * grace takes them back (kept outcomes are sent at once; the jobs it
  * re-forwards are matched with the held ones, not refused as
  * duplicates; a task it still holds that ended here meanwhile is

@@ -7,7 +7,8 @@
  * dies) kills its running long tasks for nothing. So when a scheduler's
  * session ends its record stays, "gone", for fdc_sched_grace_ms: its
  * tasks stay placed and running, and the outcomes the core decides for
- * them (LOST, FAILED) are kept. A HELLO with the same he_id and
+ * them (LOST, FAILED) are kept; its waiting tasks are not placed (their
+ * node monitors would report to nobody). A HELLO with the same he_id and
  * he_incarnation (the same process) within the grace takes the work
  * back: the kept outcomes go out at once, and the hand-overs the
  * scheduler re-forwards on flowd's HELLO (it re-forwards everything in
@@ -136,6 +137,7 @@ bool fd_sched_return(fd_core *c, sk_time now, sk_peer peer, const sk_hello *h)
     c->c_st.fs_sched_held--;
     c->c_st.fs_schedulers++;
     c->c_st.fs_sched_reclaimed++;
+    fd_event(c, now); /* its waiting tasks may be placed again */
     fd_membership_full(c, peer);
     for (uint32_t i = 0; i < s->s_nkept; i++) {
         const fd_kept *k = &s->s_kept[i];
@@ -302,6 +304,11 @@ sk_time fd_grace_deadline(const fd_core *c)
         t = s->s_confirm_at < t ? s->s_confirm_at : t;
     }
     return t;
+}
+
+bool fd_job_away(const fd_job *j)
+{
+    return j->j_sched != NULL && j->j_sched->s_gone;
 }
 
 void fd_grace_forget(fd_sched *s)
