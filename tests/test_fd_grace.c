@@ -2,8 +2,8 @@
  * test_fd_grace.c - the flow node core keeps a scheduler's work when its
  * session ends (fd_grace.c, sched_grace_ms), driven with messages and
  * times: nothing released while it is away, nothing of its placed; an
- * outcome the core decides
- * meanwhile kept and delivered when the same incarnation returns; the
+ * outcome the core decides meanwhile kept and delivered when the same
+ * incarnation returns; the
  * re-forwarded hand-overs matched with what is held (done tasks end,
  * running ones keep their attempt, one that ended here meanwhile is
  * reported LOST); a held job not re-forwarded cancelled; the grace
