@@ -8,6 +8,8 @@
  * running ones keep their attempt, one that ended here meanwhile is
  * reported LOST); a held job not re-forwarded cancelled; the grace
  * running out, another incarnation and a grace of 0 cancel as before.
+ * And flowd's own stall (fd_core_stalled): nodes not blamed for it, a
+ * node whose session it ended taken back with its tasks.
  */
 #include "fd_core.h"
 #include "fd_testutil.h"
@@ -316,6 +318,50 @@ static void test_waiting(void)
     fd_core_free(c);
 }
 
+/* flowd's own stall (fd_core_stalled): its nodes' silence is forgiven,
+ * and a node whose session its stall ended comes back with its tasks. */
+static void test_stalled(void)
+{
+    sk_peer where[4];
+    fd_core *c = running(4, where);
+    const fd_stats *st = fd_core_stats(c);
+    /* Stopped from 300 ms to 10300 ms: the driver wakes late. */
+    fdt_drain(c);
+    fd_core_stalled(c, T0 + 10300 * MS, 9000 * MS);
+    on_timer(c, T0 + 10300 * MS);
+    tap_ok(st->fs_nodes == 2 && st->fs_running == 4 && st->fs_stalls == 1,
+           "after a 10 s stall no node times out, 4 tasks still run");
+    peer_down(c, T0 + 10300 * MS, 1);
+    peer_down(c, T0 + 10300 * MS, 2);
+    tap_ok(st->fs_nodes == 2 && st->fs_nodes_detached == 2 &&
+               st->fs_running == 4 && st->fs_nodes_down == 0 &&
+               fdt_count(c, SK_MSG_RELEASE, UINT32_MAX) == 0,
+           "their sessions end right after: kept, tasks running, no kill");
+    fdt_node(c, T0 + 10400 * MS, 11, "n1", 2, NULL, 1.0);
+    tap_ok(st->fs_nodes_back == 1 && fd_core_node_long(c, 11) == (int64_t)nrun1,
+           "n1 registers again (same incarnation): back with its %u tasks",
+           nrun1);
+    fdt_heartbeat(c, T0 + 10500 * MS, 11, 9, 2, nrun1, 0, 0, run1, nrun1);
+    tap_ok(st->fs_running == 4 && st->fs_unknown_kill == 0,
+           "its next heartbeat lists them: nothing unknown, nothing killed");
+    /* n2 never comes back: down at its timeout, counted from the stall's
+     * end (its last heartbeat moved on by the stall). */
+    on_timer(c, T0 + 12200 * MS);
+    tap_is_int((int64_t)st->fs_nodes, 2, "n2 not yet down");
+    on_timer(c, T0 + 12400 * MS);
+    tap_ok(st->fs_nodes == 1 && st->fs_nodes_down == 1,
+           "n2 down at its timeout after the stall");
+    fd_core_free(c);
+
+    /* Without a stall, a node's session ending downs it at once. */
+    c = running(2, where);
+    st = fd_core_stats(c);
+    peer_down(c, T0 + 1000 * MS, 1);
+    tap_ok(st->fs_nodes == 1 && st->fs_nodes_detached == 0,
+           "no stall: a node whose session ends is down at once");
+    fd_core_free(c);
+}
+
 /* The grace running out, or another incarnation, cancels as before. */
 static void test_cancelled(void)
 {
@@ -374,6 +420,7 @@ int main(void)
     test_kept();
     test_not_reforwarded();
     test_waiting();
+    test_stalled();
     test_cancelled();
     tap_done();
     return tap_exit_status();

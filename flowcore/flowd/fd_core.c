@@ -174,6 +174,27 @@ void fd_leave(fd_core *c)
     fd_membership_flush(c);
 }
 
+void fd_core_stalled(fd_core *c, sk_time now, sk_time gap)
+{
+    fd_enter(c);
+    for (fd_link *l = c->c_by_seen.l_next; l != &c->c_by_seen; l = l->l_next) {
+        fd_node *n = FD_CONTAINER(l, fd_node, n_seen_link);
+        n->n_last_seen =
+            n->n_last_seen + gap < now ? n->n_last_seen + gap : now;
+    }
+    for (fd_link *l = c->c_reserves.l_next; l != &c->c_reserves;
+         l = l->l_next) {
+        fd_task *t = FD_CONTAINER(l, fd_task, t_resv_link);
+        t->t_since = t->t_since + gap < now ? t->t_since + gap : now;
+    }
+    c->c_stall_end = now + (sk_time)c->c_cfg.fdc_node_timeout_ms * 1000;
+    c->c_st.fs_stalls++;
+    sk_warn("flowd: not run for %lld ms (stopped or starved): the nodes' "
+            "silence meanwhile is forgiven",
+            (long long)(gap / 1000));
+    fd_leave(c);
+}
+
 void fd_core_on_msg(fd_core *c, sk_time now, sk_peer from, const sk_msg *msg)
 {
     fd_enter(c);
@@ -243,7 +264,9 @@ void fd_core_peer_down(fd_core *c, sk_time now, sk_peer peer)
 {
     fd_enter(c);
     fd_node *n = fd_node_by_peer(c, peer);
-    if (n != NULL)
+    if (n != NULL && now < c->c_stall_end)
+        fd_node_detach(c, n);
+    else if (n != NULL)
         fd_node_down(c, now, n, "its session ended");
     fd_sched *s = fd_sched_by_peer(c, peer);
     if (s != NULL && !fd_sched_leave(c, now, s))

@@ -200,6 +200,10 @@ typedef struct fd_stats {
     uint64_t fs_kept;            /* outcomes kept for a gone scheduler */
     uint64_t fs_reforwarded;     /* held jobs re-forwarded after return */
     uint64_t fs_gone_ended;      /* re-forwarded live, ended here: LOST */
+    /* flowd's own stalls (fd_core_stalled) */
+    uint64_t fs_stalls;         /* stalls seen: nodes' silence forgiven */
+    uint64_t fs_nodes_detached; /* sessions ended right after: kept */
+    uint64_t fs_nodes_back;     /* detached nodes back with their tasks */
     uint64_t fs_dropped_dead;  /* placements dropped: task ended or node
                                   left during the solve */
     uint64_t fs_dropped_cap;   /* placements over a node's cap dropped */
@@ -267,7 +271,10 @@ void fd_core_free(fd_core *c);
 void fd_core_on_msg(fd_core *c, sk_time now, sk_peer from, const sk_msg *msg);
 
 /* fd_core_peer_down tells the core that peer's session ended. A node is
- * down at once (its tasks re-planned, as on a timeout). A scheduler's
+ * down at once (its tasks re-planned, as on a timeout), except within
+ * fdc_node_timeout_ms after fd_core_stalled: then it is kept, without a
+ * peer, until its timeout, and a HELLO of the same name and
+ * incarnation takes it back with its tasks. A scheduler's
  * jobs are held for fdc_sched_grace_ms: they stay placed and running,
  * their waiting tasks wait, and the outcomes the core decides for them
  * meanwhile (LOST, FAILED) are kept. A HELLO with the same he_id and he_incarnation within the
@@ -279,6 +286,17 @@ void fd_core_on_msg(fd_core *c, sk_time now, sk_peer from, const sk_msg *msg);
  * with kill), as at once with a grace of 0. Unknown peers are
  * ignored. */
 void fd_core_peer_down(fd_core *c, sk_time now, sk_peer peer);
+
+/* fd_core_stalled tells the core that its driver did not run for gap
+ * (up to now): the process was stopped or starved, so the nodes'
+ * silence meanwhile is not theirs. Their last heartbeats and the
+ * RESERVEs out are moved on by gap (never past now), and for
+ * fdc_node_timeout_ms a node whose session ends is kept for its return
+ * (fd_core_peer_down): the sessions its stall ended come back. The
+ * skylark-flowd shell calls it first thing when its loop wakes more than
+ * two transport heartbeats after the last time (the transport's timer
+ * wakes it every heartbeat). O(nodes + RESERVEs out). */
+void fd_core_stalled(fd_core *c, sk_time now, sk_time gap);
 
 /* fd_core_on_timer does what is due at now: nodes silent for
  * fdc_node_timeout_ms go down, RESERVEs unanswered for

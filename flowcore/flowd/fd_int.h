@@ -172,6 +172,7 @@ typedef struct fd_rack {
 typedef struct fd_node {
     sk_peer n_peer;
     uint32_t n_id;
+    uint64_t n_incarnation;
     char n_name[SK_MAX_NAME_LEN + 1];
     char n_addr[SK_MAX_ADDR_LEN + 1];
     uint32_t n_slots;
@@ -183,6 +184,8 @@ typedef struct fd_node {
     uint32_t n_cap; /* floor(long share * slots) */
     uint32_t n_slot;
     bool n_dead;
+    bool n_detached;     /* its session ended after flowd's own stall:
+                            kept, without a peer, for its return */
     bool n_dirty;        /* in c_dirty_nodes */
     bool n_in_net;       /* its part of the network exists */
     bool n_load_changed; /* its arcs to the sink must be redone */
@@ -373,6 +376,8 @@ struct fd_core {
     uint64_t c_events;
     sk_time c_first_event; /* of the pending changes */
     uint64_t c_mb_seq;
+    sk_time c_stall_end; /* fd_core_stalled: node sessions ending
+                            before this are detached */
     /* `flow-dump` (fd_dump.c): the one dump being read, page by page */
     char *c_dump;
     size_t c_dump_len;
@@ -400,6 +405,11 @@ void fd_on_heartbeat(fd_core *c, sk_time now, fd_node *n,
 void fd_node_down(fd_core *c, sk_time now, fd_node *n, const char *why);
 void fd_node_touch(fd_core *c, fd_node *n);
 fd_node *fd_node_by_peer(const fd_core *c, sk_peer peer);
+/* fd_node_detach: n's session ended right after flowd's own stall: it
+ * stays up without a peer until node_timeout_ms after its last heartbeat,
+ * and a HELLO of the same name and incarnation takes it back with its
+ * tasks (fd_on_hello). */
+void fd_node_detach(fd_core *c, fd_node *n);
 fd_node *fd_node_by_name(const fd_core *c, const char *name);
 fd_rack *fd_rack_by_name(const fd_core *c, const char *name);
 void fd_node_free(fd_core *c, fd_node *n);
