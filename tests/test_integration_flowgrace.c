@@ -8,7 +8,8 @@
  * holds its work and takes it back when the same incarnation returns;
  * the node monitors keep its tasks as orphans (orphan_grace_ms) and
  * re-announce them. Every task appends a start and an end line to a
- * ledger: all 6 end OK, each executed once, none killed. Then the same
+ * ledger: all 6 end OK, each executed once, none killed. Then flowd
+ * itself is stopped for 4 s: the same. Then the scheduler's stall again
  * with sched_grace_ms 0 (flowd cancels at the session's end, as before
  * the grace), which kills the running tasks, run again when the
  * scheduler re-forwards them: the anchor that shows the check can
@@ -149,16 +150,16 @@ static void count(uint32_t *starts, uint32_t *ends, uint32_t *twice)
         fclose(f);
 }
 
-/* stall runs a job, stops the scheduler for 4 s once its tasks run,
- * resumes it and waits for the job's end. */
-static dh_job *stall(uint64_t id)
+/* stall runs a job, stops p for 4 s once its tasks run, resumes it and
+ * waits for the job's end. */
+static dh_job *stall(uint64_t id, const dh_proc *p)
 {
     dh_job *j = submit(id);
     if (!dh_client_run(fe, all_started, j, 20))
         tap_bail_out("the long tasks did not start");
-    kill(sched.dp_pid, SIGSTOP);
+    kill(p->dp_pid, SIGSTOP);
     dh_client_run_for(fe, 4.0);
-    kill(sched.dp_pid, SIGCONT);
+    kill(p->dp_pid, SIGCONT);
     dh_job_wait_done(fe, j, 40);
     return j;
 }
@@ -166,7 +167,7 @@ static dh_job *stall(uint64_t id)
 static void test_with_grace(void)
 {
     start("flowd.sched_grace_ms=20000");
-    dh_job *j = stall(1);
+    dh_job *j = stall(1, &sched);
     uint32_t starts, ends, twice;
     count(&starts, &ends, &twice);
     tap_ok(j->jb_done && j->jb_summary.jd_ok == NTASKS,
@@ -182,7 +183,26 @@ static void test_with_grace(void)
     tap_is_int(status_int(flowd_peer, "sched_expired"), 0,
                "nothing of it cancelled");
     tap_is_int(status_int(flowd_peer, "releases"), 0, "flowd killed nothing");
-    stop_all();
+}
+
+/* flowd itself stopped: when it resumes its transport finds every peer
+ * silent; the core, told of its own stall first, keeps the nodes and
+ * takes them back with their tasks (fd_core_stalled). */
+static void test_flowd_stopped(void)
+{
+    if (remove(ledger) != 0)
+        tap_diag("no ledger to remove");
+    dh_job *j = stall(2, &flowd);
+    uint32_t starts, ends, twice;
+    count(&starts, &ends, &twice);
+    tap_ok(j->jb_done && j->jb_summary.jd_ok == NTASKS && starts == NTASKS &&
+               twice == 0,
+           "flowd stopped 4 s past the 2 s bound: all %d long tasks end OK, "
+           "each executed once (ok %u, killed %u, %u starts)",
+           NTASKS, j->jb_summary.jd_ok, j->jb_summary.jd_killed, starts);
+    tap_ok(status_int(flowd_peer, "nodes_lost") == 0 &&
+               status_int(flowd_peer, "releases") == 0,
+           "flowd lost no node and killed nothing");
 }
 
 static void test_without_grace(void)
@@ -190,7 +210,7 @@ static void test_without_grace(void)
     if (remove(ledger) != 0)
         tap_diag("no ledger to remove");
     start("flowd.sched_grace_ms=0");
-    dh_job *j = stall(2);
+    dh_job *j = stall(3, &sched);
     uint32_t starts, ends, twice;
     count(&starts, &ends, &twice);
     tap_ok(twice > 0 || j->jb_summary.jd_ok < NTASKS,
@@ -204,10 +224,12 @@ static void test_without_grace(void)
 int main(void)
 {
     tap_timeout(180);
-    tap_plan(6);
+    tap_plan(8);
     dh_init();
     snprintf(ledger, sizeof ledger, "%s/ledger", dh_dir());
     test_with_grace();
+    test_flowd_stopped();
+    stop_all();
     test_without_grace();
     tap_done();
     return tap_exit_status();
