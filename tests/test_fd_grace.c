@@ -297,7 +297,7 @@ static void test_not_reforwarded(void)
 }
 
 /* A gone scheduler's waiting tasks wait: a node monitor would report
- * them to nobody. Back, they are placed. */
+ * them to nobody. Back, they are placed once their job is re-forwarded. */
 static void test_waiting(void)
 {
     fd_config cfg = cfg_test();
@@ -312,7 +312,14 @@ static void test_waiting(void)
            "its scheduler away, the job's 2 tasks are not placed");
     sched_hello(c, T0 + 500 * MS, SCHED + 1, INC);
     fdt_drain(c);
-    tap_is_int(fdt_round(c, T0 + 700 * MS, NULL), 0, "back: a round");
+    fdt_round(c, T0 + 700 * MS, NULL);
+    tap_is_int((int64_t)fdt_count(c, SK_MSG_RESERVE, 1), 0,
+               "back, but the job not re-forwarded yet: still not placed");
+    bool done[2] = {false, false};
+    uint32_t att[2] = {0, 0};
+    reforward(c, T0 + 800 * MS, SCHED + 1, 4, 2, done, att);
+    fdt_drain(c);
+    tap_is_int(fdt_round(c, T0 + 1000 * MS, NULL), 0, "re-forwarded: a round");
     tap_is_int((int64_t)fdt_count(c, SK_MSG_RESERVE, 1), 2,
                "and they are placed");
     fd_core_free(c);

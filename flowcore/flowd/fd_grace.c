@@ -7,8 +7,10 @@
  * dies) kills its running long tasks for nothing. So when a scheduler's
  * session ends its record stays, "gone", for fdc_sched_grace_ms: its
  * tasks stay placed and running, and the outcomes the core decides for
- * them (LOST, FAILED) are kept; its waiting tasks are not placed (their
- * node monitors would report to nobody). A HELLO with the same he_id and
+ * them (LOST, FAILED) are kept; its waiting tasks are not placed until
+ * it re-forwards their job (their node monitors would report to nobody,
+ * and a scheduler that dropped the job meanwhile, or whose frontend
+ * moved it elsewhere, does not re-forward it). A HELLO with the same he_id and
  * he_incarnation (the same process) within the grace takes the work
  * back: the kept outcomes go out at once, and the hand-overs the
  * scheduler re-forwards on flowd's HELLO (it re-forwards everything in
@@ -137,7 +139,6 @@ bool fd_sched_return(fd_core *c, sk_time now, sk_peer peer, const sk_hello *h)
     c->c_st.fs_sched_held--;
     c->c_st.fs_schedulers++;
     c->c_st.fs_sched_reclaimed++;
-    fd_event(c, now); /* its waiting tasks may be placed again */
     fd_membership_full(c, peer);
     for (uint32_t i = 0; i < s->s_nkept; i++) {
         const fd_kept *k = &s->s_kept[i];
@@ -184,7 +185,7 @@ bool fd_sched_keep(fd_core *c, sk_time now, fd_task *t, uint8_t status,
 void fd_grace_job_ended(fd_core *c, fd_job *j)
 {
     fd_sched *s = j->j_sched;
-    if (s == NULL || !j->j_held)
+    if (s == NULL || !j->j_held || j->j_id == UINT64_MAX) /* no key */
         return;
     if (sk_map_put(&s->s_ended, j->j_id + 1, s) != 0)
         c->c_st.fs_nomem++;
@@ -214,7 +215,8 @@ static void reforward_accepted(fd_core *c, fd_sched *s, uint64_t job)
 bool fd_grace_reforward(fd_core *c, sk_time now, fd_sched *s,
                         const sk_submit_job *sj)
 {
-    if (sk_map_get(&s->s_ended, sj->sj_job + 1) != NULL) {
+    if (sj->sj_job != UINT64_MAX &&
+        sk_map_get(&s->s_ended, sj->sj_job + 1) != NULL) {
         /* Every task ended here while it was away. */
         sk_map_del(&s->s_ended, sj->sj_job + 1);
         for (uint32_t i = 0; i < sj->sj_ntasks; i++)
@@ -227,6 +229,7 @@ bool fd_grace_reforward(fd_core *c, sk_time now, fd_sched *s,
     if (j == NULL || !j->j_held || j->j_ntasks != sj->sj_ntasks)
         return false;
     j->j_held = false;
+    fd_event(c, now); /* its waiting tasks may be placed again */
     for (uint32_t i = 0; i < j->j_ntasks; i++) {
         fd_task *t = &j->j_tasks[i];
         const sk_task_spec *ts = &sj->sj_tasks[i];
@@ -308,7 +311,7 @@ sk_time fd_grace_deadline(const fd_core *c)
 
 bool fd_job_away(const fd_job *j)
 {
-    return j->j_sched != NULL && j->j_sched->s_gone;
+    return j->j_held;
 }
 
 void fd_grace_forget(fd_sched *s)

@@ -467,8 +467,8 @@ bool fd_grace_reforward(fd_core *c, sk_time now, fd_sched *s,
 void fd_grace_timeouts(fd_core *c, sk_time now);
 sk_time fd_grace_deadline(const fd_core *c);
 void fd_grace_forget(fd_sched *s);
-/* fd_job_away: j's scheduler is gone (its waiting tasks are not placed:
- * nobody would hear of them). */
+/* fd_job_away: j's scheduler went and has not re-forwarded it yet (its
+ * waiting tasks are not placed: nobody may hear of them). */
 bool fd_job_away(const fd_job *j);
 void fd_grace_free(fd_core *c);
 
