@@ -404,6 +404,15 @@ static void test_cancelled(void)
            "the new one registered");
     fd_core_free(c);
 
+    c = running(2, where);
+    st = fd_core_stats(c);
+    fdt_drain(c);
+    fd_core_peer_left(c, T0 + 1000 * MS, SCHED);
+    tap_ok(fdt_count(c, SK_MSG_RELEASE, UINT32_MAX) == 2 && st->fs_jobs == 0 &&
+               st->fs_sched_held == 0,
+           "a scheduler that said goodbye: released with kill at once");
+    fd_core_free(c);
+
     fd_config cfg = cfg_test();
     cfg.fdc_sched_grace_ms = 0;
     c = fdt_core(&cfg, T0);

@@ -260,18 +260,30 @@ void fd_core_on_msg(fd_core *c, sk_time now, sk_peer from, const sk_msg *msg)
     fd_leave(c);
 }
 
-void fd_core_peer_down(fd_core *c, sk_time now, sk_peer peer)
+/* peer_gone: peer's session ended; lost (not a goodbye): a scheduler's
+ * work is held, and right after a stall a node is detached. */
+static void peer_gone(fd_core *c, sk_time now, sk_peer peer, bool lost)
 {
     fd_enter(c);
     fd_node *n = fd_node_by_peer(c, peer);
-    if (n != NULL && now < c->c_stall_end)
+    if (n != NULL && lost && now < c->c_stall_end)
         fd_node_detach(c, n);
     else if (n != NULL)
-        fd_node_down(c, now, n, "its session ended");
+        fd_node_down(c, now, n, lost ? "its session ended" : "it left");
     fd_sched *s = fd_sched_by_peer(c, peer);
-    if (s != NULL && !fd_sched_leave(c, now, s))
+    if (s != NULL && !(lost && fd_sched_leave(c, now, s)))
         fd_sched_down(c, now, s);
     fd_leave(c);
+}
+
+void fd_core_peer_down(fd_core *c, sk_time now, sk_peer peer)
+{
+    peer_gone(c, now, peer, true);
+}
+
+void fd_core_peer_left(fd_core *c, sk_time now, sk_peer peer)
+{
+    peer_gone(c, now, peer, false);
 }
 
 void fd_core_on_timer(fd_core *c, sk_time now)

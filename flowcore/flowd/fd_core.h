@@ -287,6 +287,11 @@ void fd_core_on_msg(fd_core *c, sk_time now, sk_peer from, const sk_msg *msg);
  * ignored. */
 void fd_core_peer_down(fd_core *c, sk_time now, sk_peer peer);
 
+/* fd_core_peer_left is fd_core_peer_down for a peer that ended its
+ * session cleanly (it said goodbye: it is leaving, not lost): a
+ * scheduler's work is cancelled at once, without a grace. */
+void fd_core_peer_left(fd_core *c, sk_time now, sk_peer peer);
+
 /* fd_core_stalled tells the core that its driver did not run for gap
  * (up to now): the process was stopped or starved, so the nodes'
  * silence meanwhile is not theirs. Their last heartbeats and the

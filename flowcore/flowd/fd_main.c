@@ -118,7 +118,10 @@ static void core_down(void *arg, sk_peer p, sk_time now)
 {
     fd_daemon *fdd = arg;
     mark_node(fdd, p, 0);
-    fd_core_peer_down(fdd->fdd_core, now, p);
+    if (sk_daemon_down_goodbye(fdd->fdd_shell))
+        fd_core_peer_left(fdd->fdd_core, now, p);
+    else
+        fd_core_peer_down(fdd->fdd_core, now, p);
 }
 
 /* A HEARTBEAT from a peer that registered as a node this session and is
