@@ -68,6 +68,7 @@ struct sk_daemon {
     const char *d_listen;
     int d_in_pump;
     int d_pump_again;
+    int d_down_goodbye; /* the session dc_peer_down reports ended cleanly */
     /* The STATUS_REPLY being extended. */
     sk_msg d_status;
     sk_status_kv d_kv[SK_MAX_STATUS_KV];
@@ -634,8 +635,15 @@ static void on_down(void *arg, sk_peer_id tid, sk_peer_down_reason why)
     /* Unpair first: what the core says to a peer that is gone is counted
      * as unroutable, not as a failed send. */
     sk_peermap_remove(&d->d_peers, tid, NULL);
+    d->d_down_goodbye = why == SK_PEER_GOODBYE;
     d->d_core.dc_peer_down(d->d_core.dc_core, ref, sk_daemon_now());
+    d->d_down_goodbye = 0;
     pump(d);
+}
+
+int sk_daemon_down_goodbye(const sk_daemon *d)
+{
+    return d->d_down_goodbye;
 }
 
 void sk_daemon_on_cred(sk_daemon *d, sk_daemon_cred_fn fn)

@@ -142,6 +142,11 @@ void sk_daemon_stop(sk_daemon *d);
  * core is not told anything. NULL is a no-op. */
 void sk_daemon_destroy(sk_daemon *d);
 
+/* sk_daemon_down_goodbye tells, during dc_peer_down only, whether the
+ * peer ended its session cleanly (it said goodbye: it is leaving) rather
+ * than being lost (timeout, reset, replaced); 0 elsewhere. */
+int sk_daemon_down_goodbye(const sk_daemon *d);
+
 /* sk_daemon_pump lets the daemon hand the core inputs of its own: it runs
  * dh_pump until it returns 0, sending the outbox after each input, then
  * re-arms the deadline timer. For callbacks outside the shell's (a child

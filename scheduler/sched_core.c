@@ -373,7 +373,7 @@ void sched_peer_up(sched_core *c, sk_peer peer, const sk_hello *hello,
         return;
     }
     if (hello->he_role == SK_ROLE_FLOWD)
-        sched_flow_up(c, peer);
+        sched_flow_up(c, peer, hello->he_incarnation);
     if (hello->he_role != SK_ROLE_NODEMON && hello->he_role != SK_ROLE_FRONTEND)
         return;
     if (hello->he_role == SK_ROLE_NODEMON)

@@ -22,10 +22,12 @@
  * once. Attempt numbers are flowd's from there: a report for an attempt
  * older than the last one seen is stale.
  *
- * flowd restarts: when its HELLO comes again, every hand-over in flight
- * is sent again with the same id and numbering, ended tasks marked done
- * and attempts going on from the last seen, so that flowd adopts what
- * runs and places the rest once (docs/DAEMONS.md §8).
+ * flowd's session ends: when its HELLO comes again, every hand-over in
+ * flight is sent again with the same id and numbering, ended tasks
+ * marked done. A restarted flowd (another incarnation) adopts what runs
+ * and places the rest once, the attempts going on from the last seen; the
+ * same flowd, which held our work for its sched_grace_ms, matches them
+ * with what it holds, attempts unchanged (docs/DAEMONS.md §8).
  */
 #include "sched_int.h"
 #include "sk_log.h"
@@ -192,19 +194,26 @@ void sched_flow_cancel(sched_core *c, sched_job *j)
 
 /* ---- flowd comes and goes ---------------------------------------------- */
 
-/* sched_flow_up: peer said HELLO as flowd. It becomes the directory and
- * the flow path; every hand-over in flight is sent to it again. */
-void sched_flow_up(sched_core *c, sk_peer peer)
+/* sched_flow_up: peer said HELLO as flowd, of process incarnation. It
+ * becomes the directory and the flow path; every hand-over in flight is
+ * sent to it again: a flowd that restarted adopts or places them, the
+ * same flowd (its session was lost, and it held our work for
+ * sched_grace_ms) matches them with what it holds and ends the tasks
+ * marked done. */
+void sched_flow_up(sched_core *c, sk_peer peer, uint64_t incarnation)
 {
+    /* Only a new flowd can have reserved attempts unseen; the same one
+     * keeps its numbering, which the node monitors report with. */
+    bool restarted = incarnation != c->c_flowd_inc;
     c->c_flowd = peer;
     c->c_flowd_up = true;
+    c->c_flowd_inc = incarnation;
     c->c_stats.ss_flowd_up++;
     for (uint32_t i = 0; i < c->c_flows.mp_cap; i++) {
         sched_flow *fl = c->c_flows.mp_vals[i];
         if (fl == NULL)
             continue;
-        /* Attempts a lost flowd may have reserved unseen are skipped. */
-        for (uint32_t k = 0; k < fl->fl_ntasks; k++) {
+        for (uint32_t k = 0; k < fl->fl_ntasks && restarted; k++) {
             sched_task *t = &fl->fl_job->j_tasks[fl->fl_tasks[k]];
             if (t->tk_flow == fl && t->tk_state == SCHED_TASK_FLOW &&
                 t->tk_attempt + 1 < SK_MAX_ATTEMPTS)

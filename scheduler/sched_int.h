@@ -180,6 +180,7 @@ struct sched_core {
     uint64_t c_stamp; /* for nd_mark */
     sk_peer c_flowd;  /* the flow node's session, if c_flowd_up */
     bool c_flowd_up;
+    uint64_t c_flowd_inc; /* he_incarnation of the last flowd, 0: none */
     sk_map c_flows;   /* fl_id -> sched_flow */
     sk_map c_users;   /* name hash -> sched_user with jobs (chained) */
     sched_job *c_fb_head; /* jobs whose fallback time is still ahead */
@@ -242,7 +243,7 @@ int sched_user_charge(sched_core *c, sched_job *j);
 void sched_user_release(sched_core *c, sched_job *j);
 
 /* sched_flow.c: the flow path (hand-overs to flowd, fallback) */
-void sched_flow_up(sched_core *c, sk_peer peer);
+void sched_flow_up(sched_core *c, sk_peer peer, uint64_t incarnation);
 void sched_flow_down(sched_core *c, sk_peer peer);
 bool sched_flow_take(sched_core *c, sched_job *j, uint32_t task);
 void sched_flow_take_pending(sched_core *c, sched_job *j);

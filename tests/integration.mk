@@ -110,3 +110,8 @@ EXTRA_tests_test_faults_orphans_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark
 # The reduced fault runner (scripts/faults, about 50 s): local clusters.
 TESTS += tests/test_faults.sh
 dist_check_SCRIPTS += tests/test_faults.sh
+
+# Its flow rows (about 70 s): flowd killed and stopped, a scheduler
+# stopped, while long tasks run.
+TESTS += tests/test_faults_flowd.sh
+dist_check_SCRIPTS += tests/test_faults_flowd.sh

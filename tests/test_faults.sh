@@ -16,7 +16,7 @@
 GAP="a task that ends during a stall completes again: its retry ends before the node monitor comes back (FAULTS.md)"
 echo "1..11"
 out=$(BUILD_DIR=$top_builddir timeout 300 "$top_srcdir/scripts/faults" \
-    --tasks 200 --stop 4 2>&1)
+    --group short --tasks 200 --stop 4 2>&1)
 rows=$(printf '%s\n' "$out" | grep -c '^| \(none\|sched-kill\|nm-kill\|nm-stop\) |')
 if [ "$rows" -eq 4 ]; then
     echo "ok 1 - scripts/faults ran the anchor and 3 faults"

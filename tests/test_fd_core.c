@@ -561,11 +561,12 @@ static void test_preemption(bool on)
 }
 
 /* A task rejected max_rejects times fails, and its scheduler hears it;
- * a scheduler that goes away takes its jobs with it. */
+ * a scheduler that goes away (grace 0) takes its jobs with it. */
 static void test_rejects_and_sched_down(void)
 {
     fd_config cfg = cfg_test();
     cfg.fdc_max_rejects = 2;
+    cfg.fdc_sched_grace_ms = 0; /* test_fd_grace: with a grace */
     fd_core *c = fdt_core(&cfg, T0);
     fdt_node(c, T0, 1, "n1", 4, NULL, -1);
     fdt_sched(c, T0, SCHED, SID);

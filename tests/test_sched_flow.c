@@ -11,9 +11,14 @@
 
 #define FLOWD 500u
 
+/* flowd_inc is the incarnation flowd_up announces: a restart changes it. */
+static uint64_t flowd_inc = 1;
+
 static void flowd_up(sched_core *c)
 {
-    sched_peer_up(c, FLOWD, &(sk_hello){.he_role = SK_ROLE_FLOWD}, 0);
+    sched_peer_up(
+        c, FLOWD,
+        &(sk_hello){.he_role = SK_ROLE_FLOWD, .he_incarnation = flowd_inc}, 0);
 }
 
 /* submit sends a job of n tasks; long_job or placement as given. */
@@ -134,9 +139,21 @@ static void test_long_job(void)
     tap_ok(tf != NULL && tf->tf_task == 0 && tf->tf_status == SK_TASK_LOST,
            "flowd giving a task up ends it LOST");
 
+    /* Its session ends and comes back, the same flowd (it held our work,
+     * sched_grace_ms): the hand-over goes again, attempts unchanged. */
+    st_clear(c);
+    sched_peer_down(c, FLOWD, 250);
+    flowd_up(c);
+    sj = handed(c, 0);
+    tap_ok(sj != NULL && sj->sj_job == id && sj->sj_tasks[0].ts_done &&
+               sj->sj_tasks[1].ts_done && !sj->sj_tasks[2].ts_done &&
+               sj->sj_tasks[2].ts_attempt == 0,
+           "the same flowd back: ended tasks done, attempts unchanged");
+
     /* flowd restarts: the hand-over goes again, same id and numbering. */
     st_clear(c);
     sched_peer_down(c, FLOWD, 300);
+    flowd_inc++;
     flowd_up(c);
     sj = handed(c, 0);
     tap_ok(sj != NULL && sj->sj_job == id && sj->sj_ntasks == 3 &&
@@ -354,7 +371,7 @@ static void test_frontend_fields(void)
 
 int main(void)
 {
-    tap_plan(33);
+    tap_plan(34);
     test_long_job();
     test_running_node_lost();
     test_fallback();

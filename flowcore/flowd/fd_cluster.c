@@ -148,7 +148,8 @@ void fd_node_down(fd_core *c, sk_time now, fd_node *n, const char *why)
     n->n_rack->r_nnodes--;
     rack_dirty(c, n->n_rack);
     n->n_dead = true;
-    sk_map_del(&c->c_node_by_peer, (uint64_t)n->n_peer + 1);
+    if (!n->n_detached)
+        sk_map_del(&c->c_node_by_peer, (uint64_t)n->n_peer + 1);
     unlink_name(c, n);
     fd_list_remove(&n->n_seen_link);
     c->c_nnodes--;
@@ -156,6 +157,16 @@ void fd_node_down(fd_core *c, sk_time now, fd_node *n, const char *why)
     c->c_st.fs_nodes_down++;
     fd_node_touch(c, n);
     fd_event(c, now);
+}
+
+void fd_node_detach(fd_core *c, fd_node *n)
+{
+    sk_map_del(&c->c_node_by_peer, (uint64_t)n->n_peer + 1);
+    n->n_detached = true;
+    c->c_st.fs_nodes_detached++;
+    sk_info("flowd: node %s: its session ended after flowd's own stall; "
+            "kept for its return",
+            n->n_name);
 }
 
 /* The label "key=VALUE" of h, or NULL. */
@@ -190,6 +201,23 @@ void fd_on_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
         return;
     }
     fd_node *old = fd_node_by_name(c, h->he_name);
+    if (old != NULL && old->n_detached &&
+        old->n_incarnation == h->he_incarnation) {
+        if (sk_map_put(&c->c_node_by_peer, (uint64_t)from + 1, old) != 0) {
+            c->c_st.fs_nomem++;
+            return;
+        }
+        old->n_detached = false;
+        old->n_peer = from;
+        old->n_last_seen = now;
+        fd_list_remove(&old->n_seen_link);
+        fd_list_push(&c->c_by_seen, &old->n_seen_link);
+        c->c_st.fs_nodes_back++;
+        sk_info("flowd: node %s back with its %u long tasks", old->n_name,
+                old->n_ntasks);
+        fd_node_touch(c, old);
+        return;
+    }
     if (old == NULL && c->c_nnodes >= (uint64_t)c->c_cfg.fdc_max_nodes) {
         c->c_st.fs_limit++;
         sk_warn("flowd: node %s refused: max_nodes (%lld) reached", h->he_name,
@@ -220,6 +248,7 @@ void fd_on_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
         fd_node_down(c, now, old, "registered again");
     n->n_peer = from;
     n->n_id = h->he_id;
+    n->n_incarnation = h->he_incarnation;
     snprintf(n->n_name, sizeof n->n_name, "%s", h->he_name);
     snprintf(n->n_addr, sizeof n->n_addr, "%s",
              h->he_naddrs > 0 && h->he_addrs[0] != NULL ? h->he_addrs[0] : "");

@@ -20,6 +20,7 @@ void fd_config_init(fd_config *cfg)
     cfg->fdc_heartbeat_ms = 1000;
     cfg->fdc_node_timeout_ms = 3000;
     cfg->fdc_settle_ms = 1000;
+    cfg->fdc_sched_grace_ms = 10000;
     cfg->fdc_reserve_timeout_ms = 5000;
     cfg->fdc_max_attempts = 3;
     cfg->fdc_max_rejects = 10;
@@ -63,6 +64,7 @@ int fd_config_check(const fd_config *cfg, char *err, size_t errlen)
         {"heartbeat_ms", cfg->fdc_heartbeat_ms, 1, 3600000},
         {"node_timeout_ms", cfg->fdc_node_timeout_ms, 1, 86400000},
         {"settle_ms", cfg->fdc_settle_ms, 0, 3600000},
+        {"sched_grace_ms", cfg->fdc_sched_grace_ms, 0, 3600000},
         {"reserve_timeout_ms", cfg->fdc_reserve_timeout_ms, 1, 86400000},
         {"max_attempts", cfg->fdc_max_attempts, 1, SK_MAX_ATTEMPTS},
         {"max_rejects", cfg->fdc_max_rejects, 1, 1000000},
@@ -193,6 +195,8 @@ size_t fd_config_keys(fd_config *cfg, const char *section, sk_config_key *keys)
                         "a node silent this long is down");
     keys[n++] = KEY_INT("settle_ms", fdc_settle_ms, 0, 3600000,
                         "after start, nothing is placed for this long");
+    keys[n++] = KEY_INT("sched_grace_ms", fdc_sched_grace_ms, 0, 3600000,
+                        "a scheduler's work outlives its session this long");
     keys[n++] = KEY_INT("reserve_timeout_ms", fdc_reserve_timeout_ms, 1,
                         86400000, "a RESERVE unanswered this long is lost");
     keys[n++] = KEY_INT("max_attempts", fdc_max_attempts, 1, SK_MAX_ATTEMPTS,

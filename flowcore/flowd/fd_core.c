@@ -109,6 +109,8 @@ int fd_core_new(const fd_config *cfg, uint64_t epoch, sk_time now,
     fd_list_init(&c->c_dirty_nodes);
     fd_list_init(&c->c_dirty_jobs);
     fd_list_init(&c->c_mchanges);
+    fd_list_init(&c->c_sched_gone);
+    fd_list_init(&c->c_sched_back);
     int rc = fd_net_new(&c->c_net);
     if (rc == 0)
         rc = c->c_pol->po_init(c, c->c_net);
@@ -129,6 +131,7 @@ void fd_core_free(fd_core *c)
     fd_sched *s;
     while ((s = sk_map_next(&c->c_sched_by_peer, &pos, &key)) != NULL)
         fd_sched_free(c, s);
+    fd_grace_free(c);
     for (uint32_t i = 0; i < c->c_jobs.sl_len; i++) {
         fd_job *j = fd_slots_get(&c->c_jobs, i);
         if (j != NULL)
@@ -169,6 +172,27 @@ void fd_core_free(fd_core *c)
 void fd_leave(fd_core *c)
 {
     fd_membership_flush(c);
+}
+
+void fd_core_stalled(fd_core *c, sk_time now, sk_time gap)
+{
+    fd_enter(c);
+    for (fd_link *l = c->c_by_seen.l_next; l != &c->c_by_seen; l = l->l_next) {
+        fd_node *n = FD_CONTAINER(l, fd_node, n_seen_link);
+        n->n_last_seen =
+            n->n_last_seen + gap < now ? n->n_last_seen + gap : now;
+    }
+    for (fd_link *l = c->c_reserves.l_next; l != &c->c_reserves;
+         l = l->l_next) {
+        fd_task *t = FD_CONTAINER(l, fd_task, t_resv_link);
+        t->t_since = t->t_since + gap < now ? t->t_since + gap : now;
+    }
+    c->c_stall_end = now + (sk_time)c->c_cfg.fdc_node_timeout_ms * 1000;
+    c->c_st.fs_stalls++;
+    sk_warn("flowd: not run for %lld ms (stopped or starved): the nodes' "
+            "silence meanwhile is forgiven",
+            (long long)(gap / 1000));
+    fd_leave(c);
 }
 
 void fd_core_on_msg(fd_core *c, sk_time now, sk_peer from, const sk_msg *msg)
@@ -236,16 +260,30 @@ void fd_core_on_msg(fd_core *c, sk_time now, sk_peer from, const sk_msg *msg)
     fd_leave(c);
 }
 
-void fd_core_peer_down(fd_core *c, sk_time now, sk_peer peer)
+/* peer_gone: peer's session ended; lost (not a goodbye): a scheduler's
+ * work is held, and right after a stall a node is detached. */
+static void peer_gone(fd_core *c, sk_time now, sk_peer peer, bool lost)
 {
     fd_enter(c);
     fd_node *n = fd_node_by_peer(c, peer);
-    if (n != NULL)
-        fd_node_down(c, now, n, "its session ended");
+    if (n != NULL && lost && now < c->c_stall_end)
+        fd_node_detach(c, n);
+    else if (n != NULL)
+        fd_node_down(c, now, n, lost ? "its session ended" : "it left");
     fd_sched *s = fd_sched_by_peer(c, peer);
-    if (s != NULL)
+    if (s != NULL && !(lost && fd_sched_leave(c, now, s)))
         fd_sched_down(c, now, s);
     fd_leave(c);
+}
+
+void fd_core_peer_down(fd_core *c, sk_time now, sk_peer peer)
+{
+    peer_gone(c, now, peer, true);
+}
+
+void fd_core_peer_left(fd_core *c, sk_time now, sk_peer peer)
+{
+    peer_gone(c, now, peer, false);
 }
 
 void fd_core_on_timer(fd_core *c, sk_time now)
@@ -259,6 +297,7 @@ void fd_core_on_timer(fd_core *c, sk_time now)
         fd_node_down(c, now, n, "no heartbeat within node_timeout_ms");
     }
     fd_reserve_timeouts(c, now);
+    fd_grace_timeouts(c, now);
     fd_leave(c);
 }
 
@@ -289,7 +328,8 @@ sk_time fd_core_next_deadline(const fd_core *c)
             k->t_since + (sk_time)c->c_cfg.fdc_reserve_timeout_ms * 1000;
         t = d < t ? d : t;
     }
-    return t;
+    sk_time g = fd_grace_deadline(c);
+    return g < t ? g : t;
 }
 
 sk_outbox *fd_core_outbox(fd_core *c)

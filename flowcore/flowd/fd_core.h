@@ -111,6 +111,7 @@ typedef struct fd_config {
     int64_t fdc_heartbeat_ms;   /* the node monitors' period */
     int64_t fdc_node_timeout_ms;    /* silent this long: the node is down */
     int64_t fdc_settle_ms;          /* after start: nothing placed */
+    int64_t fdc_sched_grace_ms;     /* a gone scheduler's work is kept */
     int64_t fdc_reserve_timeout_ms; /* RESERVE unanswered: lost */
     int64_t fdc_max_attempts;       /* attempts of a task by default */
     int64_t fdc_max_rejects;        /* RESERVE_REJECTs before FAILED */
@@ -141,6 +142,7 @@ typedef struct fd_config {
 /* fd_config_init sets the defaults: name "flowd", policy "quincy",
  * algorithm race, rounds after 100 ms or 256 changes, heartbeats every
  * 1000 ms, node timeout 3000 ms, settle window one heartbeat (1000 ms),
+ * a gone scheduler's grace 10000 ms,
  * RESERVE timeout 5000 ms, 3 attempts, 10 rejections, long share 0.75,
  * 16,384 nodes, 1,024 schedulers, 10,000 jobs, 200,000 tasks,
  * SK_MAX_TASKS tasks and 64 MiB per job; quincy costs 100 (cluster), 40
@@ -156,7 +158,7 @@ void fd_config_init(fd_config *cfg);
 int fd_config_check(const fd_config *cfg, char *err, size_t errlen);
 
 /* The number of entries fd_config_keys fills. */
-#define FD_CONFIG_NKEYS 31u
+#define FD_CONFIG_NKEYS 32u
 
 /* fd_config_keys fills keys[0..FD_CONFIG_NKEYS) with the description of
  * cfg's fields for sk_config_load, section [section] (skylark-flowd:
@@ -191,6 +193,17 @@ typedef struct fd_stats {
     uint64_t fs_tasks_failed;  /* ended FAILED by the core */
     uint64_t fs_adopted;       /* running tasks adopted after start */
     uint64_t fs_unknown_kill;  /* reported tasks released with kill */
+    /* schedulers whose session ended (fdc_sched_grace_ms) */
+    uint64_t fs_sched_gone;      /* sessions ended, work held */
+    uint64_t fs_sched_reclaimed; /* came back in time: work taken back */
+    uint64_t fs_sched_expired;   /* grace ran out or a new incarnation */
+    uint64_t fs_kept;            /* outcomes kept for a gone scheduler */
+    uint64_t fs_reforwarded;     /* held jobs re-forwarded after return */
+    uint64_t fs_gone_ended;      /* re-forwarded live, ended here: LOST */
+    /* flowd's own stalls (fd_core_stalled) */
+    uint64_t fs_stalls;         /* stalls seen: nodes' silence forgiven */
+    uint64_t fs_nodes_detached; /* sessions ended right after: kept */
+    uint64_t fs_nodes_back;     /* detached nodes back with their tasks */
     uint64_t fs_dropped_dead;  /* placements dropped: task ended or node
                                   left during the solve */
     uint64_t fs_dropped_cap;   /* placements over a node's cap dropped */
@@ -211,6 +224,7 @@ typedef struct fd_stats {
     /* gauges */
     uint64_t fs_nodes;      /* live nodes */
     uint64_t fs_schedulers; /* schedulers registered */
+    uint64_t fs_sched_held; /* schedulers gone, in their grace */
     uint64_t fs_jobs;       /* jobs held */
     uint64_t fs_waiting;    /* tasks waiting for a node */
     uint64_t fs_reserved;   /* RESERVE sent, no answer yet */
@@ -260,10 +274,37 @@ void fd_core_free(fd_core *c);
 void fd_core_on_msg(fd_core *c, sk_time now, sk_peer from, const sk_msg *msg);
 
 /* fd_core_peer_down tells the core that peer's session ended. A node is
- * down at once (its tasks re-planned, as on a timeout); a scheduler's
- * jobs are cancelled (their tasks released with kill). Unknown peers are
+ * down at once (its tasks re-planned, as on a timeout), except within
+ * fdc_node_timeout_ms after fd_core_stalled: then it is kept, without a
+ * peer, until its timeout, and a HELLO of the same name and
+ * incarnation takes it back with its tasks. A scheduler's
+ * jobs are held for fdc_sched_grace_ms: they stay placed and running,
+ * their waiting tasks wait, and the outcomes the core decides for them
+ * meanwhile (LOST, FAILED) are kept. A HELLO with the same he_id and he_incarnation within the
+ * grace takes them back (kept outcomes are sent at once; the jobs it
+ * re-forwards are matched with the held ones, not refused as
+ * duplicates; a task it still holds that ended here meanwhile is
+ * reported LOST, as its end cannot be told). A HELLO of another
+ * incarnation, or the grace running out, cancels them (tasks released
+ * with kill), as at once with a grace of 0. Unknown peers are
  * ignored. */
 void fd_core_peer_down(fd_core *c, sk_time now, sk_peer peer);
+
+/* fd_core_peer_left is fd_core_peer_down for a peer that ended its
+ * session cleanly (it said goodbye: it is leaving, not lost): a
+ * scheduler's work is cancelled at once, without a grace. */
+void fd_core_peer_left(fd_core *c, sk_time now, sk_peer peer);
+
+/* fd_core_stalled tells the core that its driver did not run for gap
+ * (up to now): the process was stopped or starved, so the nodes'
+ * silence meanwhile is not theirs. Their last heartbeats and the
+ * RESERVEs out are moved on by gap (never past now), and for
+ * fdc_node_timeout_ms a node whose session ends is kept for its return
+ * (fd_core_peer_down): the sessions its stall ended come back. The
+ * skylark-flowd shell calls it first thing when its loop wakes more than
+ * two transport heartbeats after the last time (the transport's timer
+ * wakes it every heartbeat). O(nodes + RESERVEs out). */
+void fd_core_stalled(fd_core *c, sk_time now, sk_time gap);
 
 /* fd_core_on_timer does what is due at now: nodes silent for
  * fdc_node_timeout_ms go down, RESERVEs unanswered for

@@ -95,12 +95,34 @@ typedef struct fd_task {
     fd_link t_assigned_link; /* in c_assigned (on a node) */
 } fd_task;
 
+/* An outcome the core decided for a scheduler whose session had ended
+ * (fd_grace.c): kept until it returns or its grace runs out. */
+typedef struct fd_kept {
+    uint64_t k_job;
+    uint32_t k_task, k_attempt;
+    uint8_t k_status;
+    sk_time k_end;
+    char k_node[SK_MAX_NAME_LEN + 1];
+    char *k_why; /* owned; NULL: none */
+} fd_kept;
+
 typedef struct fd_sched {
-    sk_peer s_peer;
-    uint32_t s_id;     /* he_id: rv_sched */
-    sk_map s_jobs;     /* sj_job + 1 -> fd_job */
-    fd_job *s_job_max; /* the job numbered UINT64_MAX */
+    sk_peer s_peer;         /* meaningless while s_gone */
+    uint32_t s_id;          /* he_id: rv_sched */
+    uint64_t s_incarnation; /* he_incarnation */
+    sk_map s_jobs;          /* sj_job + 1 -> fd_job */
+    fd_job *s_job_max;      /* the job numbered UINT64_MAX */
     uint32_t s_njobs;
+    /* grace (fd_grace.c): its session ended, its work is held */
+    bool s_gone;
+    sk_time s_gone_at;
+    fd_link s_gone_link; /* in c_sched_gone, oldest first */
+    fd_kept *s_kept;     /* outcomes decided meanwhile */
+    uint32_t s_nkept, s_kept_cap;
+    sk_map s_ended;         /* held jobs that ended: id + 1 -> s */
+    sk_time s_confirm_at;   /* back: held jobs not re-forwarded by
+                               then are cancelled */
+    fd_link s_confirm_link; /* in c_sched_back, oldest first */
 } fd_sched;
 
 struct fd_job {
@@ -116,6 +138,7 @@ struct fd_job {
     bool j_long; /* sj_long; else fallback short work */
     struct fd_class *j_class;
     bool j_dead, j_dirty, j_in_net;
+    bool j_held; /* its scheduler went; not yet re-forwarded */
     sk_time j_submit;
     fd_task *j_tasks;
     void *j_blob;           /* specs and names, one allocation */
@@ -149,6 +172,7 @@ typedef struct fd_rack {
 typedef struct fd_node {
     sk_peer n_peer;
     uint32_t n_id;
+    uint64_t n_incarnation;
     char n_name[SK_MAX_NAME_LEN + 1];
     char n_addr[SK_MAX_ADDR_LEN + 1];
     uint32_t n_slots;
@@ -160,6 +184,8 @@ typedef struct fd_node {
     uint32_t n_cap; /* floor(long share * slots) */
     uint32_t n_slot;
     bool n_dead;
+    bool n_detached;     /* its session ended after flowd's own stall:
+                            kept, without a peer, for its return */
     bool n_dirty;        /* in c_dirty_nodes */
     bool n_in_net;       /* its part of the network exists */
     bool n_load_changed; /* its arcs to the sink must be redone */
@@ -323,7 +349,9 @@ struct fd_core {
     fd_link c_dirty_classes;
     sk_map c_node_by_peer;  /* peer + 1 -> fd_node (live) */
     sk_map c_node_by_name;  /* name hash -> fd_node chain (live) */
-    sk_map c_sched_by_peer; /* peer + 1 -> fd_sched */
+    sk_map c_sched_by_peer; /* peer + 1 -> fd_sched (live sessions) */
+    fd_link c_sched_gone;   /* schedulers in their grace, oldest first */
+    fd_link c_sched_back;   /* back, re-forwards awaited, oldest first */
     sk_map c_task_by_resv;  /* resv -> fd_task */
     uint64_t c_ntasks;      /* tasks held (not dead) */
     uint64_t c_njobs;
@@ -350,6 +378,8 @@ struct fd_core {
     uint64_t c_events;
     sk_time c_first_event; /* of the pending changes */
     uint64_t c_mb_seq;
+    sk_time c_stall_end; /* fd_core_stalled: node sessions ending
+                            before this are detached */
     /* `flow-dump` (fd_dump.c): the one dump being read, page by page */
     char *c_dump;
     size_t c_dump_len;
@@ -377,6 +407,11 @@ void fd_on_heartbeat(fd_core *c, sk_time now, fd_node *n,
 void fd_node_down(fd_core *c, sk_time now, fd_node *n, const char *why);
 void fd_node_touch(fd_core *c, fd_node *n);
 fd_node *fd_node_by_peer(const fd_core *c, sk_peer peer);
+/* fd_node_detach: n's session ended right after flowd's own stall: it
+ * stays up without a peer until node_timeout_ms after its last heartbeat,
+ * and a HELLO of the same name and incarnation takes it back with its
+ * tasks (fd_on_hello). */
+void fd_node_detach(fd_core *c, fd_node *n);
 fd_node *fd_node_by_name(const fd_core *c, const char *name);
 fd_rack *fd_rack_by_name(const fd_core *c, const char *name);
 void fd_node_free(fd_core *c, fd_node *n);
@@ -410,6 +445,34 @@ void fd_task_end(fd_core *c, sk_time now, fd_task *t, uint8_t status,
 void fd_task_retry(fd_core *c, sk_time now, fd_task *t, const char *why);
 void fd_job_free(fd_core *c, fd_job *j);
 void fd_sched_free(fd_core *c, fd_sched *s);
+void fd_job_cancel(fd_core *c, sk_time now, fd_job *j);
+
+/* fd_grace.c: a scheduler whose session ended keeps its work for
+ * fdc_sched_grace_ms. fd_sched_leave: its session ended (false: no
+ * grace, the caller cancels as before). fd_sched_return: a scheduler's
+ * HELLO from peer; true when it took back held work (the scheduler is
+ * registered on peer), false when there was none (held work of another
+ * incarnation is cancelled). fd_sched_keep: keep an outcome the core
+ * decided for a gone scheduler (true) or not gone (false: send it).
+ * fd_grace_job_ended: a held job ended (remembered for the re-forward).
+ * fd_grace_reforward: a SUBMIT_JOB from s; true when it was a held job
+ * re-forwarded (answered). fd_grace_timeouts and fd_grace_deadline: the
+ * grace and the re-forward window running out. fd_grace_forget: what
+ * the grace holds of s is freed (s is being freed). */
+bool fd_sched_leave(fd_core *c, sk_time now, fd_sched *s);
+bool fd_sched_return(fd_core *c, sk_time now, sk_peer peer, const sk_hello *h);
+bool fd_sched_keep(fd_core *c, sk_time now, fd_task *t, uint8_t status,
+                   const char *why);
+void fd_grace_job_ended(fd_core *c, fd_job *j);
+bool fd_grace_reforward(fd_core *c, sk_time now, fd_sched *s,
+                        const sk_submit_job *sj);
+void fd_grace_timeouts(fd_core *c, sk_time now);
+sk_time fd_grace_deadline(const fd_core *c);
+void fd_grace_forget(fd_sched *s);
+/* fd_job_away: j's scheduler went and has not re-forwarded it yet (its
+ * waiting tasks are not placed: nobody may hear of them). */
+bool fd_job_away(const fd_job *j);
+void fd_grace_free(fd_core *c);
 
 /* fd_actions.c: flow to messages and their answers */
 void fd_send_reserve(fd_core *c, sk_time now, fd_task *t, fd_node *n);

@@ -29,12 +29,14 @@ fd_job *fd_job_find(const fd_sched *s, uint64_t id)
 
 void fd_on_sched_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
 {
-    (void)now;
     if (fd_sched_by_peer(c, from) != NULL || fd_node_by_peer(c, from) != NULL) {
         c->c_st.fs_bad_peer++;
         return;
     }
-    if (c->c_st.fs_schedulers >= (uint64_t)c->c_cfg.fdc_max_schedulers) {
+    if (fd_sched_return(c, now, from, h))
+        return;
+    if (c->c_st.fs_schedulers + c->c_st.fs_sched_held >=
+        (uint64_t)c->c_cfg.fdc_max_schedulers) {
         c->c_st.fs_limit++;
         return;
     }
@@ -47,13 +49,16 @@ void fd_on_sched_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
     }
     s->s_peer = from;
     s->s_id = h->he_id;
+    s->s_incarnation = h->he_incarnation;
     c->c_st.fs_schedulers++;
     fd_membership_full(c, from);
 }
 
 void fd_sched_free(fd_core *c, fd_sched *s)
 {
-    sk_map_del(&c->c_sched_by_peer, (uint64_t)s->s_peer + 1);
+    if (!s->s_gone)
+        sk_map_del(&c->c_sched_by_peer, (uint64_t)s->s_peer + 1);
+    fd_grace_forget(s);
     sk_map_free(&s->s_jobs);
     free(s);
 }
@@ -152,6 +157,7 @@ static void job_retire(fd_core *c, fd_job *j)
     if (j->j_dead)
         return;
     j->j_dead = true;
+    fd_grace_job_ended(c, j);
     fd_sched *s = j->j_sched;
     if (s != NULL) {
         if (j->j_id == UINT64_MAX)
@@ -171,6 +177,8 @@ static void job_retire(fd_core *c, fd_job *j)
 static void report(fd_core *c, sk_time now, fd_task *t, uint8_t status,
                    const char *why)
 {
+    if (fd_sched_keep(c, now, t, status, why))
+        return;
     fd_sched *s = t->t_job->j_sched;
     sk_msg *m = s == NULL ? NULL : fd_push(c, s->s_peer, SK_MSG_TASK_FINISHED);
     if (m == NULL)
@@ -343,6 +351,8 @@ static char *copy_str(char **at, const char *s)
 
 void fd_on_submit(fd_core *c, sk_time now, fd_sched *s, const sk_submit_job *sj)
 {
+    if (fd_grace_reforward(c, now, s, sj))
+        return;
     size_t bytes = 0, nprefs = 0;
     const char *why = check_job(c, s, sj, &bytes, &nprefs);
     if (why != NULL) {
@@ -472,7 +482,7 @@ void fd_on_submit(fd_core *c, sk_time now, fd_sched *s, const sk_submit_job *sj)
 
 /* ---- CANCEL_JOB, TASK_FINISHED, schedulers leaving ----------------------*/
 
-static void cancel_job(fd_core *c, sk_time now, fd_job *j)
+void fd_job_cancel(fd_core *c, sk_time now, fd_job *j)
 {
     for (uint32_t i = 0; i < j->j_ntasks; i++) {
         fd_task *t = &j->j_tasks[i];
@@ -493,7 +503,7 @@ void fd_on_cancel(fd_core *c, sk_time now, fd_sched *s, const sk_cancel_job *cj)
         c->c_st.fs_unknown++;
         return;
     }
-    cancel_job(c, now, j);
+    fd_job_cancel(c, now, j);
 }
 
 void fd_on_finished(fd_core *c, sk_time now, fd_sched *s,
@@ -519,13 +529,16 @@ void fd_sched_down(fd_core *c, sk_time now, fd_sched *s)
     for (uint32_t i = 0; i < c->c_jobs.sl_len; i++) {
         fd_job *j = fd_slots_get(&c->c_jobs, i);
         if (j != NULL && j->j_sched == s && !j->j_dead)
-            cancel_job(c, now, j);
+            fd_job_cancel(c, now, j);
     }
     for (uint32_t i = 0; i < c->c_jobs.sl_len; i++) {
         fd_job *j = fd_slots_get(&c->c_jobs, i);
         if (j != NULL && j->j_sched == s)
             j->j_sched = NULL;
     }
-    c->c_st.fs_schedulers--;
+    if (s->s_gone)
+        c->c_st.fs_sched_held--;
+    else
+        c->c_st.fs_schedulers--;
     fd_sched_free(c, s);
 }

@@ -71,6 +71,12 @@ typedef struct fd_daemon {
                                 this session (so a written-off node is told
                                 from one whose HELLO was refused) */
     uint32_t fdd_nwas;       /* its length */
+    /* this process's own stalls (on_wake) */
+    ev_check fdd_wake;  /* after every poll, before any other callback */
+    ev_tstamp fdd_last; /* when the loop last woke, 0: never */
+    ev_tstamp fdd_hb;   /* the transport's heartbeat: the loop wakes at
+                           least this often */
+    sk_time fdd_stall;  /* a stall to tell the core, or 0 */
 } fd_daemon;
 
 /* ---- adapters from the shell's void * core (the daemon) to fd_core ---- */
@@ -112,7 +118,10 @@ static void core_down(void *arg, sk_peer p, sk_time now)
 {
     fd_daemon *fdd = arg;
     mark_node(fdd, p, 0);
-    fd_core_peer_down(fdd->fdd_core, now, p);
+    if (sk_daemon_down_goodbye(fdd->fdd_shell))
+        fd_core_peer_left(fdd->fdd_core, now, p);
+    else
+        fd_core_peer_down(fdd->fdd_core, now, p);
 }
 
 /* A HEARTBEAT from a peer that registered as a node this session and is
@@ -254,6 +263,11 @@ static int on_pump(void *arg)
 {
     fd_daemon *fdd = arg;
     fd_solver *sv = &fdd->fdd_sv;
+    if (fdd->fdd_stall > 0) {
+        fd_core_stalled(fdd->fdd_core, sk_daemon_now(), fdd->fdd_stall);
+        fdd->fdd_stall = 0;
+        return 1;
+    }
     if (fdd->fdd_out != NULL) {
         pthread_mutex_lock(&sv->sv_mu);
         bool done = sv->sv_done;
@@ -326,6 +340,23 @@ static void metrics(void *arg, sk_metrics_out *o)
 }
 
 /* ---- configuration and main ------------------------------------------- */
+
+/* The loop woke (after its poll, before any other callback: highest
+ * priority). The transport's timer wakes it every heartbeat, so a longer
+ * sleep than two is this process's stall (SIGSTOP, starved): the core
+ * hears it before the transport times its peers out for it. */
+static void on_wake(struct ev_loop *loop, ev_check *w, int revents)
+{
+    (void)revents;
+    fd_daemon *fdd = w->data;
+    ev_tstamp now = ev_now(loop);
+    if (fdd->fdd_last > 0 && now - fdd->fdd_last > 2 * fdd->fdd_hb &&
+        fdd->fdd_shell != NULL) {
+        fdd->fdd_stall = (sk_time)((now - fdd->fdd_last - fdd->fdd_hb) * 1e6);
+        sk_daemon_pump(fdd->fdd_shell);
+    }
+    fdd->fdd_last = now;
+}
 
 static const sk_daemon_option OPTIONS[] = {
     {"listen", "ENDPOINT", "flowd", "listen",
@@ -436,6 +467,11 @@ int main(int argc, char **argv)
     rc = sk_daemon_create(fdd.fdd_loop, &dc, &dcore, &hooks, &fdd.fdd_shell);
     if (rc != 0)
         goto out_solver;
+    fdd.fdd_hb = tc.tc_heartbeat;
+    ev_check_init(&fdd.fdd_wake, on_wake);
+    ev_set_priority(&fdd.fdd_wake, EV_MAXPRI);
+    fdd.fdd_wake.data = &fdd;
+    ev_check_start(fdd.fdd_loop, &fdd.fdd_wake);
     sk_info("%s %s: flow node %s ready: policy %s, algorithm %s, rounds "
             "after %lld ms, node timeout %lld ms, epoch %" PRIu64,
             PROG, sk_version(), cfg.fdc_name, cfg.fdc_policy,
@@ -445,6 +481,7 @@ int main(int argc, char **argv)
     if (fdd.fdd_out != NULL)
         sk_info("round %" PRIu64 " cancelled: its solve was still out",
                 fdd.fdd_out->rd_seq);
+    ev_check_stop(fdd.fdd_loop, &fdd.fdd_wake);
     sk_daemon_destroy(fdd.fdd_shell);
     status = 0;
 out_solver:

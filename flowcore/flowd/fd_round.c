@@ -190,13 +190,14 @@ static void act(fd_core *c, sk_time now, const fd_place *pl, size_t count)
         fd_task *t = pl[i].p_task;
         fd_node *n = pl[i].p_node;
         if (t->t_state != FD_TASK_WAITING ||
-            fd_cons_active(t->t_job)) /* fd_constraint_round places it */
+            fd_cons_active(t->t_job) || /* fd_constraint_round places it */
+            fd_job_away(t->t_job))      /* nobody to report to: it waits */
             continue;
         if (t->t_dirty && t->t_round != c->c_stamp) {
             c->c_st.fs_dropped_dead++; /* changed meanwhile */
             continue;
         }
-        if (n->n_ntasks >= fd_node_room(n)) {
+        if (n->n_ntasks >= fd_node_room(n) || n->n_detached) {
             c->c_st.fs_dropped_cap++;
             continue;
         }

@@ -126,6 +126,9 @@ static int status(fd_core *c, const sk_status_request *req, sk_time now,
     KV("policy", "%s", c->c_pol->po_name);
     KV("nodes", "%" PRIu64, st->fs_nodes);
     KV("schedulers", "%" PRIu64, st->fs_schedulers);
+    KV("schedulers_held", "%" PRIu64, st->fs_sched_held);
+    KV("sched_reclaimed", "%" PRIu64, st->fs_sched_reclaimed);
+    KV("sched_expired", "%" PRIu64, st->fs_sched_expired);
     KV("nodes_registered", "%" PRIu64, st->fs_nodes_up);
     KV("nodes_lost", "%" PRIu64, st->fs_nodes_down);
     KV("heartbeats", "%" PRIu64, st->fs_heartbeats);

@@ -18,6 +18,7 @@ flowcore_flowd_libflowd_la_SOURCES = \
 	flowcore/flowd/fd_cluster.c \
 	flowcore/flowd/fd_directory.c \
 	flowcore/flowd/fd_jobs.c \
+	flowcore/flowd/fd_grace.c \
 	flowcore/flowd/fd_actions.c \
 	flowcore/flowd/fd_sync.c \
 	flowcore/flowd/fd_net.c \
@@ -52,6 +53,12 @@ tests_test_fd_core_SOURCES = tests/test_fd_core.c
 tests_test_fd_core_CPPFLAGS = $(FD_TEST_CPPFLAGS)
 tests_test_fd_core_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 tests_test_fd_core_LDADD = tests/libfdtest.a $(FD_TEST_LDADD) $(PTHREAD_LIBS)
+
+check_PROGRAMS += tests/test_fd_grace
+TESTS += tests/test_fd_grace
+tests_test_fd_grace_SOURCES = tests/test_fd_grace.c
+tests_test_fd_grace_CPPFLAGS = $(FD_TEST_CPPFLAGS)
+tests_test_fd_grace_LDADD = tests/libfdtest.a $(FD_TEST_LDADD)
 
 check_PROGRAMS += tests/test_fd_policy
 TESTS += tests/test_fd_policy

@@ -22,6 +22,14 @@ tests_test_integration_flowd_LDADD = $(DH_TEST_LDADD)
 EXTRA_tests_test_integration_flowd_DEPENDENCIES = $(DH_TEST_DEPS) \
 	flowcore/flowd/skylark-flowd
 
+# A scheduler stopped past the heartbeat bound: flowd's sched_grace_ms.
+check_PROGRAMS += tests/test_integration_flowgrace
+TESTS += tests/test_integration_flowgrace
+tests_test_integration_flowgrace_SOURCES = tests/test_integration_flowgrace.c
+tests_test_integration_flowgrace_LDADD = $(DH_TEST_LDADD)
+EXTRA_tests_test_integration_flowgrace_DEPENDENCIES = $(DH_TEST_DEPS) \
+	flowcore/flowd/skylark-flowd
+
 check_PROGRAMS += tests/test_integration_hybrid
 TESTS += tests/test_integration_hybrid
 tests_test_integration_hybrid_SOURCES = tests/test_integration_hybrid.c
