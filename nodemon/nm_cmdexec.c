@@ -485,6 +485,8 @@ typedef struct spawn_req {
     const nm_ident *sr_id; /* NULL: stay the daemon's user */
     uint64_t sr_as_bytes;  /* RLIMIT_AS, 0: unchanged */
     int sr_cgroup;         /* the task cgroup's cgroup.procs, or -1 */
+    int sr_guard;          /* nm_guard.h's descriptor, or -1 */
+    int *sr_guard_told;    /* set by the child: 1 if the guard was told */
     char *sr_stack;        /* SPAWN_STACK bytes for the child */
 } spawn_req;
 
@@ -508,6 +510,11 @@ child_exec(const spawn_req *r, int out, int efd)
             signal(sig, SIG_DFL);
     if (setpgid(0, 0) != 0)
         child_fail(efd, STEP_SETPGID);
+    /* The guard learns of the group before anything of the task runs: a
+     * node monitor killed between the exec and a tell of its own would
+     * leave the task unguarded. */
+    *r->sr_guard_told =
+        nm_guard_tell(r->sr_guard, (pid_t)syscall(SYS_getpid), 1) == 0;
     /* Into the task's cgroup before anything of the task runs, and while
      * still the daemon's user. (clone3's CLONE_INTO_CGROUP would spare
      * this write, but a CLONE_VM child on a stack of its own cannot be
@@ -569,8 +576,9 @@ __attribute__((no_sanitize_address)) static int child_main(void *arg)
 }
 
 /* Starts the shell for r with its output into a new pipe. Returns 0, or
- * an errno value with the failed step in *step. Waits for the child's
- * exec (a few system calls), like posix_spawn. */
+ * an errno value with the failed step in *step; *pid is the child's, or 0
+ * if none started, either way. Waits for the child's exec (a few system
+ * calls), like posix_spawn. */
 static int spawn(const spawn_req *r, pid_t *pid, int *fd, int *step)
 {
     int p[2], e[2];
@@ -616,11 +624,11 @@ static int spawn(const spawn_req *r, pid_t *pid, int *fd, int *step)
         }
     }
     close(e[0]);
+    *pid = c > 0 ? c : 0;
     if (err != 0) {
         close(p[0]);
         return err;
     }
-    *pid = c;
     *fd = p[0];
     return 0;
 }
@@ -686,12 +694,15 @@ void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt, sk_time now)
     /* With memory.max, RLIMIT_AS (which counts address space reserved,
      * not memory used) is not needed. */
     bool as_limit = cg == NULL || !(nm_cgroup_enforced(cg) & NM_CG_MEMORY);
+    int told = 0;
     spawn_req r = {x->x_cfg.cx_shell,
                    (const char *)spec,
                    NULL,
                    id,
                    as_limit ? (uint64_t)lt->lt_res.r_mem_mb << 20 : 0,
                    -1,
+                   x->x_guard,
+                   &told,
                    x->x_stack};
     if (cg != NULL) {
         char why[256];
@@ -712,6 +723,8 @@ void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt, sk_time now)
     int err = spawn(&r, &pid, &fd, &step);
     if (r.sr_cgroup >= 0)
         close(r.sr_cgroup);
+    if (err != 0 && told)
+        nm_guard_tell(x->x_guard, pid, 0);
     if (err != 0) {
         if (c->c_cg[0] != '\0')
             nm_cgroup_task_end(cg, c->c_cg);
@@ -725,7 +738,7 @@ void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt, sk_time now)
     }
     c->c_pid = pid;
     c->c_fd = fd;
-    if (nm_guard_tell(x->x_guard, pid, 1) != 0)
+    if (!told)
         x->x_st.cs_guard_lost++;
     c->c_job = lt->lt_job;
     c->c_task = lt->lt_task;
