@@ -6,6 +6,7 @@
 #
 # usage: docs/results/hybrid-runs.sh BUILD_DIR [PART...]
 #   PART: trace-12500 trace-8000 trace-5000 calibrate figures whole scale
+#         quincy whole-N (the whole trace on N machines) scale-figure
 #   (default: the three trace parts and the figures; whole replays the
 #   whole trace on 12,500 machines with the mixes in $WHOLE_MIXES). Results go to docs/results/hybrid/ (summary CSVs, the
 #   summaries as text, /usr/bin/time -v of each run). With the default
@@ -83,12 +84,18 @@ GP
             (cd "$out" && gnuplot "fig-$n.gp")
         done
         ;;
-    whole)
+    whole|whole-*)
+        # The whole trace, on 12,500 machines (whole) or N (whole-N); a
+        # run is stopped after RUN_LIMIT seconds (default 1,200).
+        nodes=12500
+        [ "$part" != whole ] && nodes=${part#whole-}
         for mix in ${WHOLE_MIXES:-sampling hybrid}; do
-            run /usr/bin/time -v "$sim" --nodes 12500 --slots 16 \
+            run /usr/bin/time -v timeout "${RUN_LIMIT:-1200}" "$sim" \
+                --nodes "$nodes" --slots 16 \
                 --jobs-file "$whole" --mix "$mix" --no-progress \
-                --summary-csv "$out/whole-12500-$mix.csv" \
-                > "$out/whole-12500-$mix.txt" 2> "$out/whole-12500-$mix.time"
+                --summary-csv "$out/whole-$nodes-$mix.csv" \
+                > "$out/whole-$nodes-$mix.txt" \
+                2> "$out/whole-$nodes-$mix.time" || true
         done
         ;;
     scale)
@@ -114,6 +121,112 @@ GP
                 rm -f "$lj"
             done
         done
+        ;;
+    quincy)
+        # Quincy's fairness and locality: QNODES nodes x 4 slots in racks
+        # of 40, QJOBS jobs (4, 16, 64 or 256 tasks, 40/30/20/10%) of
+        # exp 10 s tasks, Poisson at QLOAD of the slots (compute only);
+        # each task's input has 3 replicas, one on a random node of a
+        # random rack and two on distinct random nodes of another rack
+        # (HDFS's rule), its preferred nodes. A task off them runs 2 s
+        # longer in a preferred rack, 10 s across racks (a 256 MB input
+        # at 1 Gb/s in the rack, a fifth of that across an
+        # oversubscribed core). Each placer with and without seeing the
+        # preferences.
+        qn=${QNODES:-400}
+        rm -f "$out/quincy.dat"
+        for qload in ${QLOADS:-0.9 1.2}; do
+        qj="$out/quincy-$qn-$qload.jobs"
+        awk -v n="$qn" -v load="$qload" -v njobs="${QJOBS:-300}" 'BEGIN {
+            srand(7); racks = int(n / 40)
+            rate = load * n * 4 / (44.8 * 10e6); t = 0
+            for (i = 1; i <= njobs; i++) {
+                t += -log(1 - rand()) / rate; u = rand()
+                m = u < 0.4 ? 4 : u < 0.7 ? 16 : u < 0.9 ? 64 : 256
+                pref = ""
+                for (k = 0; k < m; k++) {
+                    a = int(rand() * racks)
+                    b = (a + 1 + int(rand() * (racks - 1))) % racks
+                    x = a * 40 + int(rand() * 40)
+                    y = b * 40 + int(rand() * 40)
+                    do z = b * 40 + int(rand() * 40); while (z == y)
+                    pref = pref (k ? ";" : "") x " " y " " z
+                }
+                printf "%d,%d,u%d,0,short,%d,exp:10000000,,%s\n",
+                    t, i, i, m, pref } }' > "$qj"
+        for run in flow:quincy flow:nopref greedy:locality greedy:nopref \
+            sampling:locality sampling:nopref; do
+            mix=${run%%:*}
+            hide=; [ "${run#*:}" = nopref ] && hide=--hide-prefs
+            base="$out/quincy-$qn-$qload-$mix-${run#*:}"
+            run /usr/bin/time -v "$sim" --nodes "$qn" --slots 4 \
+                --rack-size 40 --remote-read 2s:10s $hide \
+                --jobs-file "$qj" --mix "$mix" --drain --no-progress \
+                --tasks-out "$base.tasks" --jobs-out "$base.jobsout" \
+                > "$base.txt" 2> "$base.time"
+            printf '%s ' "$qload" >> "$out/quincy.dat"
+            python3 "$out/quincy_metrics.py" "$qj" "$base.tasks" \
+                "$base.jobsout" 40 $((qn * 4)) "$mix-${run#*:}" \
+                >> "$out/quincy.dat"
+            rm -f "$base.tasks" "$base.jobsout"
+        done
+        rm -f "$qj"
+        done
+        # Figure: cross-rack share, throughput and job response per run.
+        cat > "$out/fig-quincy.gp" <<'GP'
+set terminal pngcairo size 1100,420 font ",10"
+set output "fig-quincy.png"
+set multiplot layout 1,3 title "Quincy's experiment: 400 nodes x 4 slots, racks of 40, 300 jobs (load 0.9 | 1.2)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set grid ytics
+set key top left
+set xtics rotate by -30
+set title "tasks across racks (share, log; none for sampling)"
+set logscale y
+plot "< awk '$1 == 0.9' quincy.dat" using ($7 > 0 ? $7 : 1/0):xtic(2) title "load 0.9", "< awk '$1 == 1.2' quincy.dat" using ($7 > 0 ? $7 : 1/0) title "load 1.2"
+unset logscale y
+set yrange [0:*]
+set title "throughput (tasks/s)"
+plot "< awk '$1 == 0.9' quincy.dat" using 12:xtic(2) title "load 0.9", "< awk '$1 == 1.2' quincy.dat" using 12 title "load 1.2"
+set title "job response p50 (s)"
+plot "< awk '$1 == 0.9' quincy.dat" using 8:xtic(2) title "load 0.9", "< awk '$1 == 1.2' quincy.dat" using 8 title "load 1.2"
+unset multiplot
+GP
+        (cd "$out" && gnuplot fig-quincy.gp)
+        ;;
+    scale-figure)
+        # Firmament's figure from the scale part's rounds: a round's solve
+        # (wall, measured) p50 and p99 against the cluster size, per
+        # algorithm and load.
+        rm -f "$out/scale.dat"
+        for f in "$out"/scale-*-*-*.rounds; do
+            b=$(basename "$f" .rounds); b=${b#scale-}
+            nodes=${b%%-*}; rest=${b#*-}; load=${rest%%-*}; alg=${rest#*-}
+            tail -n +2 "$f" | cut -d, -f8 | sort -g | awk -v n="$nodes" \
+                -v l="$load" -v a="$alg" '{ v[NR] = $1 } END {
+                printf "%s %s %s %s %s %s\n", n, l, a, v[int(NR * 0.5) + 1] / 1000,
+                    v[int(NR * 0.99) + 1] / 1000, v[NR] / 1000 }'
+        done | sort -k2,2 -k3,3 -k1,1n > "$out/scale.dat"
+        cat > "$out/fig-scale.gp" <<'GP'
+set terminal pngcairo size 1000,420 font ",10"
+set output "fig-scale.png"
+set multiplot layout 1,2 title "Flow node round (solve wall time) against cluster size, long jobs only, 4 slots"
+set logscale xy
+set xrange [700:20000]
+set grid
+set xlabel "machines"
+set ylabel "solve wall time (ms)"
+set key top left
+do for [l in "0.5 0.95"] {
+  set title "offered load ".l
+  plot for [a in "relax cost-scaling race"] sprintf("< awk '$2 == \"%s\" && $3 == \"%s\"' scale.dat", l, a) using 1:4 with linespoints title a." p50", \
+       for [a in "relax cost-scaling race"] sprintf("< awk '$2 == \"%s\" && $3 == \"%s\"' scale.dat", l, a) using 1:5 with linespoints dashtype 2 title a." p99"
+}
+unset multiplot
+GP
+        (cd "$out" && gnuplot fig-scale.gp)
         ;;
     calibrate)
         # The solve-time model (sim/sim_flow.h): measured solves, one
