@@ -475,20 +475,28 @@ static int h_enqueue(flow_state *fs, uint64_t seq, uint32_t task)
  * preferring n's rack, else the cluster queue's head (where g_pick
  * sends it). Memory: one gwait per task of the run. */
 
+/* grow doubles the array *arr of *cap elements of size bytes (first
+ * when empty). Returns 0 or SK_ENOMEM (the array unchanged). */
+static int grow(void **arr, uint32_t *cap, size_t size, uint32_t first)
+{
+    uint32_t c = *cap ? *cap * 2 : first;
+    void *n = realloc(*arr, c * size);
+    if (n == NULL)
+        return SK_ENOMEM;
+    *arr = n;
+    *cap = c;
+    return 0;
+}
+
 static int gq_push(gqueue *q, uint32_t id)
 {
     if (q->q_head > 0 && q->q_head + q->q_len == q->q_cap) {
         memmove(q->q_ids, q->q_ids + q->q_head, q->q_len * sizeof *q->q_ids);
         q->q_head = 0;
     }
-    if (q->q_len == q->q_cap) {
-        uint32_t cap = q->q_cap ? q->q_cap * 2 : 8;
-        uint32_t *ids = realloc(q->q_ids, cap * sizeof *ids);
-        if (ids == NULL)
-            return SK_ENOMEM;
-        q->q_ids = ids;
-        q->q_cap = cap;
-    }
+    if (q->q_len == q->q_cap &&
+        grow((void **)&q->q_ids, &q->q_cap, sizeof *q->q_ids, 8) != 0)
+        return SK_ENOMEM;
     q->q_ids[q->q_head + q->q_len++] = id;
     return 0;
 }
@@ -563,14 +571,10 @@ static int g_submit(flow_state *fs, sim *s, const sim_job *j)
 {
     const sim_params *p = s->s_p;
     for (uint32_t t = 0; t < j->j_ntasks; t++) {
-        if (fs->fs_gwn == fs->fs_gwcap) {
-            uint32_t cap = fs->fs_gwcap ? fs->fs_gwcap * 2 : 1024;
-            gwait *gw = realloc(fs->fs_gw, cap * sizeof *gw);
-            if (gw == NULL)
-                return SK_ENOMEM;
-            fs->fs_gw = gw;
-            fs->fs_gwcap = cap;
-        }
+        if (fs->fs_gwn == fs->fs_gwcap &&
+            grow((void **)&fs->fs_gw, &fs->fs_gwcap, sizeof *fs->fs_gw, 1024) !=
+                0)
+            return SK_ENOMEM;
         uint32_t id = fs->fs_gwn++;
         fs->fs_gw[id] = (gwait){j->j_seq, t, false};
         if (gq_push(&fs->fs_gall, id) != 0)

@@ -7,6 +7,7 @@
 # usage: docs/results/hybrid-runs.sh BUILD_DIR [PART...]
 #   PART: trace-12500 trace-8000 trace-5000 calibrate figures whole scale
 #         quincy whole-N (the whole trace on N machines) scale-figure
+#         policy-N (spread, multires on the prefix) speed10 (the trace at 10x)
 #   (default: the three trace parts and the figures; whole replays the
 #   whole trace on 12,500 machines with the mixes in $WHOLE_MIXES). Results go to docs/results/hybrid/ (summary CSVs, the
 #   summaries as text, /usr/bin/time -v of each run). With the default
@@ -102,8 +103,10 @@ GP
         # Firmament-like: the flow node's round time against cluster size
         # and load, per algorithm, measured. Long jobs only (10 tasks of
         # exp 10 s, Poisson at LOAD of the slots), every job by flow.
-        for nodes in 1000 4000 12500; do
-            for load in 0.5 0.95; do
+        # SCALE_NODES and SCALE_LOADS choose the points (an offered load
+        # above 1 is the overloaded cluster, where relaxation slows down).
+        for nodes in ${SCALE_NODES:-1000 4000 12500}; do
+            for load in ${SCALE_LOADS:-0.5 0.95}; do
                 lj="$out/scale-$nodes-$load.jobs"
                 awk -v n="$nodes" -v load="$load" 'BEGIN {
                     srand(1); rate = load * n * 4 / (10 * 10e6); t = 0
@@ -112,14 +115,54 @@ GP
                         printf "%d,%d,u%d,0,long,10,exp:10000000,,\n",
                             t, i, i % 4 } }' > "$lj"
                 for alg in relax cost-scaling race; do
-                    run "$sim" --nodes "$nodes" --slots 4 --jobs-file "$lj" \
+                    run /usr/bin/time -v timeout "${RUN_LIMIT:-1200}" \
+                        "$sim" --nodes "$nodes" --slots 4 --jobs-file "$lj" \
                         --mix flow --solve-time measured --flow-algorithm $alg \
                         --drain --no-progress \
                         --rounds-out "$out/scale-$nodes-$load-$alg.rounds" \
-                        > "$out/scale-$nodes-$load-$alg.txt"
+                        > "$out/scale-$nodes-$load-$alg.txt" \
+                        2> "$out/scale-$nodes-$load-$alg.time" || true
                 done
                 rm -f "$lj"
             done
+        done
+        ;;
+    policy-*)
+        # The flow node's policies on the prefix, N machines: mixes
+        # $POLICY_MIXES (default hybrid) under spread and multires (quincy
+        # is the trace-N part's).
+        nodes=${part#policy-}
+        for pol in spread multires; do
+            for mix in ${POLICY_MIXES:-hybrid}; do
+                b="$out/policy-$nodes-$mix-$pol"
+                run /usr/bin/time -v timeout "${RUN_LIMIT:-1200}" "$sim" \
+                    --nodes "$nodes" --slots 16 --jobs-file "$jobs" \
+                    --mix "$mix" --flow-policy "$pol" --no-progress \
+                    --summary-csv "$b.csv" > "$b.txt" 2> "$b.time" || true
+            done
+        done
+        ;;
+    speed10)
+        # The trace at 10x speed (Firmament's stress test): converted at
+        # 3000x instead of 300x (arrivals and durations ten times
+        # shorter, the same load, ten times the changes per virtual
+        # second; a solve costs what it cost), the same prefix of the
+        # trace, 12,500 machines, mixes $SPEED_MIXES.
+        j10="$out/google-3000x-prefix.jobs"
+        if [ ! -s "$j10" ]; then
+            "$t2j" --speedup 3000 -o "$out/google-3000x.jobs" \
+                "$data/google-2011" 2> /dev/null
+            awk -F, -v lim="$((prefix_us / 10))" \
+                '/^#/ || /^arrival/ { print; next } $1 < lim { print }' \
+                "$out/google-3000x.jobs" > "$j10"
+            rm -f "$out/google-3000x.jobs"
+        fi
+        for mix in ${SPEED_MIXES:-hybrid flow sampling}; do
+            b="$out/speed10-12500-$mix"
+            run /usr/bin/time -v timeout "${RUN_LIMIT:-1200}" "$sim" \
+                --nodes 12500 --slots 16 --jobs-file "$j10" --mix "$mix" \
+                --no-progress --summary-csv "$b.csv" > "$b.txt" \
+                2> "$b.time" || true
         done
         ;;
     quincy)
@@ -210,16 +253,18 @@ GP
                     v[int(NR * 0.99) + 1] / 1000, v[NR] / 1000 }'
         done | sort -k2,2 -k3,3 -k1,1n > "$out/scale.dat"
         cat > "$out/fig-scale.gp" <<'GP'
-set terminal pngcairo size 1000,420 font ",10"
+set terminal pngcairo size 1500,420 font ",10"
 set output "fig-scale.png"
-set multiplot layout 1,2 title "Flow node round (solve wall time) against cluster size, long jobs only, 4 slots"
+LOADS = system("cut -d' ' -f2 scale.dat | sort -u | tr '\\n' ' '")
+NL = words(LOADS)
+set multiplot layout 1,NL title "Flow node round (solve wall time) against cluster size, long jobs only, 4 slots"
 set logscale xy
 set xrange [700:20000]
 set grid
 set xlabel "machines"
 set ylabel "solve wall time (ms)"
 set key top left
-do for [l in "0.5 0.95"] {
+do for [l in LOADS] {
   set title "offered load ".l
   plot for [a in "relax cost-scaling race"] sprintf("< awk '$2 == \"%s\" && $3 == \"%s\"' scale.dat", l, a) using 1:4 with linespoints title a." p50", \
        for [a in "relax cost-scaling race"] sprintf("< awk '$2 == \"%s\" && $3 == \"%s\"' scale.dat", l, a) using 1:5 with linespoints dashtype 2 title a." p99"
