@@ -80,7 +80,9 @@ typedef enum sim_mix {
                              placer, off a short-only partition */
     SIM_MIX_HYBRID = 4,   /* Skylark: long jobs by the flow node, short
                              ones sampled, saturated nodes not probed */
-    SIM_NMIXES = 5,
+    SIM_MIX_GREEDY = 5,   /* every job by a central greedy placer,
+                             locality first (sim_loc.h) */
+    SIM_NMIXES = 6,
 } sim_mix;
 
 /* How a flow round's solve costs virtual time (--solve-time). */
@@ -137,8 +139,13 @@ typedef struct sim_params {
     uint32_t p_racks;    /* flow node: racks of consecutive nodes (0:
                             none, every node's he_rack "") */
     FILE *p_rounds_out;  /* per flow round CSV, or NULL */
-    uint32_t p_threads;  /* of a split run (sim_par.h); 0: one per CPU
-                            from 2,000 nodes, one below */
+    /* racks and data locality (sim_loc.h) */
+    uint32_t p_rack_size;   /* nodes per rack; 0: no racks */
+    sk_time p_remote_rack;  /* extra run time: input read in the rack */
+    sk_time p_remote_cross; /* ... read across racks */
+    bool p_hide_prefs;      /* placers do not see the preferences */
+    uint32_t p_threads;     /* of a split run (sim_par.h); 0: one per CPU
+                               from 2,000 nodes, one below */
     /* outputs */
     FILE *p_jobs_out;    /* per-job CSV, or NULL */
     FILE *p_tasks_out;   /* per-task CSV, or NULL */
@@ -291,10 +298,11 @@ struct sim {
     uint64_t s_events;
     int s_error; /* a fatal error of the run (SK_E*), message in s_err */
     char s_err[512];
-    sim_par *s_par;       /* NULL: the run is not split */
-    uint32_t s_part;      /* this partition */
-    uint8_t *s_node_part; /* per node, its partition (split runs) */
-    bool s_stop;          /* partition 0: the run is over */
+    sim_par *s_par;        /* NULL: the run is not split */
+    uint32_t s_part;       /* this partition */
+    uint8_t *s_node_part;  /* per node, its partition (split runs) */
+    bool s_stop;           /* partition 0: the run is over */
+    struct sim_loc *s_loc; /* racks and locality (sim_loc.h), or NULL */
 };
 
 /* What a finished point hands back. */
@@ -378,16 +386,21 @@ void sim_task_end(sim *s, sim_job *j, uint32_t task, uint32_t attempt,
 
 /* A task's spec, as the simulated frontends and the central placer send
  * it and the simulated executor reads it: its duration in microseconds,
- * 8 bytes little endian, the top bit set for a task of a long job. */
-#define SIM_SPEC_BYTES 8
+ * 8 bytes little endian, the top bit set for a task of a long job; then
+ * its job's j_seq, 8 bytes little endian (a node monitor launches with
+ * its own job ids: the executor finds the job's preferences by it). */
+#define SIM_SPEC_BYTES 16
 #define SIM_SPEC_LONG  (1ull << 63)
 
 /* sim_spec_put writes task t of j's spec into b (SIM_SPEC_BYTES). */
 static inline void sim_spec_put(uint8_t *b, const sim_job *j, uint32_t t)
 {
     uint64_t d = j->j_dur[t] | (j->j_long ? SIM_SPEC_LONG : 0);
-    for (unsigned i = 0; i < SIM_SPEC_BYTES; i++, d >>= 8)
+    uint64_t q = j->j_seq;
+    for (unsigned i = 0; i < 8; i++, d >>= 8, q >>= 8) {
         b[i] = (uint8_t)d;
+        b[8 + i] = (uint8_t)q;
+    }
 }
 
 /* sim_node_name writes "n<node>" into buf (at least 16 bytes). */

@@ -17,6 +17,7 @@ sim_libsim_la_SOURCES = \
 	sim/sim_evq.c sim/sim_evq.h \
 	sim/sim_flow.c sim/sim_flow.h \
 	sim/sim_jobmap.c sim/sim_jobmap.h \
+	sim/sim_loc.c sim/sim_loc.h \
 	sim/sim_models.c \
 	sim/sim_msg.c sim/sim_msg.h \
 	sim/sim_omni.c \
@@ -72,6 +73,11 @@ TESTS += tests/test_sim_flow
 tests_test_sim_flow_SOURCES = tests/test_sim_flow.c
 tests_test_sim_flow_CPPFLAGS = $(SIM_CPPFLAGS)
 tests_test_sim_flow_LDADD = $(SIM_TEST_LDADD)
+check_PROGRAMS += tests/test_sim_loc
+TESTS += tests/test_sim_loc
+tests_test_sim_loc_SOURCES = tests/test_sim_loc.c
+tests_test_sim_loc_CPPFLAGS = $(SIM_CPPFLAGS)
+tests_test_sim_loc_LDADD = $(SIM_TEST_LDADD)
 check_PROGRAMS += tests/test_sim_theory tests/test_sim_cli
 TESTS += tests/test_sim_theory tests/test_sim_cli
 tests_test_sim_theory_SOURCES = tests/test_sim_theory.c

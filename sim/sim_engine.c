@@ -5,6 +5,7 @@
  * decides when the measurement is over, and prints progress.
  */
 #include "sim.h"
+#include "sim_loc.h"
 #include "sim_par.h"
 
 #include "sk_log.h"
@@ -215,6 +216,8 @@ void sim_job_end(sim *s, sim_job *j, sim_job_outcome outcome)
         j->j_unstarted = 0;
     }
     sim_stats_job(&s->s_st, j, outcome, s->s_now);
+    if (s->s_loc != NULL)
+        sim_loc_end(s->s_loc, j);
     if (j->j_prev != NULL)
         j->j_prev->j_next = j->j_next;
     else
@@ -261,6 +264,17 @@ static int check_params(const sim_params *p, char *err, size_t errlen)
         why = "long_share must be in (0, 1]";
     else if (!(p->p_short_part >= 0 && p->p_short_part < 1))
         why = "the short-only partition must be in [0, 1)";
+    else if (p->p_rack_size > p->p_nodes)
+        why = "a rack cannot hold more than the nodes";
+    else if (p->p_rack_size > 0 && p->p_racks > 0)
+        why = "give racks by --racks or by --rack-size, not both";
+    else if (p->p_rack_size == 0 &&
+             (p->p_remote_rack != 0 || p->p_remote_cross != 0 ||
+              p->p_hide_prefs || p->p_mix == SIM_MIX_GREEDY))
+        why = "remote reads, hidden preferences and mix greedy need racks "
+              "(--rack-size)";
+    else if (p->p_remote_rack > 3600000000 || p->p_remote_cross > 3600000000)
+        why = "remote reads must cost at most an hour";
     if (why != NULL) {
         snprintf(err, errlen, "%s", why);
         return SK_EINVAL;
@@ -357,11 +371,16 @@ static void arrival(sim *s)
             s->s_arrivals_done = true;
     }
     next_arrival(s);
+    if (s->s_loc != NULL && sim_loc_arrive(s->s_loc, j) != 0) {
+        sim_fail(s, SK_ENOMEM, "out of memory");
+        return;
+    }
     /* Long jobs go to the flow plug-in (mix hawk, or a plug-in of the
      * caller's) or are skipped; with mix sampling, flow and hybrid they
      * go to the strategy, whose scheduler hands them to the flow node
-     * (flow, hybrid) or samples them. */
-    if (j->j_long && (p->p_mix == SIM_MIX_SKIP || p->p_mix == SIM_MIX_HAWK)) {
+     * (flow, hybrid) or samples them. Mix greedy gives it every job. */
+    if ((j->j_long && (p->p_mix == SIM_MIX_SKIP || p->p_mix == SIM_MIX_HAWK)) ||
+        (p->p_mix == SIM_MIX_GREEDY && s->s_flow != NULL)) {
         if (s->s_flow != NULL)
             s->s_flow->fl_submit(s->s_flow->fl_ctx, s, j);
         else
@@ -531,7 +550,8 @@ static uint32_t run_threads(const sim_params *p, const sim_flow *flow)
      * one thread. */
     if (flow != NULL)
         return 1;
-    if (p->p_check)
+    /* Racks: the locality counters are shared by the partitions. */
+    if (p->p_check || p->p_rack_size > 0)
         return 1;
     if (p->p_threads > 0)
         return p->p_threads;
@@ -588,6 +608,8 @@ int sim_run(const sim_params *p, sim_names *names, const sim_flow *flow,
                         p->p_jobs_out, p->p_tasks_out, names);
     if (rc != 0)
         goto out;
+    if ((rc = sim_loc_new(p, &s->s_loc)) != 0)
+        goto out;
     uint32_t threads = run_threads(p, flow);
     if (threads > 0 && (rc = sim_par_new(s, threads, sim_par_lookahead(p))))
         goto out;
@@ -619,6 +641,8 @@ int sim_run(const sim_params *p, sim_names *names, const sim_flow *flow,
             s->s_ops->ss_report(s, f);
             if (flow != NULL && flow->fl_report != NULL)
                 flow->fl_report(flow->fl_ctx, s, f);
+            if (s->s_loc != NULL)
+                sim_loc_report(s->s_loc, f);
             fclose(f);
         }
     }
@@ -639,6 +663,7 @@ out:
     }
     sim_job_free(s->s_next);
     sim_par_free(s);
+    sim_loc_free(s->s_loc);
     sim_stats_fini(&s->s_st);
     sim_src_close(&s->s_src);
     sim_evq_fini(&s->s_q);

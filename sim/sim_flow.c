@@ -7,6 +7,7 @@
 #include "fd_core.h"
 #include "flowcore.h"
 #include "sim_jobmap.h"
+#include "sim_loc.h"
 #include "skylark.h"
 
 #include <math.h>
@@ -31,6 +32,21 @@ typedef struct hwait {
     uint64_t hw_seq;
     uint32_t hw_task;
 } hwait;
+
+/* Greedy: a task waiting, in the cluster's queue and those of its
+ * preferred nodes and racks (by index into fs_gw). */
+typedef struct gwait {
+    uint64_t gw_seq;
+    uint32_t gw_task;
+    bool gw_placed;
+} gwait;
+
+/* A FIFO of gwait indexes; placed entries are dropped when they reach
+ * the head. */
+typedef struct gqueue {
+    uint32_t *q_ids;
+    uint32_t q_head, q_len, q_cap;
+} gqueue;
 
 typedef struct flow_state {
     sim_flow fs_ops;
@@ -63,12 +79,19 @@ typedef struct flow_state {
     uint64_t fs_hawk_placed; /* hawk: RESERVEs sent */
     uint64_t fs_hawk_rejects;
     size_t fs_hawk_peak; /* hawk: longest central queue */
+    /* greedy: every task that waited, and the queues */
+    gwait *fs_gw;
+    uint32_t fs_gwn, fs_gwcap;
+    gqueue fs_gall;      /* the cluster's, FIFO */
+    gqueue *fs_gnode;    /* per node: tasks preferring it */
+    gqueue *fs_grack;    /* per rack: tasks preferring it */
+    uint64_t fs_g_local; /* placed from a node's or rack's queue */
 } flow_state;
 
 static const char *const mix_names[SIM_NMIXES] = {
     [SIM_MIX_SKIP] = "skip",     [SIM_MIX_SAMPLING] = "sampling",
     [SIM_MIX_FLOW] = "flow",     [SIM_MIX_HAWK] = "hawk",
-    [SIM_MIX_HYBRID] = "hybrid",
+    [SIM_MIX_HYBRID] = "hybrid", [SIM_MIX_GREEDY] = "greedy",
 };
 
 int sim_mix_parse(const char *name, sim_mix *out)
@@ -264,7 +287,7 @@ static void core_hello(flow_state *fs, sim *s, sk_peer from, const sk_hello *h)
 static void core_start(flow_state *fs, sim *s)
 {
     const sim_params *p = s->s_p;
-    char name[16];
+    char name[16], rack[16];
     const char *labels[SIM_MAX_LABELS];
     for (uint32_t i = 0; i < p->p_nodes; i++) {
         uint32_t nl = 0;
@@ -278,8 +301,10 @@ static void core_start(flow_state *fs, sim *s)
                       .he_res = {p->p_slots * 1000, p->p_slots * 1024},
                       .he_labels = labels,
                       .he_nlabels = nl};
-        char rack[16] = "";
-        if (p->p_racks > 0) {
+        rack[0] = '\0';
+        if (p->p_rack_size > 0) {
+            sim_rack_name(p, i, rack);
+        } else if (p->p_racks > 0) {
             uint32_t per = (p->p_nodes + p->p_racks - 1) / p->p_racks;
             snprintf(rack, sizeof rack, "r%u", i / per);
         }
@@ -350,6 +375,42 @@ static uint32_t h_pick(const flow_state *fs, const sim *s, const sim_job *j)
     return NONE;
 }
 
+/* g_least returns whichever of a and n (NONE: none) holds fewer tasks,
+ * n only if it has a free slot. */
+static uint32_t g_least(const flow_state *fs, const sim *s, uint32_t a,
+                        uint32_t n)
+{
+    if (fs->fs_count[n] >= s->s_p->p_slots)
+        return a;
+    return a == NONE || fs->fs_count[n] < fs->fs_count[a] ? n : a;
+}
+
+/* g_pick (mix greedy) returns the node for task t of j, locality first:
+ * the least loaded preferred node with a free slot, else the least
+ * loaded node with one in a preferred rack (a rack of a preferred node),
+ * else h_pick's; NONE when no node has a free slot. Preferences the
+ * placers may not see (--hide-prefs) are ignored. O(preferred nodes x
+ * rack size). */
+static uint32_t g_pick(const flow_state *fs, const sim *s, const sim_job *j,
+                       uint32_t t)
+{
+    const sim_params *p = s->s_p;
+    uint32_t n = p->p_hide_prefs ? 0 : sim_job_npref(j, t);
+    const uint32_t *pref = n > 0 ? &j->j_pref[j->j_pref_off[t]] : NULL;
+    uint32_t best = NONE;
+    for (uint32_t q = 0; q < n; q++)
+        if (j->j_nlabels == 0 || sim_node_fits(s, pref[q], j))
+            best = g_least(fs, s, best, pref[q]);
+    for (uint32_t q = 0; q < n && best == NONE; q++) {
+        uint32_t first = pref[q] / p->p_rack_size * p->p_rack_size;
+        for (uint32_t i = first; i < first + p->p_rack_size && i < p->p_nodes;
+             i++)
+            if (j->j_nlabels == 0 || sim_node_fits(s, i, j))
+                best = g_least(fs, s, best, i);
+    }
+    return best != NONE ? best : h_pick(fs, s, j);
+}
+
 static void h_reserve(flow_state *fs, sim *s, fjob *fj, uint32_t t,
                       uint32_t node)
 {
@@ -411,6 +472,135 @@ static int h_enqueue(flow_state *fs, uint64_t seq, uint32_t task)
     return 0;
 }
 
+/* ---- greedy: the locality-first central placer -------------------------- */
+
+/* Quincy's greedy baseline: a task that arrives takes a free slot if
+ * one exists (g_pick: locality first); else it waits in the cluster's
+ * FIFO and in the queues of its preferred nodes and racks. A slot that
+ * frees on node n takes the oldest task preferring n, else the oldest
+ * preferring n's rack, else the cluster queue's head (where g_pick
+ * sends it). Memory: one gwait per task of the run. */
+
+/* grow doubles the array *arr of *cap elements of size bytes (first
+ * when empty). Returns 0 or SK_ENOMEM (the array unchanged). */
+static int grow(void **arr, uint32_t *cap, size_t size, uint32_t first)
+{
+    uint32_t c = *cap ? *cap * 2 : first;
+    void *n = realloc(*arr, c * size);
+    if (n == NULL)
+        return SK_ENOMEM;
+    *arr = n;
+    *cap = c;
+    return 0;
+}
+
+static int gq_push(gqueue *q, uint32_t id)
+{
+    if (q->q_head > 0 && q->q_head + q->q_len == q->q_cap) {
+        memmove(q->q_ids, q->q_ids + q->q_head, q->q_len * sizeof *q->q_ids);
+        q->q_head = 0;
+    }
+    if (q->q_len == q->q_cap &&
+        grow((void **)&q->q_ids, &q->q_cap, sizeof *q->q_ids, 8) != 0)
+        return SK_ENOMEM;
+    q->q_ids[q->q_head + q->q_len++] = id;
+    return 0;
+}
+
+/* gq_peek returns the oldest task of q not yet placed, or NONE. */
+static uint32_t gq_peek(const flow_state *fs, gqueue *q)
+{
+    while (q->q_len > 0 && fs->fs_gw[q->q_ids[q->q_head]].gw_placed) {
+        q->q_head++;
+        q->q_len--;
+    }
+    if (q->q_len == 0)
+        q->q_head = 0;
+    return q->q_len > 0 ? q->q_ids[q->q_head] : NONE;
+}
+
+static void gq_free(gqueue *q)
+{
+    free(q->q_ids);
+}
+
+/* g_place sends waiting task id to node. */
+static void g_place(flow_state *fs, sim *s, uint32_t id, uint32_t node)
+{
+    gwait *w = &fs->fs_gw[id];
+    w->gw_placed = true;
+    fjob *fj = sim_jobmap_get(&fs->fs_jobs, w->gw_seq);
+    if (fj == NULL) {
+        sim_fail(s, SK_ESTATE, "greedy: job %llu left while waiting",
+                 (unsigned long long)w->gw_seq);
+        return;
+    }
+    h_reserve(fs, s, fj, w->gw_task, node);
+}
+
+/* g_drain places the cluster queue's head while a node has room. */
+static void g_drain(flow_state *fs, sim *s)
+{
+    uint32_t id;
+    while ((id = gq_peek(fs, &fs->fs_gall)) != NONE && s->s_error == 0) {
+        fjob *fj = sim_jobmap_get(&fs->fs_jobs, fs->fs_gw[id].gw_seq);
+        uint32_t n = fj != NULL
+                         ? g_pick(fs, s, fj->fj_job, fs->fs_gw[id].gw_task)
+                         : NONE;
+        if (n == NONE)
+            return;
+        g_place(fs, s, id, n);
+    }
+}
+
+/* g_fill gives node's free slots to the tasks preferring it, then its
+ * rack, then the cluster queue. */
+static void g_fill(flow_state *fs, sim *s, uint32_t node)
+{
+    const sim_params *p = s->s_p;
+    gqueue *qn = &fs->fs_gnode[node];
+    gqueue *qr = &fs->fs_grack[node / p->p_rack_size];
+    while (fs->fs_count[node] < p->p_slots && s->s_error == 0) {
+        uint32_t id = gq_peek(fs, qn);
+        if (id == NONE)
+            id = gq_peek(fs, qr);
+        if (id == NONE)
+            break;
+        fs->fs_g_local++;
+        g_place(fs, s, id, node);
+    }
+    g_drain(fs, s);
+}
+
+/* g_submit queues j's tasks and places what fits. */
+static int g_submit(flow_state *fs, sim *s, const sim_job *j)
+{
+    const sim_params *p = s->s_p;
+    for (uint32_t t = 0; t < j->j_ntasks; t++) {
+        if (fs->fs_gwn == fs->fs_gwcap &&
+            grow((void **)&fs->fs_gw, &fs->fs_gwcap, sizeof *fs->fs_gw, 1024) !=
+                0)
+            return SK_ENOMEM;
+        uint32_t id = fs->fs_gwn++;
+        fs->fs_gw[id] = (gwait){j->j_seq, t, false};
+        if (gq_push(&fs->fs_gall, id) != 0)
+            return SK_ENOMEM;
+        uint32_t n = p->p_hide_prefs ? 0 : sim_job_npref(j, t);
+        const uint32_t *pref = n > 0 ? &j->j_pref[j->j_pref_off[t]] : NULL;
+        for (uint32_t q = 0; q < n; q++) {
+            uint32_t r = pref[q] / p->p_rack_size;
+            bool seen = false;
+            for (uint32_t i = 0; i < q && !seen; i++)
+                seen = pref[i] / p->p_rack_size == r;
+            if (gq_push(&fs->fs_gnode[pref[q]], id) != 0 ||
+                (!seen && gq_push(&fs->fs_grack[r], id) != 0))
+                return SK_ENOMEM;
+        }
+    }
+    g_drain(fs, s);
+    return 0;
+}
+
 static int h_init(flow_state *fs, const sim *s)
 {
     const sim_params *p = s->s_p;
@@ -426,6 +616,13 @@ static int h_init(flow_state *fs, const sim *s)
     for (uint32_t c = 0; c <= p->p_slots; c++)
         fs->fs_head[c] = fs->fs_tail[c] = NONE;
     uint32_t first = (uint32_t)floor(p->p_short_part * n);
+    if (fs->fs_mix == SIM_MIX_GREEDY) {
+        first = 0;
+        fs->fs_gnode = calloc(n, sizeof *fs->fs_gnode);
+        fs->fs_grack = calloc(n / p->p_rack_size + 1, sizeof *fs->fs_grack);
+        if (fs->fs_gnode == NULL || fs->fs_grack == NULL)
+            return SK_ENOMEM;
+    }
     for (uint32_t i = first; i < n; i++)
         h_append(fs, i);
     return 0;
@@ -437,7 +634,7 @@ static void fl_start(void *ctx, sim *s)
 {
     flow_state *fs = ctx;
     const sim_params *p = s->s_p;
-    bool hawk = fs->fs_mix == SIM_MIX_HAWK;
+    bool hawk = fs->fs_mix == SIM_MIX_HAWK || fs->fs_mix == SIM_MIX_GREEDY;
     sk_hello hf = {.he_role = SK_ROLE_FLOWD, .he_name = "flowd"};
     sk_hello hs = {.he_role = SK_ROLE_SCHEDULER,
                    .he_id = flows_id(s),
@@ -487,6 +684,11 @@ static void fl_submit(void *ctx, sim *s, sim_job *j)
         sim_fail(s, SK_ENOMEM, "out of memory");
         return;
     }
+    if (fs->fs_mix == SIM_MIX_GREEDY) {
+        if (g_submit(fs, s, j) != 0)
+            sim_fail(s, SK_ENOMEM, "out of memory");
+        return;
+    }
     for (uint32_t t = 0; t < j->j_ntasks; t++)
         if (h_enqueue(fs, j->j_seq, t) != 0) {
             sim_fail(s, SK_ENOMEM, "out of memory");
@@ -512,7 +714,10 @@ static void task_ended(flow_state *fs, sim *s, const sk_task_finished *tf)
         h_move(fs, n - 1, -1);
     }
     job_maybe_end(fs, s, fj);
-    h_place(fs, s);
+    if (fs->fs_mix == SIM_MIX_GREEDY && n != 0)
+        g_fill(fs, s, n - 1);
+    else
+        h_place(fs, s);
 }
 
 /* What reaches the central placer's scheduler peer from the nodes. */
@@ -539,7 +744,7 @@ static void fl_deliver(void *ctx, sim *s, sk_peer from, sk_peer to,
         to_flows(fs, s, m);
         return;
     }
-    if (fs->fs_mix == SIM_MIX_HAWK) {
+    if (fs->fs_mix == SIM_MIX_HAWK || fs->fs_mix == SIM_MIX_GREEDY) {
         /* Heartbeats and acks carry nothing the placer needs; a node
          * refuses only what does not fit, which the counts prevent. */
         if (m->m_type == SK_MSG_RESERVE_REJECT) {
@@ -577,6 +782,15 @@ static void fl_report(void *ctx, sim *s, FILE *out)
 {
     flow_state *fs = ctx;
     (void)s;
+    if (fs->fs_mix == SIM_MIX_GREEDY) {
+        fprintf(out,
+                "central placer      greedy locality-first: tasks placed "
+                "%llu (%llu to a freed slot from its node's or rack's "
+                "queue), waiting at the end %u\n",
+                (unsigned long long)fs->fs_hawk_placed,
+                (unsigned long long)fs->fs_g_local, fs->fs_gall.q_len);
+        return;
+    }
     if (fs->fs_mix == SIM_MIX_HAWK) {
         fprintf(out,
                 "central placer      %s: long tasks placed %llu, refused "
@@ -656,7 +870,7 @@ int sim_flow_new(const sim_params *p, sim_flow **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (p->p_mix != SIM_MIX_FLOW && p->p_mix != SIM_MIX_HAWK &&
-        p->p_mix != SIM_MIX_HYBRID) {
+        p->p_mix != SIM_MIX_HYBRID && p->p_mix != SIM_MIX_GREEDY) {
         snprintf(err, errlen, "mix %s has no flow path",
                  sim_mix_name(p->p_mix));
         return SK_ECONFIG;
@@ -704,5 +918,16 @@ void sim_flow_free(sim_flow *f)
     free(fs->fs_head);
     free(fs->fs_tail);
     free(fs->fs_wait);
+    if (fs->fs_gnode != NULL)
+        for (uint32_t i = 0; i < fs->fs_p->p_nodes; i++)
+            gq_free(&fs->fs_gnode[i]);
+    if (fs->fs_grack != NULL)
+        for (uint32_t i = 0; i <= fs->fs_p->p_nodes / fs->fs_p->p_rack_size;
+             i++)
+            gq_free(&fs->fs_grack[i]);
+    free(fs->fs_gnode);
+    free(fs->fs_grack);
+    gq_free(&fs->fs_gall);
+    free(fs->fs_gw);
     free(fs);
 }

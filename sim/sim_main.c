@@ -80,7 +80,8 @@ static void usage(FILE *out)
         "                          hawk (long jobs by a central greedy\n"
         "                          placer, a short-only partition), hybrid\n"
         "                          (long jobs by the flow node, saturated\n"
-        "                          nodes not probed)\n"
+        "                          nodes not probed), greedy (every job by\n"
+        "                          a central locality-first placer)\n"
         "  --flow-policy NAME      quincy, spread or multires (quincy)\n"
         "  --flow-algorithm NAME   ssp, cost-scaling, relax or race (race\n"
         "                          when measured, else relax)\n"
@@ -93,6 +94,15 @@ static void usage(FILE *out)
         "                          (0.17)\n"
         "  --racks K               the flow node sees K racks of consecutive\n"
         "                          nodes (0: none, the default)\n"
+        "Racks and data locality (one thread):\n"
+        "  --rack-size N           N nodes per rack (default 0: no racks);\n"
+        "                          a task prefers its preferred nodes' racks\n"
+        "  --remote-read RACK:CROSS  a task's extra run time off its\n"
+        "                          preferred nodes, in a preferred rack or\n"
+        "                          across racks (default 0:0)\n"
+        "  --hide-prefs            placers do not see the preferences\n"
+        "                          (still measured and charged)\n"
+        "  (--mix greedy: every job by a central locality-first placer)\n"
         "Network:\n"
         "  --delay TIME            one-way delay node <-> scheduler (0.5ms)\n"
         "  --delay-dist KIND       fixed, uniform (mean/2..3mean/2) or exp\n"
@@ -344,6 +354,9 @@ enum {
     O_LONG_SHARE,
     O_SHORT_PART,
     O_RACKS,
+    O_RACK_SIZE,
+    O_REMOTE_READ,
+    O_HIDE_PREFS,
     O_ROUNDS_OUT,
     O_DELAY,
     O_DELAY_DIST,
@@ -393,6 +406,9 @@ static const struct option long_opts[] = {
     {"long-share", required_argument, NULL, O_LONG_SHARE},
     {"short-partition", required_argument, NULL, O_SHORT_PART},
     {"racks", required_argument, NULL, O_RACKS},
+    {"rack-size", required_argument, NULL, O_RACK_SIZE},
+    {"remote-read", required_argument, NULL, O_REMOTE_READ},
+    {"hide-prefs", no_argument, NULL, O_HIDE_PREFS},
     {"rounds-out", required_argument, NULL, O_ROUNDS_OUT},
     {"delay", required_argument, NULL, O_DELAY},
     {"delay-dist", required_argument, NULL, O_DELAY_DIST},
@@ -545,6 +561,26 @@ static int parse_options(options *o, int argc, char **argv)
             if (!parse_double(a, &d) || !(d >= 0 && d < 1))
                 return bad_usage("--short-partition must be in [0, 1)");
             p->p_short_part = d;
+            break;
+        case O_RACK_SIZE:
+            if (!parse_u64(a, &v) || v < 1 || v > SIM_MAX_NODES)
+                return bad_usage("--rack-size must be in 1..%u", SIM_MAX_NODES);
+            p->p_rack_size = (uint32_t)v;
+            break;
+        case O_REMOTE_READ: {
+            char rack[32];
+            const char *colon = strchr(a, ':');
+            if (colon == NULL || (size_t)(colon - a) >= sizeof rack)
+                return bad_usage("--remote-read: expected RACK:CROSS times");
+            memcpy(rack, a, (size_t)(colon - a));
+            rack[colon - a] = '\0';
+            if (!parse_time(rack, &p->p_remote_rack) ||
+                !parse_time(colon + 1, &p->p_remote_cross))
+                return bad_usage("--remote-read: expected RACK:CROSS times");
+            break;
+        }
+        case O_HIDE_PREFS:
+            p->p_hide_prefs = true;
             break;
         case O_ROUNDS_OUT:
             o->rounds_out = a;
@@ -891,7 +927,7 @@ int main(int argc, char **argv)
         bool bad_input;
         sim_flow *flow = NULL;
         if (p->p_mix == SIM_MIX_FLOW || p->p_mix == SIM_MIX_HAWK ||
-            p->p_mix == SIM_MIX_HYBRID) {
+            p->p_mix == SIM_MIX_HYBRID || p->p_mix == SIM_MIX_GREEDY) {
             rc = sim_flow_new(p, &flow, err, sizeof err);
             if (rc != 0) {
                 fprintf(stderr, "%s: point %u: %s\n", prog, i + 1, err);

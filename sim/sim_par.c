@@ -232,6 +232,7 @@ int sim_par_new(sim *s, uint32_t nthreads, sk_time lookahead)
         q->s_names = s->s_names;
         q->s_ops = s->s_ops;
         q->s_flow = s->s_flow;
+        q->s_loc = s->s_loc;
         q->s_node_labels = s->s_node_labels;
         q->s_node_names = s->s_node_names;
         q->s_links = s->s_links;

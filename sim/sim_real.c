@@ -24,6 +24,7 @@
 #include "sim.h"
 #include "sim_cons.h"
 #include "sim_jobmap.h"
+#include "sim_loc.h"
 #include "sim_par.h"
 
 #include "nm_core.h"
@@ -232,9 +233,11 @@ static void exec_launch(sim *s, uint32_t node, const sk_launch *lt)
                  lt->lt_spec.b_len, SIM_SPEC_BYTES);
         return;
     }
-    uint64_t dur = 0;
-    for (int b = SIM_SPEC_BYTES - 1; b >= 0; b--)
+    uint64_t dur = 0, seq = 0;
+    for (int b = 7; b >= 0; b--) {
         dur = dur << 8 | lt->lt_spec.b_data[b];
+        seq = seq << 8 | lt->lt_spec.b_data[8 + b];
+    }
     bool is_long = (dur & SIM_SPEC_LONG) != 0;
     dur &= ~SIM_SPEC_LONG;
     real_run *run = &rs->runs[(size_t)node * slots], *free_run = NULL;
@@ -248,6 +251,8 @@ static void exec_launch(sim *s, uint32_t node, const sk_launch *lt)
                  node, (unsigned long long)lt->lt_job, lt->lt_task, slots);
         return;
     }
+    if (s->s_loc != NULL)
+        dur += (uint64_t)sim_loc_launch(s->s_loc, seq, lt->lt_task, node);
     uint32_t id;
     sim_ev *ev = sim_at(s, s->s_now + dur, EV_FINISH, false, &id);
     ev->ev_a = node;
@@ -449,8 +454,13 @@ static int grow_scratch(real_state *rs, uint32_t ntasks, uint32_t nprefs)
 static void submit_now(sim *s, sim_job *j)
 {
     real_state *rs = s->s_state;
-    uint32_t npref = j->j_pref_off != NULL ? j->j_pref_off[j->j_ntasks] : 0;
-    if (grow_scratch(rs, j->j_ntasks, npref) != 0) {
+    const sim_params *p = s->s_p;
+    uint32_t npref = j->j_pref_off != NULL && !p->p_hide_prefs
+                         ? j->j_pref_off[j->j_ntasks]
+                         : 0;
+    /* With racks, the preferred racks follow the nodes' (sim_loc.h). */
+    bool racks = p->p_rack_size > 0;
+    if (grow_scratch(rs, j->j_ntasks, racks ? 2 * npref : npref) != 0) {
         sim_fail(s, SK_ENOMEM, "out of memory");
         return;
     }
@@ -458,7 +468,7 @@ static void submit_now(sim *s, sim_job *j)
         uint8_t *b = &rs->spec_bytes[(size_t)t * SIM_SPEC_BYTES];
         sim_spec_put(b, j, t);
         rs->specs[t] = (sk_task_spec){.ts_spec = {b, SIM_SPEC_BYTES}};
-        uint32_t n = sim_job_npref(j, t);
+        uint32_t n = npref > 0 ? sim_job_npref(j, t) : 0;
         if (n > 0) {
             uint32_t off = j->j_pref_off[t];
             for (uint32_t q = 0; q < n; q++)
@@ -466,6 +476,12 @@ static void submit_now(sim *s, sim_job *j)
                     sim_node_name(j->j_pref[off + q], rs->pref_names[off + q]);
             rs->specs[t].ts_preferred = &rs->pref_ptrs[off];
             rs->specs[t].ts_npreferred = n;
+            if (racks) {
+                rs->specs[t].ts_racks = &rs->pref_ptrs[npref + off];
+                rs->specs[t].ts_nracks =
+                    sim_loc_racks(p, j, t, &rs->pref_ptrs[npref + off],
+                                  &rs->pref_names[npref + off]);
+            }
         }
         if (j->j_cons != NULL)
             rs->specs[t].ts_tags =
@@ -671,7 +687,8 @@ static int make_cores(sim *s, real_state *rs, char *err, size_t errlen)
         cfg.nc_max_peers = (int64_t)p->p_scheds + 3;
     /* Pure flow and the Hawk-like split place short work (or long work
      * on whole nodes) with RESERVE: every slot may take one. */
-    cfg.nc_long_share = p->p_mix == SIM_MIX_FLOW || p->p_mix == SIM_MIX_HAWK
+    cfg.nc_long_share = p->p_mix == SIM_MIX_FLOW || p->p_mix == SIM_MIX_HAWK ||
+                                p->p_mix == SIM_MIX_GREEDY
                             ? 1.0
                             : p->p_long_share;
     for (uint32_t u = 0; u < names->n_nusers; u++)

@@ -612,15 +612,14 @@ static void df_submit(void *ctx, sim *s, sim_job *j)
 {
     dummy_flow *df = ctx;
     df->long_jobs++;
-    uint8_t spec[8];
-    for (int i = 0; i < 8; i++)
-        spec[i] = (uint8_t)(j->j_dur[0] >> (8 * i));
+    uint8_t spec[SIM_SPEC_BYTES];
+    sim_spec_put(spec, j, 0);
     sk_msg m = {.m_type = SK_MSG_RESERVE};
     m.m_reserve.rv_resv = j->j_seq;
     m.m_reserve.rv_job = 1000000 + j->j_seq;
     m.m_reserve.rv_sched = 0;
     m.m_reserve.rv_user = "svc";
-    m.m_reserve.rv_spec = (sk_bytes){spec, 8};
+    m.m_reserve.rv_spec = (sk_bytes){spec, SIM_SPEC_BYTES};
     m.m_reserve.rv_framework = "";
     sim_send(s, SIM_PEER_FLOWD, 1, &m);
     sim_job_end(s, j, SIM_JOB_SKIPPED);

@@ -6,6 +6,8 @@
 #
 # usage: docs/results/hybrid-runs.sh BUILD_DIR [PART...]
 #   PART: trace-12500 trace-8000 trace-5000 calibrate figures whole scale
+#         quincy whole-N (the whole trace on N machines) scale-figure
+#         policy-N (spread, multires on the prefix) speed10 (the trace at 10x)
 #   (default: the three trace parts and the figures; whole replays the
 #   whole trace on 12,500 machines with the mixes in $WHOLE_MIXES). Results go to docs/results/hybrid/ (summary CSVs, the
 #   summaries as text, /usr/bin/time -v of each run). With the default
@@ -83,20 +85,28 @@ GP
             (cd "$out" && gnuplot "fig-$n.gp")
         done
         ;;
-    whole)
+    whole|whole-*)
+        # The whole trace, on 12,500 machines (whole) or N (whole-N); a
+        # run is stopped after RUN_LIMIT seconds (default 1,200).
+        nodes=12500
+        [ "$part" != whole ] && nodes=${part#whole-}
         for mix in ${WHOLE_MIXES:-sampling hybrid}; do
-            run /usr/bin/time -v "$sim" --nodes 12500 --slots 16 \
+            run /usr/bin/time -v timeout "${RUN_LIMIT:-1200}" "$sim" \
+                --nodes "$nodes" --slots 16 \
                 --jobs-file "$whole" --mix "$mix" --no-progress \
-                --summary-csv "$out/whole-12500-$mix.csv" \
-                > "$out/whole-12500-$mix.txt" 2> "$out/whole-12500-$mix.time"
+                --summary-csv "$out/whole-$nodes-$mix.csv" \
+                > "$out/whole-$nodes-$mix.txt" \
+                2> "$out/whole-$nodes-$mix.time" || true
         done
         ;;
     scale)
         # Firmament-like: the flow node's round time against cluster size
         # and load, per algorithm, measured. Long jobs only (10 tasks of
         # exp 10 s, Poisson at LOAD of the slots), every job by flow.
-        for nodes in 1000 4000 12500; do
-            for load in 0.5 0.95; do
+        # SCALE_NODES and SCALE_LOADS choose the points (an offered load
+        # above 1 is the overloaded cluster, where relaxation slows down).
+        for nodes in ${SCALE_NODES:-1000 4000 12500}; do
+            for load in ${SCALE_LOADS:-0.5 0.95}; do
                 lj="$out/scale-$nodes-$load.jobs"
                 awk -v n="$nodes" -v load="$load" 'BEGIN {
                     srand(1); rate = load * n * 4 / (10 * 10e6); t = 0
@@ -105,15 +115,163 @@ GP
                         printf "%d,%d,u%d,0,long,10,exp:10000000,,\n",
                             t, i, i % 4 } }' > "$lj"
                 for alg in relax cost-scaling race; do
-                    run "$sim" --nodes "$nodes" --slots 4 --jobs-file "$lj" \
+                    run /usr/bin/time -v timeout "${RUN_LIMIT:-1200}" \
+                        "$sim" --nodes "$nodes" --slots 4 --jobs-file "$lj" \
                         --mix flow --solve-time measured --flow-algorithm $alg \
                         --drain --no-progress \
                         --rounds-out "$out/scale-$nodes-$load-$alg.rounds" \
-                        > "$out/scale-$nodes-$load-$alg.txt"
+                        > "$out/scale-$nodes-$load-$alg.txt" \
+                        2> "$out/scale-$nodes-$load-$alg.time" || true
                 done
                 rm -f "$lj"
             done
         done
+        ;;
+    policy-*)
+        # The flow node's policies on the prefix, N machines: mixes
+        # $POLICY_MIXES (default hybrid) under spread and multires (quincy
+        # is the trace-N part's).
+        nodes=${part#policy-}
+        for pol in spread multires; do
+            for mix in ${POLICY_MIXES:-hybrid}; do
+                b="$out/policy-$nodes-$mix-$pol"
+                run /usr/bin/time -v timeout "${RUN_LIMIT:-1200}" "$sim" \
+                    --nodes "$nodes" --slots 16 --jobs-file "$jobs" \
+                    --mix "$mix" --flow-policy "$pol" --no-progress \
+                    --summary-csv "$b.csv" > "$b.txt" 2> "$b.time" || true
+            done
+        done
+        ;;
+    speed10)
+        # The trace at 10x speed (Firmament's stress test): converted at
+        # 3000x instead of 300x (arrivals and durations ten times
+        # shorter, the same load, ten times the changes per virtual
+        # second; a solve costs what it cost), the same prefix of the
+        # trace, 12,500 machines, mixes $SPEED_MIXES.
+        j10="$out/google-3000x-prefix.jobs"
+        if [ ! -s "$j10" ]; then
+            "$t2j" --speedup 3000 -o "$out/google-3000x.jobs" \
+                "$data/google-2011" 2> /dev/null
+            awk -F, -v lim="$((prefix_us / 10))" \
+                '/^#/ || /^arrival/ { print; next } $1 < lim { print }' \
+                "$out/google-3000x.jobs" > "$j10"
+            rm -f "$out/google-3000x.jobs"
+        fi
+        for mix in ${SPEED_MIXES:-hybrid flow sampling}; do
+            b="$out/speed10-12500-$mix"
+            run /usr/bin/time -v timeout "${RUN_LIMIT:-1200}" "$sim" \
+                --nodes 12500 --slots 16 --jobs-file "$j10" --mix "$mix" \
+                --no-progress --summary-csv "$b.csv" > "$b.txt" \
+                2> "$b.time" || true
+        done
+        ;;
+    quincy)
+        # Quincy's fairness and locality: QNODES nodes x 4 slots in racks
+        # of 40, QJOBS jobs (4, 16, 64 or 256 tasks, 40/30/20/10%) of
+        # exp 10 s tasks, Poisson at QLOAD of the slots (compute only);
+        # each task's input has 3 replicas, one on a random node of a
+        # random rack and two on distinct random nodes of another rack
+        # (HDFS's rule), its preferred nodes. A task off them runs 2 s
+        # longer in a preferred rack, 10 s across racks (a 256 MB input
+        # at 1 Gb/s in the rack, a fifth of that across an
+        # oversubscribed core). Each placer with and without seeing the
+        # preferences.
+        qn=${QNODES:-400}
+        rm -f "$out/quincy.dat"
+        for qload in ${QLOADS:-0.9 1.2}; do
+        qj="$out/quincy-$qn-$qload.jobs"
+        awk -v n="$qn" -v load="$qload" -v njobs="${QJOBS:-300}" 'BEGIN {
+            srand(7); racks = int(n / 40)
+            rate = load * n * 4 / (44.8 * 10e6); t = 0
+            for (i = 1; i <= njobs; i++) {
+                t += -log(1 - rand()) / rate; u = rand()
+                m = u < 0.4 ? 4 : u < 0.7 ? 16 : u < 0.9 ? 64 : 256
+                pref = ""
+                for (k = 0; k < m; k++) {
+                    a = int(rand() * racks)
+                    b = (a + 1 + int(rand() * (racks - 1))) % racks
+                    x = a * 40 + int(rand() * 40)
+                    y = b * 40 + int(rand() * 40)
+                    do z = b * 40 + int(rand() * 40); while (z == y)
+                    pref = pref (k ? ";" : "") x " " y " " z
+                }
+                printf "%d,%d,u%d,0,short,%d,exp:10000000,,%s\n",
+                    t, i, i, m, pref } }' > "$qj"
+        for run in flow:quincy flow:nopref greedy:locality greedy:nopref \
+            sampling:locality sampling:nopref; do
+            mix=${run%%:*}
+            hide=; [ "${run#*:}" = nopref ] && hide=--hide-prefs
+            base="$out/quincy-$qn-$qload-$mix-${run#*:}"
+            run /usr/bin/time -v "$sim" --nodes "$qn" --slots 4 \
+                --rack-size 40 --remote-read 2s:10s $hide \
+                --jobs-file "$qj" --mix "$mix" --drain --no-progress \
+                --tasks-out "$base.tasks" --jobs-out "$base.jobsout" \
+                > "$base.txt" 2> "$base.time"
+            printf '%s ' "$qload" >> "$out/quincy.dat"
+            python3 "$out/quincy_metrics.py" "$qj" "$base.tasks" \
+                "$base.jobsout" 40 $((qn * 4)) "$mix-${run#*:}" \
+                >> "$out/quincy.dat"
+            rm -f "$base.tasks" "$base.jobsout"
+        done
+        rm -f "$qj"
+        done
+        # Figure: cross-rack share, throughput and job response per run.
+        cat > "$out/fig-quincy.gp" <<'GP'
+set terminal pngcairo size 1100,420 font ",10"
+set output "fig-quincy.png"
+set multiplot layout 1,3 title "Quincy's experiment: 400 nodes x 4 slots, racks of 40, 300 jobs (load 0.9 | 1.2)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set grid ytics
+set key top left
+set xtics rotate by -30
+set title "tasks across racks (share, log; none for sampling)"
+set logscale y
+plot "< awk '$1 == 0.9' quincy.dat" using ($7 > 0 ? $7 : 1/0):xtic(2) title "load 0.9", "< awk '$1 == 1.2' quincy.dat" using ($7 > 0 ? $7 : 1/0) title "load 1.2"
+unset logscale y
+set yrange [0:*]
+set title "throughput (tasks/s)"
+plot "< awk '$1 == 0.9' quincy.dat" using 12:xtic(2) title "load 0.9", "< awk '$1 == 1.2' quincy.dat" using 12 title "load 1.2"
+set title "job response p50 (s)"
+plot "< awk '$1 == 0.9' quincy.dat" using 8:xtic(2) title "load 0.9", "< awk '$1 == 1.2' quincy.dat" using 8 title "load 1.2"
+unset multiplot
+GP
+        (cd "$out" && gnuplot fig-quincy.gp)
+        ;;
+    scale-figure)
+        # Firmament's figure from the scale part's rounds: a round's solve
+        # (wall, measured) p50 and p99 against the cluster size, per
+        # algorithm and load.
+        rm -f "$out/scale.dat"
+        for f in "$out"/scale-*-*-*.rounds; do
+            b=$(basename "$f" .rounds); b=${b#scale-}
+            nodes=${b%%-*}; rest=${b#*-}; load=${rest%%-*}; alg=${rest#*-}
+            tail -n +2 "$f" | cut -d, -f8 | sort -g | awk -v n="$nodes" \
+                -v l="$load" -v a="$alg" '{ v[NR] = $1 } END {
+                printf "%s %s %s %s %s %s\n", n, l, a, v[int(NR * 0.5) + 1] / 1000,
+                    v[int(NR * 0.99) + 1] / 1000, v[NR] / 1000 }'
+        done | sort -k2,2 -k3,3 -k1,1n > "$out/scale.dat"
+        cat > "$out/fig-scale.gp" <<'GP'
+set terminal pngcairo size 1500,420 font ",10"
+set output "fig-scale.png"
+LOADS = system("cut -d' ' -f2 scale.dat | sort -u | tr '\\n' ' '")
+NL = words(LOADS)
+set multiplot layout 1,NL title "Flow node round (solve wall time) against cluster size, long jobs only, 4 slots"
+set logscale xy
+set xrange [700:20000]
+set grid
+set xlabel "machines"
+set ylabel "solve wall time (ms)"
+set key top left
+do for [l in LOADS] {
+  set title "offered load ".l
+  plot for [a in "relax cost-scaling race"] sprintf("< awk '$2 == \"%s\" && $3 == \"%s\"' scale.dat", l, a) using 1:4 with linespoints title a." p50", \
+       for [a in "relax cost-scaling race"] sprintf("< awk '$2 == \"%s\" && $3 == \"%s\"' scale.dat", l, a) using 1:5 with linespoints dashtype 2 title a." p99"
+}
+unset multiplot
+GP
+        (cd "$out" && gnuplot fig-scale.gp)
         ;;
     calibrate)
         # The solve-time model (sim/sim_flow.h): measured solves, one
