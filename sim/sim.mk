@@ -70,12 +70,14 @@ tests_test_sim_run_CPPFLAGS = $(SIM_CPPFLAGS)
 tests_test_sim_run_LDADD = $(SIM_TEST_LDADD)
 check_PROGRAMS += tests/test_sim_flow
 TESTS += tests/test_sim_flow
-tests_test_sim_flow_SOURCES = tests/test_sim_flow.c
+tests_test_sim_flow_SOURCES = tests/test_sim_flow.c tests/sim_testrun.c \
+	tests/sim_testrun.h
 tests_test_sim_flow_CPPFLAGS = $(SIM_CPPFLAGS)
 tests_test_sim_flow_LDADD = $(SIM_TEST_LDADD)
 check_PROGRAMS += tests/test_sim_loc
 TESTS += tests/test_sim_loc
-tests_test_sim_loc_SOURCES = tests/test_sim_loc.c
+tests_test_sim_loc_SOURCES = tests/test_sim_loc.c tests/sim_testrun.c \
+	tests/sim_testrun.h
 tests_test_sim_loc_CPPFLAGS = $(SIM_CPPFLAGS)
 tests_test_sim_loc_LDADD = $(SIM_TEST_LDADD)
 check_PROGRAMS += tests/test_sim_theory tests/test_sim_cli

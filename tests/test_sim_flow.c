@@ -13,6 +13,7 @@
 #include "sim.h"
 #include "sim_flow.h"
 #include "sim_report.h"
+#include "sim_testrun.h"
 #include "sk_log.h"
 #include "skylark.h"
 #include "tap.h"
@@ -49,21 +50,11 @@ static void write_jobs(void)
     fclose(f);
 }
 
-typedef struct out {
-    int rc;
-    char err[600];
-    char *rec;
-    size_t rec_len;
-    char *sum;
-    size_t sum_len;
-    sim_stats st;
-} out;
+typedef sim_test_out out;
 
 static void run(sim_mix mix, uint64_t seed, bool check, out *o)
 {
     static sim_names names;
-    memset(&names, 0, sizeof names);
-    memset(o, 0, sizeof *o);
     sim_params p;
     sim_params_init(&p);
     p.p_nodes = 16;
@@ -76,26 +67,7 @@ static void run(sim_mix mix, uint64_t seed, bool check, out *o)
     p.p_mix = mix;
     p.p_check = check;
     p.p_delay_kind = SIM_DELAY_UNIFORM;
-    FILE *rf = open_memstream(&o->rec, &o->rec_len);
-    p.p_tasks_out = rf;
-    sim_flow *flow = NULL;
-    if (mix != SIM_MIX_SAMPLING)
-        o->rc = sim_flow_new(&p, &flow, o->err, sizeof o->err);
-    sim_point pt = {.pt_p = p};
-    bool bad;
-    if (o->rc == 0)
-        o->rc =
-            sim_run(&p, &names, flow, &pt.pt_r, &bad, o->err, sizeof o->err);
-    sim_flow_free(flow);
-    fclose(rf);
-    FILE *sf = open_memstream(&o->sum, &o->sum_len);
-    if (o->rc == 0) {
-        sim_report_print(sf, &pt, &names, 0, 1);
-        o->st = pt.pt_r.r_st;
-    } else {
-        tap_diag("%s: %s", sim_mix_name(mix), o->err);
-    }
-    fclose(sf);
+    sim_test_run(&p, &names, o);
 }
 
 static void out_free(out *o)
@@ -103,7 +75,7 @@ static void out_free(out *o)
     free(o->rec);
     free(o->sum);
     if (o->rc == 0)
-        sim_stats_fini(&o->st);
+        sim_stats_fini(&o->pt.pt_r.r_st);
 }
 
 static uint64_t tasks_done(const sim_stats *st)
@@ -118,7 +90,7 @@ static void test_places_all(sim_mix mix)
 {
     out o;
     run(mix, 1, true, &o);
-    const sim_stats *st = &o.st;
+    const sim_stats *st = &o.pt.pt_r.r_st;
     bool rounds = mix == SIM_MIX_HAWK || strstr(o.sum, "rounds 0 ") == NULL;
     if (o.rc == 0 && (st->st_long_wait.h_n != 40 || !rounds ||
                       st->st_done != st->st_arrived))
@@ -158,12 +130,12 @@ static void test_behind_long(void)
     run(SIM_MIX_HYBRID, 1, false, &h);
     run(SIM_MIX_SAMPLING, 1, false, &s);
     tap_ok(h.rc == 0 && s.rc == 0 &&
-               h.st.st_behind_long < s.st.st_behind_long &&
-               s.st.st_behind_long > 0,
+               h.pt.pt_r.r_st.st_behind_long < s.pt.pt_r.r_st.st_behind_long &&
+               s.pt.pt_r.r_st.st_behind_long > 0,
            "hybrid puts fewer probes behind long tasks (%llu) than "
            "sampling them (%llu)",
-           (unsigned long long)h.st.st_behind_long,
-           (unsigned long long)s.st.st_behind_long);
+           (unsigned long long)h.pt.pt_r.r_st.st_behind_long,
+           (unsigned long long)s.pt.pt_r.r_st.st_behind_long);
     out_free(&h);
     out_free(&s);
 }

@@ -15,6 +15,7 @@
 #include "sim_flow.h"
 #include "sim_loc.h"
 #include "sim_report.h"
+#include "sim_testrun.h"
 #include "sk_log.h"
 #include "skylark.h"
 #include "tap.h"
@@ -57,12 +58,7 @@ static void write_jobs(void)
 }
 
 typedef struct out {
-    int rc;
-    char err[600];
-    char *rec;
-    size_t rec_len;
-    char *sum;
-    size_t sum_len;
+    sim_test_out r;
     uint64_t tasks, node, rack, cross;
     double extra_s;
 } out;
@@ -70,7 +66,6 @@ typedef struct out {
 static void run(sim_mix mix, bool hide, uint64_t seed, bool check, out *o)
 {
     static sim_names names;
-    memset(&names, 0, sizeof names);
     memset(o, 0, sizeof *o);
     sim_params p;
     sim_params_init(&p);
@@ -87,48 +82,31 @@ static void run(sim_mix mix, bool hide, uint64_t seed, bool check, out *o)
     p.p_remote_rack = 100000;
     p.p_remote_cross = 500000;
     p.p_hide_prefs = hide;
-    FILE *rf = open_memstream(&o->rec, &o->rec_len);
-    p.p_tasks_out = rf;
-    sim_flow *flow = NULL;
-    if (mix != SIM_MIX_SAMPLING)
-        o->rc = sim_flow_new(&p, &flow, o->err, sizeof o->err);
-    sim_point pt = {.pt_p = p};
-    bool bad;
-    if (o->rc == 0)
-        o->rc =
-            sim_run(&p, &names, flow, &pt.pt_r, &bad, o->err, sizeof o->err);
-    sim_flow_free(flow);
-    fclose(rf);
-    FILE *sf = open_memstream(&o->sum, &o->sum_len);
-    if (o->rc == 0) {
-        sim_report_print(sf, &pt, &names, 0, 1);
-        const char *l = strstr(pt.pt_r.r_report, "with preferences ");
-        unsigned long long n = 0, a = 0, b = 0, c = 0;
-        if (l == NULL ||
-            sscanf(
-                l,
-                "with preferences %llu: on a preferred node %llu (%*f), on a "
-                "preferred rack %llu (%*f), across racks %llu (%*f); "
-                "without %*u; transfer time added %lf s",
-                &n, &a, &b, &c, &o->extra_s) != 5)
-            o->rc = -1;
-        o->tasks = n;
-        o->node = a;
-        o->rack = b;
-        o->cross = c;
-        if (pt.pt_r.r_st.st_done != 80 || pt.pt_r.r_st.st_rejected != 0)
-            o->rc = -2;
-        sim_stats_fini(&pt.pt_r.r_st);
-    } else {
-        tap_diag("%s: %s", sim_mix_name(mix), o->err);
-    }
-    fclose(sf);
+    sim_test_run(&p, &names, &o->r);
+    if (o->r.rc != 0)
+        return;
+    const char *l = strstr(o->r.pt.pt_r.r_report, "with preferences ");
+    unsigned long long n = 0, a = 0, b = 0, c = 0;
+    if (l == NULL ||
+        sscanf(l,
+               "with preferences %llu: on a preferred node %llu (%*f), on a "
+               "preferred rack %llu (%*f), across racks %llu (%*f); "
+               "without %*u; transfer time added %lf s",
+               &n, &a, &b, &c, &o->extra_s) != 5)
+        o->r.rc = -1;
+    o->tasks = n;
+    o->node = a;
+    o->rack = b;
+    o->cross = c;
+    if (o->r.pt.pt_r.r_st.st_done != 80 || o->r.pt.pt_r.r_st.st_rejected != 0)
+        o->r.rc = -2;
+    sim_stats_fini(&o->r.pt.pt_r.r_st);
 }
 
 static void out_free(out *o)
 {
-    free(o->rec);
-    free(o->sum);
+    free(o->r.rec);
+    free(o->r.sum);
 }
 
 static void test_classify(void)
@@ -160,11 +138,11 @@ static void test_ends_all(sim_mix mix)
 {
     out o;
     run(mix, false, 1, true, &o);
-    tap_ok(o.rc == 0 && o.tasks == 320 && o.node + o.rack + o.cross == 320,
+    tap_ok(o.r.rc == 0 && o.tasks == 320 && o.node + o.rack + o.cross == 320,
            "mix %s with racks ends all 80 jobs and classifies each of the "
            "320 launches (node %llu, rack %llu, cross %llu) (%s)",
            sim_mix_name(mix), (unsigned long long)o.node,
-           (unsigned long long)o.rack, (unsigned long long)o.cross, o.err);
+           (unsigned long long)o.rack, (unsigned long long)o.cross, o.r.err);
     out_free(&o);
 }
 
@@ -173,9 +151,10 @@ static void test_deterministic(sim_mix mix)
     out a, b;
     run(mix, false, 7, false, &a);
     run(mix, false, 7, false, &b);
-    tap_ok(a.rc == 0 && b.rc == 0 && a.rec_len == b.rec_len &&
-               memcmp(a.rec, b.rec, a.rec_len) == 0 && a.sum_len == b.sum_len &&
-               memcmp(a.sum, b.sum, a.sum_len) == 0,
+    tap_ok(a.r.rc == 0 && b.r.rc == 0 && a.r.rec_len == b.r.rec_len &&
+               memcmp(a.r.rec, b.r.rec, a.r.rec_len) == 0 &&
+               a.r.sum_len == b.r.sum_len &&
+               memcmp(a.r.sum, b.r.sum, a.r.sum_len) == 0,
            "mix %s with racks: the same seed gives the same records and "
            "summary",
            sim_mix_name(mix));
@@ -188,7 +167,7 @@ static void test_prefers(sim_mix mix)
     out y, n;
     run(mix, false, 1, false, &y);
     run(mix, true, 1, false, &n);
-    tap_ok(y.rc == 0 && n.rc == 0 && y.node + y.rack > n.node + n.rack &&
+    tap_ok(y.r.rc == 0 && n.r.rc == 0 && y.node + y.rack > n.node + n.rack &&
                y.cross < n.cross && y.extra_s < n.extra_s,
            "mix %s: on preferred racks %llu of 320 seeing the preferences, "
            "%llu without; transfer %.1f s against %.1f s",
