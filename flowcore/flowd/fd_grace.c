@@ -61,9 +61,9 @@ static void forget_ended(fd_sched *s)
     memset(&s->s_ended, 0, sizeof s->s_ended);
 }
 
-static void send_outcome(fd_core *c, fd_sched *s, uint64_t job, uint32_t task,
-                         uint32_t attempt, uint8_t status, const char *node,
-                         const char *why, sk_time end)
+void fd_send_outcome(fd_core *c, fd_sched *s, uint64_t job, uint32_t task,
+                     uint32_t attempt, uint8_t status, const char *node,
+                     const char *why, sk_time end)
 {
     sk_msg *m = fd_push(c, s->s_peer, SK_MSG_TASK_FINISHED);
     if (m == NULL)
@@ -142,8 +142,8 @@ bool fd_sched_return(fd_core *c, sk_time now, sk_peer peer, const sk_hello *h)
     fd_membership_full(c, peer);
     for (uint32_t i = 0; i < s->s_nkept; i++) {
         const fd_kept *k = &s->s_kept[i];
-        send_outcome(c, s, k->k_job, k->k_task, k->k_attempt, k->k_status,
-                     k->k_node, k->k_why, k->k_end);
+        fd_send_outcome(c, s, k->k_job, k->k_task, k->k_attempt, k->k_status,
+                        k->k_node, k->k_why, k->k_end);
     }
     sk_info("flowd: scheduler %u is back after %lld ms: %u jobs held, %u "
             "outcomes kept",
@@ -196,10 +196,10 @@ static void lost_here(fd_core *c, sk_time now, fd_sched *s, uint64_t job,
                       uint32_t task, uint32_t attempt)
 {
     c->c_st.fs_gone_ended++;
-    send_outcome(c, s, job, task, attempt, SK_TASK_LOST, "",
-                 "ended at its node while its scheduler was away; its "
-                 "outcome is not known here",
-                 now);
+    fd_send_outcome(c, s, job, task, attempt, SK_TASK_LOST, "",
+                    "ended at its node while its scheduler was away; its "
+                    "outcome is not known here",
+                    now);
 }
 
 static void reforward_accepted(fd_core *c, fd_sched *s, uint64_t job)

@@ -463,6 +463,12 @@ bool fd_sched_leave(fd_core *c, sk_time now, fd_sched *s);
 bool fd_sched_return(fd_core *c, sk_time now, sk_peer peer, const sk_hello *h);
 bool fd_sched_keep(fd_core *c, sk_time now, fd_task *t, uint8_t status,
                    const char *why);
+/* fd_send_outcome sends s a TASK_FINISHED for (job, task, attempt):
+ * status, the node it ended on ("" if none), why (NULL: no output) and
+ * its end time; dropped when the outbox is full (fd_push). */
+void fd_send_outcome(fd_core *c, fd_sched *s, uint64_t job, uint32_t task,
+                     uint32_t attempt, uint8_t status, const char *node,
+                     const char *why, sk_time end);
 void fd_grace_job_ended(fd_core *c, fd_job *j);
 bool fd_grace_reforward(fd_core *c, sk_time now, fd_sched *s,
                         const sk_submit_job *sj);

@@ -180,22 +180,9 @@ static void report(fd_core *c, sk_time now, fd_task *t, uint8_t status,
     if (fd_sched_keep(c, now, t, status, why))
         return;
     fd_sched *s = t->t_job->j_sched;
-    sk_msg *m = s == NULL ? NULL : fd_push(c, s->s_peer, SK_MSG_TASK_FINISHED);
-    if (m == NULL)
-        return;
-    sk_task_finished *tf = &m->m_task_finished;
-    tf->tf_job = t->t_job->j_id;
-    tf->tf_task = t->t_index;
-    tf->tf_attempt = t->t_attempt;
-    tf->tf_node =
-        t->t_node != NULL ? fd_scratch_printf(c, "%s", t->t_node->n_name) : "";
-    if (tf->tf_node == NULL)
-        tf->tf_node = "";
-    tf->tf_status = status;
-    char *out = why != NULL ? fd_scratch_printf(c, "%s", why) : NULL;
-    tf->tf_output.b_data = (const uint8_t *)out;
-    tf->tf_output.b_len = out != NULL ? (uint32_t)strlen(out) : 0;
-    tf->tf_end_us = now;
+    if (s != NULL)
+        fd_send_outcome(c, s, t->t_job->j_id, t->t_index, t->t_attempt, status,
+                        t->t_node != NULL ? t->t_node->n_name : "", why, now);
 }
 
 void fd_task_end(fd_core *c, sk_time now, fd_task *t, uint8_t status,
