@@ -15,6 +15,7 @@
 #define DASH_SHARE_H
 
 #include "cli_json.h"
+#include "dash_kept.h"
 #include "sk_cluster.h"
 
 #include <stddef.h>
@@ -40,20 +41,25 @@ typedef struct dash_share {
     unsigned ds_nodemons; /* node monitors in the cluster */
     unsigned ds_asked;    /* asked before the budget ran out */
     unsigned ds_answered; /* answered */
-    unsigned ds_workers;  /* threads that asked */
+    unsigned ds_workers;  /* threads that asked a session each */
+    unsigned ds_kept;     /* node monitors asked over kept sessions */
     uint64_t ds_us;       /* how long asking took, microseconds */
 } dash_share;
 
 /* dash_share_gather asks every live node monitor of cl for its status
- * with its table (key: cl's key), workers at once (1 ..
- * DASH_SHARE_WORKERS; 1 asks one after the other), each ask waiting at
- * most timeout seconds, none begun budget seconds after the start; and
- * sums the tables into *out (which the caller releases with
- * dash_share_free). Blocks the calling thread for at most about budget +
- * timeout; threads are joined before it returns. Returns 0, or -1 out of
- * memory (nothing to free). */
-int dash_share_gather(const skc_cluster *cl, double timeout, double budget,
-                      unsigned workers, dash_share *out);
+ * with its table (key: cl's key) and sums the tables into *out (which the
+ * caller releases with dash_share_free). With kept (not NULL; made with
+ * cl's key, used by one gathering at a time) the first DASH_KEPT_MAX live
+ * node monitors are asked over its sessions, all at once from this
+ * thread, waiting at most timeout seconds (dash_kept_ask); the others
+ * (all of them without kept) are asked a session each by workers
+ * threads at once (1 .. DASH_SHARE_WORKERS; 1 asks one after the
+ * other), each ask waiting at most timeout seconds, none begun budget
+ * seconds after the start. Blocks the calling thread for at most about
+ * budget + timeout; threads are joined before it returns. Returns 0, or
+ * -1 out of memory (nothing to free). */
+int dash_share_gather(const skc_cluster *cl, dash_kept *kept, double timeout,
+                      double budget, unsigned workers, dash_share *out);
 
 /* dash_share_json writes s as members of the object open in j: nodemons,
  * asked, answered, users_dropped, workers, gather_us, columns (user,
