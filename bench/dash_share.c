@@ -12,13 +12,17 @@
  *
  * DIR is a cluster of `skylark cluster up --nodes N` (default: the
  * default directory); each setting is gathered ROUNDS times (default 5),
- * alternating settings so that load from elsewhere falls on all of them.
+ * alternating settings so that load from elsewhere falls on all of them,
+ * with PAUSE seconds between rounds (default 0; the dashboard gathers at
+ * most every 5 s, and a node monitor drops a session silent for its
+ * heartbeat_s * misses, 3 s by default: the kept sessions are then redone,
+ * which the last line counts).
  * Prints per setting the node monitors answered, the median and the
  * range in milliseconds, the wall time and this process's CPU time per
- * node monitor (median and range over rounds) (what bounds the gathering when the node monitors run on
- * other machines), the node monitors one core could gather in the
- * dashboard's 2 s budget at that CPU cost, and the speed-up over one at a
- * time. Nothing is changed in the cluster.
+ * node monitor (median and range over rounds) (what bounds the gathering when
+ * the node monitors run on other machines), the node monitors one core could
+ * gather in the dashboard's 2 s budget at that CPU cost, and the speed-up over
+ * one at a time. Nothing is changed in the cluster.
  */
 #include "cli_common.h"
 #include "dash_share.h"
@@ -27,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #define MAX_ROUNDS 50
 
@@ -49,9 +54,12 @@ int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : NULL;
     unsigned long rounds = 5;
-    if (argc > 3 ||
-        (argc > 2 && cli_parse_ulong(argv[2], 1, MAX_ROUNDS, &rounds) != 0)) {
-        fprintf(stderr, "usage: dash-share [DIR] [ROUNDS (1..%d)]\n",
+    double pause = 0;
+    if (argc > 4 ||
+        (argc > 2 && cli_parse_ulong(argv[2], 1, MAX_ROUNDS, &rounds) != 0) ||
+        (argc > 3 && cli_parse_double(argv[3], 0, 60, &pause) != 0)) {
+        fprintf(stderr,
+                "usage: dash-share [DIR] [ROUNDS (1..%d)] [PAUSE (0..60 s)]\n",
                 MAX_ROUNDS);
         return 2;
     }
@@ -70,7 +78,13 @@ int main(int argc, char **argv)
     }
     double ms[NW][MAX_ROUNDS], cpu[NW][MAX_ROUNDS];
     unsigned answered[NW] = {0}, nodemons = 0;
-    for (unsigned long r = 0; r < rounds; r++)
+    for (unsigned long r = 0; r < rounds; r++) {
+        if (r > 0 && pause > 0)
+            nanosleep(
+                &(struct timespec){
+                    .tv_sec = (time_t)pause,
+                    .tv_nsec = (long)((pause - (double)(time_t)pause) * 1e9)},
+                NULL);
         for (unsigned w = 0; w < NW; w++) {
             dash_share s;
             double c0 = cpu_s();
@@ -89,10 +103,11 @@ int main(int argc, char **argv)
             nodemons = s.ds_nodemons;
             dash_share_free(&s);
         }
+    }
     printf("%u node monitors, %lu rounds each\n", nodemons, rounds);
-    printf("%8s %9s %10s %18s %10s %10s %16s %10s %8s\n", "at once",
-           "answered", "median ms", "range ms", "ms/nm", "cpu ms/nm",
-           "cpu range ms/nm", "nm/2s/core", "speedup");
+    printf("%8s %9s %10s %18s %10s %10s %16s %10s %8s\n", "at once", "answered",
+           "median ms", "range ms", "ms/nm", "cpu ms/nm", "cpu range ms/nm",
+           "nm/2s/core", "speedup");
     double anchor = 0;
     for (unsigned w = 0; w < NW; w++) {
         qsort(ms[w], rounds, sizeof ms[w][0], cmp);
@@ -106,18 +121,16 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, workers[w] ? "%u" : "kept", workers[w]);
         printf("%8s %9u %10.1f %8.1f .. %7.1f %10.3f %10.3f %7.3f .. %6.3f "
                "%10.0f %7.2fx\n",
-               name, answered[w], med, ms[w][0], ms[w][rounds - 1],
-               med * per, cpu_nm, 1000 * cpu[w][0] * per,
-               1000 * cpu[w][rounds - 1] * per, cpu_nm > 0 ? 2000 / cpu_nm : 0,
-               med > 0 ? anchor / med : 0);
+               name, answered[w], med, ms[w][0], ms[w][rounds - 1], med * per,
+               cpu_nm, 1000 * cpu[w][0] * per, 1000 * cpu[w][rounds - 1] * per,
+               cpu_nm > 0 ? 2000 / cpu_nm : 0, med > 0 ? anchor / med : 0);
     }
     dash_kept_stats ks;
     dash_kept_stats_get(kept, &ks);
     printf("kept sessions: %llu opened, %llu came up, %llu broke, "
            "%llu refused\n",
            (unsigned long long)ks.ks_opened, (unsigned long long)ks.ks_ups,
-           (unsigned long long)ks.ks_downs,
-           (unsigned long long)ks.ks_refused);
+           (unsigned long long)ks.ks_downs, (unsigned long long)ks.ks_refused);
     dash_kept_destroy(kept);
     free(cl);
     return 0;

@@ -262,8 +262,8 @@ static int fill_users(dashboard *db, cli_json *j, void *arg)
 {
     (void)arg;
     dash_share s;
-    if (dash_share_gather(db->db_cl, db->db_kept, db->db_timeout, USERS_BUDGET_S,
-                          DASH_SHARE_WORKERS, &s) != 0)
+    if (dash_share_gather(db->db_cl, db->db_kept, db->db_timeout,
+                          USERS_BUDGET_S, DASH_SHARE_WORKERS, &s) != 0)
         return -1;
     dash_share_json(&s, j);
     dash_share_free(&s);

@@ -149,8 +149,9 @@ int dash_kept_create(const char *key_file, dash_kept **out)
                             .lk_msg = on_msg,
                             .lk_refused = on_refused,
                             .lk_arg = k};
-    int rc = k->k_loop == NULL ? SK_ENOMEM
-                               : sk_link_create(k->k_loop, &cfg, &cb, &k->k_link);
+    int rc = k->k_loop == NULL
+                 ? SK_ENOMEM
+                 : sk_link_create(k->k_loop, &cfg, &cb, &k->k_link);
     memset(cfg.tc_key, 0, sizeof cfg.tc_key);
     if (rc != 0) {
         if (k->k_loop != NULL)
