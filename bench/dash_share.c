@@ -16,7 +16,7 @@
  * with PAUSE seconds between rounds (default 0; the dashboard gathers at
  * most every 5 s, and a node monitor drops a session silent for its
  * heartbeat_s * misses, 3 s by default: the kept sessions are then redone,
- * which the last line counts).
+ * which the last lines count, with this process's CPU in the pauses).
  * Prints per setting the node monitors answered, the median and the
  * range in milliseconds, the wall time and this process's CPU time per
  * node monitor (median and range over rounds) (what bounds the gathering when
@@ -78,13 +78,18 @@ int main(int argc, char **argv)
     }
     double ms[NW][MAX_ROUNDS], cpu[NW][MAX_ROUNDS];
     unsigned answered[NW] = {0}, nodemons = 0;
+    double idle_cpu = 0, idle_s = 0; /* CPU in the pauses: heartbeats */
     for (unsigned long r = 0; r < rounds; r++) {
-        if (r > 0 && pause > 0)
+        if (r > 0 && pause > 0) {
+            double c0 = cpu_s();
             nanosleep(
                 &(struct timespec){
                     .tv_sec = (time_t)pause,
                     .tv_nsec = (long)((pause - (double)(time_t)pause) * 1e9)},
                 NULL);
+            idle_cpu += cpu_s() - c0;
+            idle_s += pause;
+        }
         for (unsigned w = 0; w < NW; w++) {
             dash_share s;
             double c0 = cpu_s();
@@ -131,6 +136,10 @@ int main(int argc, char **argv)
            "%llu refused\n",
            (unsigned long long)ks.ks_opened, (unsigned long long)ks.ks_ups,
            (unsigned long long)ks.ks_downs, (unsigned long long)ks.ks_refused);
+    if (idle_s > 0)
+        printf("between rounds: %.4f ms of CPU per node monitor per second "
+               "in the pauses\n",
+               nodemons ? 1000 * idle_cpu / idle_s / nodemons : 0);
     dash_kept_destroy(kept);
     free(cl);
     return 0;

@@ -3,10 +3,14 @@
  * long-lived authenticated "tool" session per node monitor on one private
  * loop, so that a fair-share gathering (dash_share.h) costs a
  * STATUS_REQUEST and its reply per node monitor, all in flight at once
- * from one thread, not a TCP connection and a handshake each. A session
- * that breaks is redone by the transport (its handshake again, over the
- * same nanomsg socket); a node monitor that leaves the cluster, or is no
- * longer alive, has its session closed at the next gathering.
+ * from one thread, not a TCP connection and a handshake each. The loop
+ * runs only while a gathering waits: a node monitor drops a session
+ * silent for its heartbeat_s * misses (3 s by default), and the next
+ * gathering redoes it (the transport's handshake again, over the same
+ * nanomsg socket), which costs less than heartbeats between gatherings
+ * would (bench/README.md, dash-share). A node monitor that leaves the
+ * cluster, or is no longer alive, has its session closed at the next
+ * gathering.
  *
  * Limits: at most DASH_KEPT_MAX sessions (one nanomsg socket each; nanomsg
  * allows 512 per process, and the dashboard's other asks need some); the

@@ -16,7 +16,9 @@
  * at a time. A node monitor drops a session silent for 3 s (its
  * heartbeat_s * misses): gathered every 4 s or more (the dashboard's
  * every 5 s), each kept session is redone (a handshake, no new
- * connection): 0.39 ms (0.35-5.7). DASH_KEPT_MAX (256; nanomsg allows 512
+ * connection): 0.39 ms (0.32-0.45) against 0.66 ms (0.63-1.09) one at a
+ * time (load 3.8-6.7); heartbeats to keep them alive would cost 0.15 ms
+ * per node monitor per second (measured), more. DASH_KEPT_MAX (256; nanomsg allows 512
  * sockets a process) leaves a 10,000-node cluster mostly to sessions
  * each: not within the 2 s budget.
  */
