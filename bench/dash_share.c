@@ -132,10 +132,11 @@ int main(int argc, char **argv)
     }
     dash_kept_stats ks;
     dash_kept_stats_get(kept, &ks);
-    printf("kept sessions: %llu opened, %llu came up, %llu broke, "
-           "%llu refused\n",
-           (unsigned long long)ks.ks_opened, (unsigned long long)ks.ks_ups,
-           (unsigned long long)ks.ks_downs, (unsigned long long)ks.ks_refused);
+    printf("kept sessions: %llu opened, %llu closed, %llu came up, %llu "
+           "broke, %llu refused\n",
+           (unsigned long long)ks.ks_opened, (unsigned long long)ks.ks_closed,
+           (unsigned long long)ks.ks_ups, (unsigned long long)ks.ks_downs,
+           (unsigned long long)ks.ks_refused);
     if (idle_s > 0)
         printf("between rounds: %.4f ms of CPU per node monitor per second "
                "in the pauses\n",
