@@ -21,7 +21,7 @@ bench_medea_LDADD = tests/libmedea.a flowcore/flowd/libflowd.la \
 # node monitor of a local cluster, one at a time (the anchor) against
 # several at once. Run by hand on a `skylark cluster up --nodes N`.
 noinst_PROGRAMS += bench/dash-share
-bench_dash_share_SOURCES = bench/dash_share.c cli/dash_share.c \
+bench_dash_share_SOURCES = bench/dash_share.c cli/dash_share.c cli/dash_kept.c \
 	cli/cli_common.c cli/cli_json.c
 bench_dash_share_CPPFLAGS = $(CLI_CPPFLAGS)
 bench_dash_share_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)

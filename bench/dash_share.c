@@ -1,19 +1,28 @@
 /*
  * bench/dash_share.c - how long `skylark dashboard` takes to gather fair
  * share from every node monitor of a local cluster (dash_share_gather),
- * one after the other (the anchor, measured in the same run) against
- * 2, 4, 8 and 16 at once (the dashboard uses DASH_SHARE_WORKERS).
+ * a session each one after the other (the anchor, measured in the same
+ * run), a session each 2, 4, 8 and 16 at once, and over kept sessions
+ * (dash_kept.h: what the dashboard does; one session per node monitor
+ * opened in the first round and kept across rounds, all asked at once
+ * from one thread, up to DASH_KEPT_MAX, the rest DASH_SHARE_WORKERS at
+ * once a session each).
  *
  *   bench/dash-share [DIR] [ROUNDS]
  *
  * DIR is a cluster of `skylark cluster up --nodes N` (default: the
  * default directory); each setting is gathered ROUNDS times (default 5),
- * alternating settings so that load from elsewhere falls on all of them.
+ * alternating settings so that load from elsewhere falls on all of them,
+ * with PAUSE seconds between rounds (default 0; the dashboard gathers at
+ * most every 5 s, and a node monitor drops a session silent for its
+ * heartbeat_s * misses, 3 s by default: the kept sessions are then redone,
+ * which the last lines count, with this process's CPU in the pauses).
  * Prints per setting the node monitors answered, the median and the
  * range in milliseconds, the wall time and this process's CPU time per
- * node monitor (what bounds the gathering when the node monitors run on
- * other machines), and the speed-up over one at a time. Nothing is
- * changed in the cluster.
+ * node monitor (median and range over rounds) (what bounds the gathering when
+ * the node monitors run on other machines), the node monitors one core could
+ * gather in the dashboard's 2 s budget at that CPU cost, and the speed-up over
+ * one at a time. Nothing is changed in the cluster.
  */
 #include "cli_common.h"
 #include "dash_share.h"
@@ -22,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #define MAX_ROUNDS 50
 
@@ -44,9 +54,12 @@ int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : NULL;
     unsigned long rounds = 5;
-    if (argc > 3 ||
-        (argc > 2 && cli_parse_ulong(argv[2], 1, MAX_ROUNDS, &rounds) != 0)) {
-        fprintf(stderr, "usage: dash-share [DIR] [ROUNDS (1..%d)]\n",
+    double pause = 0;
+    if (argc > 4 ||
+        (argc > 2 && cli_parse_ulong(argv[2], 1, MAX_ROUNDS, &rounds) != 0) ||
+        (argc > 3 && cli_parse_double(argv[3], 0, 60, &pause) != 0)) {
+        fprintf(stderr,
+                "usage: dash-share [DIR] [ROUNDS (1..%d)] [PAUSE (0..60 s)]\n",
                 MAX_ROUNDS);
         return 2;
     }
@@ -54,41 +67,81 @@ int main(int argc, char **argv)
     skc_cluster *cl = cli_load_cluster("dash-share", dir);
     if (cl == NULL)
         return 1;
-    static const unsigned workers[] = {1, 2, 4, 8, 16};
+    /* 0: kept sessions */
+    static const unsigned workers[] = {1, 2, 4, 8, 16, 0};
     enum { NW = sizeof workers / sizeof workers[0] };
-    double ms[NW][MAX_ROUNDS], cpu[NW] = {0};
+    dash_kept *kept;
+    if (dash_kept_create(skc_key(cl), &kept) != 0) {
+        fprintf(stderr, "dash-share: cannot make kept sessions\n");
+        free(cl);
+        return 1;
+    }
+    double ms[NW][MAX_ROUNDS], cpu[NW][MAX_ROUNDS];
     unsigned answered[NW] = {0}, nodemons = 0;
-    for (unsigned long r = 0; r < rounds; r++)
+    double idle_cpu = 0, idle_s = 0; /* CPU in the pauses: heartbeats */
+    for (unsigned long r = 0; r < rounds; r++) {
+        if (r > 0 && pause > 0) {
+            double c0 = cpu_s();
+            nanosleep(
+                &(struct timespec){
+                    .tv_sec = (time_t)pause,
+                    .tv_nsec = (long)((pause - (double)(time_t)pause) * 1e9)},
+                NULL);
+            idle_cpu += cpu_s() - c0;
+            idle_s += pause;
+        }
         for (unsigned w = 0; w < NW; w++) {
             dash_share s;
             double c0 = cpu_s();
             /* no budget cut: every node monitor is asked */
-            if (dash_share_gather(cl, 2.0, 600, workers[w], &s) != 0) {
+            if (dash_share_gather(cl, workers[w] ? NULL : kept, 2.0, 600,
+                                  workers[w] ? workers[w] : DASH_SHARE_WORKERS,
+                                  &s) != 0) {
                 fprintf(stderr, "dash-share: out of memory\n");
+                dash_kept_destroy(kept);
                 free(cl);
                 return 1;
             }
             ms[w][r] = (double)s.ds_us / 1000;
-            cpu[w] += cpu_s() - c0;
+            cpu[w][r] = cpu_s() - c0;
             answered[w] = s.ds_answered;
             nodemons = s.ds_nodemons;
             dash_share_free(&s);
         }
+    }
     printf("%u node monitors, %lu rounds each\n", nodemons, rounds);
-    printf("%8s %9s %10s %18s %12s %12s %8s\n", "at once", "answered",
-           "median ms", "range ms", "ms/nodemon", "cpu ms/nm", "speedup");
+    printf("%8s %9s %10s %18s %10s %10s %16s %10s %8s\n", "at once", "answered",
+           "median ms", "range ms", "ms/nm", "cpu ms/nm", "cpu range ms/nm",
+           "nm/2s/core", "speedup");
     double anchor = 0;
     for (unsigned w = 0; w < NW; w++) {
         qsort(ms[w], rounds, sizeof ms[w][0], cmp);
+        qsort(cpu[w], rounds, sizeof cpu[w][0], cmp);
         double med = ms[w][rounds / 2];
         if (w == 0)
             anchor = med;
         double per = answered[w] ? 1.0 / answered[w] : 0;
-        printf("%8u %9u %10.1f %8.1f .. %7.1f %12.3f %12.3f %7.2fx\n",
-               workers[w], answered[w], med, ms[w][0], ms[w][rounds - 1],
-               med * per, 1000 * cpu[w] / (double)rounds * per,
-               med > 0 ? anchor / med : 0);
+        double cpu_nm = 1000 * cpu[w][rounds / 2] * per;
+        char name[16];
+        snprintf(name, sizeof name, workers[w] ? "%u" : "kept", workers[w]);
+        printf("%8s %9u %10.1f %8.1f .. %7.1f %10.3f %10.3f %7.3f .. %6.3f "
+               "%10.0f %7.2fx\n",
+               name, answered[w], med, ms[w][0], ms[w][rounds - 1], med * per,
+               cpu_nm, 1000 * cpu[w][0] * per, 1000 * cpu[w][rounds - 1] * per,
+               cpu_nm > 0 ? 2000 / cpu_nm : 0, med > 0 ? anchor / med : 0);
     }
+    dash_kept_stats ks;
+    dash_kept_stats_get(kept, &ks);
+    printf("kept sessions: %llu opened, %llu closed, %llu came up, %llu "
+           "broke, %llu refused\n",
+           (unsigned long long)ks.ks_opened, (unsigned long long)ks.ks_closed,
+           (unsigned long long)ks.ks_ups, (unsigned long long)ks.ks_downs,
+           (unsigned long long)ks.ks_refused);
+    if (idle_s > 0)
+        printf("between rounds: %.4f ms of CPU per node monitor per second "
+               "in the pauses\n",
+               nodemons ? 1000 * idle_cpu / idle_s / nodemons : 0);
+    dash_kept_destroy(kept);
     free(cl);
     return 0;
 }

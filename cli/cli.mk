@@ -10,7 +10,7 @@ cli_skylark_SOURCES = cli/skylark.c cli/cmd_solve.c \
 	cli/cmd_cluster.c cli/cmd_run.c cli/cmd_status.c \
 	cli/cmd_load.c cli/cmd_key.c cli/cmd_user.c cli/cmd_flow.c \
 	cli/cmd_jobs.c cli/cli_common.c cli/cli_json.c cli/cmd_dashboard.c \
-	cli/dash_share.c cli/dash_share.h
+	cli/dash_share.c cli/dash_share.h cli/dash_kept.c cli/dash_kept.h
 nodist_cli_skylark_SOURCES = cli/dashboard_page.h
 cli_skylark_CPPFLAGS = $(CLI_CPPFLAGS) -I$(top_builddir)/cli \
 	-I$(top_srcdir)/daemon

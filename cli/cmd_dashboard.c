@@ -62,6 +62,7 @@ typedef struct doc {
 typedef struct dashboard {
     skc_cluster *db_cl;
     double db_timeout;   /* per status request, seconds */
+    dash_kept *db_kept;  /* sessions kept to node monitors, or NULL */
     doc db_cluster;      /* /api/cluster */
     doc db_users;        /* /api/users */
     doc db_handovers;    /* /api/handovers */
@@ -252,15 +253,17 @@ static int fill_cluster(dashboard *db, cli_json *j, void *arg)
 /* ---- /api/users: fair share, summed over the node monitors ------------ */
 
 /* The /api/users document: every live node monitor asked for its table
- * of users, DASH_SHARE_WORKERS at once, for USERS_BUDGET_S in all (the
+ * of users, over the kept sessions (the first DASH_KEPT_MAX) and
+ * DASH_SHARE_WORKERS at once a session each for the rest, for
+ * USERS_BUDGET_S in all (the
  * document says how many were asked and answered, and how long it
  * took), summed per user (dash_share.c). */
 static int fill_users(dashboard *db, cli_json *j, void *arg)
 {
     (void)arg;
     dash_share s;
-    if (dash_share_gather(db->db_cl, db->db_timeout, USERS_BUDGET_S,
-                          DASH_SHARE_WORKERS, &s) != 0)
+    if (dash_share_gather(db->db_cl, db->db_kept, db->db_timeout,
+                          USERS_BUDGET_S, DASH_SHARE_WORKERS, &s) != 0)
         return -1;
     dash_share_json(&s, j);
     dash_share_free(&s);
@@ -721,6 +724,10 @@ int cmd_dashboard(int argc, char **argv)
     const char *k = cli_key_file(o.co_key, o.co_dir, keybuf, sizeof keybuf);
     snprintf(db.db_cl->cc_key, sizeof db.db_cl->cc_key, "%s",
              k != NULL ? k : "");
+    /* Without kept sessions (an unusable key file: said in the log) every
+     * node monitor is asked a session each, and fails the same way. */
+    if (dash_kept_create(skc_key(db.db_cl), &db.db_kept) != 0)
+        db.db_kept = NULL;
     /* SIGINT and SIGTERM are taken by sigwait below, in this thread; the
      * HTTP thread inherits the mask. */
     sigset_t stop;
@@ -737,6 +744,7 @@ int cmd_dashboard(int argc, char **argv)
         MHD_OPTION_CONNECTION_TIMEOUT, 30u, MHD_OPTION_END);
     if (mhd == NULL) {
         fprintf(stderr, PROG ": cannot serve on %s (in use?)\n", listen);
+        dash_kept_destroy(db.db_kept);
         free(db.db_cl);
         return 1;
     }
@@ -749,6 +757,7 @@ int cmd_dashboard(int argc, char **argv)
     free(db.db_users.d_json);
     free(db.db_handovers.d_json);
     free(db.db_jobs.d_json);
+    dash_kept_destroy(db.db_kept);
     free(db.db_cl);
     return 0;
 }

@@ -95,8 +95,8 @@ static void *worker(void *arg)
     }
 }
 
-int dash_share_gather(const skc_cluster *cl, double timeout, double budget,
-                      unsigned workers, dash_share *out)
+int dash_share_gather(const skc_cluster *cl, dash_kept *kept, double timeout,
+                      double budget, unsigned workers, dash_share *out)
 {
     memset(out, 0, sizeof *out);
     const char **eps = calloc(cl->cc_n + 1, sizeof *eps);
@@ -118,29 +118,41 @@ int dash_share_gather(const skc_cluster *cl, double timeout, double budget,
         if (skc_alive(d))
             eps[n++] = d->cd_endpoint;
     }
+    /* Kept sessions: the first DASH_KEPT_MAX, on this thread, while the
+     * workers ask the rest a session each. */
+    unsigned nk = kept == NULL ? 0 : (n < DASH_KEPT_MAX ? n : DASH_KEPT_MAX);
     double t0 = cli_mono_s();
-    pool p = {.pl_eps = eps,
-              .pl_n = n,
+    pool p = {.pl_eps = eps + nk,
+              .pl_n = n - nk,
               .pl_key = skc_key(cl),
               .pl_timeout = timeout,
               .pl_until = t0 + budget,
-              .pl_out = st};
+              .pl_out = st + nk};
     atomic_init(&p.pl_next, 0);
     atomic_init(&p.pl_asked, 0);
+    unsigned rest = n - nk;
     workers = workers < 1 ? 1 : workers;
     workers = workers > DASH_SHARE_WORKERS ? DASH_SHARE_WORKERS : workers;
-    workers = workers > n ? (n > 0 ? n : 1) : workers;
+    workers = workers > rest ? (rest > 0 ? rest : 1) : workers;
     pthread_t tid[DASH_SHARE_WORKERS];
     unsigned started = 0;
-    for (; started + 1 < workers; started++)
+    /* With kept sessions this thread runs their loop: all the workers
+     * are threads (none when every node monitor has a kept session). */
+    unsigned threads = nk > 0 ? (rest > 0 ? workers : 0) : workers - 1;
+    for (; started < threads; started++)
         if (pthread_create(&tid[started], NULL, worker, &p) != 0)
             break;
-    worker(&p); /* this thread asks too */
+    unsigned kasked = 0;
+    if (nk > 0)
+        kasked = dash_kept_ask(kept, eps, nk, timeout, st);
+    if (nk == 0 || (rest > 0 && started == 0))
+        worker(&p); /* this thread asks too */
     for (unsigned k = 0; k < started; k++)
         pthread_join(tid[k], NULL);
     out->ds_us = (uint64_t)((cli_mono_s() - t0) * 1e6);
-    out->ds_workers = started + 1;
-    out->ds_asked = atomic_load(&p.pl_asked);
+    out->ds_workers = started + (nk == 0 || (rest > 0 && started == 0));
+    out->ds_kept = nk;
+    out->ds_asked = atomic_load(&p.pl_asked) + kasked;
     for (unsigned i = 0; i < n; i++)
         if (st[i] != NULL) {
             out->ds_answered++;

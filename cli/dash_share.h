@@ -1,20 +1,32 @@
 /*
  * dash_share.h - fair share per user for `skylark dashboard`: every live
  * node monitor of a local cluster asked for its table of users (user,
- * weight, queued, running, slot_s), by a pool of threads at once, and the
- * tables summed per user. Asking one after the other reached 650-1,500
- * node monitors in 2 s (1.3-3.1 ms each). bench/dash-share, 100 node
- * monitors on this 2-core machine under load from other builds: 1.4x to
- * 2.2x faster with 2 to 16 at once (medians of 7, ranges wide), and this
- * process spends 0.5-1.2 ms of CPU per node monitor (a session each:
- * 69% of it in the kernel, a TCP connection opened and closed, 1.4% in
- * libsodium), which bounds a whole-cluster gathering near 1,000 to 2,000
- * node monitors a second per core however many ask at once.
+ * weight, queued, running, slot_s), and the tables summed per user. The
+ * first DASH_KEPT_MAX node monitors are asked over sessions kept open
+ * between gatherings (dash_kept.h), all at once from one thread; the rest
+ * by a pool of threads, a session each (a TCP connection, a sealed
+ * handshake, a close).
+ *
+ * bench/dash-share, 150 node monitors on this 2-core machine (load 6.7 to
+ * 7.7 from other builds), 7 rounds, CPU of this process per node monitor,
+ * median (min-max): a session each 0.68 ms (0.61-5.9) one at a time and
+ * 0.69-0.74 ms 2 to 16 at once (about 2,700-2,900 node monitors per core
+ * in the 2 s budget); kept sessions 0.19 ms (0.15-4.7), about 10,000 per
+ * core, and a gathering of 52 ms (40-900) against 240 ms (164-1,013) one
+ * at a time. A node monitor drops a session silent for 3 s (its
+ * heartbeat_s * misses): gathered every 4 s or more (the dashboard's
+ * every 5 s), each kept session is redone (a handshake, no new
+ * connection): 0.39 ms (0.32-0.45) against 0.66 ms (0.63-1.09) one at a
+ * time (load 3.8-6.7); heartbeats to keep them alive would cost 0.15 ms
+ * per node monitor per second (measured), more. DASH_KEPT_MAX (256; nanomsg allows 512
+ * sockets a process) leaves a 10,000-node cluster mostly to sessions
+ * each: not within the 2 s budget.
  */
 #ifndef DASH_SHARE_H
 #define DASH_SHARE_H
 
 #include "cli_json.h"
+#include "dash_kept.h"
 #include "sk_cluster.h"
 
 #include <stddef.h>
@@ -40,20 +52,25 @@ typedef struct dash_share {
     unsigned ds_nodemons; /* node monitors in the cluster */
     unsigned ds_asked;    /* asked before the budget ran out */
     unsigned ds_answered; /* answered */
-    unsigned ds_workers;  /* threads that asked */
+    unsigned ds_workers;  /* threads that asked a session each */
+    unsigned ds_kept;     /* node monitors asked over kept sessions */
     uint64_t ds_us;       /* how long asking took, microseconds */
 } dash_share;
 
 /* dash_share_gather asks every live node monitor of cl for its status
- * with its table (key: cl's key), workers at once (1 ..
- * DASH_SHARE_WORKERS; 1 asks one after the other), each ask waiting at
- * most timeout seconds, none begun budget seconds after the start; and
- * sums the tables into *out (which the caller releases with
- * dash_share_free). Blocks the calling thread for at most about budget +
- * timeout; threads are joined before it returns. Returns 0, or -1 out of
- * memory (nothing to free). */
-int dash_share_gather(const skc_cluster *cl, double timeout, double budget,
-                      unsigned workers, dash_share *out);
+ * with its table (key: cl's key) and sums the tables into *out (which the
+ * caller releases with dash_share_free). With kept (not NULL; made with
+ * cl's key, used by one gathering at a time) the first DASH_KEPT_MAX live
+ * node monitors are asked over its sessions, all at once from this
+ * thread, waiting at most timeout seconds (dash_kept_ask); the others
+ * (all of them without kept) are asked a session each by workers
+ * threads at once (1 .. DASH_SHARE_WORKERS; 1 asks one after the
+ * other), each ask waiting at most timeout seconds, none begun budget
+ * seconds after the start. Blocks the calling thread for at most about
+ * budget + timeout; threads are joined before it returns. Returns 0, or
+ * -1 out of memory (nothing to free). */
+int dash_share_gather(const skc_cluster *cl, dash_kept *kept, double timeout,
+                      double budget, unsigned workers, dash_share *out);
 
 /* dash_share_json writes s as members of the object open in j: nodemons,
  * asked, answered, users_dropped, workers, gather_us, columns (user,

@@ -14,6 +14,7 @@ client_libskylark_impl_la_SOURCES += \
 noinst_HEADERS += \
 	client/sk_apiutil.h \
 	client/sk_toolcall.h \
+	client/sk_status_msg.h \
 	client/sk_frontend_int.h
 
 check_PROGRAMS += tests/test_client_endpoint

@@ -5,6 +5,7 @@
  */
 #include "sk_apiutil.h"
 #include "sk_proto.h"
+#include "sk_status_msg.h"
 #include "sk_toolcall.h"
 #include "skylark.h"
 
@@ -70,6 +71,25 @@ static int ask_status(const char *endpoint, const char *key_file,
     int rc = sk_tool_call(endpoint, key_file, token_file, timeout, "status",
                           &ask, is_reply, &request, &s->st_msg);
     if (rc != 0) {
+        free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+int sk_status_of_msg(const sk_msg *reply, sk_buf *buf, sk_status **out)
+{
+    if (reply->m_type != SK_MSG_STATUS_REPLY)
+        return SK_EINVAL;
+    sk_status *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return SK_ENOMEM;
+    int rc = sk_msg_encode(buf, reply);
+    if (rc == 0)
+        rc = sk_msg_decode(buf->b_data, buf->b_len, &s->st_msg);
+    if (rc != 0) {
+        sk_msg_free(&s->st_msg);
         free(s);
         return rc;
     }
