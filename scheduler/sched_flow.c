@@ -93,13 +93,20 @@ static void send_handover(sched_core *c, const sched_flow *fl)
     c->c_stats.ss_flow_sent++;
 }
 
+bool sched_flow_known(const sched_core *c)
+{
+    return c->c_flowd_up || c->c_stats.ss_flowd_up > 0;
+}
+
 /* handover moves the pending tasks idx[0..n) of j to a new hand-over and
- * sends it. Their probes are left to sched_pending_changed. Returns false
- * (nothing changed) without flowd or memory. */
+ * sends it (held, while flowd's session is down, until it comes back:
+ * sched_flow_up). Their probes are left to sched_pending_changed. Returns
+ * false (nothing changed) if no flowd was ever connected, or without
+ * memory. */
 static bool handover(sched_core *c, sched_job *j, const uint32_t *idx,
                      uint32_t n)
 {
-    if (!c->c_flowd_up || n == 0)
+    if (!sched_flow_known(c) || n == 0)
         return false;
     sched_flow *fl = malloc(sizeof *fl + (size_t)n * sizeof fl->fl_tasks[0]);
     uint64_t id = c->c_next_job + 1;
@@ -125,7 +132,8 @@ static bool handover(sched_core *c, sched_job *j, const uint32_t *idx,
     j->j_npending -= n;
     j->j_nflow += n;
     c->c_stats.ss_flow_tasks += n;
-    send_handover(c, fl);
+    if (c->c_flowd_up)
+        send_handover(c, fl);
     return true;
 }
 
@@ -135,7 +143,7 @@ static bool handover(sched_core *c, sched_job *j, const uint32_t *idx,
  * the task as it did before the flow path existed. */
 bool sched_flow_take(sched_core *c, sched_job *j, uint32_t task)
 {
-    if (!handover(c, j, &task, 1))
+    if (!c->c_flowd_up || !handover(c, j, &task, 1))
         return false;
     c->c_stats.ss_fallback_tasks++;
     sched_pending_changed(c, j);
@@ -144,12 +152,13 @@ bool sched_flow_take(sched_core *c, sched_job *j, uint32_t task)
 
 /* sched_flow_take_pending hands every pending task of j to flowd (a long
  * or flow-placed job at admission, or a short job at its fallback time)
- * and withdraws the job's probes. Nothing happens without flowd. */
+ * and withdraws the job's probes. Nothing happens if no flowd was ever
+ * connected; while its session is down the tasks wait for its return. */
 void sched_flow_take_pending(sched_core *c, sched_job *j)
 {
     uint32_t *idx = sk_arena_alloc(&c->c_scratch,
                                    (size_t)j->j_npending * sizeof *idx + 1);
-    if (idx == NULL || !c->c_flowd_up) {
+    if (idx == NULL || !sched_flow_known(c)) {
         if (idx == NULL)
             c->c_stats.ss_nomem++;
         return;

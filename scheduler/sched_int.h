@@ -243,6 +243,9 @@ int sched_user_charge(sched_core *c, sched_job *j);
 void sched_user_release(sched_core *c, sched_job *j);
 
 /* sched_flow.c: the flow path (hand-overs to flowd, fallback) */
+/* sched_flow_known: a flowd has connected at some time (its session may
+ * be down for a moment: hand-overs then wait for its return). */
+bool sched_flow_known(const sched_core *c);
 void sched_flow_up(sched_core *c, sk_peer peer, uint64_t incarnation);
 void sched_flow_down(sched_core *c, sk_peer peer);
 bool sched_flow_take(sched_core *c, sched_job *j, uint32_t task);

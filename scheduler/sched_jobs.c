@@ -366,9 +366,12 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj,
      * them (sampling knows nothing of tags). */
     bool to_flow = sj->sj_long || sj->sj_placement == SK_PLACE_FLOW ||
                    sj->sj_nconstraints > 0;
-    if (to_flow && !c->c_flowd_up) {
+    /* A flowd whose session is down for a moment (a stall, a restart)
+     * gets the job when it is back; only a cluster that never had one
+     * refuses it. */
+    if (to_flow && !sched_flow_known(c)) {
         reject(c, from, sj->sj_job,
-               "no flow node (skylark-flowd) is connected: long-running, "
+               "no flow node (skylark-flowd) has connected: long-running, "
                "flow-placed and constrained jobs need one",
                &st->ss_reject_nodes);
         return;

@@ -369,10 +369,35 @@ static void test_frontend_fields(void)
     sched_free(c);
 }
 
+/* A flowd whose session is down for a moment: a long job is accepted and
+ * held, and handed over when flowd is back. */
+static void test_flowd_away(void)
+{
+    sched_core *c;
+    sched_new(NULL, 1, &c);
+    st_nodes_up(c, 3);
+    st_fe_up(c, ST_FE);
+    flowd_up(c);
+    sched_peer_down(c, FLOWD, 10);
+    st_clear(c);
+    submit(c, 9, 2, true, 0, NULL, 20);
+    tap_ok(st_count(c, SK_MSG_JOB_ACCEPTED, ST_FE) == 1 &&
+               st_count(c, SK_MSG_JOB_REJECTED, ST_FE) == 0 &&
+               handed(c, 0) == NULL,
+           "flowd away: a long job is accepted and held, not sent");
+    st_clear(c);
+    flowd_up(c);
+    const sk_submit_job *sj = handed(c, 0);
+    tap_ok(sj != NULL && sj->sj_long && sj->sj_ntasks == 2,
+           "flowd back: the held job is handed over");
+    sched_free(c);
+}
+
 int main(void)
 {
-    tap_plan(34);
+    tap_plan(36);
     test_long_job();
+    test_flowd_away();
     test_running_node_lost();
     test_fallback();
     test_constraints();
