@@ -115,3 +115,5 @@ dist_check_SCRIPTS += tests/test_faults.sh
 # stopped, while long tasks run.
 TESTS += tests/test_faults_flowd.sh
 dist_check_SCRIPTS += tests/test_faults_flowd.sh
+# The two fault tests take turns through this lock (see either).
+CLEANFILES += tests/faults.lock
