@@ -72,7 +72,7 @@ static void say_hello(sk_frontend *fe)
                 fe->fe_endpoints[fe->fe_cur], sk_strerror(rc));
 }
 
-static void arm_queue_timer(sk_frontend *fe)
+void fe_arm_queue_timer(sk_frontend *fe)
 {
     if (fe->fe_up || fe->fe_wait_head == NULL || fe->fe_queue_timeout <= 0 ||
         ev_is_active(&fe->fe_queue_w))
@@ -113,7 +113,7 @@ static void wrong_role(sk_frontend *fe, const char *role)
      * the next try (new jobs join the tail). */
     for (uint64_t n = fe->fe_nwaiting; n > 0 && fe->fe_wait_head != NULL; n--)
         fe_end_job(fe, fe->fe_wait_head, SK_OUTCOME_FAILED, SK_EROLE, reason);
-    arm_queue_timer(fe);
+    fe_arm_queue_timer(fe);
 }
 
 static void on_up(void *arg, sk_peer_id peer, const char *role,
@@ -158,7 +158,7 @@ static void on_down(void *arg, sk_peer_id peer, sk_peer_down_reason why)
      * its outcome is offered. */
     ev_timer_set(&fe->fe_switch_w, fe->fe_move_delay, 0);
     ev_timer_start(fe->fe_loop, &fe->fe_switch_w);
-    arm_queue_timer(fe);
+    fe_arm_queue_timer(fe);
 }
 
 /* A scheduler that fails authentication (another key, or none) will not
@@ -253,7 +253,7 @@ static void queue_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
         fe_end_job(fe, fe->fe_wait_head, SK_OUTCOME_FAILED, SK_ETIMEDOUT,
                    reason);
     }
-    arm_queue_timer(fe);
+    fe_arm_queue_timer(fe);
 }
 
 static void retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -386,8 +386,9 @@ int sk_frontend_create(struct ev_loop *loop, const sk_frontend_opts *o,
     ev_timer_init(&fe->fe_switch_w, switch_cb, 0, 0);
     ev_timer_init(&fe->fe_queue_w, queue_timeout_cb, 0, 0);
     ev_timer_init(&fe->fe_retry_w, retry_cb, 0, 0);
+    ev_timer_init(&fe->fe_held_w, fe_held_cb, 0, 0);
     fe->fe_connect_w.data = fe->fe_switch_w.data = fe->fe_queue_w.data =
-        fe->fe_retry_w.data = fe;
+        fe->fe_retry_w.data = fe->fe_held_w.data = fe;
     if ((rc = connect_current(fe)) != 0) {
         rc = SK_EIO;
         goto fail;
@@ -408,6 +409,7 @@ void sk_frontend_destroy(sk_frontend *fe)
         ev_timer_stop(fe->fe_loop, &fe->fe_switch_w);
         ev_timer_stop(fe->fe_loop, &fe->fe_queue_w);
         ev_timer_stop(fe->fe_loop, &fe->fe_retry_w);
+        ev_timer_stop(fe->fe_loop, &fe->fe_held_w);
     }
     sk_link_destroy(fe->fe_link);
     fe_free_jobs(fe);

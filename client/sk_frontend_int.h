@@ -29,6 +29,8 @@ typedef enum fj_state {
     FJ_SENT = 2,     /* handed to the session, no answer yet */
     FJ_ACCEPTED = 3, /* JOB_ACCEPTED received */
     FJ_ENDING = 4,   /* its last callbacks are running */
+    FJ_HELD = 5,     /* a resubmission the scheduler refused, held for
+                        fe_move_delay before it is offered again */
 } fj_state;
 
 /* Per task. */
@@ -54,7 +56,8 @@ typedef struct fe_job {
     fe_task *fj_tasks;
     sk_job_callbacks fj_cb;
     uint64_t fj_submit_us;
-    double fj_queued_at; /* ev_now when submitted, for fo_queue_timeout */
+    double fj_queued_at; /* ev_now when submitted, for fo_queue_timeout;
+                            when held, ev_now at which it is released */
     uint8_t *fj_msg;     /* encoded SUBMIT_JOB of the whole job: until
                             handed over, or for the job's life when it
                             may fail over (resubmissions are cut from it) */
@@ -74,7 +77,7 @@ typedef struct fe_job {
                                                         should count them */
     int fj_cancel;          /* 1 cancel wanted, 2 CANCEL_JOB handed over */
     char *fj_cancel_reason; /* until handed over */
-    struct fe_job *fj_prev, *fj_next; /* waiting list */
+    struct fe_job *fj_prev, *fj_next; /* waiting or held list */
     struct fe_job *fj_cnext;          /* cancels to send */
     int fj_in_cancel_list;
 } fe_job;
@@ -110,6 +113,7 @@ struct sk_frontend {
     ev_timer fe_switch_w;      /* session lost: move on outside the callback */
     ev_timer fe_queue_w;       /* waiting jobs past fo_queue_timeout */
     ev_timer fe_retry_w;       /* the transport pushed back: send again */
+    ev_timer fe_held_w;        /* the first held job is due */
     sk_job_id fe_next_id;
     sk_map fe_jobs;        /* in flight, by public id */
     sk_map fe_wire;        /* in flight, by the wire id of every submission */
@@ -117,6 +121,7 @@ struct sk_frontend {
     sk_map fe_kept;        /* ended, results kept for a wait */
     fe_job *fe_wait_head, *fe_wait_tail;
     uint64_t fe_nwaiting;
+    fe_job *fe_held_head, *fe_held_tail; /* FJ_HELD, by release time */
     fe_job *fe_cancels; /* CANCEL_JOB to hand over */
     sk_buf fe_buf;
     sk_frontend_stats fe_stats;
@@ -134,6 +139,14 @@ void fe_flush(sk_frontend *fe);
 /* sk_frontend.c: printf into fe_err. */
 void fe_set_error(sk_frontend *fe, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* sk_frontend_job.c: the fe_held_w callback: held jobs that are due
+ * wait for the session again, as new jobs do. */
+void fe_held_cb(struct ev_loop *loop, ev_timer *w, int revents);
+
+/* sk_frontend.c: arm fo_queue_timeout for the first waiting job while
+ * no session is up (nothing when one is, or it is armed already). */
+void fe_arm_queue_timer(sk_frontend *fe);
 
 /* sk_frontend_job.c: a message from the scheduler in session. */
 void fe_on_message(sk_frontend *fe, const sk_msg *msg);

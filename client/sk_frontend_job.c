@@ -12,6 +12,7 @@
 #include "sk_log.h"
 
 #include <pwd.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,17 +20,34 @@
 
 /* ---- lists ------------------------------------------------------------- */
 
-static void fe_unwait(sk_frontend *fe, fe_job *j)
+/* Lists of jobs (waiting, held) through fj_prev and fj_next. */
+static void list_unlink(fe_job **head, fe_job **tail, fe_job *j)
 {
     if (j->fj_prev != NULL)
         j->fj_prev->fj_next = j->fj_next;
     else
-        fe->fe_wait_head = j->fj_next;
+        *head = j->fj_next;
     if (j->fj_next != NULL)
         j->fj_next->fj_prev = j->fj_prev;
     else
-        fe->fe_wait_tail = j->fj_prev;
+        *tail = j->fj_prev;
     j->fj_prev = j->fj_next = NULL;
+}
+
+static void list_append(fe_job **head, fe_job **tail, fe_job *j)
+{
+    j->fj_prev = *tail;
+    j->fj_next = NULL;
+    if (*tail != NULL)
+        (*tail)->fj_next = j;
+    else
+        *head = j;
+    *tail = j;
+}
+
+static void fe_unwait(sk_frontend *fe, fe_job *j)
+{
+    list_unlink(&fe->fe_wait_head, &fe->fe_wait_tail, j);
     fe->fe_nwaiting--;
 }
 
@@ -57,14 +75,22 @@ const uint8_t *fe_job_msg(const fe_job *j, uint32_t *len)
 
 static void enwait(sk_frontend *fe, fe_job *j)
 {
-    j->fj_prev = fe->fe_wait_tail;
-    j->fj_next = NULL;
-    if (fe->fe_wait_tail != NULL)
-        fe->fe_wait_tail->fj_next = j;
-    else
-        fe->fe_wait_head = j;
-    fe->fe_wait_tail = j;
+    list_append(&fe->fe_wait_head, &fe->fe_wait_tail, j);
     fe->fe_nwaiting++;
+}
+
+/* j waits for the session from now: handed over at once if one is up,
+ * else within fo_queue_timeout. */
+static void queue_job(sk_frontend *fe, fe_job *j)
+{
+    j->fj_state = FJ_WAITING;
+    ev_now_update(fe->fe_loop);
+    j->fj_queued_at = ev_now(fe->fe_loop);
+    enwait(fe, j);
+    if (fe->fe_up)
+        fe_flush(fe);
+    else
+        fe_arm_queue_timer(fe);
 }
 
 static void uncancel(sk_frontend *fe, fe_job *j)
@@ -100,6 +126,7 @@ void fe_free_jobs(sk_frontend *fe)
     sk_map_free(&fe->fe_jobs);
     sk_map_free(&fe->fe_wire);
     fe->fe_wait_head = fe->fe_wait_tail = NULL;
+    fe->fe_held_head = fe->fe_held_tail = NULL;
     fe->fe_cancels = NULL;
     fe->fe_nwaiting = 0;
 }
@@ -153,6 +180,8 @@ void fe_end_job(sk_frontend *fe, fe_job *j, sk_outcome outcome, int err,
      * its last task has ended. */
     if (j->fj_state == FJ_WAITING)
         fe_unwait(fe, j);
+    else if (j->fj_state == FJ_HELD)
+        list_unlink(&fe->fe_held_head, &fe->fe_held_tail, j);
     uncancel(fe, j);
     j->fj_state = FJ_ENDING;
     for (uint32_t t = 0; t < j->fj_ntasks; t++)
@@ -372,9 +401,7 @@ void fe_lose_jobs(sk_frontend *fe, const char *endpoint)
                 "of %u (failover %u of at most %u)",
                 fe->fe_name, (unsigned long long)j->fj_id, j->fj_sub_ntasks,
                 j->fj_ntasks, done + 1, fe->fe_max_failovers);
-        j->fj_state = FJ_WAITING;
-        j->fj_queued_at = ev_now(fe->fe_loop);
-        enwait(fe, j);
+        queue_job(fe, j);
         fe->fe_stats.fs_failed_over++;
     }
     free(ids);
@@ -749,20 +776,11 @@ int sk_frontend_submit(sk_frontend *fe, const sk_job_desc *jd,
     fe->fe_next_id++;
     if (cb != NULL)
         j->fj_cb = *cb;
-    j->fj_state = FJ_WAITING;
     j->fj_submit_us = sk_wall_us();
-    ev_now_update(fe->fe_loop);
-    j->fj_queued_at = ev_now(fe->fe_loop);
-    enwait(fe, j);
     fe->fe_stats.fs_jobs_submitted++;
     if (out != NULL)
         *out = j->fj_id;
-    if (fe->fe_up)
-        fe_flush(fe);
-    else if (fe->fe_queue_timeout > 0 && !ev_is_active(&fe->fe_queue_w)) {
-        ev_timer_set(&fe->fe_queue_w, fe->fe_queue_timeout, 0);
-        ev_timer_start(fe->fe_loop, &fe->fe_queue_w);
-    }
+    queue_job(fe, j);
     return 0;
 }
 
@@ -775,7 +793,7 @@ int sk_frontend_cancel(sk_frontend *fe, sk_job_id id, const char *reason)
     }
     if (j->fj_cancel != 0 || j->fj_state == FJ_ENDING)
         return 0;
-    if (j->fj_state == FJ_WAITING) {
+    if (j->fj_state == FJ_WAITING || j->fj_state == FJ_HELD) {
         fe_end_job(fe, j, SK_OUTCOME_CANCELLED, 0,
                    j->fj_nsubs > 1 ? "cancelled while failing over"
                                    : "cancelled before it reached a scheduler");
@@ -836,6 +854,52 @@ static fe_task *find_task(sk_frontend *fe, fe_job *j, uint32_t sub,
     return &j->fj_tasks[*task];
 }
 
+/* A resubmission refused by the scheduler it failed over to: that
+ * scheduler may have just lost sight of its node monitors too (the
+ * fault that took the first one), or be over a budget for a moment.
+ * Unless the job was cancelled or has used up fo_max_failovers, a new
+ * resubmission is held for fe_move_delay and then offered again, to
+ * whichever scheduler the session is with by then. Returns whether j
+ * was held; if not, the caller fails it with the reason. */
+static bool hold_refused(sk_frontend *fe, fe_job *j, const char *why)
+{
+    unsigned done = j->fj_nsubs - 1;
+    if (done == 0 || j->fj_cancel != 0 || done >= fe->fe_max_failovers ||
+        make_resubmission(fe, j) != 0)
+        return false;
+    ev_now_update(fe->fe_loop);
+    j->fj_state = FJ_HELD;
+    j->fj_queued_at = ev_now(fe->fe_loop) + fe->fe_move_delay;
+    list_append(&fe->fe_held_head, &fe->fe_held_tail, j);
+    if (!ev_is_active(&fe->fe_held_w)) {
+        ev_timer_set(&fe->fe_held_w, fe->fe_move_delay, 0);
+        ev_timer_start(fe->fe_loop, &fe->fe_held_w);
+    }
+    fe->fe_stats.fs_failed_over++;
+    sk_warn("frontend %s: job %llu refused after a failover (%s); its %u "
+            "unfinished tasks are offered again in %.1f s (failover %u of "
+            "at most %u)",
+            fe->fe_name, (unsigned long long)j->fj_id, why, j->fj_sub_ntasks,
+            fe->fe_move_delay, done + 1, fe->fe_max_failovers);
+    return true;
+}
+
+void fe_held_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    sk_frontend *fe = w->data;
+    ev_now_update(loop);
+    fe_job *j;
+    while ((j = fe->fe_held_head) != NULL &&
+           j->fj_queued_at <= ev_now(loop) + 1e-6) {
+        list_unlink(&fe->fe_held_head, &fe->fe_held_tail, j);
+        queue_job(fe, j);
+    }
+    if (j != NULL) {
+        ev_timer_set(w, j->fj_queued_at - ev_now(loop), 0);
+        ev_timer_start(loop, w);
+    }
+}
+
 static void on_answer(sk_frontend *fe, const sk_job_ack *a, int accepted)
 {
     fe_job *j = find_job(fe, a->ja_job);
@@ -851,6 +915,8 @@ static void on_answer(sk_frontend *fe, const sk_job_ack *a, int accepted)
         return;
     }
     fe->fe_stats.fs_jobs_rejected++;
+    if (hold_refused(fe, j, a->ja_reason))
+        return;
     char reason[SK_MAX_REASON_LEN + 32];
     snprintf(reason, sizeof reason, "job rejected: %s", a->ja_reason);
     fe_end_job(fe, j, SK_OUTCOME_FAILED, SK_EREJECTED, reason);

@@ -199,8 +199,10 @@ typedef enum sk_job_placement {
  *   at the new scheduler are numbered after the last one seen (one more
  *   is skipped, for an attempt the lost scheduler may have launched
  *   unseen). The resubmission waits like a new job: FAILED "no scheduler
- *   reachable" after fo_queue_timeout, FAILED "job rejected" if the next
- *   scheduler refuses it. The move happens two fo_heartbeat after the
+ *   reachable" after fo_queue_timeout. If the next scheduler refuses it,
+ *   the unfinished tasks are held two fo_heartbeat and offered again (a
+ *   further move), and FAILED "job rejected" only once the moves are
+ *   used up. The move happens two fo_heartbeat after the
  *   loss: by then the node monitors have offered the next scheduler,
  *   under the job's key (sent with every submission of it), the outcomes
  *   of tasks that ended while the lost scheduler could not pass them on,

@@ -810,6 +810,106 @@ static void test_failover_limit(void)
     sk_frontend_destroy(fe);
 }
 
+/* A resubmission the next scheduler refuses (it lost its node monitors
+ * in the same fault, say) is held two heartbeats and offered again, as a
+ * further failover; past fo_max_failovers the refusal stands. */
+static void test_failover_refused(void)
+{
+    fake a, b;
+    char aep[64], bep[64];
+    start_pair(&a, &b, aep, bep);
+    const char *eps[] = {aep, bep};
+    sk_frontend *fe = make_frontend(eps, 2, 0.3, 10);
+    rec r;
+    memset(&r, 0, sizeof r);
+    sk_job_id id = submit(fe, 3, &r);
+    got_submit(&a, 1);
+    send_ack(&a, id, 1, "");
+    send_finished(&a, id, 0, SK_TASK_OK, 0, "");
+    tu_run_for(loop, 0.1);
+    fake_stop(&a);
+    const sk_submit_job *sj = got_submit(&b, 1);
+    uint64_t w1 = sj != NULL ? sj->sj_job : 0;
+    send_ack(&b, w1, 0, "every node monitor is saturated or down");
+    tu_run_for(loop, 0.05);
+    tap_ok(r.r_job_dones == 0 && r.r_dones == 1 &&
+               stats(fe).fs_jobs_rejected == 1 &&
+               stats(fe).fs_failed_over == 2 &&
+               fake_count(&b, SK_MSG_SUBMIT_JOB) == 1,
+           "refused after a failover: no task fails, the job is held");
+    sj = got_submit(&b, 2);
+    uint64_t w2 = sj != NULL ? sj->sj_job : 0;
+    tap_ok(sj != NULL && w2 != w1 && w2 != id && sj->sj_ntasks == 2 &&
+               spec_is(sj, 0, 1, 2) && spec_is(sj, 1, 2, 2),
+           "two heartbeats later B gets it again under a new id, attempt "
+           "numbers after the refused submission's");
+    send_ack(&b, w2, 1, "");
+    send_finished(&b, w2, 0, SK_TASK_OK, 0, "");
+    send_finished(&b, w2, 1, SK_TASK_OK, 0, "");
+    send_job_done(&b, w2, 2, 2, 0, 0);
+    tu_run_until(loop, job_ended, &r, 5);
+    tap_ok(r.r_job_dones == 1 && r.r_jr.jr_ok == 3 && r.r_jr.jr_error == 0 &&
+               r.r_jr.jr_failovers == 2 && r.r_attempt[1] == 2,
+           "the job ends ok, 2 failovers, attempt 2 for the tasks moved");
+    sk_frontend_destroy(fe);
+
+    /* A first submission refused still fails at once. */
+    fe = make_frontend(eps, 2, 0.3, 10);
+    memset(&r, 0, sizeof r);
+    submit(fe, 2, &r);
+    sj = got_submit(&b, 3);
+    send_ack(&b, sj != NULL ? sj->sj_job : 0, 0, "no node monitors");
+    tu_run_until(loop, job_ended, &r, 5);
+    tap_ok(r.r_job_dones == 1 && r.r_jr.jr_failed == 2 &&
+               r.r_jr.jr_error == SK_EREJECTED && r.r_jr.jr_failovers == 0,
+           "a first submission refused still fails at once");
+    sk_frontend_destroy(fe);
+    fake_stop(&b);
+
+    /* fo_max_failovers 1: the refusal of the one resubmission stands. */
+    start_pair(&a, &b, aep, bep);
+    max_failovers = 1;
+    fe = make_frontend(eps, 2, 0.3, 10);
+    max_failovers = 3;
+    memset(&r, 0, sizeof r);
+    id = submit(fe, 2, &r);
+    got_submit(&a, 1);
+    send_ack(&a, id, 1, "");
+    tu_run_for(loop, 0.1);
+    fake_stop(&a);
+    sj = got_submit(&b, 1);
+    send_ack(&b, sj != NULL ? sj->sj_job : 0, 0, "no node monitors");
+    tu_run_until(loop, job_ended, &r, 5);
+    tap_ok(r.r_job_dones == 1 && r.r_jr.jr_failed == 2 &&
+               r.r_jr.jr_error == SK_EREJECTED && r.r_jr.jr_failovers == 1 &&
+               strcmp(r.r_reason[0], "job rejected: no node monitors") == 0,
+           "fo_max_failovers used up: the refusal fails the tasks with the "
+           "reason");
+    sk_frontend_destroy(fe);
+
+    /* Held, then cancelled: it ends CANCELLED and B hears no more of it. */
+    start_pair(&a, &b, aep, bep);
+    fe = make_frontend(eps, 2, 0.3, 10);
+    memset(&r, 0, sizeof r);
+    id = submit(fe, 2, &r);
+    got_submit(&a, 1);
+    send_ack(&a, id, 1, "");
+    tu_run_for(loop, 0.1);
+    fake_stop(&a);
+    sj = got_submit(&b, 1);
+    send_ack(&b, sj != NULL ? sj->sj_job : 0, 0, "no node monitors");
+    tu_run_for(loop, 0.05);
+    int held = r.r_job_dones == 0;
+    sk_frontend_cancel(fe, id, "enough");
+    tu_run_for(loop, 0.4);
+    tap_ok(held && r.r_job_dones == 1 && r.r_jr.jr_cancelled == 2 &&
+               strcmp(r.r_reason[0], "cancelled while failing over") == 0 &&
+               fake_count(&b, SK_MSG_SUBMIT_JOB) == 1,
+           "held and cancelled: CANCELLED, and no further submission");
+    sk_frontend_destroy(fe);
+    fake_stop(&b);
+}
+
 static void test_failover_cancel(void)
 {
     /* Cancelled while waiting for the next scheduler. */
@@ -1183,6 +1283,7 @@ int main(void)
     test_refusals();
     test_failover();
     test_failover_limit();
+    test_failover_refused();
     test_failover_cancel();
     test_failover_specs();
     test_flow_fields();
