@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # nn_reason and nn_addr are for the caller
 # scripts/faults-netns.sh - hosts made of network namespaces for the
 # partition rows of scripts/faults (sourced by it; bash). The shell twin
 # of tests/netns.c: a switch (a namespace "skf<pid>-sw" holding a bridge),
@@ -20,7 +21,8 @@
 # switch and deletes the namespaces, which destroys the bridge and the
 # veth pairs. The runner calls it from its EXIT trap. Namespaces left by
 # a runner killed with SIGKILL are deleted by the next nn_init (their pid
-# is gone). Cost: a few `ip` calls per host, about 50 ms a host.
+# is gone). Cost: a few `ip` calls per host, about 50 ms a host. Uses
+# the runner's $skylark (the skylark program) and $build (the build tree).
 
 nn_ip=""
 nn_sw=""
@@ -56,9 +58,9 @@ nn_usable() {
 
 # nn_kill_in NS: SIGKILL every process in namespace NS.
 nn_kill_in() {
-    local pids
-    pids=$("$nn_ip" netns pids "$1" 2>/dev/null || true)
-    [[ -z $pids ]] || kill -KILL $pids 2>/dev/null || true
+    local pids=()
+    mapfile -t pids < <("$nn_ip" netns pids "$1" 2>/dev/null || true)
+    [[ ${#pids[@]} -eq 0 ]] || kill -KILL "${pids[@]}" 2>/dev/null || true
 }
 
 nn_del() {
@@ -143,6 +145,7 @@ nn_spawn() {
 # each advertises on stderr.
 nn_check_advertised() {
     local dir=$1 want=$2 adv
+    # shellcheck disable=SC2154 # the runner's
     adv=$( (nn_exec fe "$skylark" cluster status --json --dir "$dir") 2>&1 || true)
     awk -F'"' -v want="$want" '
         $2 == "address" { at = $4 }
@@ -161,6 +164,7 @@ nn_check_advertised() {
 # another endpoint than its host's (nn_check_advertised).
 nn_cluster_up() {
     local dir=$1 nodes=$2 slots=$3 flowd=$4 level=$5 i
+    # shellcheck disable=SC2154 # the runner's
     local bin=$build key=$dir/cluster.key flowd_ep="" s0 s1
     mkdir -p "$dir/logs"
     "$skylark" key new "$key" >/dev/null || return 1
