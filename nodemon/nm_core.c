@@ -987,6 +987,7 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
         p->pe_in_sched = true;
         p->pe_incarnation = hello->he_incarnation;
         nm_orphans_reclaim(nm, p);
+        nm_outcomes_schedulers(nm, now);
         nm_outcomes_back(nm, p, now);
         break;
     }
@@ -1070,6 +1071,7 @@ void nm_peer_down(nm_core *nm, sk_peer peer, sk_time now)
     }
     if (p != &nm->nm_command)
         free_peer(nm, p);
+    nm_outcomes_schedulers(nm, now);
     dispatch(nm, now);
 }
 

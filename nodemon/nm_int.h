@@ -150,6 +150,9 @@ struct nm_core {
     nm_link nm_orphans;  /* nm_task in their grace, by tk_orphan_until */
     nm_link nm_outcomes; /* nm_outcome, oldest first (nm_outcome.c) */
     uint64_t nm_noutcomes;
+    /* Time with no scheduler connected, which does not age them: */
+    sk_time nm_alone_us;    /* summed over the periods that ended */
+    sk_time nm_alone_since; /* start of the current one; 0: none */
     nm_queue nm_q;
     nm_peer nm_command; /* the built-in command executor */
     nm_config nm_cfg;
@@ -261,6 +264,12 @@ void nm_outcomes_offer(nm_core *nm, const nm_peer *gone, sk_time now);
  * kept outcomes of its own (the same process came back) and of every
  * scheduler not connected here. O(kept outcomes). */
 void nm_outcomes_back(nm_core *nm, const nm_peer *sched, sk_time now);
+
+/* nm_outcomes_schedulers tells the kept outcomes that the set of
+ * schedulers connected here changed (call after it did): while none is
+ * connected, kept outcomes do not age, so that a node monitor cut off
+ * for longer than outcome_keep_ms still offers them when it is back. */
+void nm_outcomes_schedulers(nm_core *nm, sk_time now);
 
 /* nm_outcomes_free drops every kept outcome. */
 void nm_outcomes_free(nm_core *nm);

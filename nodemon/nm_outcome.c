@@ -19,7 +19,10 @@
  *
  * The kept outcomes form one list in the order they ended; an entry
  * leaves when it is older than outcome_keep_ms or when max_outcomes are
- * kept and a newer one comes (ns_outcomes_full). Expired entries are
+ * kept and a newer one comes (ns_outcomes_full). Age counts only time
+ * in which some scheduler was connected here: a node monitor cut off
+ * from every scheduler (a partition of its host) keeps what it has until
+ * one is back and has been offered it for outcome_keep_ms. Expired entries are
  * dropped as new ones come and when they are looked at, so no timer is
  * needed.
  */
@@ -35,6 +38,7 @@ struct nm_outcome {
     uint32_t oc_sched;     /* the HELLO id of the scheduler it was for */
     uint64_t oc_sched_inc; /* and its incarnation */
     sk_time oc_at;         /* when it was kept */
+    sk_time oc_alone;      /* alone_us() then */
     uint64_t oc_key;
     uint32_t oc_ref;
     uint8_t oc_status;
@@ -52,16 +56,38 @@ static void drop(nm_core *nm, nm_outcome *oc)
     free(oc);
 }
 
-/* Drops the outcomes older than the keep time. */
+/* Time so far with no scheduler connected. */
+static sk_time alone_us(const nm_core *nm, sk_time now)
+{
+    sk_time since = nm->nm_alone_since;
+    return nm->nm_alone_us + (since != 0 && now > since ? now - since : 0);
+}
+
+/* Drops the outcomes older than the keep time (not counting time
+ * alone). */
 static void expire(nm_core *nm, sk_time now)
 {
     sk_time keep = (sk_time)nm->nm_cfg.nc_outcome_keep_ms * 1000;
+    sk_time alone = alone_us(nm, now);
     nm_link *l;
     while ((l = nm_list_first(&nm->nm_outcomes)) != NULL) {
         nm_outcome *oc = NM_CONTAINER(l, nm_outcome, oc_link);
-        if (now < oc->oc_at || now - oc->oc_at <= keep)
+        sk_time since = now > oc->oc_at ? now - oc->oc_at : 0;
+        sk_time away = alone - oc->oc_alone;
+        if (since <= away || since - away <= keep)
             break;
         drop(nm, oc);
+    }
+}
+
+void nm_outcomes_schedulers(nm_core *nm, sk_time now)
+{
+    bool alone = nm->nm_sched_ids.ht_count == 0;
+    if (nm->nm_alone_since != 0 && !alone) {
+        nm->nm_alone_us = alone_us(nm, now);
+        nm->nm_alone_since = 0;
+    } else if (nm->nm_alone_since == 0 && alone) {
+        nm->nm_alone_since = now > 0 ? now : 1;
     }
 }
 
@@ -122,6 +148,7 @@ void nm_outcome_keep(nm_core *nm, const nm_task *t, uint32_t sched,
     oc->oc_sched = sched;
     oc->oc_sched_inc = sched_inc;
     oc->oc_at = now;
+    oc->oc_alone = alone_us(nm, now);
     oc->oc_key = t->tk_key;
     oc->oc_ref = t->tk_ref;
     oc->oc_status = f->tf_status;

@@ -978,6 +978,49 @@ static void test_outcomes(void)
     nm_free(nm);
 }
 
+/* A node monitor cut off from every scheduler (a partition of its host)
+ * for longer than outcome_keep_ms: its outcomes do not age while no
+ * scheduler is connected, and are offered when one is back. */
+static void test_outcomes_alone(void)
+{
+    nm_config cfg = base_cfg(4);
+    cfg.nc_outcome_keep_ms = 5000;
+    nm_core *nm = make(&cfg);
+    up_sched(nm, SCHED, 5, 0);
+    up(nm, SCHED2, SK_ROLE_SCHEDULER, SCHED2_ID, "", 0);
+    up(nm, EXEC, SK_ROLE_EXECUTOR, 0, "spark", 0);
+    enq_res(nm, SCHED, 1, 1, "alice", 0, 2, 100, 10, 0);
+    keyed_reply(nm, SCHED, 1, 0, 0xcafe, 7, 1);
+    uint64_t local = nm_job_local(nm, SCHED, 1);
+    finish_local(nm, local, 0, SK_TASK_OK, 100 * 1000);
+    drain(nm);
+    /* The cut: the sessions end 3 s later (the timeout; 3.1 s of the 5 s
+     * keep used), the link is back 10 s after that, a scheduler
+     * registers. */
+    nm_peer_down(nm, SCHED, 3100 * 1000);
+    nm_peer_down(nm, SCHED2, 3200 * 1000);
+    drain(nm);
+    up_sched(nm, SCHED, 5, 13200 * 1000);
+    const sk_task_outcome *o = outcome_to(nm, 0, SCHED);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 1 && o != NULL &&
+               o->to_key == 0xcafe && o->to_ref == 7,
+           "cut off from every scheduler for 10 s (keep 5 s): the outcome is "
+           "still offered when a scheduler is back");
+    up(nm, SCHED2, SK_ROLE_SCHEDULER, SCHED2_ID, "", 13300 * 1000);
+    drain(nm);
+    nm_peer_down(nm, SCHED, 14500 * 1000);
+    o = outcome_to(nm, 0, SCHED2);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 1 && o != NULL && o->to_ref == 7,
+           "connected again it ages: 4.4 s counted, still offered");
+    drain(nm);
+    up_sched(nm, SCHED, 5, 14600 * 1000);
+    drain(nm);
+    nm_peer_down(nm, SCHED, 15800 * 1000);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 0,
+           "5.7 s counted while connected: no longer offered");
+    nm_free(nm);
+}
+
 /* Executors of one framework replacing each other; the command executor
  * going away. */
 static void test_executor_turnover(void)
@@ -1461,6 +1504,7 @@ int main(void)
     test_scheduler_down();
     test_orphans();
     test_outcomes();
+    test_outcomes_alone();
     test_reserve();
     test_reserve_rejects();
     test_flowd_restart();
