@@ -65,6 +65,49 @@ static nm_peer *find_executor(const nm_core *nm, const char *fw)
     return NULL;
 }
 
+/* ---- executors away --------------------------------------------------- */
+
+static int away_index(const nm_core *nm, const char *fw)
+{
+    for (uint32_t i = 0; i < nm->nm_naway; i++)
+        if (strcmp(nm->nm_away[i], fw) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* fw's executor is registered again: its tasks launch as before. */
+static void away_end(nm_core *nm, const char *fw)
+{
+    int i = away_index(nm, fw);
+    if (i < 0)
+        return;
+    free(nm->nm_away[i]);
+    memmove(&nm->nm_away[i], &nm->nm_away[i + 1],
+            (nm->nm_naway - (uint32_t)i - 1) * sizeof nm->nm_away[0]);
+    nm->nm_naway--;
+}
+
+/* fw's last executor left: remember it, forgetting the oldest when
+ * NM_MAX_AWAY are remembered (a task of that one fails, as for a
+ * framework never seen). */
+static void away_start(nm_core *nm, const char *fw)
+{
+    if (away_index(nm, fw) >= 0)
+        return;
+    char *name = strdup(fw);
+    if (name == NULL) {
+        nm->nm_st.ns_nomem++;
+        return;
+    }
+    if (nm->nm_naway == NM_MAX_AWAY) {
+        free(nm->nm_away[0]);
+        memmove(&nm->nm_away[0], &nm->nm_away[1],
+                (NM_MAX_AWAY - 1) * sizeof nm->nm_away[0]);
+        nm->nm_naway--;
+    }
+    nm->nm_away[nm->nm_naway++] = name;
+}
+
 nm_peer *nm_sched_by_id(const nm_core *nm, uint32_t id)
 {
     for (nm_hnode *n = nm_htab_find(&nm->nm_sched_ids, nm_sched_hash(id)); n;
@@ -612,6 +655,34 @@ static void on_enqueue(nm_core *nm, nm_peer *s, const sk_enqueue *e,
     dispatch(nm, now);
 }
 
+/* The task of tr is for a framework whose executor left and is not
+ * back: it goes back to s LOST, to run elsewhere, and the job's queued
+ * reservations here (r among them, freed by the caller) are dropped, so
+ * that this node fetches no more of the job's tasks. GET_TASKs already
+ * sent are answered as usual, and their tasks come back here. */
+static void return_task(nm_core *nm, nm_peer *s, nm_resv *r,
+                        const sk_task_reply *tr, sk_time now)
+{
+    char reason[SK_MAX_NAME_LEN * 2 + 64];
+    count_limit(&nm->nm_st.ns_executor_away,
+                "task of a framework whose executor is away given back");
+    nm->nm_st.ns_lost++;
+    snprintf(reason, sizeof reason,
+             "node %s: the executor of framework %s is away",
+             nm->nm_cfg.nc_node, tr->tr_framework);
+    send_end(nm, s->pe_id, tr->tr_job, tr->tr_task, tr->tr_attempt,
+             SK_TASK_LOST, now, now, reason);
+    nm_job *j = r->rs_job;
+    nm_link *next;
+    for (nm_link *l = j->jb_resvs.ln_next; l != &j->jb_resvs; l = next) {
+        next = l->ln_next;
+        nm_resv *o = NM_CONTAINER(l, nm_resv, rs_link);
+        unqueue(nm, o);
+        if (o != r)
+            maybe_free_resv(nm, o);
+    }
+}
+
 static void on_task_reply(nm_core *nm, nm_peer *s, const sk_task_reply *tr,
                           sk_time now)
 {
@@ -631,7 +702,11 @@ static void on_task_reply(nm_core *nm, nm_peer *s, const sk_task_reply *tr,
     }
     nm_job *j = r->rs_job;
     fetch_end(nm, r);
-    if (tr->tr_has_task) {
+    const char *fw = tr->tr_framework != NULL ? tr->tr_framework : "";
+    if (tr->tr_has_task && fw[0] != '\0' && find_executor(nm, fw) == NULL &&
+        away_index(nm, fw) >= 0) {
+        return_task(nm, s, r, tr, now);
+    } else if (tr->tr_has_task) {
         nm->nm_st.ns_replies_task++;
         launch_req lr = {
             .lr_job = j,
@@ -974,6 +1049,7 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
         nm_htab_insert(&nm->nm_fw, &p->pe_fw_hnode,
                        nm_hash_str(p->pe_framework));
         p->pe_in_fw = true;
+        away_end(nm, p->pe_framework);
         break;
     }
     case SK_ROLE_SCHEDULER: {
@@ -1008,6 +1084,9 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
 /* An executor left: its tasks are lost. */
 static void executor_down(nm_core *nm, nm_peer *x, sk_time now)
 {
+    /* An older executor of the framework leaving leaves the newer one. */
+    if (x->pe_in_fw)
+        away_start(nm, x->pe_framework);
     char reason[SK_MAX_NAME_LEN * 2 + 64];
     snprintf(reason, sizeof reason, "node %s: executor of framework %s left",
              nm->nm_cfg.nc_node, x->pe_framework ? x->pe_framework : "");
@@ -1248,6 +1327,8 @@ void nm_free(nm_core *nm)
     nm_queue_fini(&nm->nm_q);
     nm_htab_fini(&nm->nm_peers);
     nm_htab_fini(&nm->nm_fw);
+    for (uint32_t i = 0; i < nm->nm_naway; i++)
+        free(nm->nm_away[i]);
     nm_htab_fini(&nm->nm_sched_ids);
     nm_htab_fini(&nm->nm_jobs);
     nm_htab_fini(&nm->nm_resvs);

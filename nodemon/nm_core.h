@@ -58,7 +58,15 @@
  *   TASK_FINISHED FAILED ("no slot waits for it"), so the scheduler never
  *   believes a task runs here when it does not.
  * - A task whose framework has no registered executor fails at once:
- *   TASK_FINISHED FAILED to the scheduler, with the reason in tf_output.
+ *   TASK_FINISHED FAILED to the scheduler, with the reason in tf_output;
+ *   unless an executor of that framework was registered here and left
+ *   (died, stalled, restarts) and none has registered since: then the
+ *   task is given back LOST, to be retried elsewhere, and the job's
+ *   other reservations here are dropped (ns_executor_away), so that a
+ *   node whose executor is away does not fail, or eat the attempts of,
+ *   every task of the framework it can fetch. The frameworks whose
+ *   executor is away are remembered up to NM_MAX_AWAY (the oldest is
+ *   forgotten first).
  * - An executor going down: each of its running tasks is reported LOST.
  *   A scheduler going down: its queued reservations are dropped, slots
  *   held for its GET_TASKs are released, its pending long reservations
@@ -127,6 +135,9 @@
 /* The peer id of the built-in command executor (see above). */
 #define NM_PEER_COMMAND UINT32_MAX
 
+/* Frameworks whose executor left that a core remembers (see above). */
+#define NM_MAX_AWAY 64
+
 typedef struct nm_core nm_core;
 
 /* Counters of what the core did and what it dropped. */
@@ -148,6 +159,8 @@ typedef struct nm_stats {
     uint64_t ns_stale_replies;     /* TASK_REPLY matching no GET_TASK */
     uint64_t ns_get_task_timeouts; /* GET_TASK unanswered in time */
     uint64_t ns_no_executor;       /* failed: no executor for framework */
+    uint64_t ns_executor_away;     /* given back LOST: its framework's
+                                      executor left and is not back */
     uint64_t ns_task_collisions;   /* failed: same task already running */
     uint64_t ns_stale_finished;    /* TASK_FINISHED for no running task */
     uint64_t ns_results_dropped;   /* results for a scheduler that left */

@@ -156,6 +156,9 @@ struct nm_core {
     nm_stats nm_st;
 
     nm_htab nm_fw;        /* executor nm_peer by framework */
+    char *nm_away[NM_MAX_AWAY]; /* frameworks whose executor left, oldest
+                                   first (executor_away in nm_core.c) */
+    uint32_t nm_naway;
     nm_htab nm_sched_ids; /* scheduler nm_peer by HELLO id */
     nm_htab nm_longs;     /* nm_long */
     uint32_t nm_npeers;

@@ -641,11 +641,78 @@ static void test_executors(void)
     tap_ok(slots(nm).si_running == 1 && nm_get_stats(nm)->ns_lost == 1,
            "only the command executor's task still runs");
     reply(nm, SCHED, 1, 1, true, 5, "spark", 10);
-    tap_ok(
-        count(nm, SK_MSG_TASK_FINISHED) == 0 ||
-            nth(nm, SK_MSG_TASK_FINISHED, 0, NULL)->m_task_finished.tf_status ==
-                SK_TASK_FAILED,
-        "after the executor left, its framework has no executor");
+    tap_ok(count(nm, SK_MSG_LAUNCH_TASK) == 0,
+           "after the executor left, its framework has no executor");
+    nm_free(nm);
+}
+
+/* A framework whose executor left (killed, stalled past the timeout, or
+ * restarting) is away until one registers again: the tasks the node
+ * fetched for it go back LOST, to run elsewhere, and the job's other
+ * reservations here are dropped, so that the node does not fail (or
+ * take the attempts of) every task of the framework it can fetch. */
+static void test_executor_away(void)
+{
+    nm_config cfg = base_cfg(2);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    enq(nm, 1, 1, "a", 0, 6, 0);
+    reply(nm, SCHED, 1, 1, true, 0, "spark", 1);
+    reply(nm, SCHED, 1, 1, true, 1, "spark", 1);
+    tap_ok(slots(nm).si_running == 2 && user_queued(nm, "a") == 1,
+           "two tasks of spark run, the reservation waits for more slots");
+    enq(nm, 2, 2, "b", 0, 1, 2);
+    drain(nm);
+    nm_peer_down(nm, EXEC, 3);
+    tap_ok(count(nm, SK_MSG_TASK_FINISHED) == 2 &&
+               nm_get_stats(nm)->ns_lost == 2,
+           "the executor leaves: its two tasks are LOST");
+    tap_ok(count(nm, SK_MSG_GET_TASK) == 2 && slots(nm).si_fetching == 2,
+           "the freed slots ask for tasks again");
+    /* Which reservation each GET_TASK serves follows the fair queue;
+     * answer job 1's with its next task. */
+    reply(nm, SCHED, 1, 1, true, 2, "spark", 4);
+    sk_peer to;
+    const sk_msg *f = nth(nm, SK_MSG_TASK_FINISHED, 0, &to);
+    tap_ok(f != NULL && to == SCHED && count(nm, SK_MSG_LAUNCH_TASK) == 0 &&
+               f->m_task_finished.tf_status == SK_TASK_LOST &&
+               f->m_task_finished.tf_task == 2 &&
+               memmem(f->m_task_finished.tf_output.b_data,
+                      f->m_task_finished.tf_output.b_len, "is away",
+                      7) != NULL &&
+               nm_get_stats(nm)->ns_executor_away == 1 &&
+               nm_get_stats(nm)->ns_no_executor == 0,
+           "a task of spark now goes back LOST, not FAILED, with the reason");
+    tap_ok(nm_job_queued(nm, SCHED, 1) == 0 && user_queued(nm, "a") == 0,
+           "and the job's reservations here are dropped");
+    tap_ok(count(nm, SK_MSG_GET_TASK) == 0 || only_get_task(nm) == 2,
+           "the freed slot asks for another job's task, not spark's");
+    reply(nm, SCHED, 2, 2, true, 0, "", 5);
+    tap_ok(nth(nm, SK_MSG_LAUNCH_TASK, 0, &to) != NULL && to == NM_PEER_COMMAND,
+           "other frameworks run as before");
+
+    /* A new executor of spark registers: its tasks launch again. */
+    up(nm, EXEC + 1, SK_ROLE_EXECUTOR, 0, "spark", 6);
+    enq(nm, 3, 3, "a", 0, 1, 6);
+    reply(nm, SCHED, 3, 3, true, 0, "spark", 7);
+    tap_ok(nth(nm, SK_MSG_LAUNCH_TASK, 0, &to) != NULL && to == EXEC + 1,
+           "an executor of the framework back: its tasks launch");
+    /* An older executor leaving while a newer one serves: not away. */
+    up(nm, EXEC + 2, SK_ROLE_EXECUTOR, 0, "spark", 8);
+    nm_peer_down(nm, EXEC + 1, 9);
+    drain(nm);
+    nm_peer_down(nm, NM_PEER_COMMAND, 9);
+    enq(nm, 4, 4, "a", 0, 1, 10);
+    reply(nm, SCHED, 4, 4, true, 0, "spark", 10);
+    tap_ok(nth(nm, SK_MSG_LAUNCH_TASK, 0, &to) != NULL && to == EXEC + 2,
+           "an older executor leaving leaves the framework to the newer one");
+    /* A framework never registered here still fails at once. */
+    enq(nm, 5, 5, "a", 0, 1, 11);
+    reply(nm, SCHED, 5, 5, true, 0, "hadoop", 11);
+    f = nth(nm, SK_MSG_TASK_FINISHED, 0, NULL);
+    tap_ok(f != NULL && f->m_task_finished.tf_status == SK_TASK_FAILED &&
+               nm_get_stats(nm)->ns_no_executor == 1,
+           "a framework never seen here: FAILED at once, as before");
     nm_free(nm);
 }
 
@@ -1186,8 +1253,7 @@ static void test_flowd_restart(void)
            "a restarted flowd: the pending reservation is dropped");
     reply(nm, SCHED, 1, 1, true, 0, "", 6);
     finish(nm, NM_PEER_COMMAND, 1, 0, SK_TASK_OK, 7);
-    tap_ok(count(nm, SK_MSG_LAUNCH_TASK) == 0,
-           "and never launches");
+    tap_ok(count(nm, SK_MSG_LAUNCH_TASK) == 0, "and never launches");
     /* The new flowd adopted a running task without learning its
      * reservation id: it releases it by job and task. */
     reserve(nm, 9, 90, 2, SCHED_ID, 100, "", 8);
@@ -1457,6 +1523,7 @@ int main(void)
     test_get_task_timeout();
     test_executors();
     test_executor_turnover();
+    test_executor_away();
     test_two_schedulers();
     test_scheduler_down();
     test_orphans();
