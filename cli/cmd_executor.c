@@ -358,7 +358,7 @@ out:;
         if (st.es_sessions > 0)
             fprintf(stderr,
                     "%s: %llu tasks: %llu ok, %llu failed, %llu killed; "
-                    "%llu ended after their session\n",
+                    "%llu ended too late to report\n",
                     WHO, (unsigned long long)st.es_launched,
                     (unsigned long long)cs->cs_ok,
                     (unsigned long long)cs->cs_failed,

@@ -811,6 +811,9 @@ static void on_finished(nm_core *nm, nm_peer *x, const sk_task_finished *f,
                         sk_time now)
 {
     nm_task *t = find_task(nm, f->tf_job, f->tf_task, f->tf_attempt);
+    if ((t == NULL || t->tk_exec != x) && x->pe_role == SK_ROLE_EXECUTOR &&
+        nm_outcome_late(nm, x, f, now))
+        return;
     if (t == NULL || t->tk_exec != x) {
         count_limit(&nm->nm_st.ns_stale_finished,
                     "TASK_FINISHED for no task running there");
@@ -1033,6 +1036,8 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
     p->pe_id = peer;
     p->pe_role = hello->he_role;
     p->pe_hello_id = hello->he_id;
+    p->pe_incarnation = hello->he_incarnation;
+    p->pe_name_hash = nm_hash_str(hello->he_name != NULL ? hello->he_name : "");
     nm_list_init(&p->pe_jobs);
     nm_list_init(&p->pe_tasks);
     nm_htab_insert(&nm->nm_peers, &p->pe_hnode, nm_peer_hash(peer));
@@ -1061,7 +1066,6 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
         nm_htab_insert(&nm->nm_sched_ids, &p->pe_sched_hnode,
                        nm_sched_hash(p->pe_hello_id));
         p->pe_in_sched = true;
-        p->pe_incarnation = hello->he_incarnation;
         nm_orphans_reclaim(nm, p);
         nm_outcomes_back(nm, p, now);
         break;
@@ -1096,6 +1100,7 @@ static void executor_down(nm_core *nm, nm_peer *x, sk_time now)
         nm->nm_st.ns_lost++;
         report_end(nm, t->tk_job, t->tk_task, t->tk_attempt, SK_TASK_LOST,
                    t->tk_start, now, reason);
+        nm_outcome_lost(nm, t, x, now);
         end_task(nm, t, now);
     }
 }
@@ -1258,6 +1263,7 @@ int nm_new(const nm_config *cfg, const nm_weights *weights, uint64_t seed,
     nm_list_init(&nm->nm_pending);
     nm_list_init(&nm->nm_orphans);
     nm_list_init(&nm->nm_outcomes);
+    nm_list_init(&nm->nm_lostruns);
     nm->nm_command.pe_id = NM_PEER_COMMAND;
     nm->nm_command.pe_role = SK_ROLE_EXECUTOR;
     nm_list_init(&nm->nm_command.pe_jobs);

@@ -67,7 +67,13 @@
  *   every task of the framework it can fetch. The frameworks whose
  *   executor is away are remembered up to NM_MAX_AWAY (the oldest is
  *   forgotten first).
- * - An executor going down: each of its running tasks is reported LOST.
+ * - An executor going down: each of its running tasks is reported LOST;
+ *   a keyed one is remembered for outcome_keep_ms, and if the same
+ *   executor process (HELLO name and incarnation) registers again and
+ *   reports its end (OK, FAILED), that outcome is offered to the
+ *   schedulers (TASK_OUTCOME, ns_outcomes_late), so that a task that
+ *   ended while its executor was stopped or cut off is not completed
+ *   again by its retry (nm_outcome.c).
  *   A scheduler going down: its queued reservations are dropped, slots
  *   held for its GET_TASKs are released, its pending long reservations
  *   are dropped and flowd gets RESERVE_REJECT, and its running tasks
@@ -180,6 +186,9 @@ typedef struct nm_stats {
     uint64_t ns_outcomes_kept;     /* keyed outcomes kept (nm_outcome.c) */
     uint64_t ns_outcomes_offered;  /* TASK_OUTCOME sent */
     uint64_t ns_outcomes_full;     /* kept ones dropped: max_outcomes */
+    uint64_t ns_outcomes_late;     /* ends of tasks lost with their
+                                      executor's session, told by the
+                                      same executor back, offered */
     uint64_t ns_heartbeats;        /* HEARTBEAT sent */
     uint64_t ns_status_replies;    /* STATUS_REPLY sent */
     uint64_t ns_unexpected;        /* wrong type, role, peer or field */

@@ -37,6 +37,9 @@ static const sk_metric NM_METRICS[] = {
     C("tasks_lost", ns_lost, "Tasks reported LOST."),
     C("tasks_no_executor", ns_no_executor,
       "Tasks failed: no executor for their framework."),
+    C("outcomes_late", ns_outcomes_late,
+      "Ends of tasks lost with their executor's session, told by the same "
+      "executor back and offered."),
     C("tasks_executor_away", ns_executor_away,
       "Tasks given back LOST: their framework's executor left and is not "
       "back."),

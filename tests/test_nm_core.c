@@ -1081,6 +1081,96 @@ static void test_executor_turnover(void)
     nm_free(nm);
 }
 
+/* An executor of framework spark, named name, process incarnation inc. */
+static void up_exec(nm_core *nm, sk_peer peer, const char *name, uint64_t inc,
+                    sk_time now)
+{
+    sk_hello h = {0};
+    h.he_role = SK_ROLE_EXECUTOR;
+    h.he_name = name;
+    h.he_incarnation = inc;
+    h.he_framework = "spark";
+    drain(nm);
+    nm_peer_up(nm, peer, &h, now);
+}
+
+/* The executor peer reports the end of (local, task), attempt 0. */
+static void finish_from(nm_core *nm, sk_peer peer, uint64_t local,
+                        uint32_t task, sk_task_status status, sk_time now)
+{
+    sk_msg m = {.m_type = SK_MSG_TASK_FINISHED};
+    m.m_task_finished.tf_job = local;
+    m.m_task_finished.tf_task = task;
+    m.m_task_finished.tf_node = "";
+    m.m_task_finished.tf_status = (uint8_t)status;
+    m.m_task_finished.tf_end_us = (uint64_t)now;
+    deliver(nm, peer, &m, now);
+}
+
+/* Late outcomes (nm_outcome.c, docs/FAULTS.md "Executors"): the keyed
+ * tasks an executor's session loses are reported LOST and remembered;
+ * the same executor process back tells how those that ran to their end
+ * ended, and the outcome is offered to the task's scheduler, which takes
+ * it in place of the retry. Another process, a killed attempt, a second
+ * report or one past outcome_keep_ms offers nothing. */
+static void test_executor_late(void)
+{
+    nm_config cfg = base_cfg(4);
+    cfg.nc_outcome_keep_ms = 1000;
+    nm_core *nm = make(&cfg);
+    const nm_stats *st = nm_get_stats(nm);
+    up(nm, SCHED, SK_ROLE_SCHEDULER, SCHED_ID, "", 0);
+    up_exec(nm, EXEC, "ex1", 7, 0);
+    enq_res(nm, SCHED, 1, 1, "alice", 0, 4, 100, 10, 0);
+    for (uint32_t i = 0; i < 4; i++)
+        keyed_reply(nm, SCHED, 1, i, 42, 10 + i, 1);
+    uint64_t local = nm_job_local(nm, SCHED, 1);
+    tap_ok(slots(nm).si_running == 4 && local != 0, "four keyed tasks run");
+    drain(nm);
+    nm_peer_down(nm, EXEC, 3000000);
+    tap_ok(count(nm, SK_MSG_TASK_FINISHED) == 4 &&
+               count(nm, SK_MSG_TASK_OUTCOME) == 0 && st->ns_lost == 4,
+           "the executor's session ends: its four tasks are LOST");
+
+    up_exec(nm, EXEC + 1, "ex1", 7, 3500000);
+    finish_from(nm, EXEC + 1, local, 0, SK_TASK_OK, 3600000);
+    const sk_task_outcome *o = outcome_to(nm, 0, SCHED);
+    tap_ok(o != NULL && count(nm, SK_MSG_TASK_OUTCOME) == 1 &&
+               count(nm, SK_MSG_TASK_FINISHED) == 0 && o->to_key == 42 &&
+               o->to_ref == 10 && o->to_status == SK_TASK_OK &&
+               strcmp(o->to_user, "alice") == 0 && st->ns_outcomes_late == 1 &&
+               st->ns_stale_finished == 0,
+           "the same executor back: a lost task's end is offered to its "
+           "scheduler under key, ref and user");
+    finish_from(nm, EXEC + 1, local, 1, SK_TASK_FAILED, 3600000);
+    o = outcome_to(nm, 0, SCHED);
+    tap_ok(o != NULL && o->to_ref == 11 && o->to_status == SK_TASK_FAILED,
+           "a FAILED end too");
+    finish_from(nm, EXEC + 1, local, 2, SK_TASK_KILLED, 3600000);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 0 && st->ns_outcomes_late == 2 &&
+               st->ns_stale_finished == 0,
+           "a killed one is not an outcome to offer");
+    finish_from(nm, EXEC + 1, local, 0, SK_TASK_OK, 3700000);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 0 && st->ns_stale_finished == 1,
+           "a second report of the same end is stale");
+    finish_from(nm, EXEC + 1, local, 3, SK_TASK_OK, 4100000);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 0 && st->ns_stale_finished == 2,
+           "past outcome_keep_ms the lost task is forgotten");
+
+    /* Another process of the same name is not the one that ran it. */
+    enq_res(nm, SCHED, 2, 2, "alice", 0, 1, 100, 10, 5000000);
+    keyed_reply(nm, SCHED, 2, 0, 43, 0, 5000000);
+    uint64_t local2 = nm_job_local(nm, SCHED, 2);
+    drain(nm);
+    nm_peer_down(nm, EXEC + 1, 5100000);
+    up_exec(nm, EXEC + 2, "ex1", 8, 5200000);
+    finish_from(nm, EXEC + 2, local2, 0, SK_TASK_OK, 5300000);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 0 && st->ns_stale_finished == 3 &&
+               st->ns_outcomes_late == 2,
+           "a restarted executor (another incarnation) offers nothing");
+    nm_free(nm);
+}
+
 /* ---- long tasks (flow path) ------------------------------------------- */
 
 static void test_reserve(void)
@@ -1524,6 +1614,7 @@ int main(void)
     test_executors();
     test_executor_turnover();
     test_executor_away();
+    test_executor_late();
     test_two_schedulers();
     test_scheduler_down();
     test_orphans();
