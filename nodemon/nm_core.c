@@ -75,9 +75,35 @@ static int away_index(const nm_core *nm, const char *fw)
     return -1;
 }
 
+/* Whether tasks of job of scheduler s were given back here, their
+ * framework still away. */
+static bool away_job(const nm_core *nm, sk_peer s, uint64_t job)
+{
+    for (uint32_t i = 0; i < NM_MAX_AWAY_JOBS; i++)
+        if (nm->nm_away_jobs[i].aj_fw != 0 &&
+            nm->nm_away_jobs[i].aj_job == job &&
+            nm->nm_away_jobs[i].aj_sched == s)
+            return true;
+    return false;
+}
+
+static void away_job_add(nm_core *nm, sk_peer s, uint64_t job, const char *fw)
+{
+    if (away_job(nm, s, job))
+        return;
+    uint32_t i = nm->nm_away_next++ % NM_MAX_AWAY_JOBS;
+    nm->nm_away_jobs[i].aj_sched = s;
+    nm->nm_away_jobs[i].aj_job = job;
+    nm->nm_away_jobs[i].aj_fw = nm_hash_str(fw) | 1;
+}
+
 /* fw's executor is registered again: its tasks launch as before. */
 static void away_end(nm_core *nm, const char *fw)
 {
+    uint64_t h = nm_hash_str(fw) | 1;
+    for (uint32_t k = 0; k < NM_MAX_AWAY_JOBS; k++)
+        if (nm->nm_away_jobs[k].aj_fw == h)
+            nm->nm_away_jobs[k].aj_fw = 0;
     int i = away_index(nm, fw);
     if (i < 0)
         return;
@@ -620,6 +646,11 @@ static void on_enqueue(nm_core *nm, nm_peer *s, const sk_enqueue *e,
                     "duplicate reservation id: dropped");
         return;
     }
+    if (nm->nm_naway > 0 && away_job(nm, s->pe_id, e->er_job)) {
+        count_limit(&nm->nm_st.ns_resv_away,
+                    "reservation of a job whose executor is away: dropped");
+        return;
+    }
     nm_user *u;
     int rc = nm_queue_user(&nm->nm_q, e->er_user, &u);
     if (rc != 0) {
@@ -672,6 +703,7 @@ static void return_task(nm_core *nm, nm_peer *s, nm_resv *r,
              nm->nm_cfg.nc_node, tr->tr_framework);
     send_end(nm, s->pe_id, tr->tr_job, tr->tr_task, tr->tr_attempt,
              SK_TASK_LOST, now, now, reason);
+    away_job_add(nm, s->pe_id, tr->tr_job, tr->tr_framework);
     nm_job *j = r->rs_job;
     nm_link *next;
     for (nm_link *l = j->jb_resvs.ln_next; l != &j->jb_resvs; l = next) {

@@ -64,9 +64,12 @@
  *   task is given back LOST, to be retried elsewhere, and the job's
  *   other reservations here are dropped (ns_executor_away), so that a
  *   node whose executor is away does not fail, or eat the attempts of,
- *   every task of the framework it can fetch. The frameworks whose
- *   executor is away are remembered up to NM_MAX_AWAY (the oldest is
- *   forgotten first).
+ *   every task of the framework it can fetch. Until the framework is
+ *   back, new reservations of such a job are dropped too (ns_resv_away:
+ *   its retries would come back here, to the idle node, and use up
+ *   their attempts). The frameworks whose executor is away are
+ *   remembered up to NM_MAX_AWAY, their jobs up to NM_MAX_AWAY_JOBS
+ *   (the oldest is forgotten first).
  * - An executor going down: each of its running tasks is reported LOST;
  *   a keyed one is remembered for outcome_keep_ms, and if the same
  *   executor process (HELLO name and incarnation) registers again and
@@ -141,8 +144,10 @@
 /* The peer id of the built-in command executor (see above). */
 #define NM_PEER_COMMAND UINT32_MAX
 
-/* Frameworks whose executor left that a core remembers (see above). */
-#define NM_MAX_AWAY 64
+/* Frameworks whose executor left that a core remembers, and jobs of
+ * theirs it gave tasks back for (see above). */
+#define NM_MAX_AWAY      64
+#define NM_MAX_AWAY_JOBS 256
 
 typedef struct nm_core nm_core;
 
@@ -167,6 +172,8 @@ typedef struct nm_stats {
     uint64_t ns_no_executor;       /* failed: no executor for framework */
     uint64_t ns_executor_away;     /* given back LOST: its framework's
                                       executor left and is not back */
+    uint64_t ns_resv_away;         /* dropped: a reservation of a job
+                                      given back, its framework away */
     uint64_t ns_task_collisions;   /* failed: same task already running */
     uint64_t ns_stale_finished;    /* TASK_FINISHED for no running task */
     uint64_t ns_results_dropped;   /* results for a scheduler that left */

@@ -159,10 +159,16 @@ struct nm_core {
     nm_config nm_cfg;
     nm_stats nm_st;
 
-    nm_htab nm_fw;        /* executor nm_peer by framework */
+    nm_htab nm_fw;              /* executor nm_peer by framework */
     char *nm_away[NM_MAX_AWAY]; /* frameworks whose executor left, oldest
                                    first (executor_away in nm_core.c) */
     uint32_t nm_naway;
+    struct {
+        sk_peer aj_sched;
+        uint64_t aj_job;
+        uint64_t aj_fw; /* nm_hash_str of its framework; 0: a free entry */
+    } nm_away_jobs[NM_MAX_AWAY_JOBS]; /* a ring: jobs given back */
+    uint32_t nm_away_next;
     nm_htab nm_sched_ids; /* scheduler nm_peer by HELLO id */
     nm_htab nm_longs;     /* nm_long */
     uint32_t nm_npeers;

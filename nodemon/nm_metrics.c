@@ -37,6 +37,8 @@ static const sk_metric NM_METRICS[] = {
     C("tasks_lost", ns_lost, "Tasks reported LOST."),
     C("tasks_no_executor", ns_no_executor,
       "Tasks failed: no executor for their framework."),
+    C("reservations_away", ns_resv_away,
+      "Reservations dropped: their job's framework executor is away."),
     C("outcomes_late", ns_outcomes_late,
       "Ends of tasks lost with their executor's session, told by the same "
       "executor back and offered."),

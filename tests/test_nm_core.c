@@ -691,8 +691,19 @@ static void test_executor_away(void)
     tap_ok(nth(nm, SK_MSG_LAUNCH_TASK, 0, &to) != NULL && to == NM_PEER_COMMAND,
            "other frameworks run as before");
 
+    /* A retry of job 1 probing here again is dropped: this idle node
+     * would take it and give it back, attempt after attempt. */
+    enq(nm, 1, 9, "a", 0, 1, 5);
+    tap_ok(nm_get_stats(nm)->ns_resv_away == 1 &&
+               nm_job_queued(nm, SCHED, 1) == 0,
+           "a new reservation of a job given back is dropped");
     /* A new executor of spark registers: its tasks launch again. */
     up(nm, EXEC + 1, SK_ROLE_EXECUTOR, 0, "spark", 6);
+    enq(nm, 1, 10, "a", 0, 1, 6);
+    tap_ok(nm_get_stats(nm)->ns_resv_away == 1 &&
+               nm_job_queued(nm, SCHED, 1) + slots(nm).si_fetching >= 1,
+           "with spark back, the job's reservations are taken again");
+    reply(nm, SCHED, 1, 10, false, 0, "", 6); /* nothing left: slot back */
     enq(nm, 3, 3, "a", 0, 1, 6);
     reply(nm, SCHED, 3, 3, true, 0, "spark", 7);
     tap_ok(nth(nm, SK_MSG_LAUNCH_TASK, 0, &to) != NULL && to == EXEC + 1,
