@@ -10,10 +10,16 @@ cli_skylark_SOURCES = cli/skylark.c cli/cmd_solve.c \
 	cli/cmd_cluster.c cli/cmd_run.c cli/cmd_status.c \
 	cli/cmd_load.c cli/cmd_key.c cli/cmd_user.c cli/cmd_flow.c \
 	cli/cmd_jobs.c cli/cli_common.c cli/cli_json.c cli/cmd_dashboard.c \
-	cli/dash_share.c cli/dash_share.h cli/dash_kept.c cli/dash_kept.h
+	cli/dash_share.c cli/dash_share.h cli/dash_kept.c cli/dash_kept.h \
+	cli/cmd_executor.c
+# `skylark executor` runs tasks with the node monitor's command executor.
+cli_skylark_SOURCES += nodemon/nm_cmdexec.c nodemon/nm_cmdexec.h \
+	nodemon/nm_account.c nodemon/nm_account.h \
+	nodemon/nm_cgroup.c nodemon/nm_cgroup.h \
+	nodemon/nm_guard.c nodemon/nm_guard.h
 nodist_cli_skylark_SOURCES = cli/dashboard_page.h
 cli_skylark_CPPFLAGS = $(CLI_CPPFLAGS) -I$(top_builddir)/cli \
-	-I$(top_srcdir)/daemon
+	-I$(top_srcdir)/daemon -I$(top_srcdir)/nodemon
 cli_skylark_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(PTHREAD_CFLAGS)
 # daemon/libskdaemon.la: the loopback rules of sk_metrics_http and
 # libmicrohttpd, which `skylark dashboard` serves with.

@@ -20,9 +20,10 @@
 
 #define MAX_SCHEDS    16
 #define MAX_LABELS    64
-#define MAX_RACKS     16 /* SK_MAX_PREFERRED */
-#define MAX_TAGS      8 /* SK_MAX_TAGS */
+#define MAX_RACKS     16   /* SK_MAX_PREFERRED */
+#define MAX_TAGS      8    /* SK_MAX_TAGS */
 #define OPT_TAG       1000 /* --tag: long only (-T is --token-file) */
+#define OPT_FRAMEWORK 1001 /* --framework: long only */
 #define SHOW_FAILURES 10
 
 static void run_usage(FILE *out)
@@ -37,7 +38,8 @@ static void run_usage(FILE *out)
         "S]\n"
         "                   [--long] [--placement sample|flow] [--rack "
         "NAME]...\n"
-        "                   [--output] [--dir DIR] [--] COMMAND [ARG...]\n"
+        "                   [--framework NAME] [--output] [--dir DIR]\n"
+        "                   [--] COMMAND [ARG...]\n"
         "\n"
         "Runs a job of TASKS copies of COMMAND on a Skylark cluster (each\n"
         "task with SKYLARK_JOB_ID and SKYLARK_TASK_INDEX in its\n"
@@ -75,6 +77,10 @@ static void run_usage(FILE *out)
         "                        as fallback) or flow (the flow node)\n"
         "      --rack NAME       a rack the tasks prefer (repeatable, at\n"
         "                        most 16; the flow node's placement only)\n"
+        "      --framework NAME  run the tasks on the executors of framework\n"
+        "                        NAME (such as skylark executor NAME), not\n"
+        "                        on the node monitors' built-in command\n"
+        "                        executor; COMMAND is each task's spec\n"
         "  -t, --timeout S       cancel the job after S seconds\n"
         "  -o, --output          print every task's output (its tail)\n"
         "  -d, --dir DIR         the local cluster's directory\n"
@@ -304,6 +310,7 @@ int cmd_run(int argc, char **argv)
         {"long", no_argument, NULL, 'L'},
         {"placement", required_argument, NULL, 'P'},
         {"rack", required_argument, NULL, 'R'},
+        {"framework", required_argument, NULL, OPT_FRAMEWORK},
         {"timeout", required_argument, NULL, 't'},
         {"output", no_argument, NULL, 'o'},
         {"dir", required_argument, NULL, 'd'},
@@ -317,7 +324,7 @@ int cmd_run(int argc, char **argv)
     unsigned nscheds = 0, nlabels = 0, nracks = 0, ntags = 0;
     int is_long = 0;
     sk_job_placement placement = SK_PLACEMENT_SAMPLE;
-    const char *constraint = NULL;
+    const char *constraint = NULL, *framework = NULL;
     unsigned long ntasks = 1, prio = 4, mem = 0, attempts = 0;
     double cpus = 0, probe = 0, timeout = 0;
     const char *user = NULL, *dir = NULL, *key = NULL, *token = NULL;
@@ -361,6 +368,12 @@ int cmd_run(int argc, char **argv)
             if (ntags == MAX_TAGS)
                 USAGE_ERR("at most %d tags", MAX_TAGS);
             tags[ntags++] = optarg;
+            break;
+        case OPT_FRAMEWORK:
+            if (optarg[0] == '\0' || strlen(optarg) > SK_MAX_NAME_LEN)
+                USAGE_ERR("--framework takes a name of 1..%u bytes, got '%s'",
+                          (unsigned)SK_MAX_NAME_LEN, optarg);
+            framework = optarg;
             break;
         case 'C':
             if (constraint != NULL)
@@ -477,6 +490,7 @@ int cmd_run(int argc, char **argv)
     jd.jo_labels = labels;
     jd.jo_nlabels = nlabels;
     jd.jo_constraints = constraint;
+    jd.jo_framework = framework;
     jd.jo_cpu_milli = (uint32_t)(cpus * 1000 + 0.5);
     jd.jo_mem_mb = (uint32_t)mem;
     jd.jo_probe_ratio = probe;

@@ -29,6 +29,14 @@ int cmd_cluster(int argc, char **argv);
  * succeeded, 1 not, 2 bad usage. */
 int cmd_run(int argc, char **argv);
 
+/* cmd_executor: `skylark executor [OPTIONS] FRAMEWORK` registers with a
+ * node monitor as FRAMEWORK's executor and runs each task's spec as a
+ * shell command in its own process group until SIGINT or SIGTERM; its
+ * tasks die with it. Exit status: 0 stopped by a signal, 1 not
+ * registered in time, 2 bad usage or an address that is not a node
+ * monitor's. */
+int cmd_executor(int argc, char **argv);
+
 /* cmd_status: `skylark status [--json] [ADDR]` prints a daemon's state,
  * or one line per daemon of the local cluster (--json: as JSON, the
  * shape in docs/CLIENT.md). Exit status: 0 answered, 1 not, 2 bad usage

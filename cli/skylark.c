@@ -19,6 +19,8 @@ static const command commands[] = {
     {"cluster", cmd_cluster,
      "start, inspect or stop a local cluster (up, status, down)"},
     {"run", cmd_run, "run a job of N copies of a command and summarise it"},
+    {"executor", cmd_executor,
+     "run a framework's tasks as shell commands beside a node monitor"},
     {"status", cmd_status, "what a daemon (or the local cluster) is doing"},
     {"dashboard", cmd_dashboard,
      "a live web view of the local cluster, on loopback"},

@@ -30,6 +30,34 @@ typedef struct ex_job {
     uint32_t xj_n, xj_cap;
 } ex_job;
 
+/* Reports kept for a node monitor that comes back (late reports): at
+ * most LATE_MAX of each kind, a forgotten run for at most LATE_GONE_S. */
+#define LATE_MAX    1024
+#define LATE_GONE_S 60.0
+
+/* A report sent, or a run forgotten at a session's end, kept (see
+ * "late reports" below). */
+typedef struct ex_late {
+    struct ex_late *xl_next;
+    double xl_at; /* loop time it was sent, or forgotten */
+    uint64_t xl_job;
+    uint32_t xl_task, xl_attempt;
+    uint32_t xl_len; /* the encoded TASK_FINISHED; 0 for a run */
+    uint8_t xl_data[];
+} ex_late;
+
+/* A list of them, oldest first. */
+typedef struct late_list {
+    ex_late *ll_head, *ll_tail;
+    uint32_t ll_n;
+} late_list;
+
+static void late_push(late_list *l, ex_late *e);
+static void late_trim(late_list *l, double at);
+static ex_late *late_new(double at, uint64_t job, uint32_t task,
+                         uint32_t attempt, const sk_buf *frame);
+static int late_finish(sk_executor *ex, const sk_task_finished *tf);
+
 /* A report the transport pushed back, encoded. */
 typedef struct ex_pending {
     struct ex_pending *xp_next;
@@ -56,6 +84,12 @@ struct sk_executor {
     ev_timer ex_retry_w;
     sk_buf ex_buf;
     sk_executor_stats ex_stats;
+    double ex_window;    /* late reports: twice the session timeout */
+    uint64_t ex_nm_inc;  /* the node monitor's incarnation, 0: unknown */
+    int ex_nm_known;     /* its HELLO came on this session */
+    late_list ex_sent;   /* OK and FAILED reports of this session */
+    late_list ex_resend; /* reports for the same node monitor back */
+    late_list ex_gone;   /* runs forgotten at a session's end */
 };
 
 void sk_executor_opts_init(sk_executor_opts *o)
@@ -188,6 +222,14 @@ static int report(sk_executor *ex, const sk_task_finished *tf)
     int rc = sk_msg_encode(&ex->ex_buf, &m);
     if (rc != 0)
         return rc;
+    if (tf->tf_status == SK_TASK_OK || tf->tf_status == SK_TASK_FAILED) {
+        double now = ev_now(ex->ex_loop);
+        late_trim(&ex->ex_sent, now - ex->ex_window);
+        ex_late *e =
+            late_new(now, tf->tf_job, tf->tf_task, tf->tf_attempt, &ex->ex_buf);
+        if (e != NULL)
+            late_push(&ex->ex_sent, e);
+    }
     if (ex->ex_pend_head == NULL) {
         rc = sk_transport_send(sk_link_transport(ex->ex_link), ex->ex_peer,
                                ex->ex_buf.b_data, ex->ex_buf.b_len);
@@ -224,8 +266,6 @@ int sk_executor_finish(sk_executor *ex, sk_job_id job, uint32_t task,
         return SK_EINVAL;
     ex_job *j;
     ex_run *r = find_run(ex, job, task, attempt, &j);
-    if (r == NULL)
-        return SK_ENOTFOUND;
     if (len > SK_MAX_OUTPUT_BYTES) {
         output = (const uint8_t *)output + (len - SK_MAX_OUTPUT_BYTES);
         len = SK_MAX_OUTPUT_BYTES;
@@ -238,11 +278,172 @@ int sk_executor_finish(sk_executor *ex, sk_job_id job, uint32_t task,
         .tf_status = (uint8_t)outcome,
         .tf_exit = exit_code,
         .tf_output = {output, (uint32_t)len},
-        .tf_launch_us = r->xr_launch_us,
+        .tf_launch_us = r != NULL ? r->xr_launch_us : 0,
         .tf_end_us = sk_wall_us(),
     };
+    if (r == NULL)
+        return late_finish(ex, &tf) ? 0 : SK_ENOTFOUND;
     del_run(ex, job, j, r);
     return report(ex, &tf);
+}
+
+/* ---- late reports -------------------------------------------------------
+ *
+ * A node monitor that stopped (SIGSTOP, a stall) or was cut off for
+ * longer than the session timeout has reported our running tasks LOST,
+ * and they run again elsewhere; those that ended meanwhile must not
+ * complete twice. So the reports of the session's last two timeouts (the
+ * reports sent into a session the node monitor had already ended are
+ * lost unseen), and the ends of the runs forgotten at the session's
+ * end, are sent again when the same node monitor process (its HELLO
+ * incarnation) registers us again. The node monitor matches them with
+ * the tasks it reported LOST and offers their outcomes to their
+ * schedulers (docs/FAULTS.md, "Executors"); the others it counts stale.
+ * A node monitor of another incarnation knows none of them (and its
+ * job ids start again): they are dropped. */
+
+static void late_push(late_list *l, ex_late *e)
+{
+    e->xl_next = NULL;
+    if (l->ll_tail != NULL)
+        l->ll_tail->xl_next = e;
+    else
+        l->ll_head = e;
+    l->ll_tail = e;
+    l->ll_n++;
+}
+
+static ex_late *late_pop(late_list *l)
+{
+    ex_late *e = l->ll_head;
+    if (e != NULL) {
+        l->ll_head = e->xl_next;
+        if (l->ll_head == NULL)
+            l->ll_tail = NULL;
+        l->ll_n--;
+    }
+    return e;
+}
+
+static void late_clear(late_list *l)
+{
+    ex_late *e;
+    while ((e = late_pop(l)) != NULL)
+        free(e);
+}
+
+/* Drops the entries older than at, and the oldest over LATE_MAX - 1. */
+static void late_trim(late_list *l, double at)
+{
+    while (l->ll_head != NULL &&
+           (l->ll_head->xl_at < at || l->ll_n >= LATE_MAX))
+        free(late_pop(l));
+}
+
+static ex_late *late_new(double at, uint64_t job, uint32_t task,
+                         uint32_t attempt, const sk_buf *frame)
+{
+    size_t len = frame != NULL ? frame->b_len : 0;
+    ex_late *e = malloc(sizeof *e + len);
+    if (e == NULL)
+        return NULL;
+    e->xl_at = at;
+    e->xl_job = job;
+    e->xl_task = task;
+    e->xl_attempt = attempt;
+    e->xl_len = (uint32_t)len;
+    if (len > 0)
+        memcpy(e->xl_data, frame->b_data, len);
+    return e;
+}
+
+/* Sends the late reports when the node monitor is the one that lost
+ * them, behind the reports already queued. */
+static void late_flush(sk_executor *ex)
+{
+    ex_late *e;
+    while (ex->ex_up && ex->ex_nm_known && (e = late_pop(&ex->ex_resend))) {
+        ex_pending *p = malloc(sizeof *p + e->xl_len);
+        if (p != NULL) {
+            p->xp_next = NULL;
+            p->xp_len = e->xl_len;
+            memcpy(p->xp_data, e->xl_data, e->xl_len);
+            if (ex->ex_pend_tail != NULL)
+                ex->ex_pend_tail->xp_next = p;
+            else
+                ex->ex_pend_head = p;
+            ex->ex_pend_tail = p;
+        }
+        free(e);
+    }
+    flush_pending(ex);
+}
+
+/* The node monitor's HELLO: which process it is. */
+static void late_hello(sk_executor *ex, uint64_t incarnation)
+{
+    if (ex->ex_nm_inc != incarnation) {
+        if (ex->ex_resend.ll_n + ex->ex_gone.ll_n > 0)
+            sk_info("executor %s: a restarted node monitor: %u late reports "
+                    "dropped",
+                    ex->ex_name, ex->ex_resend.ll_n + ex->ex_gone.ll_n);
+        late_clear(&ex->ex_resend);
+        late_clear(&ex->ex_gone);
+        ex->ex_nm_inc = incarnation;
+    }
+    ex->ex_nm_known = 1;
+    late_flush(ex);
+}
+
+/* The session ended: the reports of its last timeout are to be sent
+ * again, the running attempts (in kl) are gone. */
+static void late_down(sk_executor *ex, const kill_list *kl)
+{
+    double now = ev_now(ex->ex_loop);
+    late_trim(&ex->ex_sent, now - ex->ex_window);
+    ex_late *e;
+    while ((e = late_pop(&ex->ex_sent)) != NULL) {
+        late_trim(&ex->ex_resend, -1);
+        late_push(&ex->ex_resend, e);
+    }
+    late_trim(&ex->ex_gone, now - LATE_GONE_S);
+    for (size_t i = 0; i < kl->kl_n; i++) {
+        late_trim(&ex->ex_gone, -1);
+        if ((e = late_new(now, kl->kl_job[i], kl->kl_run[i].xr_task,
+                          kl->kl_run[i].xr_attempt, NULL)) != NULL)
+            late_push(&ex->ex_gone, e);
+    }
+    ex->ex_nm_known = 0;
+}
+
+/* The end of a forgotten run: 1 if it was one (its report, when it ran
+ * to its end, is sent to the same node monitor back), else 0. */
+static int late_finish(sk_executor *ex, const sk_task_finished *tf)
+{
+    ex_late **pp = &ex->ex_gone.ll_head, *prev = NULL;
+    for (ex_late *e = *pp; e != NULL; prev = e, pp = &e->xl_next, e = *pp) {
+        if (e->xl_job != tf->tf_job || e->xl_task != tf->tf_task ||
+            e->xl_attempt != tf->tf_attempt)
+            continue;
+        *pp = e->xl_next;
+        if (ex->ex_gone.ll_tail == e)
+            ex->ex_gone.ll_tail = prev;
+        ex->ex_gone.ll_n--;
+        free(e);
+        if (tf->tf_status != SK_TASK_OK && tf->tf_status != SK_TASK_FAILED)
+            return 1;
+        sk_msg m = {.m_type = SK_MSG_TASK_FINISHED};
+        m.m_task_finished = *tf;
+        if (sk_msg_encode(&ex->ex_buf, &m) == 0 &&
+            (e = late_new(ev_now(ex->ex_loop), tf->tf_job, tf->tf_task,
+                          tf->tf_attempt, &ex->ex_buf)) != NULL) {
+            late_trim(&ex->ex_resend, -1);
+            late_push(&ex->ex_resend, e);
+        }
+        late_flush(ex);
+        return 1;
+    }
+    return 0;
 }
 
 /* ---- the node monitor's messages --------------------------------------- */
@@ -343,6 +544,8 @@ static void on_msg(void *arg, sk_peer_id peer, const sk_msg *msg)
         /* The node monitor answers our HELLO with its own. */
         if (msg->m_hello.he_role != SK_ROLE_NODEMON)
             ex->ex_stats.es_bad_input++;
+        else
+            late_hello(ex, msg->m_hello.he_incarnation);
         break;
     case SK_MSG_LAUNCH_TASK:
         on_launch(ex, &msg->m_launch);
@@ -418,6 +621,7 @@ static void on_down(void *arg, sk_peer_id peer, sk_peer_down_reason why)
     }
     sk_map_free(&ex->ex_jobs);
     ex->ex_stats.es_running = 0;
+    late_down(ex, &kl);
     kill_all(ex, &kl);
     if (ex->ex_cb.ec_session != NULL)
         ex->ex_cb.ec_session(ex->ex_cb.ec_arg, 0);
@@ -456,6 +660,7 @@ int sk_executor_create(struct ev_loop *loop, const sk_executor_opts *o,
     snprintf(cfg.tc_role, sizeof cfg.tc_role, "executor");
     snprintf(cfg.tc_name, sizeof cfg.tc_name, "%s", ex->ex_name);
     cfg.tc_heartbeat = o->eo_heartbeat;
+    ex->ex_window = 2 * cfg.tc_heartbeat * cfg.tc_misses;
     char err[1200];
     if (sk_cred_config(&cfg, o->eo_key_file, o->eo_token_file, NULL, err,
                        sizeof err) != 0) {
@@ -509,6 +714,9 @@ void sk_executor_destroy(sk_executor *ex)
         ex->ex_pend_head = p->xp_next;
         free(p);
     }
+    late_clear(&ex->ex_sent);
+    late_clear(&ex->ex_resend);
+    late_clear(&ex->ex_gone);
     sk_buf_free(&ex->ex_buf);
     if (ex->ex_own_loop && ex->ex_loop != NULL)
         ev_loop_destroy(ex->ex_loop);

@@ -558,9 +558,15 @@ SK_API const char *sk_frontend_error(const sk_frontend *fe);
  *
  * When the session with the node monitor ends, the node monitor reports
  * every task it had handed over as LOST; so the executor calls ec_kill for
- * each of its running tasks (their results can no longer be delivered),
- * forgets them, and registers again when the node monitor is back (the
- * transport reconnects by itself).
+ * each of its running tasks, forgets them, and registers again when the
+ * node monitor is back (the transport reconnects by itself). The end of
+ * a forgotten task (sk_executor_finish), and the reports sent in the
+ * session's last two timeouts, are sent again if the same node monitor
+ * process comes back (a stall or a cut shorter than outcome_keep_ms):
+ * it offers those that ran to their end (OK, FAILED) to their
+ * schedulers, which take them in place of the retries
+ * (docs/FAULTS.md, "Executors"); a node monitor of another
+ * incarnation gets none.
  *
  * Input from the node monitor is validated: a LAUNCH_TASK for another
  * framework is answered FAILED, one for an attempt already running, a
@@ -637,9 +643,11 @@ SK_API struct ev_loop *sk_executor_loop(sk_executor *ex);
 /* sk_executor_finish reports the end of a running attempt: outcome
  * (normally OK, FAILED or KILLED), exit code, and output, of which the
  * last 4,096 bytes are kept (output may be NULL when len is 0). May be
- * called from inside ec_launch (a task that ends at once). Returns 0;
+ * called from inside ec_launch (a task that ends at once). Returns 0
+ * (also for an attempt forgotten when the session ended, in the last
+ * minute: its end is kept for the node monitor's return, see above);
  * SK_ENOTFOUND if that attempt is not running here (never launched,
- * already finished, or forgotten when the session ended); SK_EINVAL for
+ * already finished, or forgotten longer ago); SK_EINVAL for
  * an outcome out of range. The report is queued if the transport pushes
  * back, and dropped (counted) only if the session ends first. */
 SK_API int sk_executor_finish(sk_executor *ex, sk_job_id job, uint32_t task,

@@ -65,6 +65,75 @@ static nm_peer *find_executor(const nm_core *nm, const char *fw)
     return NULL;
 }
 
+/* ---- executors away --------------------------------------------------- */
+
+static int away_index(const nm_core *nm, const char *fw)
+{
+    for (uint32_t i = 0; i < nm->nm_naway; i++)
+        if (strcmp(nm->nm_away[i], fw) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Whether tasks of job of scheduler s were given back here, their
+ * framework still away. */
+static bool away_job(const nm_core *nm, sk_peer s, uint64_t job)
+{
+    for (uint32_t i = 0; i < NM_MAX_AWAY_JOBS; i++)
+        if (nm->nm_away_jobs[i].aj_fw != 0 &&
+            nm->nm_away_jobs[i].aj_job == job &&
+            nm->nm_away_jobs[i].aj_sched == s)
+            return true;
+    return false;
+}
+
+static void away_job_add(nm_core *nm, sk_peer s, uint64_t job, const char *fw)
+{
+    if (away_job(nm, s, job))
+        return;
+    uint32_t i = nm->nm_away_next++ % NM_MAX_AWAY_JOBS;
+    nm->nm_away_jobs[i].aj_sched = s;
+    nm->nm_away_jobs[i].aj_job = job;
+    nm->nm_away_jobs[i].aj_fw = nm_hash_str(fw) | 1;
+}
+
+/* fw's executor is registered again: its tasks launch as before. */
+static void away_end(nm_core *nm, const char *fw)
+{
+    uint64_t h = nm_hash_str(fw) | 1;
+    for (uint32_t k = 0; k < NM_MAX_AWAY_JOBS; k++)
+        if (nm->nm_away_jobs[k].aj_fw == h)
+            nm->nm_away_jobs[k].aj_fw = 0;
+    int i = away_index(nm, fw);
+    if (i < 0)
+        return;
+    free(nm->nm_away[i]);
+    memmove(&nm->nm_away[i], &nm->nm_away[i + 1],
+            (nm->nm_naway - (uint32_t)i - 1) * sizeof nm->nm_away[0]);
+    nm->nm_naway--;
+}
+
+/* fw's last executor left: remember it, forgetting the oldest when
+ * NM_MAX_AWAY are remembered (a task of that one fails, as for a
+ * framework never seen). */
+static void away_start(nm_core *nm, const char *fw)
+{
+    if (away_index(nm, fw) >= 0)
+        return;
+    char *name = strdup(fw);
+    if (name == NULL) {
+        nm->nm_st.ns_nomem++;
+        return;
+    }
+    if (nm->nm_naway == NM_MAX_AWAY) {
+        free(nm->nm_away[0]);
+        memmove(&nm->nm_away[0], &nm->nm_away[1],
+                (NM_MAX_AWAY - 1) * sizeof nm->nm_away[0]);
+        nm->nm_naway--;
+    }
+    nm->nm_away[nm->nm_naway++] = name;
+}
+
 nm_peer *nm_sched_by_id(const nm_core *nm, uint32_t id)
 {
     for (nm_hnode *n = nm_htab_find(&nm->nm_sched_ids, nm_sched_hash(id)); n;
@@ -577,6 +646,11 @@ static void on_enqueue(nm_core *nm, nm_peer *s, const sk_enqueue *e,
                     "duplicate reservation id: dropped");
         return;
     }
+    if (nm->nm_naway > 0 && away_job(nm, s->pe_id, e->er_job)) {
+        count_limit(&nm->nm_st.ns_resv_away,
+                    "reservation of a job whose executor is away: dropped");
+        return;
+    }
     nm_user *u;
     int rc = nm_queue_user(&nm->nm_q, e->er_user, &u);
     if (rc != 0) {
@@ -612,6 +686,35 @@ static void on_enqueue(nm_core *nm, nm_peer *s, const sk_enqueue *e,
     dispatch(nm, now);
 }
 
+/* The task of tr is for a framework whose executor left and is not
+ * back: it goes back to s LOST, to run elsewhere, and the job's queued
+ * reservations here (r among them, freed by the caller) are dropped, so
+ * that this node fetches no more of the job's tasks. GET_TASKs already
+ * sent are answered as usual, and their tasks come back here. */
+static void return_task(nm_core *nm, nm_peer *s, nm_resv *r,
+                        const sk_task_reply *tr, sk_time now)
+{
+    char reason[SK_MAX_NAME_LEN * 2 + 64];
+    count_limit(&nm->nm_st.ns_executor_away,
+                "task of a framework whose executor is away given back");
+    nm->nm_st.ns_lost++;
+    snprintf(reason, sizeof reason,
+             "node %s: the executor of framework %s is away",
+             nm->nm_cfg.nc_node, tr->tr_framework);
+    send_end(nm, s->pe_id, tr->tr_job, tr->tr_task, tr->tr_attempt,
+             SK_TASK_LOST, now, now, reason);
+    away_job_add(nm, s->pe_id, tr->tr_job, tr->tr_framework);
+    nm_job *j = r->rs_job;
+    nm_link *next;
+    for (nm_link *l = j->jb_resvs.ln_next; l != &j->jb_resvs; l = next) {
+        next = l->ln_next;
+        nm_resv *o = NM_CONTAINER(l, nm_resv, rs_link);
+        unqueue(nm, o);
+        if (o != r)
+            maybe_free_resv(nm, o);
+    }
+}
+
 static void on_task_reply(nm_core *nm, nm_peer *s, const sk_task_reply *tr,
                           sk_time now)
 {
@@ -631,7 +734,11 @@ static void on_task_reply(nm_core *nm, nm_peer *s, const sk_task_reply *tr,
     }
     nm_job *j = r->rs_job;
     fetch_end(nm, r);
-    if (tr->tr_has_task) {
+    const char *fw = tr->tr_framework != NULL ? tr->tr_framework : "";
+    if (tr->tr_has_task && fw[0] != '\0' && find_executor(nm, fw) == NULL &&
+        away_index(nm, fw) >= 0) {
+        return_task(nm, s, r, tr, now);
+    } else if (tr->tr_has_task) {
         nm->nm_st.ns_replies_task++;
         launch_req lr = {
             .lr_job = j,
@@ -736,6 +843,9 @@ static void on_finished(nm_core *nm, nm_peer *x, const sk_task_finished *f,
                         sk_time now)
 {
     nm_task *t = find_task(nm, f->tf_job, f->tf_task, f->tf_attempt);
+    if ((t == NULL || t->tk_exec != x) && x->pe_role == SK_ROLE_EXECUTOR &&
+        nm_outcome_late(nm, x, f, now))
+        return;
     if (t == NULL || t->tk_exec != x) {
         count_limit(&nm->nm_st.ns_stale_finished,
                     "TASK_FINISHED for no task running there");
@@ -958,6 +1068,8 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
     p->pe_id = peer;
     p->pe_role = hello->he_role;
     p->pe_hello_id = hello->he_id;
+    p->pe_incarnation = hello->he_incarnation;
+    p->pe_name_hash = nm_hash_str(hello->he_name != NULL ? hello->he_name : "");
     nm_list_init(&p->pe_jobs);
     nm_list_init(&p->pe_tasks);
     nm_htab_insert(&nm->nm_peers, &p->pe_hnode, nm_peer_hash(peer));
@@ -974,6 +1086,7 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
         nm_htab_insert(&nm->nm_fw, &p->pe_fw_hnode,
                        nm_hash_str(p->pe_framework));
         p->pe_in_fw = true;
+        away_end(nm, p->pe_framework);
         break;
     }
     case SK_ROLE_SCHEDULER: {
@@ -985,7 +1098,6 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
         nm_htab_insert(&nm->nm_sched_ids, &p->pe_sched_hnode,
                        nm_sched_hash(p->pe_hello_id));
         p->pe_in_sched = true;
-        p->pe_incarnation = hello->he_incarnation;
         nm_orphans_reclaim(nm, p);
         nm_outcomes_schedulers(nm, now);
         nm_outcomes_back(nm, p, now);
@@ -1009,6 +1121,9 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
 /* An executor left: its tasks are lost. */
 static void executor_down(nm_core *nm, nm_peer *x, sk_time now)
 {
+    /* An older executor of the framework leaving leaves the newer one. */
+    if (x->pe_in_fw)
+        away_start(nm, x->pe_framework);
     char reason[SK_MAX_NAME_LEN * 2 + 64];
     snprintf(reason, sizeof reason, "node %s: executor of framework %s left",
              nm->nm_cfg.nc_node, x->pe_framework ? x->pe_framework : "");
@@ -1018,6 +1133,7 @@ static void executor_down(nm_core *nm, nm_peer *x, sk_time now)
         nm->nm_st.ns_lost++;
         report_end(nm, t->tk_job, t->tk_task, t->tk_attempt, SK_TASK_LOST,
                    t->tk_start, now, reason);
+        nm_outcome_lost(nm, t, x, now);
         end_task(nm, t, now);
     }
 }
@@ -1181,6 +1297,7 @@ int nm_new(const nm_config *cfg, const nm_weights *weights, uint64_t seed,
     nm_list_init(&nm->nm_pending);
     nm_list_init(&nm->nm_orphans);
     nm_list_init(&nm->nm_outcomes);
+    nm_list_init(&nm->nm_lostruns);
     nm->nm_command.pe_id = NM_PEER_COMMAND;
     nm->nm_command.pe_role = SK_ROLE_EXECUTOR;
     nm_list_init(&nm->nm_command.pe_jobs);
@@ -1250,6 +1367,8 @@ void nm_free(nm_core *nm)
     nm_queue_fini(&nm->nm_q);
     nm_htab_fini(&nm->nm_peers);
     nm_htab_fini(&nm->nm_fw);
+    for (uint32_t i = 0; i < nm->nm_naway; i++)
+        free(nm->nm_away[i]);
     nm_htab_fini(&nm->nm_sched_ids);
     nm_htab_fini(&nm->nm_jobs);
     nm_htab_fini(&nm->nm_resvs);

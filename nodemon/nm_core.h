@@ -58,8 +58,25 @@
  *   TASK_FINISHED FAILED ("no slot waits for it"), so the scheduler never
  *   believes a task runs here when it does not.
  * - A task whose framework has no registered executor fails at once:
- *   TASK_FINISHED FAILED to the scheduler, with the reason in tf_output.
- * - An executor going down: each of its running tasks is reported LOST.
+ *   TASK_FINISHED FAILED to the scheduler, with the reason in tf_output;
+ *   unless an executor of that framework was registered here and left
+ *   (died, stalled, restarts) and none has registered since: then the
+ *   task is given back LOST, to be retried elsewhere, and the job's
+ *   other reservations here are dropped (ns_executor_away), so that a
+ *   node whose executor is away does not fail, or eat the attempts of,
+ *   every task of the framework it can fetch. Until the framework is
+ *   back, new reservations of such a job are dropped too (ns_resv_away:
+ *   its retries would come back here, to the idle node, and use up
+ *   their attempts). The frameworks whose executor is away are
+ *   remembered up to NM_MAX_AWAY, their jobs up to NM_MAX_AWAY_JOBS
+ *   (the oldest is forgotten first).
+ * - An executor going down: each of its running tasks is reported LOST;
+ *   a keyed one is remembered for outcome_keep_ms, and if the same
+ *   executor process (HELLO name and incarnation) registers again and
+ *   reports its end (OK, FAILED), that outcome is offered to the
+ *   schedulers (TASK_OUTCOME, ns_outcomes_late), so that a task that
+ *   ended while its executor was stopped or cut off is not completed
+ *   again by its retry (nm_outcome.c).
  *   A scheduler going down: its queued reservations are dropped, slots
  *   held for its GET_TASKs are released, its pending long reservations
  *   are dropped and flowd gets RESERVE_REJECT, and its running tasks
@@ -127,6 +144,11 @@
 /* The peer id of the built-in command executor (see above). */
 #define NM_PEER_COMMAND UINT32_MAX
 
+/* Frameworks whose executor left that a core remembers, and jobs of
+ * theirs it gave tasks back for (see above). */
+#define NM_MAX_AWAY      64
+#define NM_MAX_AWAY_JOBS 256
+
 typedef struct nm_core nm_core;
 
 /* Counters of what the core did and what it dropped. */
@@ -148,6 +170,10 @@ typedef struct nm_stats {
     uint64_t ns_stale_replies;     /* TASK_REPLY matching no GET_TASK */
     uint64_t ns_get_task_timeouts; /* GET_TASK unanswered in time */
     uint64_t ns_no_executor;       /* failed: no executor for framework */
+    uint64_t ns_executor_away;     /* given back LOST: its framework's
+                                      executor left and is not back */
+    uint64_t ns_resv_away;         /* dropped: a reservation of a job
+                                      given back, its framework away */
     uint64_t ns_task_collisions;   /* failed: same task already running */
     uint64_t ns_stale_finished;    /* TASK_FINISHED for no running task */
     uint64_t ns_results_dropped;   /* results for a scheduler that left */
@@ -167,6 +193,9 @@ typedef struct nm_stats {
     uint64_t ns_outcomes_kept;     /* keyed outcomes kept (nm_outcome.c) */
     uint64_t ns_outcomes_offered;  /* TASK_OUTCOME sent */
     uint64_t ns_outcomes_full;     /* kept ones dropped: max_outcomes */
+    uint64_t ns_outcomes_late;     /* ends of tasks lost with their
+                                      executor's session, told by the
+                                      same executor back, offered */
     uint64_t ns_heartbeats;        /* HEARTBEAT sent */
     uint64_t ns_status_replies;    /* STATUS_REPLY sent */
     uint64_t ns_unexpected;        /* wrong type, role, peer or field */

@@ -18,6 +18,7 @@
 typedef struct nm_job nm_job;
 typedef struct nm_long nm_long;
 typedef struct nm_outcome nm_outcome;
+typedef struct nm_lostrun nm_lostrun;
 
 /* A registered peer. */
 typedef struct nm_peer {
@@ -29,6 +30,7 @@ typedef struct nm_peer {
     bool pe_in_fw;           /* executors: the one nm_fw points to */
     bool pe_in_sched;        /* schedulers: the one nm_sched_ids points to */
     uint64_t pe_incarnation; /* from its HELLO: a restart changes it */
+    uint64_t pe_name_hash;   /* of its HELLO name (executors) */
     nm_hnode pe_fw_hnode;    /* in nm_fw, by framework */
     nm_hnode pe_sched_hnode; /* in nm_sched_ids, by pe_hello_id */
     nm_link pe_jobs;         /* schedulers: their nm_job */
@@ -153,12 +155,23 @@ struct nm_core {
     /* Time with no scheduler connected, which does not age them: */
     sk_time nm_alone_us;    /* summed over the periods that ended */
     sk_time nm_alone_since; /* start of the current one; 0: none */
+    nm_link nm_lostruns; /* nm_lostrun, oldest first (nm_outcome.c) */
+    uint64_t nm_nlostruns;
     nm_queue nm_q;
     nm_peer nm_command; /* the built-in command executor */
     nm_config nm_cfg;
     nm_stats nm_st;
 
-    nm_htab nm_fw;        /* executor nm_peer by framework */
+    nm_htab nm_fw;              /* executor nm_peer by framework */
+    char *nm_away[NM_MAX_AWAY]; /* frameworks whose executor left, oldest
+                                   first (executor_away in nm_core.c) */
+    uint32_t nm_naway;
+    struct {
+        sk_peer aj_sched;
+        uint64_t aj_job;
+        uint64_t aj_fw; /* nm_hash_str of its framework; 0: a free entry */
+    } nm_away_jobs[NM_MAX_AWAY_JOBS]; /* a ring: jobs given back */
+    uint32_t nm_away_next;
     nm_htab nm_sched_ids; /* scheduler nm_peer by HELLO id */
     nm_htab nm_longs;     /* nm_long */
     uint32_t nm_npeers;
@@ -271,7 +284,24 @@ void nm_outcomes_back(nm_core *nm, const nm_peer *sched, sk_time now);
  * for longer than outcome_keep_ms still offers them when it is back. */
 void nm_outcomes_schedulers(nm_core *nm, sk_time now);
 
-/* nm_outcomes_free drops every kept outcome. */
+/* nm_outcome_lost remembers t, a keyed task of the executor x reported
+ * LOST because x's session ended, for outcome_keep_ms (at most
+ * max_outcomes), so that the same executor process back may still say
+ * how it ended. Cost: one allocation. */
+void nm_outcome_lost(nm_core *nm, const nm_task *t, const nm_peer *x,
+                     sk_time now);
+
+/* nm_outcome_late takes f, a TASK_FINISHED from the executor x for no
+ * task running there: if it is the end of a task remembered by
+ * nm_outcome_lost for the same executor process (HELLO name and
+ * incarnation) and it ran to its end (OK, FAILED), its outcome is kept
+ * and offered at once to every scheduler connected here, its own
+ * included (whose retry it ends; docs/FAULTS.md, "Executors"). Returns
+ * 1 when f was such an end, else 0. O(remembered tasks). */
+int nm_outcome_late(nm_core *nm, const nm_peer *x, const sk_task_finished *f,
+                    sk_time now);
+
+/* nm_outcomes_free drops every kept outcome and remembered task. */
 void nm_outcomes_free(nm_core *nm);
 
 /* nm_send_heartbeat sends a HEARTBEAT to flowd (which must be set). */

@@ -37,6 +37,14 @@ static const sk_metric NM_METRICS[] = {
     C("tasks_lost", ns_lost, "Tasks reported LOST."),
     C("tasks_no_executor", ns_no_executor,
       "Tasks failed: no executor for their framework."),
+    C("reservations_away", ns_resv_away,
+      "Reservations dropped: their job's framework executor is away."),
+    C("outcomes_late", ns_outcomes_late,
+      "Ends of tasks lost with their executor's session, told by the same "
+      "executor back and offered."),
+    C("tasks_executor_away", ns_executor_away,
+      "Tasks given back LOST: their framework's executor left and is not "
+      "back."),
     C("task_collisions", ns_task_collisions,
       "Tasks failed: the same task already runs."),
     C("results_dropped", ns_results_dropped,

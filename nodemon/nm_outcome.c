@@ -17,6 +17,11 @@
  * jobs they hold or are given, by key, ref and user; an offer nobody
  * takes expires there.
  *
+ * The same goes for a framework executor stopped or cut off past the
+ * session timeout: its running tasks were reported LOST, and those that
+ * ended meanwhile are told again by the same executor process back
+ * (nm_outcome_lost, nm_outcome_late, below).
+ *
  * The kept outcomes form one list in the order they ended; an entry
  * leaves when it is older than outcome_keep_ms or when max_outcomes are
  * kept and a newer one comes (ns_outcomes_full). Age counts only time
@@ -32,13 +37,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The head of a kept record (an outcome or a lost run): its place in
+ * its list, oldest first, and when it was kept. */
+typedef struct kept {
+    nm_link kp_link;
+    sk_time kp_at;
+    sk_time kp_alone; /* alone_us() then */
+} kept;
+
 /* One kept outcome. */
 struct nm_outcome {
-    nm_link oc_link;       /* in nm_outcomes, oldest first */
+    kept oc_kept;          /* in nm_outcomes */
     uint32_t oc_sched;     /* the HELLO id of the scheduler it was for */
     uint64_t oc_sched_inc; /* and its incarnation */
-    sk_time oc_at;         /* when it was kept */
-    sk_time oc_alone;      /* alone_us() then */
     uint64_t oc_key;
     uint32_t oc_ref;
     uint8_t oc_status;
@@ -49,11 +60,12 @@ struct nm_outcome {
     uint8_t oc_out[]; /* the output's tail, then the user's name */
 };
 
-static void drop(nm_core *nm, nm_outcome *oc)
+/* Drops the record at l from its list, of *n records. */
+static void kept_drop(nm_link *l, uint64_t *n)
 {
-    nm_list_remove(&oc->oc_link);
-    nm->nm_noutcomes--;
-    free(oc);
+    nm_list_remove(l);
+    (*n)--;
+    free(NM_CONTAINER(l, kept, kp_link));
 }
 
 /* Time so far with no scheduler connected. */
@@ -63,20 +75,28 @@ static sk_time alone_us(const nm_core *nm, sk_time now)
     return nm->nm_alone_us + (since != 0 && now > since ? now - since : 0);
 }
 
-/* Drops the outcomes older than the keep time (not counting time
- * alone). */
-static void expire(nm_core *nm, sk_time now)
+/* Stamps a new record k. */
+static void kept_stamp(const nm_core *nm, kept *k, sk_time now)
+{
+    k->kp_at = now;
+    k->kp_alone = alone_us(nm, now);
+}
+
+/* Drops the records of list older than the keep time, not counting time
+ * with no scheduler connected. */
+static void kept_expire(const nm_core *nm, nm_link *list, uint64_t *n,
+                        sk_time now)
 {
     sk_time keep = (sk_time)nm->nm_cfg.nc_outcome_keep_ms * 1000;
     sk_time alone = alone_us(nm, now);
     nm_link *l;
-    while ((l = nm_list_first(&nm->nm_outcomes)) != NULL) {
-        nm_outcome *oc = NM_CONTAINER(l, nm_outcome, oc_link);
-        sk_time since = now > oc->oc_at ? now - oc->oc_at : 0;
-        sk_time away = alone - oc->oc_alone;
+    while ((l = nm_list_first(list)) != NULL) {
+        const kept *k = NM_CONTAINER(l, kept, kp_link);
+        sk_time since = now > k->kp_at ? now - k->kp_at : 0;
+        sk_time away = alone - k->kp_alone;
         if (since <= away || since - away <= keep)
             break;
-        drop(nm, oc);
+        kept_drop(l, n);
     }
 }
 
@@ -89,6 +109,16 @@ void nm_outcomes_schedulers(nm_core *nm, sk_time now)
     } else if (nm->nm_alone_since == 0 && alone) {
         nm->nm_alone_since = now > 0 ? now : 1;
     }
+}
+
+static void drop(nm_core *nm, nm_outcome *oc)
+{
+    kept_drop(&oc->oc_kept.kp_link, &nm->nm_noutcomes);
+}
+
+static void expire(nm_core *nm, sk_time now)
+{
+    kept_expire(nm, &nm->nm_outcomes, &nm->nm_noutcomes, now);
 }
 
 /* Sends oc to the scheduler peer to. */
@@ -123,50 +153,150 @@ static void offer_all(nm_core *nm, const nm_outcome *oc, uint32_t but)
         }
 }
 
-void nm_outcome_keep(nm_core *nm, const nm_task *t, uint32_t sched,
-                     uint64_t sched_inc, const sk_task_finished *f, sk_time now)
+/* Keeps an outcome (when keeping is on); returns it, or NULL. */
+static nm_outcome *keep(nm_core *nm, uint32_t sched, uint64_t sched_inc,
+                        uint64_t key, uint32_t ref, const char *user,
+                        sk_time launch, const sk_task_finished *f, sk_time now)
 {
-    if (t->tk_key == 0 || nm->nm_cfg.nc_outcome_keep_ms == 0 ||
-        nm->nm_cfg.nc_max_outcomes == 0 ||
-        (f->tf_status != SK_TASK_OK && f->tf_status != SK_TASK_FAILED))
-        return;
+    if (nm->nm_cfg.nc_outcome_keep_ms == 0 || nm->nm_cfg.nc_max_outcomes == 0)
+        return NULL;
     expire(nm, now);
     if (nm->nm_noutcomes >= (uint64_t)nm->nm_cfg.nc_max_outcomes) {
         nm->nm_st.ns_outcomes_full++;
-        drop(nm, NM_CONTAINER(nm_list_first(&nm->nm_outcomes), nm_outcome,
-                              oc_link));
+        kept_drop(nm_list_first(&nm->nm_outcomes), &nm->nm_noutcomes);
     }
     uint32_t out = f->tf_output.b_len <= SK_MAX_OUTPUT_BYTES
                        ? f->tf_output.b_len
                        : SK_MAX_OUTPUT_BYTES;
-    size_t ulen = strlen(t->tk_user->us_name) + 1;
+    size_t ulen = strlen(user) + 1;
     nm_outcome *oc = malloc(sizeof *oc + out + ulen);
     if (oc == NULL) {
         nm->nm_st.ns_nomem++;
-        return;
+        return NULL;
     }
     oc->oc_sched = sched;
     oc->oc_sched_inc = sched_inc;
-    oc->oc_at = now;
-    oc->oc_alone = alone_us(nm, now);
-    oc->oc_key = t->tk_key;
-    oc->oc_ref = t->tk_ref;
+    kept_stamp(nm, &oc->oc_kept, now);
+    oc->oc_key = key;
+    oc->oc_ref = ref;
     oc->oc_status = f->tf_status;
     oc->oc_exit = f->tf_exit;
-    oc->oc_launch_us = t->tk_start;
+    oc->oc_launch_us = launch;
     oc->oc_end_us = f->tf_end_us;
     oc->oc_out_len = out;
     if (out > 0)
         memcpy(oc->oc_out, f->tf_output.b_data + (f->tf_output.b_len - out),
                out);
     oc->oc_user = (char *)oc->oc_out + out;
-    memcpy(oc->oc_user, t->tk_user->us_name, ulen);
-    nm_list_push_back(&nm->nm_outcomes, &oc->oc_link);
+    memcpy(oc->oc_user, user, ulen);
+    nm_list_push_back(&nm->nm_outcomes, &oc->oc_kept.kp_link);
     nm->nm_noutcomes++;
     nm->nm_st.ns_outcomes_kept++;
+    return oc;
+}
+
+void nm_outcome_keep(nm_core *nm, const nm_task *t, uint32_t sched,
+                     uint64_t sched_inc, const sk_task_finished *f, sk_time now)
+{
+    if (t->tk_key == 0 ||
+        (f->tf_status != SK_TASK_OK && f->tf_status != SK_TASK_FAILED))
+        return;
+    nm_outcome *oc = keep(nm, sched, sched_inc, t->tk_key, t->tk_ref,
+                          t->tk_user->us_name, t->tk_start, f, now);
     /* An orphan's scheduler has left already: offer it now. */
-    if (t->tk_job == NULL)
+    if (oc != NULL && t->tk_job == NULL)
         offer_all(nm, oc, sched);
+}
+
+/* ---- tasks lost with their executor's session ---------------------------
+ *
+ * A framework executor stopped, or cut off, past the session timeout
+ * has its running tasks reported LOST (nm_core.c, executor_down), and
+ * they are retried; but a task that ended meanwhile ran to its end, and
+ * its retry must not complete it again. The same executor process back
+ * (libskylark sends these ends again when it registers with the same
+ * node monitor process) tells how it ended; its outcome is then offered
+ * like any other, and the scheduler takes it in place of the retry. */
+
+struct nm_lostrun {
+    kept lr_kept;      /* in nm_lostruns */
+    uint64_t lr_local; /* the attempt, as the executor names it */
+    uint32_t lr_task, lr_attempt;
+    uint64_t lr_exec_name, lr_exec_inc; /* the executor process */
+    uint32_t lr_sched;                  /* the task's scheduler */
+    uint64_t lr_sched_inc;
+    uint64_t lr_key;
+    uint32_t lr_ref;
+    sk_time lr_launch;
+    char lr_user[]; /* the task's user */
+};
+
+static void lost_drop(nm_core *nm, nm_lostrun *lr)
+{
+    kept_drop(&lr->lr_kept.kp_link, &nm->nm_nlostruns);
+}
+
+static void lost_expire(nm_core *nm, sk_time now)
+{
+    kept_expire(nm, &nm->nm_lostruns, &nm->nm_nlostruns, now);
+}
+
+void nm_outcome_lost(nm_core *nm, const nm_task *t, const nm_peer *x,
+                     sk_time now)
+{
+    if (t->tk_key == 0 || t->tk_job == NULL ||
+        nm->nm_cfg.nc_outcome_keep_ms == 0 || nm->nm_cfg.nc_max_outcomes == 0)
+        return;
+    lost_expire(nm, now);
+    if (nm->nm_nlostruns >= (uint64_t)nm->nm_cfg.nc_max_outcomes)
+        kept_drop(nm_list_first(&nm->nm_lostruns), &nm->nm_nlostruns);
+    size_t ulen = strlen(t->tk_user->us_name) + 1;
+    nm_lostrun *lr = malloc(sizeof *lr + ulen);
+    if (lr == NULL) {
+        nm->nm_st.ns_nomem++;
+        return;
+    }
+    kept_stamp(nm, &lr->lr_kept, now);
+    lr->lr_local = t->tk_local;
+    lr->lr_task = t->tk_task;
+    lr->lr_attempt = t->tk_attempt;
+    lr->lr_exec_name = x->pe_name_hash;
+    lr->lr_exec_inc = x->pe_incarnation;
+    lr->lr_sched = t->tk_job->jb_sched->pe_hello_id;
+    lr->lr_sched_inc = t->tk_job->jb_sched->pe_incarnation;
+    lr->lr_key = t->tk_key;
+    lr->lr_ref = t->tk_ref;
+    lr->lr_launch = t->tk_start;
+    memcpy(lr->lr_user, t->tk_user->us_name, ulen);
+    nm_list_push_back(&nm->nm_lostruns, &lr->lr_kept.kp_link);
+    nm->nm_nlostruns++;
+}
+
+int nm_outcome_late(nm_core *nm, const nm_peer *x, const sk_task_finished *f,
+                    sk_time now)
+{
+    lost_expire(nm, now);
+    for (nm_link *l = nm->nm_lostruns.ln_next; l != &nm->nm_lostruns;
+         l = l->ln_next) {
+        nm_lostrun *lr = NM_CONTAINER(l, nm_lostrun, lr_kept.kp_link);
+        if (lr->lr_local != f->tf_job || lr->lr_task != f->tf_task ||
+            lr->lr_attempt != f->tf_attempt ||
+            lr->lr_exec_name != x->pe_name_hash ||
+            lr->lr_exec_inc != x->pe_incarnation)
+            continue;
+        if (f->tf_status == SK_TASK_OK || f->tf_status == SK_TASK_FAILED) {
+            nm_outcome *oc =
+                keep(nm, lr->lr_sched, lr->lr_sched_inc, lr->lr_key, lr->lr_ref,
+                     lr->lr_user, lr->lr_launch, f, now);
+            if (oc != NULL) {
+                nm->nm_st.ns_outcomes_late++;
+                offer_all(nm, oc, UINT32_MAX);
+            }
+        }
+        lost_drop(nm, lr);
+        return 1;
+    }
+    return 0;
 }
 
 void nm_outcomes_offer(nm_core *nm, const nm_peer *gone, sk_time now)
@@ -174,7 +304,7 @@ void nm_outcomes_offer(nm_core *nm, const nm_peer *gone, sk_time now)
     expire(nm, now);
     for (nm_link *l = nm->nm_outcomes.ln_next; l != &nm->nm_outcomes;
          l = l->ln_next) {
-        const nm_outcome *oc = NM_CONTAINER(l, nm_outcome, oc_link);
+        const nm_outcome *oc = NM_CONTAINER(l, nm_outcome, oc_kept.kp_link);
         if (oc->oc_sched == gone->pe_hello_id &&
             oc->oc_sched_inc == gone->pe_incarnation)
             offer_all(nm, oc, gone->pe_hello_id);
@@ -186,7 +316,7 @@ void nm_outcomes_back(nm_core *nm, const nm_peer *sched, sk_time now)
     expire(nm, now);
     for (nm_link *l = nm->nm_outcomes.ln_next; l != &nm->nm_outcomes;
          l = l->ln_next) {
-        const nm_outcome *oc = NM_CONTAINER(l, nm_outcome, oc_link);
+        const nm_outcome *oc = NM_CONTAINER(l, nm_outcome, oc_kept.kp_link);
         /* Its own, and anyone's whose scheduler is not here (a frontend
          * may have moved its job to this one). */
         const nm_peer *owner = nm_sched_by_id(nm, oc->oc_sched);
@@ -200,5 +330,7 @@ void nm_outcomes_free(nm_core *nm)
 {
     nm_link *l;
     while ((l = nm_list_first(&nm->nm_outcomes)) != NULL)
-        drop(nm, NM_CONTAINER(l, nm_outcome, oc_link));
+        drop(nm, NM_CONTAINER(l, nm_outcome, oc_kept.kp_link));
+    while ((l = nm_list_first(&nm->nm_lostruns)) != NULL)
+        lost_drop(nm, NM_CONTAINER(l, nm_lostrun, lr_kept.kp_link));
 }

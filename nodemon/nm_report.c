@@ -154,6 +154,9 @@ int nm_fill_status(nm_core *nm, const sk_status_request *req, sk_time now,
     add_kv(&b, "get_task_timeouts", st->ns_get_task_timeouts);
     add_kv(&b, "launched", st->ns_launched);
     add_kv(&b, "no_executor", st->ns_no_executor);
+    add_kv(&b, "executor_away", st->ns_executor_away);
+    add_kv(&b, "resv_away", st->ns_resv_away);
+    add_kv(&b, "outcomes_late", st->ns_outcomes_late);
     add_kv(&b, "task_collisions", st->ns_task_collisions);
     add_kv(&b, "finished", st->ns_finished);
     add_kv(&b, "stale_finished", st->ns_stale_finished);

@@ -107,9 +107,14 @@ tests_test_faults_orphans_SOURCES = tests/test_faults_orphans.c
 tests_test_faults_orphans_LDADD = $(DH_TEST_LDADD)
 EXTRA_tests_test_faults_orphans_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark
 
-# The reduced fault runner (scripts/faults, about 50 s): local clusters.
+# The reduced fault runner (scripts/faults, about 80 s): local clusters.
 TESTS += tests/test_faults.sh
 dist_check_SCRIPTS += tests/test_faults.sh
+
+# skylark executor on a local cluster (about 10 s): refusals, run
+# --framework, a cancel, a SIGKILL that takes its tasks with it.
+TESTS += tests/test_cli_executor.sh
+dist_check_SCRIPTS += tests/test_cli_executor.sh
 
 # Its flow rows (about 70 s): flowd killed and stopped, a scheduler
 # stopped, while long tasks run.

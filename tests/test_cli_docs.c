@@ -107,10 +107,10 @@ int main(void)
     size_t n = fread(doc, 1, sizeof doc - 1, f);
     doc[n] = '\0';
     fclose(f);
-    static const char *const subs[] = {"cluster", "run",   "status", "load",
-                                       "solve",   "user",  "jobs",   "cancel",
-                                       "flow"};
-    tap_plan(11);
+    static const char *const subs[] = {"cluster", "run",     "status", "load",
+                                       "solve",   "user",    "jobs",   "cancel",
+                                       "flow",    "executor"};
+    tap_plan(12);
     char cmd[8400], syn[16384];
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
         snprintf(cmd, sizeof cmd, "'%s/cli/skylark' %s --help 2>&1",

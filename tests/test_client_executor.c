@@ -8,7 +8,8 @@
  * FAILED; a duplicate launch and kills of nothing counted; finishing what
  * does not run refused; the end of the session forgets the running tasks
  * (with kill callbacks), and a node monitor that comes back gets a new
- * registration.
+ * registration and, if it is the same process, the ends it could not
+ * hear (late reports).
  */
 #include "sk_log.h"
 #include "sk_proto.h"
@@ -111,7 +112,7 @@ static sk_executor_stats stats(sk_executor *ex)
 int main(void)
 {
     tap_timeout(60);
-    tap_plan(19);
+    tap_plan(23);
     sk_log_set_level(SK_LOG_OFF);
     loop = ev_loop_new(EVFLAG_AUTO);
     fake nm;
@@ -229,13 +230,52 @@ int main(void)
                stats(ex).es_forgotten == 2 && stats(ex).es_running == 0 &&
                !stats(ex).es_registered,
            "losing the node monitor kills and forgets the running tasks");
+    tap_is_int(sk_executor_finish(ex, 12, 1, 0, SK_OUTCOME_OK, 0, "late", 4), 0,
+               "a forgotten task's end is taken, for the node monitor back");
     tap_is_int(sk_executor_finish(ex, 12, 1, 0, SK_OUTCOME_OK, 0, NULL, 0),
-               SK_ENOTFOUND, "a forgotten task cannot be reported");
+               SK_ENOTFOUND, "once");
 
     fake_start(&nm, loop, ep, "nodemon", "n1", SK_ROLE_NODEMON);
     tap_ok(sk_executor_wait_registered(ex, 10) == 0 &&
                fake_wait_count(&nm, SK_MSG_HELLO, 1, 5) && x.x_sessions_up == 2,
            "a node monitor back on the endpoint gets a new registration");
+    /* The same node monitor process (its HELLO's incarnation) back: the
+     * end it could not hear is sent again. */
+    const sk_msg *late = fake_wait_count(&nm, SK_MSG_TASK_FINISHED, 1, 5)
+                             ? fake_last(&nm, SK_MSG_TASK_FINISHED)
+                             : NULL;
+    tap_ok(late != NULL && fake_count(&nm, SK_MSG_TASK_FINISHED) == 1 &&
+               late->m_task_finished.tf_job == 12 &&
+               late->m_task_finished.tf_task == 1 &&
+               late->m_task_finished.tf_status == SK_TASK_OK &&
+               late->m_task_finished.tf_output.b_len == 4,
+           "the same node monitor back gets the forgotten task's end");
+
+    /* A report sent as the session dies is sent again too; to another
+     * node monitor process, nothing is. */
+    send_launch(&nm, 14, 0, 0, "spark");
+    tu_run_for(loop, 0.2);
+    fake_stop(&nm);
+    sk_executor_finish(ex, 14, 0, 0, SK_OUTCOME_OK, 0, NULL, 0);
+    tu_run_for(loop, 0.5);
+    fake_start(&nm, loop, ep, "nodemon", "n1", SK_ROLE_NODEMON);
+    sk_executor_wait_registered(ex, 10);
+    tap_ok(fake_wait_count(&nm, SK_MSG_TASK_FINISHED, 1, 5) &&
+               fake_last(&nm, SK_MSG_TASK_FINISHED)->m_task_finished.tf_job ==
+                   14,
+           "a report sent into a dying session is sent again");
+    send_launch(&nm, 15, 0, 0, "spark");
+    tu_run_for(loop, 0.2);
+    fake_stop(&nm);
+    tu_run_for(loop, 0.5);
+    sk_executor_finish(ex, 15, 0, 0, SK_OUTCOME_OK, 0, NULL, 0);
+    fake_start(&nm, loop, ep, "nodemon", "n1", SK_ROLE_NODEMON);
+    nm.fk_incarnation = 2;
+    sk_executor_wait_registered(ex, 10);
+    fake_wait_count(&nm, SK_MSG_HELLO, 1, 5);
+    tu_run_for(loop, 0.3);
+    tap_ok(fake_count(&nm, SK_MSG_TASK_FINISHED) == 0,
+           "a restarted node monitor (another incarnation) gets none");
 
     /* A scheduler where the node monitor was wanted. */
     fake sc;

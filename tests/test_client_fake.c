@@ -35,7 +35,8 @@ static void on_msg(void *arg, sk_peer_id peer, const sk_msg *msg)
         sk_msg h = {.m_type = SK_MSG_HELLO};
         h.m_hello.he_role = (uint8_t)f->fk_role;
         h.m_hello.he_name = "fake";
-        h.m_hello.he_incarnation = 1;
+        h.m_hello.he_incarnation =
+            f->fk_incarnation != 0 ? f->fk_incarnation : 1;
         sk_link_send(f->fk_link, peer, &h);
     }
     if (f->fk_auto != NULL)

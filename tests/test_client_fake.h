@@ -23,8 +23,9 @@ struct fake {
     sk_link *fk_link;
     struct ev_loop *fk_loop;
     char fk_endpoint[64];
-    int fk_role;        /* sk_role of our HELLO answers */
-    sk_peer_id fk_peer; /* the latest peer that came up */
+    int fk_role;             /* sk_role of our HELLO answers */
+    uint64_t fk_incarnation; /* of our HELLO answers (0: 1) */
+    sk_peer_id fk_peer;      /* the latest peer that came up */
     int fk_ups, fk_downs;
     sk_msg fk_msgs[FAKE_MAX_MSGS]; /* owned copies, in arrival order */
     int fk_nmsgs;

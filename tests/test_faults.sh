@@ -8,36 +8,40 @@
 # (outcomes offered to the other scheduler) and a node monitor killed -9
 # (the task guard; bound 1), and bounded by the stopped node's 4 slots
 # for the stall, which FAULTS.md does not guarantee it for (a pass that
-# is a TODO would turn into an unexpected pass).
+# is a TODO would turn into an unexpected pass). The executor rows run
+# the same job with --framework on a `skylark executor` beside each node
+# monitor: its SIGKILL (restarted at once) is bounded as a node monitor's
+# (its guard), its stall as a node monitor's stall.
 #
 # A TAP test run by `make check`, which sets top_srcdir and top_builddir.
-# About 50 s; bounded by timeout(1) at 300 s.
+# About 80 s; bounded by timeout(1) at 420 s.
 
 : "${top_srcdir:?run by make check}" "${top_builddir:?run by make check}"
+EGAP="a task that ends while its executor is stopped past the timeout completes again: its report is lost with the session (FAULTS.md)"
 GAP="a task that ends during a stall completes again: its retry ends before the node monitor comes back (FAULTS.md)"
 # The fault runs time stalls against heartbeats: two at once on a small
 # machine (make check -j2) starve each other's daemons (a scheduler found
 # no flow node, tasks failed), so the fault tests take turns.
 exec 9>"$top_builddir/tests/faults.lock"
 flock -w 900 9 || { echo "Bail out! no turn at the fault runner's lock in 900 s"; exit 1; }
-echo "1..11"
-out=$(BUILD_DIR=$top_builddir timeout 300 "$top_srcdir/scripts/faults" \
+echo "1..18"
+out=$(BUILD_DIR=$top_builddir timeout 420 "$top_srcdir/scripts/faults" \
     --group short --tasks 200 --stop 4 2>&1)
-rows=$(printf '%s\n' "$out" | grep -c '^| \(none\|sched-kill\|nm-kill\|nm-stop\) |')
-if [ "$rows" -eq 4 ]; then
-    echo "ok 1 - scripts/faults ran the anchor and 3 faults"
+rows=$(printf '%s\n' "$out" | grep -c '^| \(none\|sched-kill\|nm-kill\|nm-stop\|exec-none\|exec-kill\|exec-stop\) |')
+if [ "$rows" -eq 7 ]; then
+    echo "ok 1 - scripts/faults ran the 2 anchors and 5 faults"
 else
-    echo "not ok 1 - scripts/faults ran the anchor and 3 faults (got $rows rows)"
+    echo "not ok 1 - scripts/faults ran the 2 anchors and 5 faults (got $rows rows)"
     printf '%s\n' "$out" | sed 's/^/# /'
 fi
-printf '%s\n' "$out" | awk -F'|' -v gap="$GAP" '
+printf '%s\n' "$out" | awk -F'|' -v gap="$GAP" -v egap="$EGAP" '
     function num(s) { gsub(/ /, "", s); return s + 0 }
     function check(ok, what) {
         n++
         printf "%s %d - %s\n", ok ? "ok" : "not ok", n, what
     }
     BEGIN { n = 1 }
-    $2 ~ /^ (none|sched-kill|nm-kill|nm-stop) $/ {
+    $2 ~ /^ (none|sched-kill|nm-kill|nm-stop|exec-none|exec-kill|exec-stop) $/ {
         f = $2; gsub(/ /, "", f)
         tasks = num($3)
         split($4, o, "/")
@@ -46,17 +50,21 @@ printf '%s\n' "$out" | awk -F'|' -v gap="$GAP" '
         check(ok == tasks && rep == 0,
               sprintf("%s: %d of %d tasks ok, %d lost, %d outcomes reported twice",
                       f, ok, tasks, lost, rep))
-        if (f == "none")
+        if (f == "none" || f == "exec-none")
             next
         check(ran2 <= 32, sprintf("%s: %d tasks executed more than once (bound: two per slot, 32)", f, ran2))
         # nm-kill: the guard kills every task still running, but a task
         # that ended just before the kill can lose its outcome with the
         # node monitor and run again (1 run in 4 to 6), the same gap as
         # the others: bound 1 (without the guard: 3 or 4).
-        if (f == "nm-kill")
+        # exec-kill: the same for the executor (its guard), whose report
+        # of a task that just ended dies with it.
+        if (f == "nm-kill" || f == "exec-kill")
             check(done2 <= 1, sprintf("%s: %d tasks completed more than once (bound 1: a task ending at the kill)", f, done2))
         else if (f == "sched-kill")
             check(done2 == 0, sprintf("%s: %d tasks completed more than once", f, done2))
+        else if (f == "exec-stop")
+            check(done2 <= 4, sprintf("%s: %d tasks completed more than once (bound: the stopped executor%ss 4 slots; %s)", f, done2, "\047", egap))
         else
             check(done2 <= 4, sprintf("%s: %d tasks completed more than once (bound: the stopped node%ss 4 slots; %s)", f, done2, "\047", gap))
     }'

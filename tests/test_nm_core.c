@@ -641,11 +641,89 @@ static void test_executors(void)
     tap_ok(slots(nm).si_running == 1 && nm_get_stats(nm)->ns_lost == 1,
            "only the command executor's task still runs");
     reply(nm, SCHED, 1, 1, true, 5, "spark", 10);
-    tap_ok(
-        count(nm, SK_MSG_TASK_FINISHED) == 0 ||
-            nth(nm, SK_MSG_TASK_FINISHED, 0, NULL)->m_task_finished.tf_status ==
-                SK_TASK_FAILED,
-        "after the executor left, its framework has no executor");
+    tap_ok(count(nm, SK_MSG_LAUNCH_TASK) == 0,
+           "after the executor left, its framework has no executor");
+    nm_free(nm);
+}
+
+/* A framework whose executor left (killed, stalled past the timeout, or
+ * restarting) is away until one registers again: the tasks the node
+ * fetched for it go back LOST, to run elsewhere, and the job's other
+ * reservations here are dropped, so that the node does not fail (or
+ * take the attempts of) every task of the framework it can fetch. */
+static void test_executor_away(void)
+{
+    nm_config cfg = base_cfg(2);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    enq(nm, 1, 1, "a", 0, 6, 0);
+    reply(nm, SCHED, 1, 1, true, 0, "spark", 1);
+    reply(nm, SCHED, 1, 1, true, 1, "spark", 1);
+    tap_ok(slots(nm).si_running == 2 && user_queued(nm, "a") == 1,
+           "two tasks of spark run, the reservation waits for more slots");
+    enq(nm, 2, 2, "b", 0, 1, 2);
+    drain(nm);
+    nm_peer_down(nm, EXEC, 3);
+    tap_ok(count(nm, SK_MSG_TASK_FINISHED) == 2 &&
+               nm_get_stats(nm)->ns_lost == 2,
+           "the executor leaves: its two tasks are LOST");
+    tap_ok(count(nm, SK_MSG_GET_TASK) == 2 && slots(nm).si_fetching == 2,
+           "the freed slots ask for tasks again");
+    /* Which reservation each GET_TASK serves follows the fair queue;
+     * answer job 1's with its next task. */
+    reply(nm, SCHED, 1, 1, true, 2, "spark", 4);
+    sk_peer to;
+    const sk_msg *f = nth(nm, SK_MSG_TASK_FINISHED, 0, &to);
+    tap_ok(f != NULL && to == SCHED && count(nm, SK_MSG_LAUNCH_TASK) == 0 &&
+               f->m_task_finished.tf_status == SK_TASK_LOST &&
+               f->m_task_finished.tf_task == 2 &&
+               memmem(f->m_task_finished.tf_output.b_data,
+                      f->m_task_finished.tf_output.b_len, "is away",
+                      7) != NULL &&
+               nm_get_stats(nm)->ns_executor_away == 1 &&
+               nm_get_stats(nm)->ns_no_executor == 0,
+           "a task of spark now goes back LOST, not FAILED, with the reason");
+    tap_ok(nm_job_queued(nm, SCHED, 1) == 0 && user_queued(nm, "a") == 0,
+           "and the job's reservations here are dropped");
+    tap_ok(count(nm, SK_MSG_GET_TASK) == 0 || only_get_task(nm) == 2,
+           "the freed slot asks for another job's task, not spark's");
+    reply(nm, SCHED, 2, 2, true, 0, "", 5);
+    tap_ok(nth(nm, SK_MSG_LAUNCH_TASK, 0, &to) != NULL && to == NM_PEER_COMMAND,
+           "other frameworks run as before");
+
+    /* A retry of job 1 probing here again is dropped: this idle node
+     * would take it and give it back, attempt after attempt. */
+    enq(nm, 1, 9, "a", 0, 1, 5);
+    tap_ok(nm_get_stats(nm)->ns_resv_away == 1 &&
+               nm_job_queued(nm, SCHED, 1) == 0,
+           "a new reservation of a job given back is dropped");
+    /* A new executor of spark registers: its tasks launch again. */
+    up(nm, EXEC + 1, SK_ROLE_EXECUTOR, 0, "spark", 6);
+    enq(nm, 1, 10, "a", 0, 1, 6);
+    tap_ok(nm_get_stats(nm)->ns_resv_away == 1 &&
+               nm_job_queued(nm, SCHED, 1) + slots(nm).si_fetching >= 1,
+           "with spark back, the job's reservations are taken again");
+    reply(nm, SCHED, 1, 10, false, 0, "", 6); /* nothing left: slot back */
+    enq(nm, 3, 3, "a", 0, 1, 6);
+    reply(nm, SCHED, 3, 3, true, 0, "spark", 7);
+    tap_ok(nth(nm, SK_MSG_LAUNCH_TASK, 0, &to) != NULL && to == EXEC + 1,
+           "an executor of the framework back: its tasks launch");
+    /* An older executor leaving while a newer one serves: not away. */
+    up(nm, EXEC + 2, SK_ROLE_EXECUTOR, 0, "spark", 8);
+    nm_peer_down(nm, EXEC + 1, 9);
+    drain(nm);
+    nm_peer_down(nm, NM_PEER_COMMAND, 9);
+    enq(nm, 4, 4, "a", 0, 1, 10);
+    reply(nm, SCHED, 4, 4, true, 0, "spark", 10);
+    tap_ok(nth(nm, SK_MSG_LAUNCH_TASK, 0, &to) != NULL && to == EXEC + 2,
+           "an older executor leaving leaves the framework to the newer one");
+    /* A framework never registered here still fails at once. */
+    enq(nm, 5, 5, "a", 0, 1, 11);
+    reply(nm, SCHED, 5, 5, true, 0, "hadoop", 11);
+    f = nth(nm, SK_MSG_TASK_FINISHED, 0, NULL);
+    tap_ok(f != NULL && f->m_task_finished.tf_status == SK_TASK_FAILED &&
+               nm_get_stats(nm)->ns_no_executor == 1,
+           "a framework never seen here: FAILED at once, as before");
     nm_free(nm);
 }
 
@@ -1057,6 +1135,96 @@ static void test_executor_turnover(void)
     nm_free(nm);
 }
 
+/* An executor of framework spark, named name, process incarnation inc. */
+static void up_exec(nm_core *nm, sk_peer peer, const char *name, uint64_t inc,
+                    sk_time now)
+{
+    sk_hello h = {0};
+    h.he_role = SK_ROLE_EXECUTOR;
+    h.he_name = name;
+    h.he_incarnation = inc;
+    h.he_framework = "spark";
+    drain(nm);
+    nm_peer_up(nm, peer, &h, now);
+}
+
+/* The executor peer reports the end of (local, task), attempt 0. */
+static void finish_from(nm_core *nm, sk_peer peer, uint64_t local,
+                        uint32_t task, sk_task_status status, sk_time now)
+{
+    sk_msg m = {.m_type = SK_MSG_TASK_FINISHED};
+    m.m_task_finished.tf_job = local;
+    m.m_task_finished.tf_task = task;
+    m.m_task_finished.tf_node = "";
+    m.m_task_finished.tf_status = (uint8_t)status;
+    m.m_task_finished.tf_end_us = (uint64_t)now;
+    deliver(nm, peer, &m, now);
+}
+
+/* Late outcomes (nm_outcome.c, docs/FAULTS.md "Executors"): the keyed
+ * tasks an executor's session loses are reported LOST and remembered;
+ * the same executor process back tells how those that ran to their end
+ * ended, and the outcome is offered to the task's scheduler, which takes
+ * it in place of the retry. Another process, a killed attempt, a second
+ * report or one past outcome_keep_ms offers nothing. */
+static void test_executor_late(void)
+{
+    nm_config cfg = base_cfg(4);
+    cfg.nc_outcome_keep_ms = 1000;
+    nm_core *nm = make(&cfg);
+    const nm_stats *st = nm_get_stats(nm);
+    up(nm, SCHED, SK_ROLE_SCHEDULER, SCHED_ID, "", 0);
+    up_exec(nm, EXEC, "ex1", 7, 0);
+    enq_res(nm, SCHED, 1, 1, "alice", 0, 4, 100, 10, 0);
+    for (uint32_t i = 0; i < 4; i++)
+        keyed_reply(nm, SCHED, 1, i, 42, 10 + i, 1);
+    uint64_t local = nm_job_local(nm, SCHED, 1);
+    tap_ok(slots(nm).si_running == 4 && local != 0, "four keyed tasks run");
+    drain(nm);
+    nm_peer_down(nm, EXEC, 3000000);
+    tap_ok(count(nm, SK_MSG_TASK_FINISHED) == 4 &&
+               count(nm, SK_MSG_TASK_OUTCOME) == 0 && st->ns_lost == 4,
+           "the executor's session ends: its four tasks are LOST");
+
+    up_exec(nm, EXEC + 1, "ex1", 7, 3500000);
+    finish_from(nm, EXEC + 1, local, 0, SK_TASK_OK, 3600000);
+    const sk_task_outcome *o = outcome_to(nm, 0, SCHED);
+    tap_ok(o != NULL && count(nm, SK_MSG_TASK_OUTCOME) == 1 &&
+               count(nm, SK_MSG_TASK_FINISHED) == 0 && o->to_key == 42 &&
+               o->to_ref == 10 && o->to_status == SK_TASK_OK &&
+               strcmp(o->to_user, "alice") == 0 && st->ns_outcomes_late == 1 &&
+               st->ns_stale_finished == 0,
+           "the same executor back: a lost task's end is offered to its "
+           "scheduler under key, ref and user");
+    finish_from(nm, EXEC + 1, local, 1, SK_TASK_FAILED, 3600000);
+    o = outcome_to(nm, 0, SCHED);
+    tap_ok(o != NULL && o->to_ref == 11 && o->to_status == SK_TASK_FAILED,
+           "a FAILED end too");
+    finish_from(nm, EXEC + 1, local, 2, SK_TASK_KILLED, 3600000);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 0 && st->ns_outcomes_late == 2 &&
+               st->ns_stale_finished == 0,
+           "a killed one is not an outcome to offer");
+    finish_from(nm, EXEC + 1, local, 0, SK_TASK_OK, 3700000);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 0 && st->ns_stale_finished == 1,
+           "a second report of the same end is stale");
+    finish_from(nm, EXEC + 1, local, 3, SK_TASK_OK, 4100000);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 0 && st->ns_stale_finished == 2,
+           "past outcome_keep_ms the lost task is forgotten");
+
+    /* Another process of the same name is not the one that ran it. */
+    enq_res(nm, SCHED, 2, 2, "alice", 0, 1, 100, 10, 5000000);
+    keyed_reply(nm, SCHED, 2, 0, 43, 0, 5000000);
+    uint64_t local2 = nm_job_local(nm, SCHED, 2);
+    drain(nm);
+    nm_peer_down(nm, EXEC + 1, 5100000);
+    up_exec(nm, EXEC + 2, "ex1", 8, 5200000);
+    finish_from(nm, EXEC + 2, local2, 0, SK_TASK_OK, 5300000);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 0 && st->ns_stale_finished == 3 &&
+               st->ns_outcomes_late == 2,
+           "a restarted executor (another incarnation) offers nothing");
+    nm_free(nm);
+}
+
 /* ---- long tasks (flow path) ------------------------------------------- */
 
 static void test_reserve(void)
@@ -1229,8 +1397,7 @@ static void test_flowd_restart(void)
            "a restarted flowd: the pending reservation is dropped");
     reply(nm, SCHED, 1, 1, true, 0, "", 6);
     finish(nm, NM_PEER_COMMAND, 1, 0, SK_TASK_OK, 7);
-    tap_ok(count(nm, SK_MSG_LAUNCH_TASK) == 0,
-           "and never launches");
+    tap_ok(count(nm, SK_MSG_LAUNCH_TASK) == 0, "and never launches");
     /* The new flowd adopted a running task without learning its
      * reservation id: it releases it by job and task. */
     reserve(nm, 9, 90, 2, SCHED_ID, 100, "", 8);
@@ -1500,6 +1667,8 @@ int main(void)
     test_get_task_timeout();
     test_executors();
     test_executor_turnover();
+    test_executor_away();
+    test_executor_late();
     test_two_schedulers();
     test_scheduler_down();
     test_orphans();
