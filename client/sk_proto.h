@@ -30,7 +30,7 @@
 
 /* The protocol version carried by every message. A receiver rejects any
  * other version with SK_EVERSION. */
-#define SK_PROTOCOL_VERSION 3
+#define SK_PROTOCOL_VERSION 4
 
 /* Limits. Encoders refuse (SK_ELIMIT) to produce a message that exceeds
  * one; decoders reject (SK_ELIMIT) input that exceeds one. Lengths are in
@@ -381,6 +381,9 @@ typedef struct sk_reserve {
     sk_resources rv_res;
     sk_bytes rv_spec;
     const char *rv_framework;
+    uint64_t rv_key; /* the job's sj_key as the scheduler handed it over
+                        (0: none; version 4) */
+    uint32_t rv_ref; /* the task's ts_ref; 0 without a key */
 } sk_reserve;
 
 /* RESERVE_ACK (reason "") and RESERVE_REJECT: node monitor to flowd. */

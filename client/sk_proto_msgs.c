@@ -328,6 +328,13 @@ static const sk_field kill_task_fields[] = {
 };
 SCHEMA(kill_task, sk_kill_task, kill_task_check);
 
+/* Without a key there is no name to give: every ref is 0. */
+static bool reserve_check(const void *body)
+{
+    const sk_reserve *m = body;
+    return m->rv_key != 0 || m->rv_ref == 0;
+}
+
 static const sk_field reserve_fields[] = {
     F_U64(sk_reserve, rv_resv),
     F_U64(sk_reserve, rv_job),
@@ -339,8 +346,10 @@ static const sk_field reserve_fields[] = {
     F_RES(sk_reserve, rv_res),
     F_BYTES(sk_reserve, rv_spec, SK_MAX_SPEC_BYTES),
     F_STR(sk_reserve, rv_framework, SK_MAX_NAME_LEN),
+    F_U64(sk_reserve, rv_key),
+    F_TASK(sk_reserve, rv_ref),
 };
-SCHEMA(reserve, sk_reserve, NULL);
+SCHEMA(reserve, sk_reserve, reserve_check);
 
 static const sk_field reserve_ack_fields[] = {
     F_U64(sk_reserve_ack, ra_resv),

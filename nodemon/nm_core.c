@@ -544,6 +544,8 @@ static void start_long(nm_core *nm, nm_long *lg, sk_time now)
         .lr_attempt = lg->lg_attempt,
         .lr_spec = {lg->lg_spec, lg->lg_spec_len},
         .lr_framework = lg->lg_framework,
+        .lr_key = lg->lg_key,
+        .lr_ref = lg->lg_ref,
     };
     nm_task *t = launch(nm, &lr, now);
     if (t == NULL) {
@@ -952,6 +954,8 @@ static void on_reserve(nm_core *nm, nm_peer *f, const sk_reserve *rv,
     lg->lg_resv = rv->rv_resv;
     lg->lg_task_idx = rv->rv_task;
     lg->lg_attempt = rv->rv_attempt;
+    lg->lg_key = rv->rv_key;
+    lg->lg_ref = rv->rv_ref;
     lg->lg_res = rv->rv_res;
     nm_htab_insert(&nm->nm_longs, &lg->lg_hnode, nm_long_hash(lg->lg_resv));
     nm_list_push_back(&nm->nm_pending, &lg->lg_link);

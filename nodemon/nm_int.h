@@ -111,6 +111,8 @@ struct nm_long {
     uint64_t lg_resv;
     uint32_t lg_task_idx;
     uint32_t lg_attempt;
+    uint64_t lg_key; /* rv_key, rv_ref: the frontend's name for it */
+    uint32_t lg_ref;
     sk_resources lg_res;
     uint8_t *lg_spec;
     uint32_t lg_spec_len;

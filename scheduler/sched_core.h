@@ -183,6 +183,7 @@ typedef struct sched_stats {
     uint64_t ss_flow_started;   /* flow tasks reported started */
     uint64_t ss_flow_gave_up;   /* outcomes flowd decided (LOST, FAILED) */
     uint64_t ss_flow_refused;   /* hand-overs flowd rejected */
+    uint64_t ss_flow_moved;     /* attempts flowd released: held again */
     /* bad or useless input, dropped */
     uint64_t ss_bad_type;     /* a message type the scheduler takes not */
     uint64_t ss_bad_peer;     /* from a peer that has no business sending it */

@@ -64,6 +64,9 @@ static void send_handover(sched_core *c, const sched_flow *fl)
         /* Tags even on ended tasks: constraints count the tagged. */
         ts[i].ts_tags = t->tk_tags;
         ts[i].ts_ntags = t->tk_ntags;
+        /* The frontend's name, so that the node monitor keeps and offers
+         * the outcome as for a short task (refs increase: fl_tasks do). */
+        ts[i].ts_ref = j->j_key != 0 ? t->tk_ref : 0;
         if (t->tk_state == SCHED_TASK_DONE || t->tk_flow != fl) {
             ts[i].ts_done = true;
             continue;
@@ -90,6 +93,7 @@ static void send_handover(sched_core *c, const sched_flow *fl)
     sj->sj_placement = SK_PLACE_FLOW;
     sj->sj_constraints = j->j_cons;
     sj->sj_nconstraints = j->j_ncons;
+    sj->sj_key = j->j_key;
     c->c_stats.ss_flow_sent++;
 }
 
@@ -346,6 +350,15 @@ bool sched_flow_finished(sched_core *c, sk_peer from,
         c->c_stats.ss_bad_peer++;
         return true;
     }
+    if (tf->tf_status == SK_TASK_KILLED) {
+        /* Not this core's kill (a task it kills has ended here first):
+         * flowd released the attempt to run another one (preemption, or
+         * a node back from a partition whose task it had placed again),
+         * and holds the task until that one starts. */
+        c->c_stats.ss_flow_moved++;
+        sched_flow_node_down(c, t);
+        return true;
+    }
     if (c->c_flowd_up) {
         sk_msg *m = sched_send(c, c->c_flowd, SK_MSG_TASK_FINISHED);
         if (m != NULL) {
@@ -356,6 +369,25 @@ bool sched_flow_finished(sched_core *c, sk_peer from,
     /* The node may go within this call; the name is copied before. */
     end(c, t, tf, out, t->tk_node->nd_name);
     return true;
+}
+
+/* sched_flow_settled tells flowd that t, which it holds (waiting or
+ * placed), has its outcome from elsewhere (an outcome a node monitor
+ * offered): it ends the task and releases what it placed. While flowd
+ * is away the task is marked done in the re-forward instead. */
+void sched_flow_settled(sched_core *c, const sched_task *t, uint8_t status)
+{
+    if (!c->c_flowd_up || t->tk_flow == NULL)
+        return;
+    sk_msg *m = sched_send(c, c->c_flowd, SK_MSG_TASK_FINISHED);
+    if (m == NULL)
+        return;
+    sk_task_finished *tf = &m->m_task_finished;
+    tf->tf_job = t->tk_flow->fl_id;
+    tf->tf_task = t->tk_fidx;
+    tf->tf_attempt = t->tk_attempt;
+    tf->tf_node = "";
+    tf->tf_status = status;
 }
 
 /* sched_flow_answer handles flowd's JOB_ACCEPTED or JOB_REJECTED of a

@@ -258,6 +258,10 @@ void sched_flow_answer(sched_core *c, sk_peer from, const sk_msg *msg);
 void sched_flow_cancel(sched_core *c, sched_job *j);
 void sched_flow_free(sched_core *c, sched_job *j);
 void sched_flow_node_down(sched_core *c, sched_task *t);
+/* sched_flow_settled: t, held by flowd or placed through it, ended with
+ * an offered outcome (status): flowd ends it too and releases its slot
+ * (sched_flow.c). */
+void sched_flow_settled(sched_core *c, const sched_task *t, uint8_t status);
 void sched_fallback_arm(sched_core *c, sched_job *j, sk_time now);
 void sched_fallback_disarm(sched_core *c, sched_job *j);
 void sched_fallback_due(sched_core *c, sk_time now);

@@ -65,6 +65,8 @@ static bool take(sched_core *c, sched_task *t, uint8_t status,
         sched_queue_remove(t->tk_job, (uint32_t)(t - t->tk_job->j_tasks));
     if (t->tk_node != NULL)
         sched_kill(c, t); /* the retry: the task has its outcome */
+    if (t->tk_flow != NULL)
+        sched_flow_settled(c, t, status); /* flowd holds a retry */
     t->tk_offered = false;
     return sched_task_final(c, t, status, exit_code, out, node, launch_us,
                             end_us);
@@ -167,8 +169,7 @@ void sched_offer_in(sched_core *c, sk_peer from, const sk_task_outcome *to,
         return;
     }
     sched_task *t = task_by_ref(j, to->to_ref);
-    if (t == NULL || t->tk_state == SCHED_TASK_DONE ||
-        t->tk_state == SCHED_TASK_FLOW) {
+    if (t == NULL || t->tk_state == SCHED_TASK_DONE) {
         c->c_stats.ss_offers_late++;
         return;
     }

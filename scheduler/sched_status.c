@@ -425,6 +425,7 @@ void sched_status_reply(sched_core *c, sk_peer from,
     kv_u64(&f, "flow_resent", st->ss_flow_resent);
     kv_u64(&f, "flow_started", st->ss_flow_started);
     kv_u64(&f, "flow_gave_up", st->ss_flow_gave_up);
+    kv_u64(&f, "flow_moved", st->ss_flow_moved);
     kv_u64(&f, "flow_refused", st->ss_flow_refused);
     kv_u64(&f, "bad_input", bad);
     kv_u64(&f, "unknown_reservations", st->ss_unknown_resv);

@@ -1099,6 +1099,44 @@ static void test_outcomes_alone(void)
     nm_free(nm);
 }
 
+/* A long task flowd placed with a key (RESERVE's rv_key, rv_ref,
+ * protocol 4): its outcome is kept and offered as a short task's. */
+static void test_long_outcome(void)
+{
+    nm_config cfg = base_cfg(4);
+    cfg.nc_outcome_keep_ms = 1000;
+    nm_core *nm = make(&cfg);
+    up_sched(nm, SCHED, 5, 0);
+    up(nm, SCHED2, SK_ROLE_SCHEDULER, SCHED2_ID, "", 0);
+    up(nm, EXEC, SK_ROLE_EXECUTOR, 0, "spark", 0);
+    up(nm, FLOWD, SK_ROLE_FLOWD, 0, "", 0);
+    static const uint8_t spec[] = "long-service";
+    sk_msg m = {.m_type = SK_MSG_RESERVE};
+    m.m_reserve = (sk_reserve){.rv_resv = 100,
+                               .rv_job = 50,
+                               .rv_task = 2,
+                               .rv_sched = SCHED_ID,
+                               .rv_user = "svc",
+                               .rv_res = {500, 10},
+                               .rv_spec = {spec, sizeof spec},
+                               .rv_framework = "spark",
+                               .rv_key = 0xcafe,
+                               .rv_ref = 17};
+    deliver(nm, FLOWD, &m, 1);
+    uint64_t local = nm_job_local(nm, SCHED, 50);
+    finish_local(nm, local, 2, SK_TASK_OK, 10);
+    const nm_stats *st = nm_get_stats(nm);
+    tap_is_int((int64_t)st->ns_outcomes_kept, 1,
+               "a keyed long task's outcome is kept");
+    drain(nm);
+    nm_peer_down(nm, SCHED, 20);
+    const sk_task_outcome *o = outcome_to(nm, 0, SCHED2);
+    tap_ok(o != NULL && o->to_key == 0xcafe && o->to_ref == 17 &&
+               strcmp(o->to_user, "svc") == 0 && o->to_status == SK_TASK_OK,
+           "and offered to the other scheduler under its key and ref");
+    nm_free(nm);
+}
+
 /* Executors of one framework replacing each other; the command executor
  * going away. */
 static void test_executor_turnover(void)
@@ -1674,6 +1712,7 @@ int main(void)
     test_orphans();
     test_outcomes();
     test_outcomes_alone();
+    test_long_outcome();
     test_reserve();
     test_reserve_rejects();
     test_flowd_restart();

@@ -447,6 +447,8 @@ void pg_fill(pg *g, sk_msg_type type, sk_msg *msg)
         m->rv_res = res(g);
         m->rv_spec = bytes(g, SK_MAX_SPEC_BYTES);
         m->rv_framework = str(g, SK_MAX_NAME_LEN);
+        m->rv_key = below(g, 2) ? u64(g) | 1 : 0;
+        m->rv_ref = m->rv_key != 0 ? task_index(g) : 0;
         break;
     }
     case SK_MSG_RESERVE_ACK:
@@ -779,6 +781,8 @@ bool pg_equal(const sk_msg *a, const sk_msg *b, const char **field)
         FR(rv_res);
         FB(rv_spec);
         FS(rv_framework);
+        FV(x, rv_key);
+        FV(x, rv_ref);
         return true;
     }
     case SK_MSG_RESERVE_ACK:

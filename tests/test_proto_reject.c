@@ -414,6 +414,26 @@ static int task_reply(bool has_task, uint64_t task, uint32_t spec_len,
     return decode_free(&w);
 }
 
+/* RESERVE with key and ref (version 4). */
+static int reserve(uint64_t key, uint64_t ref)
+{
+    tw w = {0};
+    tw_env(&w, 12, SK_MSG_RESERVE);
+    tw_uint(&w, 1);
+    tw_uint(&w, 2);
+    tw_uint(&w, 3);
+    tw_uint(&w, 0);
+    tw_uint(&w, 7);
+    tw_strn(&w, 'u', 3);
+    tw_uint(&w, 0);
+    tw_res(&w);
+    tw_bin(&w, 2);
+    tw_strn(&w, 'f', 0);
+    tw_uint(&w, key);
+    tw_uint(&w, ref);
+    return decode_free(&w);
+}
+
 static int task_outcome(uint64_t key, uint64_t ref, uint64_t status,
                         uint32_t user_len, uint32_t out_len)
 {
@@ -632,6 +652,11 @@ static void test_limits_decode(void)
                "TASK_REPLY without a task but with a key");
     tap_is_int(task_reply(true, 5, 0, 9, SK_MAX_TASKS), SK_EPROTO,
                "TASK_REPLY ref of SK_MAX_TASKS");
+    tap_is_int(reserve(9, 4), 0, "RESERVE with a key and a ref decodes");
+    tap_is_int(reserve(0, 0), 0, "RESERVE without a key decodes");
+    tap_is_int(reserve(0, 4), SK_EPROTO, "RESERVE with a ref but no key");
+    tap_is_int(reserve(9, SK_MAX_TASKS), SK_EPROTO,
+               "RESERVE ref of SK_MAX_TASKS");
 
     tap_is_int(task_outcome(7, 3, SK_TASK_OK, 4, 5), 0, "TASK_OUTCOME decodes");
     tap_is_int(task_outcome(7, 3, SK_TASK_FAILED, SK_MAX_NAME_LEN,

@@ -393,15 +393,83 @@ static void test_flowd_away(void)
     sched_free(c);
 }
 
+/* A keyed long job (protocol 4): the hand-over keeps the key and refs;
+ * a KILLED report the core did not ask for is flowd moving the task;
+ * an offered outcome ends a task flowd holds, and flowd is told. */
+static void test_keyed(void)
+{
+    sched_core *c;
+    sched_new(NULL, 3, &c);
+    st_nodes_up(c, 2);
+    st_fe_up(c, ST_FE);
+    flowd_up(c);
+    sk_task_spec ts[3];
+    memset(ts, 0, sizeof ts);
+    for (uint32_t i = 0; i < 3; i++) {
+        ts[i].ts_spec = (sk_bytes){(const uint8_t *)"svc", 3};
+        ts[i].ts_ref = 2 * i + 3;
+    }
+    sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
+    m.m_submit_job = (sk_submit_job){.sj_job = 4,
+                                     .sj_user = "alice",
+                                     .sj_framework = "",
+                                     .sj_long = true,
+                                     .sj_tasks = ts,
+                                     .sj_ntasks = 3,
+                                     .sj_key = 0xabcdef};
+    sched_on_message(c, ST_FE, &m, 0);
+    const sk_submit_job *sj = handed(c, 0);
+    tap_ok(sj != NULL && sj->sj_key == 0xabcdef &&
+               sj->sj_tasks[0].ts_ref == 3 && sj->sj_tasks[2].ts_ref == 7,
+           "the hand-over carries the job's key and its tasks' refs");
+    uint64_t id = sj != NULL ? sj->sj_job : 0;
+
+    st_started(c, 2, id, 0, 0, 10);
+    st_clear(c);
+    st_finished(c, 2, id, 0, 0, SK_TASK_KILLED, 20);
+    sched_task_state s;
+    uint32_t att;
+    sk_peer on;
+    sched_task_get(c, ST_FE, 4, 0, &s, &att, &on);
+    tap_ok(s == SCHED_TASK_FLOW && to_fe(c, 0) == NULL &&
+               st_count(c, SK_MSG_TASK_FINISHED, FLOWD) == 0 &&
+               sched_stats_get(c)->ss_flow_moved == 1,
+           "a kill flowd asked for: the task is held again, unreported");
+    st_started(c, 1, id, 0, 1, 30);
+    st_finished(c, 1, id, 0, 1, SK_TASK_OK, 40);
+    const sk_task_finished *tf = to_fe(c, 1); /* after flowd's copy */
+    tap_ok(tf != NULL && tf->tf_task == 0 && tf->tf_status == SK_TASK_OK &&
+               tf->tf_attempt == 1,
+           "its next attempt's outcome is the task's");
+
+    st_clear(c);
+    sk_msg o = {.m_type = SK_MSG_TASK_OUTCOME};
+    o.m_task_outcome = (sk_task_outcome){.to_key = 0xabcdef,
+                                         .to_ref = 5,
+                                         .to_user = "alice",
+                                         .to_node = "node2",
+                                         .to_status = SK_TASK_OK};
+    st_node_msg(c, 2, &o, 50);
+    tf = to_fe(c, 1); /* flowd is told first */
+    const sk_out *fl = st_nth(c, SK_MSG_TASK_FINISHED, 0);
+    tap_ok(tf != NULL && tf->tf_task == 1 && tf->tf_status == SK_TASK_OK &&
+               fl != NULL && fl->o_peer == FLOWD &&
+               fl->o_msg.m_task_finished.tf_job == id &&
+               fl->o_msg.m_task_finished.tf_task == 1,
+           "an offer ends a task flowd holds, and flowd is told");
+    sched_free(c);
+}
+
 int main(void)
 {
-    tap_plan(36);
+    tap_plan(40);
     test_long_job();
     test_flowd_away();
     test_running_node_lost();
     test_fallback();
     test_constraints();
     test_frontend_fields();
+    test_keyed();
     tap_done();
     return tap_exit_status();
 }

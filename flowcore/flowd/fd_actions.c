@@ -48,6 +48,8 @@ void fd_send_reserve(fd_core *c, sk_time now, fd_task *t, fd_node *n)
     rv->rv_spec.b_data = t->t_spec;
     rv->rv_spec.b_len = t->t_spec_len;
     rv->rv_framework = j->j_framework;
+    rv->rv_key = j->j_key;
+    rv->rv_ref = t->t_ref;
     c->c_st.fs_reserves++;
 }
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t name_hash(const char *s)
+uint64_t fd_name_hash(const char *s)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
     for (; *s != '\0'; s++)
@@ -28,7 +28,7 @@ fd_node *fd_node_by_peer(const fd_core *c, sk_peer peer)
 
 fd_node *fd_node_by_name(const fd_core *c, const char *name)
 {
-    fd_node *n = sk_map_get(&c->c_node_by_name, name_hash(name));
+    fd_node *n = sk_map_get(&c->c_node_by_name, fd_name_hash(name));
     while (n != NULL && strcmp(n->n_name, name) != 0)
         n = n->n_name_next;
     return n;
@@ -115,7 +115,7 @@ void fd_node_free(fd_core *c, fd_node *n)
 
 static void unlink_name(fd_core *c, fd_node *n)
 {
-    uint64_t h = name_hash(n->n_name);
+    uint64_t h = fd_name_hash(n->n_name);
     fd_node *first = sk_map_get(&c->c_node_by_name, h);
     if (first == n) {
         if (n->n_name_next != NULL)
@@ -142,6 +142,7 @@ void fd_node_down(fd_core *c, sk_time now, fd_node *n, const char *why)
         fd_task *t = FD_CONTAINER(n->n_tasks.l_next, fd_task, t_node_link);
         char reason[SK_MAX_NAME_LEN + 64];
         snprintf(reason, sizeof reason, "node %s down", n->n_name);
+        fd_reclaim_mark(c, n, t);
         fd_task_retry(c, now, t, reason);
     }
     n->n_rack->r_cap -= fd_node_room(n);
@@ -260,6 +261,7 @@ void fd_on_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
     n->n_last_seen = now;
     n->n_mstate = 0; /* never announced */
     fd_list_init(&n->n_tasks);
+    fd_reclaim_hello(c, n);
     if (sk_map_put(&c->c_node_by_peer, (uint64_t)from + 1, n) != 0) {
         fd_slots_give(&c->c_nodes, n->n_slot);
         n->n_rack = NULL;
@@ -270,7 +272,7 @@ void fd_on_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
         c->c_st.fs_nomem++;
         return;
     }
-    uint64_t hk = name_hash(n->n_name);
+    uint64_t hk = fd_name_hash(n->n_name);
     n->n_name_next = sk_map_get(&c->c_node_by_name, hk);
     if (sk_map_put(&c->c_node_by_name, hk, n) != 0)
         c->c_st.fs_nomem++; /* unreachable by name: no preference arcs */
@@ -417,6 +419,11 @@ void fd_on_heartbeat(fd_core *c, sk_time now, fd_node *n,
         }
         if (t != NULL)
             continue; /* listed twice */
+        int back = fd_reclaim(c, now, n, ru);
+        if (back != 0) {
+            matched += back > 0;
+            continue;
+        }
         if (settling ? adopt(c, now, n, ru) : false) {
             matched++;
             continue;
@@ -465,6 +472,10 @@ void fd_on_heartbeat(fd_core *c, sk_time now, fd_node *n,
     set_foreign(c, n, foreign);
     n->n_queue = queue;
     n->n_used = hb->hb_slots_used;
+    if (n->n_returning) { /* its tasks are known: work may go there */
+        n->n_returning = false;
+        changed = true;
+    }
     if (changed) {
         fd_node_touch(c, n);
         fd_event(c, now);

@@ -281,7 +281,9 @@ static int build_nodes(const fd_core *c, inst *in)
             rack_of[rs] = (int32_t)nr++;
         in->node_of[i] = (int32_t)nn;
         in->nodes[nn] = n;
-        in->room[nn] = room > n->n_ntasks ? room - n->n_ntasks : 0;
+        /* A node back from a loss takes nothing before its heartbeat. */
+        in->room[nn] =
+            room > n->n_ntasks && !n->n_returning ? room - n->n_ntasks : 0;
         in->rack[nn] = rack_of[rs];
         in->ident[nn] = (int32_t)nn;
         nn++;

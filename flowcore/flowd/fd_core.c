@@ -156,6 +156,7 @@ void fd_core_free(fd_core *c)
     fd_slots_free(&c->c_tasks);
     sk_map_free(&c->c_node_by_peer);
     sk_map_free(&c->c_node_by_name);
+    sk_map_free(&c->c_away);
     sk_map_free(&c->c_sched_by_peer);
     sk_map_free(&c->c_task_by_resv);
     fd_dump_free(c);

@@ -204,6 +204,11 @@ typedef struct fd_stats {
     uint64_t fs_stalls;         /* stalls seen: nodes' silence forgiven */
     uint64_t fs_nodes_detached; /* sessions ended right after: kept */
     uint64_t fs_nodes_back;     /* detached nodes back with their tasks */
+    /* nodes lost past node_timeout_ms that come back (fd_reclaim.c) */
+    uint64_t fs_reclaimed;      /* their tasks taken back, not killed */
+    uint64_t fs_reclaim_killed; /* placed again meanwhile: killed there */
+    uint64_t fs_done_elsewhere; /* the scheduler's outcome ended another
+                                   attempt here (released) */
     uint64_t fs_dropped_dead;  /* placements dropped: task ended or node
                                   left during the solve */
     uint64_t fs_dropped_cap;   /* placements over a node's cap dropped */

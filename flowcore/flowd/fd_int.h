@@ -81,6 +81,11 @@ typedef struct fd_task {
     sk_time t_run_since;  /* seen running since */
     sk_time t_waited;     /* time waited before t_since, all spells */
     uint32_t t_moves;     /* attempts used up by preemption */
+    uint32_t t_ref;       /* ts_ref: its name under the job's key */
+    /* its node was lost with it (fd_reclaim.c): the attempt that ran
+     * there, and the node (name hash, incarnation), 0: none */
+    uint32_t t_away_attempt;
+    uint64_t t_away_name, t_away_inc;
     uint64_t t_round;     /* stamp: stopped by this round's flow */
     const char **t_prefs; /* preferred nodes, then preferred racks */
     uint32_t t_nprefs;    /* both */
@@ -127,7 +132,8 @@ typedef struct fd_sched {
 
 struct fd_job {
     fd_sched *j_sched;
-    uint64_t j_id; /* sj_job */
+    uint64_t j_id;  /* sj_job */
+    uint64_t j_key; /* sj_key (0: none): its tasks' outcomes are offered */
     char *j_user, *j_framework;
     uint8_t j_priority;
     sk_resources j_res;
@@ -186,6 +192,8 @@ typedef struct fd_node {
     bool n_dead;
     bool n_detached;     /* its session ended after flowd's own stall:
                             kept, without a peer, for its return */
+    bool n_returning;    /* lost with long tasks and back: no work until
+                            its first heartbeat (fd_reclaim.c) */
     bool n_dirty;        /* in c_dirty_nodes */
     bool n_in_net;       /* its part of the network exists */
     bool n_load_changed; /* its arcs to the sink must be redone */
@@ -349,6 +357,7 @@ struct fd_core {
     fd_link c_dirty_classes;
     sk_map c_node_by_peer;  /* peer + 1 -> fd_node (live) */
     sk_map c_node_by_name;  /* name hash -> fd_node chain (live) */
+    sk_map c_away; /* node monitors lost with long tasks (fd_reclaim.c) */
     sk_map c_sched_by_peer; /* peer + 1 -> fd_sched (live sessions) */
     fd_link c_sched_gone;   /* schedulers in their grace, oldest first */
     fd_link c_sched_back;   /* back, re-forwards awaited, oldest first */
@@ -413,8 +422,22 @@ fd_node *fd_node_by_peer(const fd_core *c, sk_peer peer);
  * tasks (fd_on_hello). */
 void fd_node_detach(fd_core *c, fd_node *n);
 fd_node *fd_node_by_name(const fd_core *c, const char *name);
+/* fd_name_hash: the hash of a node's name (never 0). */
+uint64_t fd_name_hash(const char *s);
 fd_rack *fd_rack_by_name(const fd_core *c, const char *name);
 void fd_node_free(fd_core *c, fd_node *n);
+
+/* fd_reclaim.c: a node lost past node_timeout_ms comes back.
+ * fd_reclaim_mark: t ran on n, which the core writes off: t remembers n
+ * and its attempt (call before t is re-planned). fd_reclaim_hello: the
+ * new record n registered; a node monitor lost with tasks gets no work
+ * until its first heartbeat. fd_reclaim: ru, a long task n's heartbeat
+ * lists and the core does not know: 1 taken back (running on n with its
+ * old attempt), -1 released with kill (placed again meanwhile), 0 none
+ * of the tasks lost with n. */
+void fd_reclaim_mark(fd_core *c, fd_node *n, fd_task *t);
+void fd_reclaim_hello(fd_core *c, fd_node *n);
+int fd_reclaim(fd_core *c, sk_time now, fd_node *n, const sk_running *ru);
 
 /* fd_directory.c: MEMBERSHIP */
 uint8_t fd_node_state(const fd_node *n);          /* sk_node_state */

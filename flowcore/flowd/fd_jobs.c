@@ -396,6 +396,7 @@ void fd_on_submit(fd_core *c, sk_time now, fd_sched *s, const sk_submit_job *sj)
     j->j_sched = s;
     j->j_class = k;
     j->j_id = sj->sj_job;
+    j->j_key = sj->sj_key;
     j->j_user = copy_str(&at, sj->sj_user);
     j->j_framework = copy_str(&at, sj->sj_framework);
     j->j_priority = sj->sj_priority;
@@ -414,6 +415,7 @@ void fd_on_submit(fd_core *c, sk_time now, fd_sched *s, const sk_submit_job *sj)
         fd_task *t = &tasks[i];
         t->t_job = j;
         t->t_index = i;
+        t->t_ref = sj->sj_key != 0 ? ts->ts_ref : 0;
         t->t_slot = UINT32_MAX;
         t->t_spec = (const uint8_t *)at;
         t->t_spec_len = ts->ts_spec.b_len;
@@ -502,10 +504,21 @@ void fd_on_finished(fd_core *c, sk_time now, fd_sched *s,
         return;
     }
     fd_task *t = &j->j_tasks[tf->tf_task];
-    if (t->t_state == FD_TASK_DEAD || t->t_state == FD_TASK_WAITING ||
-        t->t_attempt != tf->tf_attempt) {
+    if (t->t_state == FD_TASK_DEAD) {
         c->c_st.fs_stale++;
         return;
+    }
+    /* The scheduler passes on only the outcome it keeps: the task is
+     * over, whatever this core holds of it. Another attempt (this core
+     * placed the task again after its node was lost, or the outcome was
+     * offered from elsewhere) is released, so that it does not complete
+     * a second time. */
+    if (t->t_node != NULL &&
+        (t->t_attempt != tf->tf_attempt || t->t_state != FD_TASK_RUNNING)) {
+        fd_send_release(c, t->t_node, t->t_resv, j->j_id, t->t_index);
+        c->c_st.fs_done_elsewhere++;
+    } else if (t->t_state == FD_TASK_WAITING) {
+        c->c_st.fs_done_elsewhere++;
     }
     c->c_st.fs_tasks_ended++;
     fd_task_end(c, now, t, 0, NULL);

@@ -159,6 +159,9 @@ static int status(fd_core *c, const sk_status_request *req, sk_time now,
     KV("tasks_failed", "%" PRIu64, st->fs_tasks_failed);
     KV("adopted", "%" PRIu64, st->fs_adopted);
     KV("unknown_killed", "%" PRIu64, st->fs_unknown_kill);
+    KV("reclaimed", "%" PRIu64, st->fs_reclaimed);
+    KV("reclaim_killed", "%" PRIu64, st->fs_reclaim_killed);
+    KV("done_elsewhere", "%" PRIu64, st->fs_done_elsewhere);
     KV("jobs_rejected", "%" PRIu64, st->fs_jobs_rejected);
     KV("refused_limit", "%" PRIu64, st->fs_limit);
     KV("refused_field", "%" PRIu64, st->fs_bad_field);

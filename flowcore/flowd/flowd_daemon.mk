@@ -30,6 +30,14 @@ tests_test_integration_flowgrace_LDADD = $(DH_TEST_LDADD)
 EXTRA_tests_test_integration_flowgrace_DEPENDENCIES = $(DH_TEST_DEPS) \
 	flowcore/flowd/skylark-flowd
 
+# A node monitor flowd wrote off comes back: its long tasks taken back.
+check_PROGRAMS += tests/test_integration_flowreturn
+TESTS += tests/test_integration_flowreturn
+tests_test_integration_flowreturn_SOURCES = tests/test_integration_flowreturn.c
+tests_test_integration_flowreturn_LDADD = $(DH_TEST_LDADD)
+EXTRA_tests_test_integration_flowreturn_DEPENDENCIES = $(DH_TEST_DEPS) \
+	flowcore/flowd/skylark-flowd
+
 check_PROGRAMS += tests/test_integration_hybrid
 TESTS += tests/test_integration_hybrid
 tests_test_integration_hybrid_SOURCES = tests/test_integration_hybrid.c
