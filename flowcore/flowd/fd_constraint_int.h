@@ -51,4 +51,11 @@ static inline bool fd_cx_ok_at(const fd_cx_task *t, uint32_t n)
  * an FC_E* code */
 int fd_cx_flow_stage(fd_cx *x, fd_cx_state *s, fd_cx_stats *xs);
 
+/* fd_constraint_spread.c: move placed tasks (not fixed) of order[] so
+ * that each tag spreads over the racks, each move costing nothing
+ * (fd_cx_delta <= 0); used[] (tasks placed per node) follows. 0 or
+ * FC_ENOMEM. */
+int fd_cx_spread(fd_cx_state *s, uint32_t *used, const uint32_t *order,
+                 uint32_t norder, fd_cx_stats *xs);
+
 #endif /* FD_CONSTRAINT_INT_H */
