@@ -155,8 +155,10 @@ static int gate_build(net *w, const fd_cx *x, gate *g)
     return rc;
 }
 
-/* Arcs of a gated task: into every rack gate, or every node gate it may
- * go to (a task restricted to some nodes is never rack-gated). */
+/* Arcs of a gated task: into every rack gate, or the node gate of every
+ * node with room it may go to (a task restricted to some nodes is never
+ * rack-gated; nodes without room, e.g. those a bounded round does not
+ * offer, get no arc: the gate's arc into them has capacity 0). */
 static int gated_arcs(net *w, const fd_cx *x, const gate *g,
                       const fd_cx_task *t, fc_node tn)
 {
@@ -168,7 +170,7 @@ static int gated_arcs(net *w, const fd_cx *x, const gate *g,
         return rc;
     }
     for (uint32_t n = 0; n < x->cx_nnodes && rc == 0; n++)
-        if (fd_cx_ok_at(t, n))
+        if (x->cx_room[n] > 0 && fd_cx_ok_at(t, n))
             rc = fc_arc_add(w->n_g, tn, g->g_nnode[n], 1, 0, &a);
     return rc;
 }

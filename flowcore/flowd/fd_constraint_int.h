@@ -19,7 +19,9 @@ typedef struct fd_cx_state {
     uint32_t **st_cnt;  /* [constraint][group]: placed tasks counted */
     uint32_t **st_subj; /* [constraint]: its subject tasks */
     uint32_t *st_nsubj;
-    uint64_t st_deltas; /* fd_cx_delta calls: the repair pass's work */
+    uint32_t **st_in[2]; /* [counted][constraint][group]: placed subject
+                            tasks there, not counted by it / counted */
+    uint64_t st_deltas;  /* fd_cx_delta calls: the repair pass's work */
 } fd_cx_state;
 
 bool fd_cx_has_tag(const fd_cx_task *t, uint32_t tag);
