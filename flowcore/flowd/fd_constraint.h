@@ -118,7 +118,7 @@ typedef struct fd_cx_stats {
  * (fd_constraint_spread.c). Writes ck_node of every task not fixed. Cost:
  * the network has tasks * nodes-with-room arcs; the repair pass and the
  * spreading make at most FD_CX_MAX_DELTAS costed moves
- * (fd_cx_delta, each O(constraints * tasks they constrain)) before its
+ * (fd_cx_delta, each O(constraints)) before its
  * last step, which takes back every task that keeps a hard pair broken
  * (O(tasks) costed moves a sweep). Returns 0, FC_ENOMEM, or another FC_E*
  * from the solver. */
