@@ -1,8 +1,9 @@
 /*
- * cmd_flow.c - `skylark flow dump` and `skylark flow explain`: the flow
- * node's network for an operator, through its STATUS_REQUEST queries
- * (docs/PROTOCOL.md): the whole network as DIMACS with names in comment
- * lines, fetched page by page, and why one task is where it is.
+ * cmd_flow.c - `skylark flow dump`, `skylark flow explain` and `skylark
+ * flow constraints`: the flow node's network for an operator, through its
+ * STATUS_REQUEST queries (docs/PROTOCOL.md): the whole network as DIMACS
+ * with names in comment lines, fetched page by page, why one task is
+ * where it is, and what placement constraints are broken per job.
  */
 #include "cli_common.h"
 #include "config.h"
@@ -31,6 +32,7 @@ static void flow_usage(FILE *out)
             "[SCHED/]JOB TASK\n"
             "       skylark flow explain [--flowd ADDR] [--timeout S] "
             "[SCHED/]JOB/TASK\n"
+            "       skylark flow constraints [--flowd ADDR] [--timeout S]\n"
             "\n"
             "Asks the flow node (skylark-flowd) about its flow network.\n"
             "\n"
@@ -48,6 +50,11 @@ static void flow_usage(FILE *out)
             "by: the id its scheduler gave the hand-over (the job column of\n"
             "the flow node's part of `skylark jobs`), with SCHED/ the\n"
             "scheduler's id when two schedulers use the same JOB.\n"
+            "\n"
+            "constraints prints the counters of the constraint rounds and,\n"
+            "per job with placement constraints, the (constraint, task)\n"
+            "pairs its placements break: hard, soft, their weight, and per\n"
+            "constraint in the job's order (after the last such round).\n"
             "\n"
             "  -o, --out FILE     dump: write to FILE (default: stdout)\n"
             "  -f, --flowd ADDR   the flow node (default: the local "
@@ -214,6 +221,31 @@ static int explain_query(int argc, char **argv, char *q, size_t len)
     return 0;
 }
 
+/* `flow constraints`: the pairs, then the table with a header line. */
+static int constraints(const char *ep, const char *key, double timeout)
+{
+    sk_status *s;
+    if (cli_query(WHO, ep, key, "constraints", timeout, &s) != 0)
+        return 1;
+    if (sk_status_get(s, "pairs_checked") == NULL) {
+        fprintf(stderr, WHO ": %s answered no constraint counts\n", ep);
+        sk_status_free(s);
+        return 1;
+    }
+    for (unsigned i = 0; i < sk_status_nkv(s); i++)
+        printf("%s %s\n", sk_status_key(s, i), sk_status_value(s, i));
+    unsigned nc = sk_status_ncolumns(s);
+    for (unsigned k = 0; nc > 0 && k < nc; k++)
+        printf("%s%s", k > 0 ? " " : "", sk_status_column(s, k));
+    if (nc > 0)
+        printf("\n");
+    for (unsigned r = 0; r < sk_status_nrows(s); r++)
+        for (unsigned k = 0; k < nc; k++)
+            printf("%s%s", sk_status_cell(s, r, k), k + 1 < nc ? " " : "\n");
+    sk_status_free(s);
+    return fflush(stdout) == 0 ? 0 : 1;
+}
+
 static int explain(const char *ep, const char *key, double timeout,
                    const char *q)
 {
@@ -241,18 +273,23 @@ int cmd_flow(int argc, char **argv)
         return 0;
     }
     if (argc < 2 ||
-        (strcmp(argv[1], "dump") != 0 && strcmp(argv[1], "explain") != 0)) {
-        fprintf(stderr, WHO ": dump or explain (see skylark flow --help)\n");
+        (strcmp(argv[1], "dump") != 0 && strcmp(argv[1], "explain") != 0 &&
+         strcmp(argv[1], "constraints") != 0)) {
+        fprintf(stderr, WHO ": dump, explain or constraints (see skylark "
+                            "flow --help)\n");
         return 2;
     }
     bool is_dump = strcmp(argv[1], "dump") == 0;
+    bool is_cons = strcmp(argv[1], "constraints") == 0;
     const char *out = NULL, *flowd = NULL;
     cli_conn o = {.co_timeout = 10, .co_timeout_max = 3600};
     int c;
     argc--;
     argv++;
     optind = 0;
-    argv[0] = is_dump ? (char *)WHO " dump" : (char *)WHO " explain";
+    argv[0] = is_dump   ? (char *)WHO " dump"
+              : is_cons ? (char *)WHO " constraints"
+                        : (char *)WHO " explain";
     while ((c = getopt_long(argc, argv, "o:f:t:d:K:h", longopts, NULL)) != -1) {
         int taken = cli_conn_opt(&o, WHO, c, optarg);
         if (taken < 0)
@@ -279,11 +316,15 @@ int cmd_flow(int argc, char **argv)
         fprintf(stderr, WHO " dump: no arguments (--out FILE writes a file)\n");
         return 2;
     }
-    if (!is_dump && out != NULL) {
+    if (is_cons && (optind < argc || out != NULL)) {
+        fprintf(stderr, WHO " constraints: no arguments, no --out\n");
+        return 2;
+    }
+    if (!is_dump && !is_cons && out != NULL) {
         fprintf(stderr, WHO " explain: --out is for dump\n");
         return 2;
     }
-    if (!is_dump &&
+    if (!is_dump && !is_cons &&
         explain_query(argc - optind, argv + optind, q, sizeof q) != 0) {
         fprintf(stderr, WHO " explain: give [SCHED/]JOB TASK or "
                             "[SCHED/]JOB/TASK, numbers\n");
@@ -295,6 +336,8 @@ int cmd_flow(int argc, char **argv)
     if (cli_flowd(WHO, o.co_dir, flowd, ep, sizeof ep) != 0)
         return 1;
     const char *key = cli_key_file(o.co_key, o.co_dir, keybuf, sizeof keybuf);
+    if (is_cons)
+        return constraints(ep, key, o.co_timeout);
     return is_dump ? dump(ep, key, o.co_timeout, out)
                    : explain(ep, key, o.co_timeout, q);
 }

@@ -778,6 +778,24 @@ static double ms(double us)
     return us / 1000;
 }
 
+/* Per application, what its placements break after the last constraint
+ * round: the core's "constraints" status query, as a client reads it. */
+static void report_cons(flow_state *fs, sim *s, FILE *out)
+{
+    sk_status_request rq = {.sq_table = true, .sq_query = "constraints"};
+    sk_status_reply r;
+    if (fd_core_status(fs->fs_core, &rq, s->s_now, &r) != 0 ||
+        r.sr_ncolumns != 8)
+        return;
+    for (uint32_t i = 0; i < r.sr_nrows; i++) {
+        const char **cl = r.sr_rows[i].sw_cells;
+        fprintf(out,
+                "    job %-10s soft broken %s (weight %s), hard %s; per "
+                "constraint %s\n",
+                cl[1], cl[5], cl[6], cl[4], cl[7]);
+    }
+}
+
 static void fl_report(void *ctx, sim *s, FILE *out)
 {
     flow_state *fs = ctx;
@@ -845,6 +863,8 @@ static void fl_report(void *ctx, sim *s, FILE *out)
                                   : 0.0,
                 (unsigned long long)st->fs_cx_soft_weight,
                 (unsigned long long)st->fs_cx_hard);
+    if (st->fs_cx_rounds > 0)
+        report_cons(fs, s, out);
     fprintf(
         out,
         "  anomalies         input dropped %llu, over limits %llu, "

@@ -204,6 +204,15 @@ static void test_flow(void)
            "flow explain of a job flowd does not hold: exit 1, and why");
     SKY("flow", "explain", "--flowd", flowd.dp_endpoint, "five", "1");
     tap_is_int(R.r_status, 2, "a job that is no number: exit 2");
+    SKY("flow", "constraints", "--flowd", flowd.dp_endpoint);
+    tap_ok(R.r_status == 0 && has(R.r_out, "\npairs_checked 0\n") &&
+               has(R.r_out, "\njobs 0\n") &&
+               has(R.r_out,
+                   "sched job user constraints hard soft weight broken\n"),
+           "flow constraints: the counters and the header of the per-job "
+           "table (no job has constraints)");
+    SKY("flow", "constraints", "--flowd", flowd.dp_endpoint, "5");
+    tap_is_int(R.r_status, 2, "flow constraints takes no argument: exit 2");
     SKY("flow", "explode", "--flowd", flowd.dp_endpoint);
     tap_is_int(R.r_status, 2, "flow without dump or explain: exit 2");
     SKY("flow", "dump", "--flowd", sched.dp_endpoint, "--timeout", "2");
@@ -259,7 +268,7 @@ int main(void)
 {
     if (cr_skylark() == NULL)
         tap_skip_all("no skylark tool under $top_builddir");
-    tap_plan(26);
+    tap_plan(28);
     tap_timeout(120);
     dh_init();
     snprintf(nokey, sizeof nokey, "%s/no-cluster", dh_dir());

@@ -483,13 +483,162 @@ static void test_bounded(void)
     fd_core_free(c);
 }
 
+/* Placed tasks of a tag spread over the racks at no cost; an application
+ * that comes later with "IN RACK that tag" then finds room (the
+ * inter-application case of docs/results/medea.md). */
+static void test_spread(void)
+{
+    /* 16 nodes of 2 slots, 4 racks of 4; 4 zk NOTIN NODE all/zk (hard) */
+    small s;
+    fd_cx_con zk = {
+        .cc_all = true, .cc_group = SK_GROUP_NODE, .cc_ngroups = 16};
+    small_init(&s, 16, 2, 4, 4, &zk, 1);
+    zk.cc_gid = s.gnode;
+    fd_cx_stats st;
+    fd_cx_score sc;
+    fd_cx_place(&s.x, &st);
+    fd_cx_eval(&s.x, &sc);
+    uint32_t per_rack[4] = {0};
+    for (uint32_t t = 0; t < 4; t++)
+        if (s.tasks[t].ck_node != FD_CX_NONE)
+            per_rack[s.rack[s.tasks[t].ck_node]]++;
+    tap_ok(sc.cs_unplaced == 0 && sc.cs_hard == 0 && per_rack[0] == 1 &&
+               per_rack[1] == 1 && per_rack[2] == 1 && per_rack[3] == 1,
+           "4 zk on 4 racks, one a rack (%u %u %u %u; spread moves %u)",
+           per_rack[0], per_rack[1], per_rack[2], per_rack[3], st.xs_spread);
+
+    /* the next round: zk fixed where it went, 20 hb IN RACK all/zk (hard)
+     * on the room zk left; 16 fit on zk's racks only if zk spread */
+    small h;
+    fd_cx_con in = {.cc_job = 1,
+                    .cc_target = 0,
+                    .cc_source = 1,
+                    .cc_all = true,
+                    .cc_min = 1,
+                    .cc_max = UINT32_MAX,
+                    .cc_group = SK_GROUP_RACK,
+                    .cc_ngroups = 4};
+    small_init(&h, 16, 2, 4, 24, &in, 1);
+    in.cc_gid = h.rack;
+    uint32_t tag1 = 1;
+    h.x.cx_ntags = 2;
+    for (uint32_t t = 0; t < 4; t++) {
+        h.tasks[t].ck_fixed = true;
+        h.tasks[t].ck_node = s.tasks[t].ck_node;
+        h.room[s.tasks[t].ck_node]--;
+    }
+    for (uint32_t t = 4; t < 24; t++) {
+        h.tasks[t].ck_job = 1;
+        h.tasks[t].ck_tags = &tag1;
+    }
+    fd_cx_place(&h.x, &st);
+    fd_cx_eval(&h.x, &sc);
+    tap_ok(sc.cs_unplaced == 0 && sc.cs_hard == 0,
+           "then 20 hb IN RACK all/zk: all placed (waiting %llu, hard "
+           "broken %llu)",
+           (unsigned long long)sc.cs_unplaced, (unsigned long long)sc.cs_hard);
+
+    /* spreading never costs: a soft affinity keeps 6 tasks in one rack */
+    fd_cx_con aff = {.cc_min = 1,
+                     .cc_max = UINT32_MAX,
+                     .cc_weight = 1,
+                     .cc_group = SK_GROUP_RACK,
+                     .cc_ngroups = 4};
+    small_init(&s, 16, 2, 4, 6, &aff, 1);
+    aff.cc_gid = s.rack;
+    fd_cx_place(&s.x, &st);
+    fd_cx_eval(&s.x, &sc);
+    tap_ok(sc.cs_unplaced == 0 && sc.cs_soft == 0,
+           "6 tasks IN RACK of each other (soft): none broken after "
+           "spreading (broken %llu, spread moves %u)",
+           (unsigned long long)sc.cs_soft, st.xs_spread);
+}
+
+/* MEDEA's inter-application case in miniature, through the core: 4
+ * ZooKeeper, then 60 Storm (at most 3 a node, not beside HBase), then
+ * 200 HBase (on a rack holding ZooKeeper, at most 3 a node), all soft,
+ * on 160 nodes of 4 slots in 4 racks of 40. HBase needs 67 nodes: more
+ * than a rack, so ZooKeeper must not sit on one rack, and Storm must
+ * leave room there. Then the "constraints" query: per application. */
+/* Runs the next round that becomes due within 5 s, moving *now on. */
+static int round_soon(fd_core *c, sk_time *now)
+{
+    for (int i = 0; i < 50; i++, *now += 100 * MS)
+        if (fdt_round(c, *now, NULL) == 0)
+            return 0;
+    return SK_EAGAIN;
+}
+
+static void test_inter_apps(void)
+{
+    sk_time now = T0 + 1000 * MS;
+    fd_core *c = cluster(160, 4, now);
+    submit(c, now, 1, 4, "zk", "zk,NOTIN,NODE,all/zk,SOFT=1");
+    tap_is_int(round_soon(c, &now), 0, "zk's round");
+    submit(c, now, 2, 60, "st",
+           "st,CARDINALITY,NODE,all/st,0,2,SOFT=1:st,NOTIN,NODE,all/hb,SOFT=1");
+    tap_is_int(round_soon(c, &now), 0, "storm's round");
+    submit(c, now, 3, 200, "hb",
+           "hb,IN,RACK,all/zk,SOFT=1:hb,CARDINALITY,NODE,all/hb,0,2,SOFT=1");
+    tap_is_int(round_soon(c, &now), 0, "hbase's round");
+    const fd_stats *st = fd_core_stats(c);
+    tap_ok(st->fs_cx_waiting == 0 && st->fs_cx_checked == 4 + 120 + 400 &&
+               st->fs_cx_soft == 0 && st->fs_cx_spread > 0,
+           "all 264 placed, %llu of %llu pairs broken (spread moves %llu, "
+           "rounds cut %llu)",
+           (unsigned long long)st->fs_cx_soft,
+           (unsigned long long)st->fs_cx_checked,
+           (unsigned long long)st->fs_cx_spread,
+           (unsigned long long)st->fs_cx_cut);
+
+    fdt_drain(c);
+    sk_msg m = {.m_type = SK_MSG_STATUS_REQUEST};
+    m.m_status_request = (sk_status_request){
+        .sq_request = 6, .sq_table = true, .sq_query = "constraints"};
+    fd_core_on_msg(c, now, 200, &m);
+    const sk_msg *r = fdt_nth(c, SK_MSG_STATUS_REPLY, 0, NULL);
+    const sk_status_reply *rp = r != NULL ? &r->m_status_reply : NULL;
+    bool ok = rp != NULL && rp->sr_nrows == 3 && rp->sr_ncolumns == 8 &&
+              strcmp(rp->sr_columns[7], "broken") == 0;
+    const char *rounds = NULL, *checked = NULL;
+    for (uint32_t i = 0; ok && i < rp->sr_nkv; i++) {
+        if (strcmp(rp->sr_kv[i].kv_key, "rounds") == 0)
+            rounds = rp->sr_kv[i].kv_value;
+        if (strcmp(rp->sr_kv[i].kv_key, "pairs_checked") == 0)
+            checked = rp->sr_kv[i].kv_value;
+    }
+    uint32_t seen = 0;
+    for (uint32_t i = 0; ok && i < rp->sr_nrows; i++) {
+        const char **cl = rp->sr_rows[i].sw_cells;
+        bool two = strcmp(cl[1], "1") != 0;
+        seen |= 1u << atoi(cl[1]);
+        ok = strcmp(cl[3], two ? "2" : "1") == 0 && strcmp(cl[5], "0") == 0 &&
+             strcmp(cl[7], two ? "0,0" : "0") == 0;
+    }
+    tap_ok(ok && seen == 0xe && rounds != NULL && strcmp(rounds, "3") == 0 &&
+               checked != NULL && strcmp(checked, "524") == 0,
+           "the constraints query: 3 rounds, 524 pairs, a row per "
+           "application with its constraints and none broken");
+    fdt_drain(c);
+    m.m_status_request.sq_query = "constraint";
+    fd_core_on_msg(c, now, 200, &m);
+    r = fdt_nth(c, SK_MSG_STATUS_REPLY, 0, NULL);
+    tap_ok(r != NULL && r->m_status_reply.sr_nkv == 1 &&
+               strstr(r->m_status_reply.sr_kv[0].kv_value, "constraints") !=
+                   NULL,
+           "an unknown query is refused, naming the constraints query");
+    fd_core_free(c);
+}
+
 int main(void)
 {
     tap_plan_lazy();
     test_exact_caps();
+    test_spread();
     test_flowd();
     test_main_network();
     test_bounded();
+    test_inter_apps();
     test_oracle();
     tap_done();
     return tap_exit_status();

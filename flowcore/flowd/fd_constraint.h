@@ -99,6 +99,7 @@ typedef struct fd_cx_stats {
     uint32_t xs_moved;         /* moved by the repair pass */
     uint32_t xs_placed_repair; /* placed by the repair pass */
     uint32_t xs_unplaced;      /* left waiting, hard constraints unmet */
+    uint32_t xs_spread;        /* moved to spread a tag over racks */
     bool xs_cut;               /* the repair pass spent FD_CX_MAX_DELTAS */
 } fd_cx_stats;
 
@@ -112,10 +113,12 @@ typedef struct fd_cx_stats {
  * tasks under the most constraints first, among them those with the
  * fewest candidate nodes first, each moved to the node that lowers the
  * objective most, never breaking a hard constraint; a task that cannot be
- * placed without breaking one waits, with ck_why set). Writes ck_node of
- * every task not fixed. Cost: the network has tasks * nodes-with-room
- * arcs; the repair pass makes at most FD_CX_MAX_DELTAS costed moves
- * (fd_cx_delta, each O(constraints * tasks they constrain)) before its
+ * placed without breaking one waits, with ck_why set); then each tag's
+ * tasks spread over the racks by moves that cost nothing
+ * (fd_constraint_spread.c). Writes ck_node of every task not fixed. Cost:
+ * the network has tasks * nodes-with-room arcs; the repair pass and the
+ * spreading make at most FD_CX_MAX_DELTAS costed moves
+ * (fd_cx_delta, each O(constraints)) before its
  * last step, which takes back every task that keeps a hard pair broken
  * (O(tasks) costed moves a sweep). Returns 0, FC_ENOMEM, or another FC_E*
  * from the solver. */
@@ -195,5 +198,7 @@ typedef struct fd_cons_count {
  * sched. Returns 0, or SK_ENOTFOUND (no such job, or no constraint). */
 int fd_constraint_count(const fd_core *c, sk_peer sched, uint64_t job,
                         fd_cons_count *out);
+/* fd_cons_counts: job j's counts, or NULL when it has no constraint. */
+const fd_cons_count *fd_cons_counts(const struct fd_job *j);
 
 #endif /* FD_CONSTRAINT_H */

@@ -121,14 +121,20 @@ const char *fd_constraint_why(const fd_core *c, sk_peer sched, uint64_t job,
     return j->j_cons->cj_why[task];
 }
 
+const fd_cons_count *fd_cons_counts(const fd_job *j)
+{
+    return fd_cons_active(j) ? &j->j_cons->cj_count : NULL;
+}
+
 int fd_constraint_count(const fd_core *c, sk_peer sched, uint64_t job,
                         fd_cons_count *out)
 {
     fd_sched *s = fd_sched_by_peer(c, sched);
     fd_job *j = s != NULL ? fd_job_find(s, job) : NULL;
-    if (j == NULL || !fd_cons_active(j))
+    const fd_cons_count *k = j != NULL ? fd_cons_counts(j) : NULL;
+    if (k == NULL)
         return SK_ENOTFOUND;
-    *out = j->j_cons->cj_count;
+    *out = *k;
     return 0;
 }
 
@@ -504,6 +510,7 @@ void fd_constraint_round(fd_core *c, sk_time now)
     }
     c->c_st.fs_cx_rounds++;
     c->c_st.fs_cx_repaired += xs.xs_moved + xs.xs_placed_repair;
+    c->c_st.fs_cx_spread += xs.xs_spread;
     c->c_st.fs_cx_waiting = 0;
     for (uint32_t i = 0; i < in.x.cx_ntasks; i++) {
         fd_cx_task *ck = &in.ct[i];

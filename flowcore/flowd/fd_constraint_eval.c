@@ -35,11 +35,16 @@ void fd_cx_state_free(fd_cx_state *s)
             free(s->st_cnt[c]);
         if (s->st_subj != NULL)
             free(s->st_subj[c]);
+        for (int k = 0; k < 2; k++)
+            if (s->st_in[k] != NULL)
+                free(s->st_in[k][c]);
     }
     free(s->st_cnt);
     free(s->st_subj);
     free(s->st_nsubj);
-    s->st_cnt = s->st_subj = NULL;
+    free(s->st_in[0]);
+    free(s->st_in[1]);
+    s->st_cnt = s->st_subj = s->st_in[0] = s->st_in[1] = NULL;
     s->st_nsubj = NULL;
 }
 
@@ -50,7 +55,10 @@ int fd_cx_state_init(fd_cx_state *s, const fd_cx *x)
     s->st_cnt = calloc(nc ? nc : 1, sizeof *s->st_cnt);
     s->st_subj = calloc(nc ? nc : 1, sizeof *s->st_subj);
     s->st_nsubj = calloc(nc ? nc : 1, sizeof *s->st_nsubj);
-    if (s->st_cnt == NULL || s->st_subj == NULL || s->st_nsubj == NULL)
+    s->st_in[0] = calloc(nc ? nc : 1, sizeof *s->st_in[0]);
+    s->st_in[1] = calloc(nc ? nc : 1, sizeof *s->st_in[1]);
+    if (s->st_cnt == NULL || s->st_subj == NULL || s->st_nsubj == NULL ||
+        s->st_in[0] == NULL || s->st_in[1] == NULL)
         goto nomem;
     for (uint32_t c = 0; c < nc; c++) {
         const fd_cx_con *k = &x->cx_cons[c];
@@ -58,12 +66,19 @@ int fd_cx_state_init(fd_cx_state *s, const fd_cx *x)
             calloc(k->cc_ngroups ? k->cc_ngroups : 1, sizeof **s->st_cnt);
         s->st_subj[c] =
             malloc((x->cx_ntasks ? x->cx_ntasks : 1) * sizeof **s->st_subj);
-        if (s->st_cnt[c] == NULL || s->st_subj[c] == NULL)
+        for (int q = 0; q < 2; q++)
+            s->st_in[q][c] =
+                calloc(k->cc_ngroups ? k->cc_ngroups : 1, sizeof **s->st_in[q]);
+        if (s->st_cnt[c] == NULL || s->st_subj[c] == NULL ||
+            s->st_in[0][c] == NULL || s->st_in[1][c] == NULL)
             goto nomem;
         for (uint32_t t = 0; t < x->cx_ntasks; t++) {
             const fd_cx_task *tk = &x->cx_tasks[t];
             if (fd_cx_subject(k, tk))
                 s->st_subj[c][s->st_nsubj[c]++] = t;
+            if (fd_cx_subject(k, tk) && tk->ck_node != FD_CX_NONE &&
+                k->cc_gid[tk->ck_node] != FD_CX_NONE)
+                s->st_in[fd_cx_counted(k, tk)][c][k->cc_gid[tk->ck_node]]++;
             if (tk->ck_node != FD_CX_NONE && fd_cx_counted(k, tk)) {
                 int32_t g = k->cc_gid[tk->ck_node];
                 if (g != FD_CX_NONE)
@@ -77,6 +92,11 @@ nomem:
     return FC_ENOMEM;
 }
 
+static bool out_of(const fd_cx_con *c, uint64_t have)
+{
+    return have < c->cc_min || have > c->cc_max;
+}
+
 bool fd_cx_breaks(const fd_cx_state *s, uint32_t ci, uint32_t ti, int32_t n)
 {
     const fd_cx_con *c = &s->st_x->cx_cons[ci];
@@ -88,7 +108,7 @@ bool fd_cx_breaks(const fd_cx_state *s, uint32_t ci, uint32_t ti, int32_t n)
         if (t->ck_node == n && fd_cx_counted(c, t))
             have--; /* not itself */
     }
-    return have < c->cc_min || have > c->cc_max;
+    return out_of(c, have);
 }
 
 static int64_t pair_cost(const fd_cx_con *c)
@@ -96,9 +116,30 @@ static int64_t pair_cost(const fd_cx_con *c)
     return c->cc_weight == 0 ? FD_CX_HARD : (int64_t)c->cc_weight;
 }
 
+/* The pairs of c's subject tasks placed in group g that are broken now,
+ * but for task ti's own (counts per group: those not counted by c see
+ * the group's count, those counted one less). */
+static uint64_t broken_in(const fd_cx_state *s, uint32_t ci, int32_t g,
+                          const fd_cx_task *t)
+{
+    const fd_cx_con *c = &s->st_x->cx_cons[ci];
+    uint64_t n0 = s->st_in[0][ci][g], n1 = s->st_in[1][ci][g];
+    if (t->ck_node != FD_CX_NONE && c->cc_gid[t->ck_node] == g &&
+        fd_cx_subject(c, t)) {
+        if (fd_cx_counted(c, t))
+            n1--;
+        else
+            n0--;
+    }
+    uint64_t have = s->st_cnt[ci][g];
+    return (out_of(c, have) ? n0 : 0) +
+           (n1 > 0 && out_of(c, have - 1) ? n1 : 0);
+}
+
 /* What the pairs a move of ti between nodes a and b can change cost now:
  * ti's own, and those of subject tasks in the groups of a and b of the
- * constraints that count ti. */
+ * constraints that count ti. O(constraints): per group, the subjects
+ * there are counted, not listed. */
 static int64_t local_cost(const fd_cx_state *s, uint32_t ti, int32_t a,
                           int32_t b)
 {
@@ -114,18 +155,10 @@ static int64_t local_cost(const fd_cx_state *s, uint32_t ti, int32_t a,
             continue;
         int32_t ga = a != FD_CX_NONE ? c->cc_gid[a] : FD_CX_NONE;
         int32_t gb = b != FD_CX_NONE ? c->cc_gid[b] : FD_CX_NONE;
-        if (ga == FD_CX_NONE && gb == FD_CX_NONE)
-            continue;
-        for (uint32_t k = 0; k < s->st_nsubj[ci]; k++) {
-            uint32_t si = s->st_subj[ci][k];
-            int32_t sn = x->cx_tasks[si].ck_node;
-            if (si == ti || sn == FD_CX_NONE)
-                continue;
-            int32_t g = c->cc_gid[sn];
-            if (g != FD_CX_NONE && (g == ga || g == gb) &&
-                fd_cx_breaks(s, ci, si, sn))
-                cost += pair_cost(c);
-        }
+        if (ga != FD_CX_NONE)
+            cost += (int64_t)broken_in(s, ci, ga, t) * pair_cost(c);
+        if (gb != FD_CX_NONE && gb != ga)
+            cost += (int64_t)broken_in(s, ci, gb, t) * pair_cost(c);
     }
     return cost;
 }
@@ -142,12 +175,19 @@ void fd_cx_move(fd_cx_state *s, uint32_t ti, int32_t to)
     fd_cx_task *t = &x->cx_tasks[ti];
     for (uint32_t ci = 0; ci < x->cx_ncons; ci++) {
         const fd_cx_con *c = &x->cx_cons[ci];
-        if (!fd_cx_counted(c, t))
-            continue;
-        if (t->ck_node != FD_CX_NONE && c->cc_gid[t->ck_node] != FD_CX_NONE)
-            s->st_cnt[ci][c->cc_gid[t->ck_node]]--;
-        if (to != FD_CX_NONE && c->cc_gid[to] != FD_CX_NONE)
-            s->st_cnt[ci][c->cc_gid[to]]++;
+        bool counted = fd_cx_counted(c, t);
+        uint32_t *in = fd_cx_subject(c, t) ? s->st_in[counted][ci] : NULL;
+        int32_t gf =
+            t->ck_node != FD_CX_NONE ? c->cc_gid[t->ck_node] : FD_CX_NONE;
+        int32_t gt = to != FD_CX_NONE ? c->cc_gid[to] : FD_CX_NONE;
+        if (gf != FD_CX_NONE && counted)
+            s->st_cnt[ci][gf]--;
+        if (gt != FD_CX_NONE && counted)
+            s->st_cnt[ci][gt]++;
+        if (gf != FD_CX_NONE && in != NULL)
+            in[gf]--;
+        if (gt != FD_CX_NONE && in != NULL)
+            in[gt]++;
     }
     t->ck_node = to;
 }

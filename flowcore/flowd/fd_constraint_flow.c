@@ -155,8 +155,10 @@ static int gate_build(net *w, const fd_cx *x, gate *g)
     return rc;
 }
 
-/* Arcs of a gated task: into every rack gate, or every node gate it may
- * go to (a task restricted to some nodes is never rack-gated). */
+/* Arcs of a gated task: into every rack gate, or the node gate of every
+ * node with room it may go to (a task restricted to some nodes is never
+ * rack-gated; nodes without room, e.g. those a bounded round does not
+ * offer, get no arc: the gate's arc into them has capacity 0). */
 static int gated_arcs(net *w, const fd_cx *x, const gate *g,
                       const fd_cx_task *t, fc_node tn)
 {
@@ -168,7 +170,7 @@ static int gated_arcs(net *w, const fd_cx *x, const gate *g,
         return rc;
     }
     for (uint32_t n = 0; n < x->cx_nnodes && rc == 0; n++)
-        if (fd_cx_ok_at(t, n))
+        if (x->cx_room[n] > 0 && fd_cx_ok_at(t, n))
             rc = fc_arc_add(w->n_g, tn, g->g_nnode[n], 1, 0, &a);
     return rc;
 }
@@ -190,9 +192,78 @@ static bool *static_cons(const fd_cx *x)
     return st;
 }
 
+/* Constraints with a maximum whose subject tasks are all fixed (another
+ * application's, placed in an earlier round): a task they count, placed
+ * in a group, breaks those subjects there whose count is at the maximum.
+ * Per group, the fixed subjects there, not counted by it ([0]) and
+ * counted ([1]: their own count leaves them out). NULL where it does not
+ * apply. */
+typedef struct watch {
+    uint32_t *wt_sub[2]; /* [group] */
+} watch;
+
+static void watch_free(watch *wt, uint32_t ncons)
+{
+    for (uint32_t ci = 0; wt != NULL && ci < ncons; ci++) {
+        free(wt[ci].wt_sub[0]);
+        free(wt[ci].wt_sub[1]);
+    }
+    free(wt);
+}
+
+static watch *watchers(const fd_cx *x)
+{
+    watch *wt = calloc(x->cx_ncons ? x->cx_ncons : 1, sizeof *wt);
+    for (uint32_t ci = 0; wt != NULL && ci < x->cx_ncons; ci++) {
+        const fd_cx_con *c = &x->cx_cons[ci];
+        bool fixed = c->cc_max != UINT32_MAX;
+        for (uint32_t t = 0; t < x->cx_ntasks && fixed; t++)
+            fixed =
+                x->cx_tasks[t].ck_fixed || !fd_cx_subject(c, &x->cx_tasks[t]);
+        if (!fixed)
+            continue;
+        size_t ng = c->cc_ngroups ? c->cc_ngroups : 1;
+        wt[ci].wt_sub[0] = calloc(ng, sizeof(uint32_t));
+        wt[ci].wt_sub[1] = calloc(ng, sizeof(uint32_t));
+        if (wt[ci].wt_sub[0] == NULL || wt[ci].wt_sub[1] == NULL) {
+            watch_free(wt, x->cx_ncons);
+            return NULL;
+        }
+        for (uint32_t t = 0; t < x->cx_ntasks; t++) {
+            const fd_cx_task *tk = &x->cx_tasks[t];
+            if (tk->ck_node == FD_CX_NONE || !fd_cx_subject(c, tk) ||
+                c->cc_gid[tk->ck_node] == FD_CX_NONE)
+                continue;
+            wt[ci].wt_sub[fd_cx_counted(c, tk)][c->cc_gid[tk->ck_node]]++;
+        }
+    }
+    return wt;
+}
+
+/* The fixed subjects of watched constraint ci that task ti, placed at
+ * node n, would break (the counts of s are the fixed tasks only). */
+static uint32_t newly_broken(const fd_cx_state *s, const watch *wt, uint32_t ci,
+                             uint32_t ti, uint32_t n)
+{
+    const fd_cx_con *c = &s->st_x->cx_cons[ci];
+    int32_t g = c->cc_gid[n];
+    if (wt[ci].wt_sub[0] == NULL || g == FD_CX_NONE ||
+        !fd_cx_counted(c, &s->st_x->cx_tasks[ti]))
+        return 0;
+    uint64_t have = s->st_cnt[ci][g];
+    return (have == c->cc_max ? wt[ci].wt_sub[0][g] : 0) +
+           (have == (uint64_t)c->cc_max + 1 ? wt[ci].wt_sub[1][g] : 0);
+}
+
 /* An ungated task's arcs: to every node with room that breaks none of
- * its static hard constraints, costing the static soft ones it breaks. */
-static int direct_arcs(net *w, fd_cx_state *s, const bool *st, uint32_t ti)
+ * its static hard constraints, costing the static soft ones it breaks;
+ * and, for the watched constraints of fixed tasks that count it, leaving
+ * out the nodes where it would break a hard one and costing the soft ones
+ * (each task placed there is charged, though only the first breaks them:
+ * the network steers clear of such nodes, the repair pass sorts out the
+ * rest). */
+static int direct_arcs(net *w, fd_cx_state *s, const bool *st, const watch *wt,
+                       uint32_t ti)
 {
     const fd_cx *x = s->st_x;
     int rc = 0;
@@ -210,6 +281,13 @@ static int direct_arcs(net *w, fd_cx_state *s, const bool *st, uint32_t ti)
                 ok = false;
             else
                 cost += c->cc_weight;
+        }
+        for (uint32_t ci = 0; ci < x->cx_ncons && ok; ci++) {
+            uint32_t k = newly_broken(s, wt, ci, ti, n);
+            if (k > 0 && x->cx_cons[ci].cc_weight == 0)
+                ok = false;
+            else
+                cost += (int64_t)k * x->cx_cons[ci].cc_weight;
         }
         fc_arc a;
         if (ok)
@@ -240,12 +318,13 @@ int fd_cx_flow_stage(fd_cx *x, fd_cx_state *s, fd_cx_stats *xs)
     uint32_t nt = x->cx_ntasks, nn = x->cx_nnodes, todo = 0;
     int rc = fc_graph_new(&w.n_g);
     bool *st = static_cons(x);
+    watch *wt = watchers(x);
     w.n_node = malloc((nn ? nn : 1) * sizeof *w.n_node);
     w.n_task = malloc((nt ? nt : 1) * sizeof *w.n_task);
     w.n_wait = malloc((nt ? nt : 1) * sizeof *w.n_wait);
     w.n_gate = malloc((nt ? nt : 1) * sizeof *w.n_gate);
-    if (rc == 0 && (st == NULL || w.n_node == NULL || w.n_task == NULL ||
-                    w.n_wait == NULL || w.n_gate == NULL))
+    if (rc == 0 && (st == NULL || wt == NULL || w.n_node == NULL ||
+                    w.n_task == NULL || w.n_wait == NULL || w.n_gate == NULL))
         rc = FC_ENOMEM;
     for (uint32_t t = 0; t < nt; t++)
         todo += !x->cx_tasks[t].ck_fixed;
@@ -286,7 +365,7 @@ int fd_cx_flow_stage(fd_cx *x, fd_cx_state *s, fd_cx_stats *xs)
             xs->xs_gated++;
             rc = gated_arcs(&w, x, &w.n_gates[w.n_gate[t]], tk, w.n_task[t]);
         } else {
-            rc = direct_arcs(&w, s, st, t);
+            rc = direct_arcs(&w, s, st, wt, t);
         }
     }
     fc_solve_options o;
@@ -323,6 +402,7 @@ int fd_cx_flow_stage(fd_cx *x, fd_cx_state *s, fd_cx_stats *xs)
     free(who);
     free(pl);
     free(st);
+    watch_free(wt, x->cx_ncons);
     net_free(&w);
     return rc;
 }

@@ -19,7 +19,9 @@ typedef struct fd_cx_state {
     uint32_t **st_cnt;  /* [constraint][group]: placed tasks counted */
     uint32_t **st_subj; /* [constraint]: its subject tasks */
     uint32_t *st_nsubj;
-    uint64_t st_deltas; /* fd_cx_delta calls: the repair pass's work */
+    uint32_t **st_in[2]; /* [counted][constraint][group]: placed subject
+                            tasks there, not counted by it / counted */
+    uint64_t st_deltas;  /* fd_cx_delta calls: the repair pass's work */
 } fd_cx_state;
 
 bool fd_cx_has_tag(const fd_cx_task *t, uint32_t tag);
@@ -50,5 +52,12 @@ static inline bool fd_cx_ok_at(const fd_cx_task *t, uint32_t n)
  * to place (all waiting in s), and move the tasks it places there; 0 or
  * an FC_E* code */
 int fd_cx_flow_stage(fd_cx *x, fd_cx_state *s, fd_cx_stats *xs);
+
+/* fd_constraint_spread.c: move placed tasks (not fixed) of order[] so
+ * that each tag spreads over the racks, each move costing nothing
+ * (fd_cx_delta <= 0); used[] (tasks placed per node) follows. 0 or
+ * FC_ENOMEM. */
+int fd_cx_spread(fd_cx_state *s, uint32_t *used, const uint32_t *order,
+                 uint32_t norder, fd_cx_stats *xs);
 
 #endif /* FD_CONSTRAINT_INT_H */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PASSES 4
+#define PASSES 6 /* sweeps of the repair pass */
 
 typedef struct rank {
     uint32_t r_task;
@@ -146,6 +146,12 @@ static int repair(fd_cx_state *s, fd_cx_stats *xs)
         if (x->cx_tasks[t].ck_node != FD_CX_NONE)
             used[x->cx_tasks[t].ck_node]++;
     }
+    /* Single moves first, sweep after sweep; pairs of moves (make_room,
+     * up to CHAIN_BUDGET costed a task) only in a sweep after one where
+     * no single move helped: they would otherwise spend the round's bound
+     * while single moves still do, and a round cut short sends what it
+     * has (a constraint broken where a cheap move would have mended it). */
+    bool chains = false;
     for (int pass = 0; pass < PASSES; pass++) {
         rank_tasks(s, used, rk, nrk);
         uint32_t changed = 0;
@@ -173,7 +179,7 @@ static int repair(fd_cx_state *s, fd_cx_stats *xs)
             if (cur != FD_CX_NONE && fd_cx_delta(s, ti, FD_CX_NONE) < best)
                 to = FD_CX_NONE;
             if (to == cur) {
-                if (make_room(s, used, ti, xs))
+                if (chains && make_room(s, used, ti, xs))
                     changed++;
                 continue;
             }
@@ -184,9 +190,18 @@ static int repair(fd_cx_state *s, fd_cx_stats *xs)
             relocate(s, used, ti, to);
             changed++;
         }
-        if (changed == 0)
+        if (changed == 0 && chains)
             break;
+        chains = changed == 0;
     }
+    /* Spread each tag over the racks, at no cost (in rank order). */
+    uint32_t *order = malloc((nrk ? nrk : 1) * sizeof *order);
+    int rc = order == NULL ? FC_ENOMEM : 0;
+    for (uint32_t i = 0; rc == 0 && i < nrk; i++)
+        order[i] = rk[i].r_task;
+    if (rc == 0)
+        rc = fd_cx_spread(s, used, order, nrk, xs);
+    free(order);
     /* Whatever a pass limit left: a task that keeps a hard pair broken
      * waits (unplacing it lowers the objective by more than waiting
      * costs only if it removes a hard pair). */
@@ -218,7 +233,7 @@ static int repair(fd_cx_state *s, fd_cx_stats *xs)
     }
     free(used);
     free(rk);
-    return 0;
+    return rc;
 }
 
 int fd_cx_place(fd_cx *x, fd_cx_stats *stats)

@@ -254,6 +254,7 @@ typedef struct fd_stats {
     uint64_t fs_cx_checked;     /* (constraint, placed task) pairs */
     uint64_t fs_cx_bounded;     /* rounds that offered only some nodes */
     uint64_t fs_cx_cut;         /* rounds whose repair pass hit its bound */
+    uint64_t fs_cx_spread;      /* moves spreading a tag over racks */
 } fd_stats;
 
 typedef struct fd_core fd_core;

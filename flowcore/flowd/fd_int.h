@@ -522,7 +522,8 @@ int fd_sync(fd_core *c, fd_net *net, sk_time now);
 int fd_build(const fd_core *c, fd_net *net, sk_time now);
 
 /* fd_status.c: STATUS_REPLY, to the status or to a query (sq_query:
- * "flow-dump ...", "explain ...", "jobs"), built in scratch memory */
+ * "flow-dump ...", "explain ...", "jobs", "constraints"), built in
+ * scratch memory */
 int fd_status_build(fd_core *c, const sk_status_request *req, sk_time now,
                     sk_status_reply *reply);
 /* Adds a pair to reply (at most 48, values cut at SK_MAX_STATUS_LEN).
@@ -542,6 +543,11 @@ int fd_reply_busy(fd_core *c, sk_status_reply *reply);
  * word); fd_dump_free drops the dump being read. */
 int fd_query_dump(fd_core *c, const char *args, sk_status_reply *reply);
 void fd_dump_free(fd_core *c);
+
+/* fd_query_cons.c: "constraints": the constraint rounds' counters (key/
+ * value pairs) and one row per constrained job: its pairs broken, hard,
+ * soft, soft weight and per constraint (at most SK_MAX_STATUS_ROWS). */
+int fd_query_cons(fd_core *c, sk_status_reply *reply);
 
 /* fd_explain.c: "explain [SCHED/]JOB TASK" (args after the word) */
 int fd_query_explain(fd_core *c, const char *args, sk_time now,

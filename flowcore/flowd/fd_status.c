@@ -330,9 +330,11 @@ int fd_status_build(fd_core *c, const sk_status_request *req, sk_time now,
         return fd_query_explain(c, args, now, reply);
     if (strcmp(q, "jobs") == 0)
         return query_jobs(c, reply);
+    if (strcmp(q, "constraints") == 0)
+        return fd_query_cons(c, reply);
     c->c_st.fs_bad_field++;
     return fd_reply_kv(c, reply, "error",
                        "unknown query '%.100s' (flowd knows flow-dump, "
-                       "explain and jobs)",
+                       "explain, jobs and constraints)",
                        q);
 }

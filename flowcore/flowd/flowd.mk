@@ -32,8 +32,10 @@ flowcore_flowd_libflowd_la_SOURCES = \
 	flowcore/flowd/fd_constraint_eval.c \
 	flowcore/flowd/fd_constraint_flow.c \
 	flowcore/flowd/fd_constraint_place.c \
+	flowcore/flowd/fd_constraint_spread.c \
 	flowcore/flowd/fd_constraint_core.c \
-	flowcore/flowd/fd_explain.c
+	flowcore/flowd/fd_explain.c \
+	flowcore/flowd/fd_query_cons.c
 flowcore_flowd_libflowd_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd
 # Its users link libskylark's internals (client/libskylark_impl.la) after
 # it: a convenience library added here would be copied into this one.

@@ -15,6 +15,9 @@ plot "< grep ^intra sweep-summary.csv" using 2:4:5:6 with yerrorlines lw 2 \
          title "Skylark, intra-application (40 apps; mean, min-max of 3 seeds)", \
      "< grep ^inter sweep-summary.csv" using 2:4:5:6 with yerrorlines lw 2 \
          title "Skylark, inter-application (10 apps)", \
+     "< grep ^inter sweep-summary-before.csv" using 2:4:5:6 with yerrorlines \
+         dt 4 lw 1 lc rgb "#999999" \
+         title "Skylark before (sweep of 25 Nov), inter-application", \
      "-" using 1:2 with lines dt 2 lw 2 lc rgb "#3366cc" \
          title "MEDEA (paper): about 0% intra-application up to 90% load", \
      "-" using 1:2 with lines dt 3 lw 2 lc rgb "#cc3333" \
