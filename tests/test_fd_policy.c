@@ -570,7 +570,8 @@ static size_t reserves_of(fd_core *c, uint64_t job)
     return n;
 }
 
-#define FAIR_COST 1073741825ll /* fd_quincy.c: FD_WAIT_CAP + 1 */
+/* job 1's discount at 3 s: its tasks' unscheduled cost + 1 */
+#define FAIR_COST 1031ll
 
 /* Job 1 (10 tasks) waited 3 s, job 2 (4 tasks) 1 s, on 8 slots: the
  * plain policy gives the older job every slot; with fair shares each
@@ -600,7 +601,7 @@ static void test_fair_split(bool fair)
     snprintf(over, sizeof over, "unsched 7/1 -> sink cap 6 cost %lld",
              -FAIR_COST);
     snprintf(none, sizeof none, "unsched 7/2 -> sink cap 0 cost %lld",
-             -FAIR_COST);
+             -1011ll);
     const char *const want[] = {
         "unsched 7/1 -> sink cap 4 cost 0",
         over,
@@ -611,7 +612,8 @@ static void test_fair_split(bool fair)
     tap_is_int(fd_round_end(c, T0 + 3000 * MS, r, FC_ECANCELED, NULL), 0,
                "fair: the look ends");
     /* 8 placed through the cluster (100 each); job 1's other 6 through
-     * its discounted arc (1000 + 3 s * 10 waited, less the discount) */
+     * its discounted arc (1000 + 3 s * 10 waited, less the discount, 1
+     * more than that); job 2's discount is 1011 (1 s waited) */
     solve_both(c, T0 + 3200 * MS, 8 * 100 + 6 * (1030 - FAIR_COST));
     tap_ok(reserves_of(c, 1) == 4 && reserves_of(c, 2) == 4,
            "fair: 4 slots each (%zu, %zu)", reserves_of(c, 1),

@@ -36,16 +36,19 @@
  * Fair shares (q_fair_share, Quincy's "fair" variants): each job's share
  * of the room is computed from every record after each sync (q_whole),
  * and U_job -> sink becomes two arcs: its share at cost 0 and the rest of
- * its live tasks at -FD_FAIR_COST. That cost is below anything a task
- * saves by being placed (every other path costs 0 to FD_WAIT_CAP), so
- * the solver sends (live - share) of the job's tasks through U_job: a
- * job over its share gets no new slot, and its waiting tasks that waited
- * least stay out. Without preemption its placed tasks keep their slots
- * (the escape arc, at FD_ESCAPE_COST, is dearer than the discount, and
- * the core ignores it anyway); with preemption the discount outweighs any
- * stop cost, so the tasks that cost least to stop (the newest) are
- * stopped until the job is back at its share: Quincy's fair variant with
- * preemption. The share is an upper bound only: a job under it gets
+ * its live tasks at a discount, minus one more than the dearest of its
+ * tasks' arcs to U_job (a waiting task's unscheduled cost; with
+ * preemption a placed task's stop cost). A task then saves more by
+ * taking the discounted arc than by any placement (placements cost 0 or
+ * more), so the solver sends (live - share) of the job's tasks through
+ * U_job: a job over its share gets no new slot, and its waiting tasks
+ * that waited least stay out. Without preemption its placed tasks keep
+ * their slots (the escape arc, at FD_ESCAPE_COST, is dearer than any
+ * discount, and the core ignores it anyway); with preemption the tasks
+ * that cost least to stop (the newest) are stopped until the job is back
+ * at its share: Quincy's fair variant with preemption. (A fixed discount
+ * of 2^30 did the same and made relaxation's rounds far slower: its work
+ * grows with the costs.) The share is an upper bound only: a job under it gets
  * slots by the usual costs (its waiting tasks' unscheduled cost grows).
  *
  * Graph entries: a node's e_arc[0] is its cheap arc to the sink, e_arc[1]
@@ -60,7 +63,6 @@
 
 #define FD_WAIT_CAP    ((int64_t)1 << 30)
 #define FD_ESCAPE_COST ((int64_t)1 << 31)
-#define FD_FAIR_COST   (FD_WAIT_CAP + 1)
 
 int fd_q_init(const fd_core *c, fd_net *net)
 {
@@ -279,6 +281,25 @@ int fd_q_task_costs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
     return rc;
 }
 
+/* One more than the dearest arc of job j's tasks to U_job (at most
+ * FD_WAIT_CAP + 1). */
+static int64_t fair_discount(const fd_config *cfg, const fd_job *j,
+                             uint64_t now)
+{
+    int64_t d = 0;
+    for (uint32_t i = 0; i < j->j_ntasks; i++) {
+        const fd_task *t = &j->j_tasks[i];
+        int64_t x = 0;
+        if (t->t_state == FD_TASK_WAITING)
+            x = unsched_cost(cfg, t, now);
+        else if (t->t_state != FD_TASK_DEAD && cfg->fdc_preemption)
+            x = stop_cost(cfg, t, now);
+        if (x > d)
+            d = x;
+    }
+    return d + 1;
+}
+
 /* Slots of the room jobs get at water level L: min(live, L) each. */
 static int64_t level_sum(const fd_core *c, uint32_t level)
 {
@@ -295,8 +316,8 @@ static int64_t level_sum(const fd_core *c, uint32_t level)
  * of the live racks' room); shares are min(live, L), and what the room
  * has left goes one slot each to the jobs above L in slot order, so the
  * shares sum to min(room, live tasks). Then each job's two arcs to the
- * sink (the header comment). O(jobs x log(largest job)). */
-static int q_whole(const fd_core *c, fd_net *net)
+ * sink (the header comment). O(jobs x log(largest job) + tasks). */
+static int q_whole(const fd_core *c, fd_net *net, uint64_t now)
 {
     if (!c->c_cfg.fdc_q_fair_share)
         return 0;
@@ -337,7 +358,8 @@ static int q_whole(const fd_core *c, fd_net *net)
                             0);
         if (rc == 0)
             rc = fd_net_arc_set(net, &e->e_arc[1], e->e_node, net->nt_sink,
-                                j->j_live - share, -FD_FAIR_COST);
+                                j->j_live - share,
+                                -fair_discount(&c->c_cfg, j, now));
     }
     return rc;
 }

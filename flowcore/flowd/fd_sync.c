@@ -189,7 +189,7 @@ int fd_sync(fd_core *c, fd_net *net, sk_time now)
             KEEP(po->po_task_costs(
                 c, net, FD_CONTAINER(l, fd_task, t_assigned_link), now));
     if (po->po_whole != NULL) /* 6. what depends on every record */
-        KEEP(po->po_whole(c, net));
+        KEEP(po->po_whole(c, net, now));
     KEEP(fd_net_balance(net));
 #undef KEEP
     return err;
@@ -230,7 +230,7 @@ int fd_build(const fd_core *c, fd_net *net, sk_time now)
             rc = fd_constraint_net_task(c, net, t);
     }
     if (rc == 0 && po->po_whole != NULL)
-        rc = po->po_whole(c, net);
+        rc = po->po_whole(c, net, now);
     if (rc == 0)
         rc = fd_net_balance(net);
     return rc;
