@@ -131,6 +131,8 @@ typedef struct sim_params {
     /* long jobs and the flow path (sim_flow.h) */
     sim_mix p_mix;
     char p_flow_policy[16]; /* quincy, spread, multires */
+    bool p_flow_fair;       /* quincy's fair shares (q_fair_share) */
+    bool p_flow_preempt;    /* the flow node may stop placed tasks */
     int p_flow_algorithm;   /* fc_algorithm; -1: race, or relax when
                                the solve time is modelled */
     sim_solve_time p_solve_time;

@@ -652,6 +652,8 @@ static void fl_start(void *ctx, sim *s)
     fd_config cfg;
     fd_config_init(&cfg);
     snprintf(cfg.fdc_policy, sizeof cfg.fdc_policy, "%s", p->p_flow_policy);
+    cfg.fdc_q_fair_share = p->p_flow_fair; /* checked by fd_core_new */
+    cfg.fdc_preemption = p->p_flow_preempt;
     cfg.fdc_algorithm = fs->fs_alg;
     cfg.fdc_heartbeat_ms = p->p_nm.nc_heartbeat_ms;
     cfg.fdc_settle_ms = 0; /* every node is known from the start */

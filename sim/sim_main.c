@@ -83,6 +83,8 @@ static void usage(FILE *out)
         "                          nodes not probed), greedy (every job by\n"
         "                          a central locality-first placer)\n"
         "  --flow-policy NAME      quincy, spread or multires (quincy)\n"
+        "  --flow-fair             quincy: no job over its fair share\n"
+        "  --flow-preemption       the flow node may stop placed tasks\n"
         "  --flow-algorithm NAME   ssp, cost-scaling, relax or race (race\n"
         "                          when measured, else relax)\n"
         "  --solve-time MODE       work (a model of the solver's work:\n"
@@ -349,6 +351,8 @@ enum {
     O_RATIO,
     O_MIX,
     O_FLOW_POLICY,
+    O_FLOW_FAIR,
+    O_FLOW_PREEMPT,
     O_FLOW_ALG,
     O_SOLVE_TIME,
     O_LONG_SHARE,
@@ -401,6 +405,8 @@ static const struct option long_opts[] = {
     {"probe-ratio", required_argument, NULL, O_RATIO},
     {"mix", required_argument, NULL, O_MIX},
     {"flow-policy", required_argument, NULL, O_FLOW_POLICY},
+    {"flow-fair", no_argument, NULL, O_FLOW_FAIR},
+    {"flow-preemption", no_argument, NULL, O_FLOW_PREEMPT},
     {"flow-algorithm", required_argument, NULL, O_FLOW_ALG},
     {"solve-time", required_argument, NULL, O_SOLVE_TIME},
     {"long-share", required_argument, NULL, O_LONG_SHARE},
@@ -528,6 +534,12 @@ static int parse_options(options *o, int argc, char **argv)
                 strcmp(a, "multires") != 0)
                 return bad_usage("--flow-policy: quincy, spread or multires");
             snprintf(p->p_flow_policy, sizeof p->p_flow_policy, "%s", a);
+            break;
+        case O_FLOW_FAIR:
+            p->p_flow_fair = true;
+            break;
+        case O_FLOW_PREEMPT:
+            p->p_flow_preempt = true;
             break;
         case O_FLOW_ALG: {
             fc_algorithm alg;

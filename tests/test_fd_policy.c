@@ -5,7 +5,10 @@
  * network (skipped when $DIMACS_SOLVER is absent); and the placements
  * the core reads off it: preferences honoured, fallback work ahead of
  * long work, no node beyond its long cap, a running task held by its
- * continuation arc, a preference for a node that joins later.
+ * continuation arc, a preference for a node that joins later; quincy's
+ * fair shares (the shares in the network, LEMON's optimum on it, an
+ * even split where the plain policy gives the older job everything, and
+ * with preemption the newest tasks of a job over its share stopped).
  */
 #include "fc_testutil.h"
 #include "fd_core.h"
@@ -557,6 +560,142 @@ static void test_dump(void)
     fd_core_free(c);
 }
 
+/* RESERVEs in the outbox for job's tasks. */
+static size_t reserves_of(fd_core *c, uint64_t job)
+{
+    size_t n = 0;
+    const sk_msg *m;
+    for (size_t i = 0; (m = fdt_nth(c, SK_MSG_RESERVE, i, NULL)) != NULL; i++)
+        n += m->m_reserve.rv_job == job;
+    return n;
+}
+
+/* job 1's discount at 3 s: its tasks' unscheduled cost + 1 */
+#define FAIR_COST 1031ll
+
+/* Job 1 (10 tasks) waited 3 s, job 2 (4 tasks) 1 s, on 8 slots: the
+ * plain policy gives the older job every slot; with fair shares each
+ * gets 4 (water-filling), job 1's other 6 drawn through U_job. */
+static void test_fair_split(bool fair)
+{
+    fd_config cfg = cfg_test();
+    cfg.fdc_q_fair_share = fair;
+    fd_core *c = fdt_core(&cfg, T0);
+    fdt_node(c, T0, 1, "n1", 4, "r1", 1.0);
+    fdt_node(c, T0, 2, "n2", 4, "r1", 1.0);
+    fdt_sched(c, T0, SCHED, SID);
+    fdt_submit(c, T0, SCHED, 1, 10, true, NULL, 0);
+    fdt_submit(c, T0 + 2000 * MS, SCHED, 2, 4, true, NULL, 0);
+    fdt_drain(c);
+    if (!fair) {
+        tap_is_int(fdt_round(c, T0 + 3000 * MS, NULL), 0, "plain: round");
+        tap_ok(reserves_of(c, 1) == 8 && reserves_of(c, 2) == 0,
+               "plain: the older job takes all 8 slots (%zu, %zu)",
+               reserves_of(c, 1), reserves_of(c, 2));
+        fd_core_free(c);
+        return;
+    }
+    fd_round *r;
+    tap_is_int(fd_round_begin(c, T0 + 3000 * MS, &r), 0, "fair: round due");
+    char over[80], none[80];
+    snprintf(over, sizeof over, "unsched 7/1 -> sink cap 6 cost %lld",
+             -FAIR_COST);
+    snprintf(none, sizeof none, "unsched 7/2 -> sink cap 0 cost %lld",
+             -1011ll);
+    const char *const want[] = {
+        "unsched 7/1 -> sink cap 4 cost 0",
+        over,
+        "unsched 7/2 -> sink cap 4 cost 0",
+        none,
+    };
+    arcs_are(c, "unsched", want, 4, "fair: shares 4 and 4 of 8 slots");
+    tap_is_int(fd_round_end(c, T0 + 3000 * MS, r, FC_ECANCELED, NULL), 0,
+               "fair: the look ends");
+    /* 8 placed through the cluster (100 each); job 1's other 6 through
+     * its discounted arc (1000 + 3 s * 10 waited, less the discount, 1
+     * more than that); job 2's discount is 1011 (1 s waited) */
+    solve_both(c, T0 + 3200 * MS, 8 * 100 + 6 * (1030 - FAIR_COST));
+    tap_ok(reserves_of(c, 1) == 4 && reserves_of(c, 2) == 4,
+           "fair: 4 slots each (%zu, %zu)", reserves_of(c, 1),
+           reserves_of(c, 2));
+    fd_core_free(c);
+}
+
+/* Job 1 alone takes all 8 slots (its share while alone) and runs; job 2
+ * comes: with preemption the 4 tasks of job 1 that ran least are
+ * stopped (RELEASE with kill); without, nothing moves and job 2 waits
+ * for job 1's tasks to end. */
+static void test_fair_preempt(bool preempt)
+{
+    fd_config cfg = cfg_test();
+    cfg.fdc_q_fair_share = true;
+    cfg.fdc_preemption = preempt;
+    fd_core *c = fdt_core(&cfg, T0);
+    fdt_node(c, T0, 1, "n1", 4, "r1", 1.0);
+    fdt_node(c, T0, 2, "n2", 4, "r1", 1.0);
+    fdt_sched(c, T0, SCHED, SID);
+    fdt_submit(c, T0, SCHED, 1, 10, true, NULL, 0);
+    fdt_round(c, T0 + 1000 * MS, NULL);
+    tap_is_int((int64_t)reserves_of(c, 1), 8, "alone, job 1 gets all 8");
+    sk_reserve rv[8];
+    sk_peer to[8];
+    fdt_run run[2][4];
+    uint32_t nrun[3] = {0, 0, 0};
+    size_t n = 0;
+    const sk_msg *m;
+    while (n < 8 && (m = fdt_nth(c, SK_MSG_RESERVE, n, &to[n])) != NULL) {
+        rv[n] = m->m_reserve;
+        rv[n].rv_spec.b_data = NULL; /* not kept */
+        n++;
+    }
+    fdt_drain(c);
+    for (size_t i = 0; i < n; i++) {
+        fdt_answer(c, T0 + 1001 * MS, to[i], &rv[i], true);
+        if (to[i] >= 1 && to[i] <= 2 && nrun[to[i]] < 4)
+            run[to[i] - 1][nrun[to[i]]++] =
+                (fdt_run){rv[i].rv_job, rv[i].rv_task, rv[i].rv_attempt};
+    }
+    fdt_heartbeat(c, T0 + 1100 * MS, 1, 1, 4, 4, 4, 0, run[0], nrun[1]);
+    fdt_heartbeat(c, T0 + 1100 * MS, 2, 1, 4, 4, 4, 0, run[1], nrun[2]);
+    fdt_round(c, T0 + 1200 * MS, NULL);
+    fdt_drain(c);
+    fdt_submit(c, T0 + 3000 * MS, SCHED, 2, 4, true, NULL, 0);
+    tap_is_int(fdt_round(c, T0 + 3200 * MS, NULL), 0, "job 2: round");
+    size_t kills = 0, others = 0;
+    for (size_t i = 0; (m = fdt_nth(c, SK_MSG_RELEASE, i, NULL)) != NULL;
+         i++) {
+        bool ours = false;
+        for (size_t k = 0; k < n; k++)
+            ours = ours || m->m_release.rl_resv == rv[k].rv_resv;
+        kills += ours && m->m_release.rl_kill;
+        others += !ours || !m->m_release.rl_kill;
+    }
+    if (preempt) {
+        tap_ok(kills == 4 && others == 0,
+               "preemption: 4 of job 1's tasks stopped (%zu, %zu other)",
+               kills, others);
+        tap_is_int((int64_t)fd_core_stats(c)->fs_preempted, 4, "counted");
+    } else {
+        tap_ok(kills == 0 && others == 0 && reserves_of(c, 2) == 0,
+               "no preemption: nothing moves, job 2 waits");
+    }
+    fdt_drain(c);
+    fd_core_free(c);
+}
+
+/* q_fair_share belongs to the quincy policy. */
+static void test_fair_config(void)
+{
+    fd_config cfg = cfg_test();
+    cfg.fdc_q_fair_share = true;
+    char err[200] = "";
+    tap_is_int(fd_config_check(&cfg, err, sizeof err), 0, "quincy: fair ok");
+    snprintf(cfg.fdc_policy, sizeof cfg.fdc_policy, "spread");
+    tap_ok(fd_config_check(&cfg, err, sizeof err) == SK_ECONFIG &&
+               strstr(err, "q_fair_share") != NULL,
+           "spread with q_fair_share refused: %s", err);
+}
+
 int main(void)
 {
     tap_timeout(120);
@@ -570,6 +709,11 @@ int main(void)
     test_labels();
     test_multires();
     test_dump();
+    test_fair_split(false);
+    test_fair_split(true);
+    test_fair_preempt(false);
+    test_fair_preempt(true);
+    test_fair_config();
     tap_done();
     return tap_exit_status();
 }

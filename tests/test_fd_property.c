@@ -354,6 +354,7 @@ static void run_seed(int seed)
     cfg.fdc_preemption = seed % 2 == 0;
     static const char *const policies[] = {"quincy", "spread", "multires"};
     snprintf(cfg.fdc_policy, sizeof cfg.fdc_policy, "%s", policies[seed % 3]);
+    cfg.fdc_q_fair_share = seed == 3 || seed == 6; /* quincy seeds 3, 6 */
     w->now = T0;
     w->c = fdt_core(&cfg, w->now);
     fdt_sched(w->c, w->now, SCHED, SID);
@@ -374,9 +375,10 @@ static void run_seed(int seed)
         ok = round_check(w, seed);
     }
     tap_ok(ok,
-           "seed %d (%s%s): %d rounds, kept network equals a fresh build, "
+           "seed %d (%s%s%s): %d rounds, kept network equals a fresh build, "
            "same optimum (flowcore%s)",
-           seed, cfg.fdc_policy, cfg.fdc_preemption ? ", preemption" : "",
+           seed, cfg.fdc_policy, cfg.fdc_q_fair_share ? ", fair" : "",
+           cfg.fdc_preemption ? ", preemption" : "",
            w->compared, w->lemon_runs > 0 ? ", LEMON" : "");
     tap_is_int(fdt_encode_failures(), 0, "seed %d: every message encodes",
                seed);

@@ -9,7 +9,10 @@
  *  - the same seed gives the same records and summary (flow, greedy);
  *  - the quincy policy and the greedy placer put more tasks on their
  *    preferred racks, and add less transfer time, when they see the
- *    preferences than when they do not (--hide-prefs).
+ *    preferences than when they do not (--hide-prefs);
+ *  - with fair shares (--flow-fair) a small job that comes while a big
+ *    one fills the cluster starts far sooner than under plain quincy,
+ *    where the big job's older tasks take every freed slot first.
  */
 #include "sim.h"
 #include "sim_flow.h"
@@ -177,10 +180,74 @@ static void test_prefers(sim_mix mix)
     out_free(&n);
 }
 
+/* The longest wait (submit to start, us) of a task of job index job in
+ * a run's task records, or -1. */
+static long long longest_wait(const char *rec, unsigned job)
+{
+    long long most = -1;
+    for (const char *l = rec; l != NULL && *l != '\0';) {
+        unsigned j, t, a;
+        long long sub, start;
+        if (sscanf(l, "%u,%u,%u,%*[^,],%lld,%lld", &j, &t, &a, &sub, &start) ==
+                5 &&
+            j == job && start - sub > most)
+            most = start - sub;
+        l = strchr(l, '\n');
+        l = l != NULL ? l + 1 : NULL;
+    }
+    return most;
+}
+
+/* A big job (240 tasks of exp 3 s) fills the 80 slots at 0; a small
+ * one (8 tasks) comes at 2 s. Plain quincy gives freed slots to the big
+ * job's older tasks first; with fair shares the small job is under its
+ * share (8) and the big one over it, so the small job gets the first 8
+ * freed slots. */
+static void test_fair(void)
+{
+    char fpath[] = "/tmp/test_sim_loc_fair.XXXXXX";
+    int fd = mkstemp(fpath);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (f == NULL)
+        tap_bail_out("cannot write a job file");
+    fprintf(f, "0,1,u1,0,short,240,exp:3000000,,\n"
+               "2000000,2,u2,0,short,8,exp:3000000,,\n");
+    fclose(f);
+    long long wait[2];
+    for (int fair = 0; fair < 2; fair++) {
+        static sim_names names;
+        sim_params p;
+        sim_params_init(&p);
+        p.p_nodes = NODES;
+        p.p_slots = 2;
+        p.p_jobs_file = fpath;
+        p.p_jobs = 0;
+        p.p_warmup = 0;
+        p.p_drain = true;
+        p.p_seed = 1;
+        p.p_mix = SIM_MIX_FLOW;
+        p.p_flow_fair = fair;
+        sim_test_out o;
+        sim_test_run(&p, &names, &o);
+        wait[fair] = o.rc == 0 ? longest_wait(o.rec, 1) : -1;
+        if (o.rc != 0)
+            tap_diag("run failed: %s", o.err);
+        else
+            sim_stats_fini(&o.pt.pt_r.r_st);
+        free(o.rec);
+        free(o.sum);
+    }
+    tap_ok(wait[0] > 0 && wait[1] >= 0 && wait[1] * 3 < wait[0],
+           "the small job's longest wait: %.2f s with fair shares, %.2f s "
+           "without",
+           (double)wait[1] / 1e6, (double)wait[0] / 1e6);
+    unlink(fpath);
+}
+
 int main(void)
 {
     tap_timeout(120);
-    tap_plan(1 + 3 + 2 + 2);
+    tap_plan(1 + 3 + 2 + 2 + 1);
     sk_log_set_level(SK_LOG_ERROR);
     write_jobs();
     test_classify();
@@ -191,6 +258,7 @@ int main(void)
     test_deterministic(SIM_MIX_GREEDY);
     test_prefers(SIM_MIX_FLOW);
     test_prefers(SIM_MIX_GREEDY);
+    test_fair();
     unlink(path);
     return tap_exit_status();
 }

@@ -6,7 +6,7 @@
 #
 # usage: docs/results/hybrid-runs.sh BUILD_DIR [PART...]
 #   PART: trace-12500 trace-8000 trace-5000 calibrate figures whole scale
-#         quincy whole-N (the whole trace on N machines) scale-figure
+#         quincy quincy-cond hawk-detail whole-N (the whole trace on N machines) scale-figure
 #         policy-N (spread, multires on the prefix) speed10 (the trace at 10x)
 #   (default: the three trace parts and the figures; whole replays the
 #   whole trace on 12,500 machines with the mixes in $WHOLE_MIXES). Results go to docs/results/hybrid/ (summary CSVs, the
@@ -37,6 +37,48 @@ if [ ! -s "$jobs" ] || [ ! -s "$whole" ]; then
 fi
 mixes=${MIXES:-skip sampling hawk hybrid flow}
 run() { nice -n 10 "$@"; }
+# quincy_jobs NODES LOAD SEED HOT: the quincy workload's job file (the
+# quincy part says what it holds); the inputs' replicas only in the
+# first HOT racks of 40 nodes (HOT = NODES / 40: everywhere).
+quincy_jobs() {
+    awk -v n="$1" -v load="$2" -v seed="$3" -v hot="$4" \
+        -v njobs="${QJOBS:-300}" 'BEGIN {
+        srand(seed); racks = int(n / 40); if (hot > racks) hot = racks
+        rate = load * n * 4 / (44.8 * 10e6); t = 0
+        for (i = 1; i <= njobs; i++) {
+            t += -log(1 - rand()) / rate; u = rand()
+            m = u < 0.4 ? 4 : u < 0.7 ? 16 : u < 0.9 ? 64 : 256
+            pref = ""
+            for (k = 0; k < m; k++) {
+                a = int(rand() * hot)
+                b = (a + 1 + int(rand() * (hot - 1))) % hot
+                x = a * 40 + int(rand() * 40)
+                y = b * 40 + int(rand() * 40)
+                do z = b * 40 + int(rand() * 40); while (z == y)
+                pref = pref (k ? ";" : "") x " " y " " z
+            }
+            printf "%d,%d,u%d,0,short,%d,exp:10000000,,%s\n",
+                t, i, i, m, pref } }'
+}
+# quincy_run JOBS NODES REMOTE SEED MIX:VARIANT BASE: one run (variant
+# locality or quincy: with preferences; nopref: --hide-prefs; fair:
+# quincy with fair shares; fairpre: and preemption) and its line of
+# quincy_metrics.py on stdout.
+quincy_run() {
+    local mix=${5%%:*} variant=${5#*:} extra=
+    case $variant in
+    nopref) extra=--hide-prefs ;;
+    fair) extra=--flow-fair ;;
+    fairpre) extra="--flow-fair --flow-preemption" ;;
+    esac
+    run /usr/bin/time -v "$sim" --nodes "$2" --slots 4 --rack-size 40 \
+        --remote-read "$3" --seed "$4" $extra --jobs-file "$1" --mix "$mix" \
+        --drain --no-progress --tasks-out "$6.tasks" --jobs-out "$6.jobsout" \
+        > "$6.txt" 2> "$6.time"
+    python3 "$out/quincy_metrics.py" "$1" "$6.tasks" "$6.jobsout" 40 \
+        $(($2 * 4)) "$mix-$variant"
+    rm -f "$6.tasks" "$6.jobsout"
+}
 
 for part in $parts; do
     case $part in
@@ -175,51 +217,27 @@ GP
         # longer in a preferred rack, 10 s across racks (a 256 MB input
         # at 1 Gb/s in the rack, a fifth of that across an
         # oversubscribed core). Each placer with and without seeing the
-        # preferences.
+        # preferences; the flow node also with fair shares, without and
+        # with preemption.
         qn=${QNODES:-400}
         rm -f "$out/quincy.dat"
         for qload in ${QLOADS:-0.9 1.2}; do
         qj="$out/quincy-$qn-$qload.jobs"
-        awk -v n="$qn" -v load="$qload" -v njobs="${QJOBS:-300}" 'BEGIN {
-            srand(7); racks = int(n / 40)
-            rate = load * n * 4 / (44.8 * 10e6); t = 0
-            for (i = 1; i <= njobs; i++) {
-                t += -log(1 - rand()) / rate; u = rand()
-                m = u < 0.4 ? 4 : u < 0.7 ? 16 : u < 0.9 ? 64 : 256
-                pref = ""
-                for (k = 0; k < m; k++) {
-                    a = int(rand() * racks)
-                    b = (a + 1 + int(rand() * (racks - 1))) % racks
-                    x = a * 40 + int(rand() * 40)
-                    y = b * 40 + int(rand() * 40)
-                    do z = b * 40 + int(rand() * 40); while (z == y)
-                    pref = pref (k ? ";" : "") x " " y " " z
-                }
-                printf "%d,%d,u%d,0,short,%d,exp:10000000,,%s\n",
-                    t, i, i, m, pref } }' > "$qj"
-        for run in flow:quincy flow:nopref greedy:locality greedy:nopref \
-            sampling:locality sampling:nopref; do
-            mix=${run%%:*}
-            hide=; [ "${run#*:}" = nopref ] && hide=--hide-prefs
-            base="$out/quincy-$qn-$qload-$mix-${run#*:}"
-            run /usr/bin/time -v "$sim" --nodes "$qn" --slots 4 \
-                --rack-size 40 --remote-read 2s:10s $hide \
-                --jobs-file "$qj" --mix "$mix" --drain --no-progress \
-                --tasks-out "$base.tasks" --jobs-out "$base.jobsout" \
-                > "$base.txt" 2> "$base.time"
+        quincy_jobs "$qn" "$qload" 7 10 > "$qj"
+        for r in flow:quincy flow:nopref flow:fair \
+            greedy:locality greedy:nopref sampling:locality sampling:nopref; do
             printf '%s ' "$qload" >> "$out/quincy.dat"
-            python3 "$out/quincy_metrics.py" "$qj" "$base.tasks" \
-                "$base.jobsout" 40 $((qn * 4)) "$mix-${run#*:}" \
-                >> "$out/quincy.dat"
-            rm -f "$base.tasks" "$base.jobsout"
+            quincy_run "$qj" "$qn" 2s:10s 1 "$r" \
+                "$out/quincy-$qn-$qload-${r%%:*}-${r#*:}" >> "$out/quincy.dat"
         done
         rm -f "$qj"
         done
-        # Figure: cross-rack share, throughput and job response per run.
+        # Figure: cross-rack share, throughput, job response and the
+        # unfair share per run.
         cat > "$out/fig-quincy.gp" <<'GP'
-set terminal pngcairo size 1100,420 font ",10"
+set terminal pngcairo size 1400,420 font ",10"
 set output "fig-quincy.png"
-set multiplot layout 1,3 title "Quincy's experiment: 400 nodes x 4 slots, racks of 40, 300 jobs (load 0.9 | 1.2)"
+set multiplot layout 1,4 title "Quincy's experiment: 400 nodes x 4 slots, racks of 40, 300 jobs (load 0.9 | 1.2)"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
@@ -235,9 +253,87 @@ set title "throughput (tasks/s)"
 plot "< awk '$1 == 0.9' quincy.dat" using 12:xtic(2) title "load 0.9", "< awk '$1 == 1.2' quincy.dat" using 12 title "load 1.2"
 set title "job response p50 (s)"
 plot "< awk '$1 == 0.9' quincy.dat" using 8:xtic(2) title "load 0.9", "< awk '$1 == 1.2' quincy.dat" using 8 title "load 1.2"
+set title "unfair share of slots (sum |running - fair| / 2 / slots)"
+plot "< awk '$1 == 0.9' quincy.dat" using 13:xtic(2) title "load 0.9", "< awk '$1 == 1.2' quincy.dat" using 13 title "load 1.2"
 unset multiplot
 GP
         (cd "$out" && gnuplot fig-quincy.gp)
+        ;;
+    quincy-cond)
+        # Where Quincy's gain over greedy grows: the quincy workload
+        # under conditions QCONDS, each "load:remote:hot" (hot: the racks
+        # holding every input, 10 = all), seeds QSEEDS (job file and
+        # simulator), placers QRUNS. One line per run in quincy-cond.dat:
+        # seed load remote hot, then quincy_metrics.py's fields
+        # (QCOND_APPEND=1: added to the file's rows, else replacing them).
+        qn=${QNODES:-400}
+        [ -n "${QCOND_APPEND:-}" ] || : > "$out/quincy-cond.dat"
+        for cond in ${QCONDS:-0.9:2s:10s:10 0.9:10s:60s:10 0.6:2s:10s:3 0.6:10s:60s:3}; do
+            qload=${cond%%:*}; rest=${cond#*:}
+            remote=${rest%:*}; hot=${rest##*:}
+            for seed in ${QSEEDS:-1 2 3}; do
+                qj="$out/quincy-cond.jobs"
+                quincy_jobs "$qn" "$qload" $((6 + seed)) "$hot" > "$qj"
+                for r in ${QRUNS:-flow:quincy flow:fair greedy:locality \
+                    flow:nopref}; do
+                    printf '%s %s %s %s ' "$seed" "$qload" "$remote" "$hot" \
+                        >> "$out/quincy-cond.dat"
+                    quincy_run "$qj" "$qn" "$remote" "$seed" "$r" \
+                        "$out/quincy-cond-run" >> "$out/quincy-cond.dat"
+                done
+                rm -f "$qj" "$out/quincy-cond-run".{txt,time}
+            done
+        done
+        ;;
+    hawk-detail)
+        # Why the Hawk-like split misses Hawk's short-job numbers: the
+        # prefix on HNODES machines under sampling and hawk (and the
+        # hybrid on HHYBRID sizes), every short job's response and every
+        # task's wait and node kept, broken down by hawk_metrics.py into
+        # percentiles and by where a short task ran (the short-only
+        # partition or a general node). Then hawk with larger short
+        # partitions (HPARTS) on 8,000 machines.
+        : > "$out/hawk-detail.dat"
+        for nodes in ${HNODES:-12500 10000 8000 6500 5000}; do
+            for mix in sampling hawk hybrid; do
+                [ "$mix" = hybrid ] && case " ${HHYBRID:-8000 5000} " in
+                    *" $nodes "*) ;; *) continue ;; esac
+                b="$out/hawk-run"
+                run /usr/bin/time -v "$sim" --nodes "$nodes" --slots 16 \
+                    --jobs-file "$jobs" --mix "$mix" --no-progress \
+                    --jobs-out "$b.jobsout" --tasks-out "$b.tasks" \
+                    > "$b.txt" 2> "$b.time"
+                python3 "$out/hawk_metrics.py" "$b.jobsout" "$b.tasks" \
+                    "$b.txt" "$nodes" 0.17 "$mix" >> "$out/hawk-detail.dat"
+            done
+        done
+        for part in ${HPARTS:-0.3 0.5}; do
+            b="$out/hawk-run"
+            run "$sim" --nodes 8000 --slots 16 --jobs-file "$jobs" --mix hawk \
+                --short-partition "$part" --no-progress --jobs-out \
+                "$b.jobsout" --tasks-out "$b.tasks" > "$b.txt"
+            python3 "$out/hawk_metrics.py" "$b.jobsout" "$b.tasks" "$b.txt" \
+                8000 "$part" "hawk-$part" >> "$out/hawk-detail.dat"
+        done
+        rm -f "$out"/hawk-run.*
+        # Figure: short-job response by percentile, per size and mix.
+        cat > "$out/fig-hawk.gp" <<'GP'
+set terminal pngcairo size 1400,420 font ",10"
+set output "fig-hawk.png"
+set multiplot layout 1,4 title "Short jobs' response by percentile, trace prefix: sampling, the Hawk-like split (17% short-only), the hybrid"
+set logscale y
+set grid
+set xlabel "percentile"
+set ylabel "response (ms)"
+set key top left
+set xtics ("10" 1, "25" 2, "50" 3, "75" 4, "90" 5, "95" 6, "99" 7)
+do for [n in "12500 10000 8000 5000"] {
+  set title n." machines x 16 slots"
+  plot for [m in "sampling hawk hybrid"] sprintf("< awk '$1 == \"%s\" && $2 == %s { for (i = 5; i <= 11; i++) print i - 4, $i }' hawk-detail.dat", m, n) using 1:2 with linespoints title m
+}
+unset multiplot
+GP
+        (cd "$out" && gnuplot fig-hawk.gp)
         ;;
     scale-figure)
         # Firmament's figure from the scale part's rounds: a round's solve

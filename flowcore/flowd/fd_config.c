@@ -38,6 +38,7 @@ void fd_config_init(fd_config *cfg)
     cfg->fdc_q_queue_cost = 2;
     cfg->fdc_q_unsched_cost = 1000;
     cfg->fdc_q_wait_cost = 10;
+    cfg->fdc_q_fair_share = false;
     cfg->fdc_preemption = false;
     cfg->fdc_q_kill_cost = 10;
     cfg->fdc_q_move_cost = 200;
@@ -111,6 +112,9 @@ int fd_config_check(const fd_config *cfg, char *err, size_t errlen)
              cfg->fdc_q_cluster_cost + cfg->fdc_q_busy_cost)
         bad = "q_unsched_cost must exceed q_cluster_cost + q_busy_cost, or "
               "free nodes would stay unused";
+    else if (cfg->fdc_q_fair_share &&
+             strcmp(cfg->fdc_policy, fd_policy_quincy.po_name) != 0)
+        bad = "q_fair_share needs policy quincy";
     if (bad != NULL) {
         if (err != NULL)
             snprintf(err, errlen, "%s", bad);
@@ -238,6 +242,15 @@ size_t fd_config_keys(fd_config *cfg, const char *section, sk_config_key *keys)
                         "quincy: leaving a task unscheduled");
     keys[n++] = KEY_INT("q_wait_cost", fdc_q_wait_cost, 0, COST_MAX,
                         "quincy: more per second a task has waited");
+    keys[n++] = (sk_config_key){section,
+                                "q_fair_share",
+                                SK_CONFIG_BOOL,
+                                &cfg->fdc_q_fair_share,
+                                0,
+                                0,
+                                0,
+                                NULL,
+                                "quincy: no job runs over its fair share"};
     keys[n++] = (sk_config_key){section,
                                 "preemption",
                                 SK_CONFIG_BOOL,

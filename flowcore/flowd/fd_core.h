@@ -131,6 +131,7 @@ typedef struct fd_config {
     int64_t fdc_q_queue_cost;   /* per short reservation queued there */
     int64_t fdc_q_unsched_cost; /* leaving a task unscheduled */
     int64_t fdc_q_wait_cost;    /* ... more per second it has waited */
+    bool fdc_q_fair_share;      /* quincy: no job runs over its fair share */
     bool fdc_preemption;        /* placed tasks may be moved or stopped */
     int64_t fdc_q_kill_cost;    /* preemption: per second of work lost */
     int64_t fdc_q_move_cost;    /* preemption: moving a task elsewhere */
@@ -147,7 +148,7 @@ typedef struct fd_config {
  * 16,384 nodes, 1,024 schedulers, 10,000 jobs, 200,000 tasks,
  * SK_MAX_TASKS tasks and 64 MiB per job; quincy costs 100 (cluster), 40
  * (rack), 10 (node), 50 (busy), 2 (queue), 1,000 (unscheduled), 10 (per
- * second waited); preemption off, and when on 10 per second run (kill:
+ * second waited), no fair shares; preemption off, and when on 10 per second run (kill:
  * a running task gains weight as fast as a waiting one) and 200 to
  * move; spread's load cost 100; multires's use cost 100; 256 classes. */
 void fd_config_init(fd_config *cfg);
@@ -158,7 +159,7 @@ void fd_config_init(fd_config *cfg);
 int fd_config_check(const fd_config *cfg, char *err, size_t errlen);
 
 /* The number of entries fd_config_keys fills. */
-#define FD_CONFIG_NKEYS 32u
+#define FD_CONFIG_NKEYS 33u
 
 /* fd_config_keys fills keys[0..FD_CONFIG_NKEYS) with the description of
  * cfg's fields for sk_config_load, section [section] (skylark-flowd:

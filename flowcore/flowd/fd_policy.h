@@ -83,6 +83,10 @@ typedef struct fd_policy {
     int (*po_class_remove)(const fd_core *c, fd_net *net, fd_class *k);
     int (*po_class_node)(const fd_core *c, fd_net *net, fd_class *k,
                          fd_node *n);
+    /* every record is in the network (the end of a sync or a build at
+     * time now): set what depends on all of them at once (quincy's fair
+     * shares); NULL: nothing */
+    int (*po_whole)(const fd_core *c, fd_net *net, uint64_t now);
 } fd_policy;
 
 /* The policies: quincy (fd_quincy.c), spread (fd_spread.c), multires

@@ -33,10 +33,29 @@
  * flowcore's limits; the configuration check keeps every other sum far below
  * them.
  *
+ * Fair shares (q_fair_share, Quincy's "fair" variants): each job's share
+ * of the room is computed from every record after each sync (q_whole),
+ * and U_job -> sink becomes two arcs: its share at cost 0 and the rest of
+ * its live tasks at a discount, minus one more than the dearest of its
+ * tasks' arcs to U_job (a waiting task's unscheduled cost; with
+ * preemption a placed task's stop cost). A task then saves more by
+ * taking the discounted arc than by any placement (placements cost 0 or
+ * more), so the solver sends (live - share) of the job's tasks through
+ * U_job: a job over its share gets no new slot, and its waiting tasks
+ * that waited least stay out. Without preemption its placed tasks keep
+ * their slots (the escape arc, at FD_ESCAPE_COST, is dearer than any
+ * discount, and the core ignores it anyway); with preemption the tasks
+ * that cost least to stop (the newest) are stopped until the job is back
+ * at its share: Quincy's fair variant with preemption. (A fixed discount
+ * of 2^30 did the same and made relaxation's rounds far slower: its work
+ * grows with the costs.) The share is an upper bound only: a job under it gets
+ * slots by the usual costs (its waiting tasks' unscheduled cost grows).
+ *
  * Graph entries: a node's e_arc[0] is its cheap arc to the sink, e_arc[1]
  * the dear one, e_arc[FD_ARC_RACK] its rack's arc to it; a rack's e_arc[0] is
- * X's arc to it; a job's e_arc[0] is U_job -> sink; a task's e_arc[0] its arc
- * to U_job, e_arc[1] a placed task's arc to X (preemption on).
+ * X's arc to it; a job's e_arc[0] is U_job -> sink (its share under fair
+ * shares), e_arc[1] the discounted rest (fair shares); a task's e_arc[0]
+ * its arc to U_job, e_arc[1] a placed task's arc to X (preemption on).
  */
 #include "fd_int.h"
 
@@ -262,6 +281,89 @@ int fd_q_task_costs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
     return rc;
 }
 
+/* One more than the dearest arc of job j's tasks to U_job (at most
+ * FD_WAIT_CAP + 1). */
+static int64_t fair_discount(const fd_config *cfg, const fd_job *j,
+                             uint64_t now)
+{
+    int64_t d = 0;
+    for (uint32_t i = 0; i < j->j_ntasks; i++) {
+        const fd_task *t = &j->j_tasks[i];
+        int64_t x = 0;
+        if (t->t_state == FD_TASK_WAITING)
+            x = unsched_cost(cfg, t, now);
+        else if (t->t_state != FD_TASK_DEAD && cfg->fdc_preemption)
+            x = stop_cost(cfg, t, now);
+        if (x > d)
+            d = x;
+    }
+    return d + 1;
+}
+
+/* Slots of the room jobs get at water level L: min(live, L) each. */
+static int64_t level_sum(const fd_core *c, uint32_t level)
+{
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < c->c_jobs.sl_len; i++) {
+        const fd_job *j = fd_slots_get(&c->c_jobs, i);
+        if (j != NULL && j->j_live > 0)
+            sum += j->j_live < level ? j->j_live : level;
+    }
+    return sum;
+}
+
+/* Water-filling: the largest level L whose sum fits the room (the sum
+ * of the live racks' room); shares are min(live, L), and what the room
+ * has left goes one slot each to the jobs above L in slot order, so the
+ * shares sum to min(room, live tasks). Then each job's two arcs to the
+ * sink (the header comment). O(jobs x log(largest job) + tasks). */
+static int q_whole(const fd_core *c, fd_net *net, uint64_t now)
+{
+    if (!c->c_cfg.fdc_q_fair_share)
+        return 0;
+    int64_t room = 0;
+    for (uint32_t i = 0; i < c->c_racks.sl_len; i++) {
+        const fd_rack *r = fd_slots_get(&c->c_racks, i);
+        if (r != NULL && r->r_nnodes > 0)
+            room += r->r_cap;
+    }
+    uint32_t lo = 0, hi = 0;
+    for (uint32_t i = 0; i < c->c_jobs.sl_len; i++) {
+        const fd_job *j = fd_slots_get(&c->c_jobs, i);
+        if (j != NULL && j->j_live > hi)
+            hi = j->j_live;
+    }
+    while (lo < hi) { /* the largest level in [lo, hi] that fits */
+        uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (level_sum(c, mid) <= room)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    int64_t left = room - level_sum(c, lo);
+    int rc = 0;
+    for (uint32_t i = 0; rc == 0 && i < c->c_jobs.sl_len; i++) {
+        fd_job *j = fd_slots_get(&c->c_jobs, i);
+        fd_gent *e = j == NULL || j->j_live == 0
+                         ? NULL
+                         : fd_net_find(net, FD_G_JOB, j->j_slot);
+        if (e == NULL)
+            continue;
+        int64_t share = j->j_live < lo ? j->j_live : lo;
+        if (j->j_live > lo && left > 0) {
+            share++;
+            left--;
+        }
+        rc = fd_net_arc_set(net, &e->e_arc[0], e->e_node, net->nt_sink, share,
+                            0);
+        if (rc == 0)
+            rc = fd_net_arc_set(net, &e->e_arc[1], e->e_node, net->nt_sink,
+                                j->j_live - share,
+                                -fair_discount(&c->c_cfg, j, now));
+    }
+    return rc;
+}
+
 bool fd_q_fits(const fd_class *k, const fd_node *n)
 {
     return fd_class_fits_labels(k, n) &&
@@ -326,6 +428,7 @@ const fd_policy fd_policy_quincy = {
     .po_class_add = fd_q_class_add,
     .po_class_remove = fd_q_class_remove,
     .po_class_node = fd_q_class_node,
+    .po_whole = q_whole,
 };
 
 const fd_policy *fd_policy_find(const char *name)

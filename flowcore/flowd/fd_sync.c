@@ -13,7 +13,8 @@
  * tasks get their arcs for their new state, and waiting tasks with
  * preferences get theirs again if a node or rack joined (a preference
  * names a node that may come later). Time-dependent costs of waiting
- * tasks come last.
+ * tasks come next, and last what the policy derives from every record
+ * at once (po_whole: quincy's fair shares).
  */
 #include "fd_constraint.h"
 #include "fd_int.h"
@@ -187,6 +188,8 @@ int fd_sync(fd_core *c, fd_net *net, sk_time now)
              l = l->l_next)
             KEEP(po->po_task_costs(
                 c, net, FD_CONTAINER(l, fd_task, t_assigned_link), now));
+    if (po->po_whole != NULL) /* 6. what depends on every record */
+        KEEP(po->po_whole(c, net, now));
     KEEP(fd_net_balance(net));
 #undef KEEP
     return err;
@@ -226,6 +229,8 @@ int fd_build(const fd_core *c, fd_net *net, sk_time now)
         if (rc == 0)
             rc = fd_constraint_net_task(c, net, t);
     }
+    if (rc == 0 && po->po_whole != NULL)
+        rc = po->po_whole(c, net, now);
     if (rc == 0)
         rc = fd_net_balance(net);
     return rc;

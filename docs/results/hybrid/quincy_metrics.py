@@ -10,7 +10,7 @@ the replicas of its input); TASKS_CSV and JOBS_CSV are the run's
 
   label tasks node_local rack_local cross_rack cross_rack_share
   resp_p50_s resp_p90_s resp_mean_s makespan_s throughput_tps
-  unfair_share jain
+  unfair_share jain killed
 
 - node_local, rack_local, cross_rack: tasks that ran on a preferred
   node, in a preferred rack (not on a preferred node), elsewhere; the
@@ -24,6 +24,8 @@ the replicas of its input); TASKS_CSV and JOBS_CSV are the run's
   over the samples of sum |running - fair| / 2 / slots in use by fair
   shares (the share of slots that were not where fairness put them);
   jain the mean of Jain's index of running / fair over the active jobs.
+- tasks counts attempts that ran (a task stopped by preemption and run
+  again counts twice, each where it ran); killed: attempts stopped.
 """
 import bisect
 import csv
@@ -70,12 +72,14 @@ def main():
     rack, slots = int(rack), int(slots)
     prefs = prefs_of(jobfile)
     kinds = [0, 0, 0]
+    killed = 0
     runs = []  # (job, start, end)
     with open(tasks_csv) as f:
         for row in csv.DictReader(f):
             if row['node'] == '':
                 continue
             j, t = int(row['job']), int(row['task'])
+            killed += row['status'] == 'killed'
             node = int(row['node'][1:])
             p = prefs[j][t] if t < len(prefs[j]) else set()
             if node in p:
@@ -131,7 +135,7 @@ def main():
           '%.4f' % (kinds[2] / tasks), '%.1f' % q(0.5), '%.1f' % q(0.9),
           '%.1f' % (sum(resp) / len(resp)), '%.1f' % makespan,
           '%.2f' % (tasks / makespan), '%.4f' % (unfair / max(n, 1)),
-          '%.4f' % (jain / max(n, 1)))
+          '%.4f' % (jain / max(n, 1)), killed)
 
 
 if __name__ == '__main__':
