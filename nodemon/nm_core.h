@@ -168,6 +168,8 @@ typedef struct nm_stats {
     uint64_t ns_outcomes_offered;  /* TASK_OUTCOME sent */
     uint64_t ns_outcomes_full;     /* kept ones dropped: max_outcomes */
     uint64_t ns_heartbeats;        /* HEARTBEAT sent */
+    uint64_t ns_hb_users_cut;      /* users left out of a HEARTBEAT (over
+                                      SK_MAX_HB_USERS) */
     uint64_t ns_status_replies;    /* STATUS_REPLY sent */
     uint64_t ns_unexpected;        /* wrong type, role, peer or field */
     uint64_t ns_peers_full;        /* peer_up refused: over max_peers */

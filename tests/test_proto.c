@@ -173,24 +173,24 @@ static void test_golden(void)
 {
     sk_buf b = SK_BUF_INIT;
     sk_cancel_resv cr = {5};
-    static const uint8_t cr_bytes[] = {0x93, 0x03, 0x08, 0x05};
+    static const uint8_t cr_bytes[] = {0x93, 0x04, 0x08, 0x05};
     tap_ok(sk_cancel_resv_encode(&b, &cr) == 0 &&
                bytes_are(&b, cr_bytes, sizeof cr_bytes),
-           "CANCEL_RESERVATIONS{5} is [3, 8, 5]");
+           "CANCEL_RESERVATIONS{5} is [4, 8, 5]");
 
     sk_get_task gt = {300, 1, 2, "ab"};
-    static const uint8_t gt_bytes[] = {0x96, 0x03, 0x06, 0xcd, 0x01, 0x2c,
+    static const uint8_t gt_bytes[] = {0x96, 0x04, 0x06, 0xcd, 0x01, 0x2c,
                                        0x01, 0x02, 0xa2, 'a',  'b'};
     tap_ok(sk_get_task_encode(&b, &gt) == 0 &&
                bytes_are(&b, gt_bytes, sizeof gt_bytes),
-           "GET_TASK{300, 1, 2, \"ab\"} is [3, 6, 300, 1, 2, \"ab\"]");
+           "GET_TASK{300, 1, 2, \"ab\"} is [4, 6, 300, 1, 2, \"ab\"]");
 
     sk_task_finished tf = {.tf_job = 1,
                            .tf_node = "",
                            .tf_status = SK_TASK_FAILED,
                            .tf_exit = -9,
                            .tf_output = {(const uint8_t *)"x", 1}};
-    static const uint8_t tf_bytes[] = {0x9b, 0x03, 0x0b, 0x01, 0x00,
+    static const uint8_t tf_bytes[] = {0x9b, 0x04, 0x0b, 0x01, 0x00,
                                        0x00, 0xa0, 0x02, 0xf7, 0xc4,
                                        0x01, 'x',  0x00, 0x00};
     tap_ok(sk_task_finished_encode(&b, &tf) == 0 &&
@@ -207,7 +207,7 @@ static void test_golden(void)
                      .er_res = r,
                      .er_task = SK_TASK_ANY};
     static const uint8_t er_bytes[] = {
-        0x9a, 0x03, 0x05, 0x07, 0x08, 0x03, 0xa1, 'u',  0x02, 0x01, 0x92,
+        0x9a, 0x04, 0x05, 0x07, 0x08, 0x03, 0xa1, 'u',  0x02, 0x01, 0x92,
         0xcd, 0x05, 0xdc, 0xcd, 0x08, 0x00, 0xce, 0xff, 0xff, 0xff, 0xff};
     tap_ok(sk_enqueue_encode(&b, &er) == 0 &&
                bytes_are(&b, er_bytes, sizeof er_bytes),

@@ -6,6 +6,7 @@
  * going down, and racks.
  */
 #include "fd_int.h"
+#include "fd_share.h"
 #include "sk_log.h"
 #include "skylark.h"
 
@@ -13,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t name_hash(const char *s)
+uint64_t fd_name_hash(const char *s)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
     for (; *s != '\0'; s++)
@@ -28,7 +29,7 @@ fd_node *fd_node_by_peer(const fd_core *c, sk_peer peer)
 
 fd_node *fd_node_by_name(const fd_core *c, const char *name)
 {
-    fd_node *n = sk_map_get(&c->c_node_by_name, name_hash(name));
+    fd_node *n = sk_map_get(&c->c_node_by_name, fd_name_hash(name));
     while (n != NULL && strcmp(n->n_name, name) != 0)
         n = n->n_name_next;
     return n;
@@ -103,6 +104,7 @@ void fd_node_touch(fd_core *c, fd_node *n)
 
 void fd_node_free(fd_core *c, fd_node *n)
 {
+    fd_share_forget(n);
     fd_list_remove(&n->n_seen_link);
     fd_list_remove(&n->n_dirty_link);
     fd_list_remove(&n->n_mlink);
@@ -115,7 +117,7 @@ void fd_node_free(fd_core *c, fd_node *n)
 
 static void unlink_name(fd_core *c, fd_node *n)
 {
-    uint64_t h = name_hash(n->n_name);
+    uint64_t h = fd_name_hash(n->n_name);
     fd_node *first = sk_map_get(&c->c_node_by_name, h);
     if (first == n) {
         if (n->n_name_next != NULL)
@@ -148,6 +150,7 @@ void fd_node_down(fd_core *c, sk_time now, fd_node *n, const char *why)
     n->n_rack->r_nnodes--;
     rack_dirty(c, n->n_rack);
     n->n_dead = true;
+    fd_share_forget(n);
     if (!n->n_detached)
         sk_map_del(&c->c_node_by_peer, (uint64_t)n->n_peer + 1);
     unlink_name(c, n);
@@ -270,7 +273,7 @@ void fd_on_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
         c->c_st.fs_nomem++;
         return;
     }
-    uint64_t hk = name_hash(n->n_name);
+    uint64_t hk = fd_name_hash(n->n_name);
     n->n_name_next = sk_map_get(&c->c_node_by_name, hk);
     if (sk_map_put(&c->c_node_by_name, hk, n) != 0)
         c->c_st.fs_nomem++; /* unreachable by name: no preference arcs */
@@ -377,6 +380,7 @@ void fd_on_heartbeat(fd_core *c, sk_time now, fd_node *n,
     n->n_hb_any = true;
     n->n_hb_seq = hb->hb_seq;
     n->n_last_seen = now;
+    fd_share_on_heartbeat(c, now, n, hb);
     fd_list_remove(&n->n_seen_link);
     fd_list_push(&c->c_by_seen, &n->n_seen_link);
     bool settling = now < c->c_settle_until;
