@@ -74,7 +74,7 @@ static int in_process(int argc, char **argv)
                 MAX_ROUNDS);
         return 2;
     }
-    sk_log_set_level(SK_LOG_WARN);
+    sk_log_set_level(SK_LOG_ERROR);
     return dash_hb_bench((unsigned)runs, (unsigned)nodes);
 }
 
@@ -190,5 +190,6 @@ int main(int argc, char **argv)
                nodemons ? 1000 * idle_cpu / idle_s / nodemons : 0);
     dash_kept_destroy(kept);
     free(cl);
+    sk_log_set_level(SK_LOG_ERROR); /* the cores' GET_TASK timeouts */
     return dash_hb_bench((unsigned)rounds, HB_NODES);
 }

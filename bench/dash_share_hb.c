@@ -45,14 +45,17 @@ static void user_name(char *buf, size_t len, unsigned i)
 
 /* ---- the node monitor: building and encoding a heartbeat ------------- */
 
-/* A node monitor core (1 slot, a heartbeat every ms) with users users,
- * each with a reservation queued (one fetching); NULL on failure. */
-static nm_core *nm_with_users(unsigned users)
+/* A node monitor core (1 slot, a heartbeat every hb_ms) with users
+ * users, each with a reservation queued (one fetching); NULL on
+ * failure. */
+static nm_core *nm_with_users(unsigned users, int64_t hb_ms)
 {
     nm_config cfg;
     nm_config_init(&cfg, 1);
     snprintf(cfg.nc_node, sizeof cfg.nc_node, "bench-node");
-    cfg.nc_heartbeat_ms = 1; /* BEATS ms stay inside a GET_TASK timeout */
+    cfg.nc_heartbeat_ms = hb_ms;
+    /* The longest GET_TASK timeout: few of them within the runs. */
+    cfg.nc_get_task_timeout_ms = 3600000;
     nm_core *nm;
     if (nm_new(&cfg, NULL, 1, &nm) != 0)
         return NULL;
@@ -81,17 +84,19 @@ static nm_core *nm_with_users(unsigned users)
     return nm;
 }
 
-/* ns per heartbeat (core + encoding) over BEATS heartbeats; the bytes of
- * the last in *bytes. */
-static double nm_run(nm_core *nm, sk_time *now, size_t *bytes, sk_buf *buf)
+/* ns per heartbeat (core + encoding) over BEATS heartbeats step_us
+ * apart; the most bytes of one in *bytes. */
+static double nm_run(nm_core *nm, sk_time *now, sk_time step_us, size_t *bytes,
+                     sk_buf *buf)
 {
     double t0 = now_ns();
     for (unsigned k = 0; k < BEATS; k++) {
-        *now += 1000;
+        *now += step_us;
         nm_on_timer(nm, *now);
         sk_outbox *ob = nm_outbox(nm);
         for (size_t i = 0; i < ob->ob_len; i++)
-            if (sk_msg_encode(buf, &ob->ob_msgs[i].o_msg) == 0)
+            if (sk_msg_encode(buf, &ob->ob_msgs[i].o_msg) == 0 &&
+                buf->b_len > *bytes)
                 *bytes = buf->b_len;
         sk_outbox_clear(ob);
     }
@@ -150,7 +155,8 @@ static int hb_bytes(sk_buf *buf, unsigned n, uint64_t seq, unsigned users,
                        .hb_slots_total = 8,
                        .hb_users = us,
                        .hb_nusers = users,
-                       .hb_users_total = users};
+                       .hb_users_total = users,
+                       .hb_users_sent = true};
     return sk_heartbeat_encode(buf, &hb);
 }
 
@@ -206,45 +212,56 @@ int dash_hb_bench(unsigned runs, unsigned nodes)
     runs = runs < 3 ? 3 : runs > MAX_RUNS ? MAX_RUNS : runs;
     sk_buf buf = SK_BUF_INIT;
     printf("\nin-process, %u runs (median [min-max]); the anchor is the "
-           "heartbeat without users\n",
+           "heartbeat without users.\nnodemon: every heartbeat with the "
+           "summary (5 s apart), and at its pace (1 s apart, a summary in 1 "
+           "of 5); flowd: each with a summary\n",
            runs);
-    printf("%6s %22s %8s %22s %26s %10s\n", "users", "nodemon ns/heartbeat",
-           "bytes", "flowd ns/heartbeat", "query `users` ms", "reply B");
+    printf("%5s %22s %22s %6s %22s %24s %7s\n", "users", "nodemon ns, summary",
+           "nodemon ns, paced", "bytes", "flowd ns, summary",
+           "query `users` ms", "reply B");
     int rc = 0;
     for (unsigned u = 0; u < NU && rc == 0; u++) {
         unsigned users = users_per_node[u];
-        double nm_ns[MAX_RUNS], fd_ns[MAX_RUNS], q_ms[MAX_RUNS];
-        size_t nm_b = 0, q_b = 0;
+        double nm_ns[MAX_RUNS], nmp_ns[MAX_RUNS], fd_ns[MAX_RUNS],
+            q_ms[MAX_RUNS];
+        size_t nm_b = 0, q_b = 0, nmp_b = 0;
         uint32_t q_rows = 0;
-        nm_core *nm = nm_with_users(users);
+        nm_core *nm = nm_with_users(users, 5000);
+        nm_core *nmp = nm_with_users(users, 1000);
         fd_core *c = fd_with_nodes(nodes);
-        if (nm == NULL || c == NULL) {
+        if (nm == NULL || nmp == NULL || c == NULL) {
             fprintf(stderr, "dash-share: cannot make a core\n");
             rc = 1;
         }
-        sk_time nm_now = 0, fd_now = 1;
+        sk_time nm_now = 0, nmp_now = 0, fd_now = 1;
         uint64_t seq = 0;
         /* Every node's summary in place before the query. */
         for (unsigned n = 0; rc == 0 && n < nodes; n += BEATS)
             if (fd_run(c, nodes, users, &fd_now, &seq, &buf) < 0)
                 rc = 1;
         for (unsigned r = 0; rc == 0 && r < runs; r++) {
-            nm_ns[r] = nm_run(nm, &nm_now, &nm_b, &buf);
+            nm_ns[r] = nm_run(nm, &nm_now, 5000000, &nm_b, &buf);
+            nmp_ns[r] = nm_run(nmp, &nmp_now, 1000000, &nmp_b, &buf);
             fd_ns[r] = fd_run(c, nodes, users, &fd_now, &seq, &buf);
             q_ms[r] = fd_query(c, fd_now, &buf, &q_b, &q_rows);
         }
         if (nm != NULL)
             nm_free(nm);
+        if (nmp != NULL)
+            nm_free(nmp);
         if (c != NULL)
             fd_core_free(c);
         if (rc != 0)
             break;
         qsort(nm_ns, runs, sizeof nm_ns[0], cmp);
+        qsort(nmp_ns, runs, sizeof nmp_ns[0], cmp);
         qsort(fd_ns, runs, sizeof fd_ns[0], cmp);
         qsort(q_ms, runs, sizeof q_ms[0], cmp);
-        printf("%6u %8.0f [%5.0f-%5.0f] %8zu %8.0f [%5.0f-%5.0f] "
-               "%8.2f [%6.2f-%6.2f] %10zu  (%u nodes, %u rows)\n",
-               users, nm_ns[runs / 2], nm_ns[0], nm_ns[runs - 1], nm_b,
+        printf("%5u %6.0f [%6.0f-%6.0f] %6.0f [%6.0f-%6.0f] %6zu "
+               "%6.0f [%6.0f-%6.0f] %6.2f [%6.2f-%6.2f] %7zu (%u nodes, "
+               "%u rows)\n",
+               users, nm_ns[runs / 2], nm_ns[0], nm_ns[runs - 1],
+               nmp_ns[runs / 2], nmp_ns[0], nmp_ns[runs - 1], nm_b,
                fd_ns[runs / 2], fd_ns[0], fd_ns[runs - 1], q_ms[runs / 2],
                q_ms[0], q_ms[runs - 1], q_b, nodes, q_rows);
     }

@@ -439,6 +439,8 @@ typedef struct sk_heartbeat {
     sk_usage *hb_users;      /* the most active users (version 4) */
     uint32_t hb_nusers;      /* <= SK_MAX_HB_USERS */
     uint32_t hb_users_total; /* users the node tracks, >= hb_nusers */
+    bool hb_users_sent;      /* false: no summary here (none listed, total
+                                0): the last one stands */
 } sk_heartbeat;
 
 /* One node of a MEMBERSHIP. */

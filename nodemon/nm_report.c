@@ -119,9 +119,13 @@ void nm_send_heartbeat(nm_core *nm, sk_time now)
     }
     hb->hb_running = run;
     hb->hb_nrunning = n;
-    if (!fill_users(nm, now, hb)) {
-        hb->hb_nusers = hb->hb_users_total = 0;
-        nm->nm_st.ns_nomem++;
+    if (now >= nm->nm_users_next) {
+        nm->nm_users_next = now + NM_USERS_PERIOD_US;
+        hb->hb_users_sent = fill_users(nm, now, hb);
+        if (!hb->hb_users_sent) {
+            hb->hb_nusers = hb->hb_users_total = 0;
+            nm->nm_st.ns_nomem++;
+        }
     }
     nm->nm_st.ns_heartbeats++;
 }

@@ -446,8 +446,9 @@ static void test_long(void)
              cr_skylark(), dir);
     char want[128];
     snprintf(want, sizeof want, "True %d flowd %d\n", running, NODES);
-    /* The document may be up to USERS_CACHE_S (5 s) old. */
-    double until = now_s() + 15;
+    /* The document may be up to USERS_CACHE_S (5 s) old, and flowd's
+     * sums up to a users summary period (5 s) and a heartbeat. */
+    double until = now_s() + 25;
     do {
         get_json("/api/users");
         rc = py(script, out, sizeof out);

@@ -28,10 +28,13 @@ typedef struct hu {
     uint64_t slot_ms;
 } hu;
 
-/* The node on peer sends heartbeat seq with users u[0..n) of total. */
+/* The node on peer sends heartbeat seq with users u[0..n) of total
+ * (u NULL and total UINT32_MAX: a heartbeat without a summary). */
 static void beat(fd_core *c, sk_time now, sk_peer peer, uint64_t seq,
                  const hu *u, uint32_t n, uint32_t total)
 {
+    bool sent = !(u == NULL && total == UINT32_MAX);
+    total = sent ? total : 0;
     fdt_drain(c);
     sk_usage *us = calloc(n + 1, sizeof *us);
     if (us == NULL)
@@ -47,7 +50,8 @@ static void beat(fd_core *c, sk_time now, sk_peer peer, uint64_t seq,
                                    .hb_slots_total = 8,
                                    .hb_users = us,
                                    .hb_nusers = n,
-                                   .hb_users_total = total};
+                                   .hb_users_total = total,
+                                   .hb_users_sent = sent};
     fd_core_on_msg(c, now, peer, &m);
     free(us);
 }
@@ -103,6 +107,7 @@ static void test_sums(void)
     now += 100 * MS;
     beat(c, now, 2, 1, b1, 1, 70);
     beat(c, now, 3, 1, NULL, 0, 0);
+    beat(c, now, 4, 1, NULL, 0, UINT32_MAX); /* d: no summary yet */
     now += 50 * MS;
     const sk_status_reply *r = ask(c, now);
     char buf[128];
@@ -119,8 +124,9 @@ static void test_sums(void)
              kv(r, "nodes_reporting"), kv(r, "users"), kv(r, "users_cut"),
              kv(r, "rows"), kv(r, "users_dropped"), kv(r, "age_ms_max"));
     tap_is_str(pairs, "4 3 2 69 3 0 150",
-               "pairs: 4 nodes, 3 reporting, 2 users, 69 left out by b, "
-               "3 rows kept, none dropped, the oldest 150 ms old");
+               "pairs: 4 nodes, 3 reporting (d sent no summary yet), 2 users, "
+               "69 left out by b, 3 rows kept, none dropped, the oldest "
+               "150 ms old");
 
     /* A newer heartbeat replaces a's summary: bob gone, alice grown to
      * 64 users' worth of room; an older one changes nothing. */
@@ -133,7 +139,8 @@ static void test_sums(void)
     many[0] = (hu){"alice", 2, 0, 4, 3000};
     now += 10 * MS;
     beat(c, now, 1, 2, many, SK_MAX_HB_USERS, SK_MAX_HB_USERS);
-    beat(c, now, 1, 1, a1, 2, 2); /* stale: seq 1 after 2 */
+    beat(c, now, 1, 1, a1, 2, 2);            /* stale: seq 1 after 2 */
+    beat(c, now, 1, 3, NULL, 0, UINT32_MAX); /* none: the last stands */
     r = ask(c, now);
     char alice[128];
     row(r, "alice", alice, sizeof alice);
@@ -142,13 +149,13 @@ static void test_sums(void)
                    0 &&
                strcmp(row(r, "u63", buf, sizeof buf), "1 1 1 0 10 1") == 0 &&
                r->sr_nrows == SK_MAX_HB_USERS,
-           "a newer heartbeat replaces the node's summary (64 users), a "
-           "stale one is ignored (alice %s)",
+           "a newer heartbeat replaces the node's summary (64 users); a "
+           "stale one, and one without a summary, leave it (alice %s)",
            alice);
 
     /* Shrinks back, then node a's session ends: only b's part stays. */
     now += 10 * MS;
-    beat(c, now, 1, 3, a1, 1, 1);
+    beat(c, now, 1, 4, a1, 1, 1);
     r = ask(c, now);
     tap_is_str(row(r, "alice", buf, sizeof buf), "2 3 3 1 1200 2",
                "a summary that shrinks to one user");

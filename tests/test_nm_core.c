@@ -1253,10 +1253,45 @@ static void test_heartbeat(void)
            "and the running tasks, long ones marked");
     tap_ok(h != NULL && h->hb_queue[0] == 0 && h->hb_queue[3] == 1,
            "and the queue length per priority");
-    /* Its users summary says what nm_get_user says (the status table's
-     * numbers), slot time with the running task's time so far. */
-    bool same =
-        h != NULL && h->hb_nusers >= 2 && h->hb_users_total == h->hb_nusers;
+    tap_ok(h != NULL && !h->hb_users_sent && h->hb_nusers == 0,
+           "no users summary 500 ms after the last (one per 5 s at most)");
+    tap_ok(nm_next_deadline(nm) == 1001000, "the next one is due 500 ms later");
+    drain(nm);
+    nm_peer_down(nm, FLOWD, 600000);
+    tap_ok(nm_next_deadline(nm) == 2000 + 10000000,
+           "flowd gone: the next deadline is the GET_TASK timeout");
+    nm_free(nm);
+}
+
+/* The users summary: at flowd's registration, then at most every 5 s;
+ * what it says is what nm_get_user says (the status table's numbers),
+ * slot time with the running task's time so far. */
+static void test_heartbeat_users(void)
+{
+    nm_config cfg = base_cfg(4);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    up(nm, FLOWD, SK_ROLE_FLOWD, 0, "", 1000);
+    const sk_msg *hb = nth(nm, SK_MSG_HEARTBEAT, 0, NULL);
+    tap_ok(hb != NULL && hb->m_heartbeat.hb_users_sent &&
+               hb->m_heartbeat.hb_nusers == 0 &&
+               hb->m_heartbeat.hb_users_total == 0,
+           "flowd registers: the first heartbeat has a summary, empty");
+    enq(nm, 1, 1, "a", 0, 1, 2000);
+    reply(nm, SCHED, 1, 1, true, 0, "spark", 2000);
+    enq(nm, 2, 2, "a", 0, 1, 2000);
+    enq(nm, 3, 3, "b", 3, 1, 2000);
+    drain(nm);
+    nm_on_timer(nm, 4001000);
+    hb = nth(nm, SK_MSG_HEARTBEAT, 0, NULL);
+    tap_ok(hb != NULL && !hb->m_heartbeat.hb_users_sent,
+           "4 s later: a heartbeat without one");
+    drain(nm);
+    nm_on_timer(nm, 5001000);
+    hb = nth(nm, SK_MSG_HEARTBEAT, 0, NULL);
+    const sk_heartbeat *h = hb ? &hb->m_heartbeat : NULL;
+    bool same = h != NULL && h->hb_users_sent && h->hb_nusers == 2 &&
+                h->hb_users_total == 2;
     uint64_t a_slot_ms = UINT64_MAX;
     for (uint32_t i = 0; same && i < h->hb_nusers; i++) {
         const sk_usage *u = &h->hb_users[i];
@@ -1267,15 +1302,17 @@ static void test_heartbeat(void)
         if (strcmp(u->us_user, "a") == 0)
             a_slot_ms = u->us_slot_ms;
     }
-    tap_ok(same && a_slot_ms == (501000 - 2000 + 500) / 1000,
-           "and its users: weight, queued and running as the node counts "
-           "them, a's slot time %" PRIu64 " ms so far",
+    tap_ok(same && a_slot_ms == (5001000 - 2000 + 500) / 1000,
+           "5 s after the last: users a and b, weight, queued and running as "
+           "the node counts them, a's slot time %" PRIu64 " ms so far",
            a_slot_ms);
-    tap_ok(nm_next_deadline(nm) == 1001000, "the next one is due 500 ms later");
     drain(nm);
-    nm_peer_down(nm, FLOWD, 600000);
-    tap_ok(nm_next_deadline(nm) == 2000 + 10000000,
-           "flowd gone: the next deadline is the GET_TASK timeout");
+    nm_peer_down(nm, FLOWD, 5100000);
+    up(nm, FLOWD, SK_ROLE_FLOWD, 0, "", 5200000);
+    hb = nth(nm, SK_MSG_HEARTBEAT, 0, NULL);
+    tap_ok(hb != NULL && hb->m_heartbeat.hb_users_sent &&
+               hb->m_heartbeat.hb_nusers == 2,
+           "flowd registers again: a summary at once, 0.2 s after the last");
     nm_free(nm);
 }
 
@@ -1295,7 +1332,7 @@ static void test_heartbeat_users_cut(void)
     /* u69 queues a second reservation: the most active. */
     enq(nm, 100, 100, name[SK_MAX_HB_USERS + 5], 0, 1, 1000);
     drain(nm);
-    nm_on_timer(nm, 2000000);
+    nm_on_timer(nm, 6000000); /* past the first summary's 5 s */
     const sk_msg *hb = nth(nm, SK_MSG_HEARTBEAT, 0, NULL);
     const sk_heartbeat *h = hb ? &hb->m_heartbeat : NULL;
     tap_ok(h != NULL && h->hb_nusers == SK_MAX_HB_USERS &&
@@ -1522,6 +1559,7 @@ int main(void)
     test_reserve_rejects();
     test_flowd_restart();
     test_heartbeat();
+    test_heartbeat_users();
     test_heartbeat_users_cut();
     test_status();
     test_stale();

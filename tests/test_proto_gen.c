@@ -288,6 +288,7 @@ static void fill_heartbeat(pg *g, sk_heartbeat *m)
         u->us_slot_ms = u64(g);
     }
     m->hb_users_total = (uint32_t)range(g, m->hb_nusers, UINT32_MAX);
+    m->hb_users_sent = m->hb_nusers > 0 || m->hb_users_total > 0 || below(g, 2);
 }
 
 static void fill_membership(pg *g, sk_membership *m)
@@ -622,6 +623,7 @@ static bool eq_heartbeat(const sk_heartbeat *x, const sk_heartbeat *y,
         F(a->us_slot_ms == b->us_slot_ms, "us_slot_ms");
     }
     FV(x, hb_users_total);
+    FV(x, hb_users_sent);
     return true;
 }
 

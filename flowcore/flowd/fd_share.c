@@ -29,6 +29,8 @@ struct fd_share_node {
 void fd_share_on_heartbeat(fd_core *c, sk_time now, fd_node *n,
                            const sk_heartbeat *hb)
 {
+    if (!hb->hb_users_sent)
+        return; /* the last summary stands */
     size_t need = sizeof(fd_share_node) + hb->hb_nusers * sizeof(share_row);
     for (uint32_t i = 0; i < hb->hb_nusers; i++)
         need += strlen(hb->hb_users[i].us_user) + 1;

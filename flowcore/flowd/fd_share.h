@@ -19,7 +19,9 @@
 
 /* fd_share_on_heartbeat keeps hb's users summary (decoded, so within the
  * protocol's limits), received at now, as n's, replacing the previous
- * one. Out of memory the node keeps none (counted in fs_nomem). */
+ * one; a heartbeat without one (hb_users_sent false: node monitors send
+ * it at most every 5 s) leaves the last. Out of memory the node keeps
+ * none (counted in fs_nomem). */
 void fd_share_on_heartbeat(fd_core *c, sk_time now, fd_node *n,
                            const sk_heartbeat *hb);
 
