@@ -7,10 +7,13 @@
  * connection (downs and ups counted, nothing opened anew) and all
  * answer; with one node monitor killed the others still answer within
  * the timeout and its slot stays empty; asked without it, its session is
- * closed; asked for none, all are. Bounded: about 5 s.
+ * closed; asked for none, all are. Then dash_share's fallback: a
+ * cluster without flowd is gathered from its live node monitors (kept
+ * sessions), the killed one not asked. Bounded: about 5 s.
  */
 #include "daemon_harness.h"
 #include "dash_kept.h"
+#include "dash_share.h"
 #include "skylark.h"
 #include "tap.h"
 
@@ -45,7 +48,7 @@ static unsigned answers(sk_status **out, unsigned n)
 
 int main(void)
 {
-    tap_plan(9);
+    tap_plan(11);
     dh_init();
     dh_set_heartbeat(0.25, 2);
     dh_proc nm[NODES];
@@ -108,6 +111,30 @@ int main(void)
     dash_kept_stats_get(k, &st);
     tap_ok(none == 0 && st.ks_closed == NODES && st.ks_opened == NODES,
            "asked for none: every session is closed, none opened");
+
+    /* dash_share without a flowd in the cluster: no flowd to ask, so the
+     * node monitors are, the dead one left out. */
+    static skc_cluster cl;
+    for (int i = 0; i < NODES; i++) {
+        skc_daemon *d = &cl.cc_daemons[i];
+        d->cd_kind = SKC_NODEMON;
+        snprintf(d->cd_name, sizeof d->cd_name, "n%d", i + 1);
+        snprintf(d->cd_endpoint, sizeof d->cd_endpoint, "%s", eps[i]);
+        d->cd_pid = nm[i].dp_pid != 0 ? nm[i].dp_pid : 999999999;
+    }
+    cl.cc_n = NODES;
+    dash_share s;
+    tap_ok(dash_share_from_flowd(&cl, 1.0, &s) == -1,
+           "no flowd in the cluster: flowd's sums are not there");
+    int rc = dash_share_gather(&cl, k, 5.0, 2.0, 2, &s);
+    tap_ok(rc == 0 && strcmp(s.ds_source, "nodemons") == 0 &&
+               s.ds_nodemons == NODES && s.ds_asked == NODES - 1 &&
+               s.ds_answered == NODES - 1 && s.ds_kept == NODES - 1,
+           "the fallback asks the live node monitors over kept sessions "
+           "(%u of %u answered)",
+           rc == 0 ? s.ds_answered : 0, NODES);
+    if (rc == 0)
+        dash_share_free(&s);
     dash_kept_destroy(k);
 
     /* The survivors are fine after all that. */
