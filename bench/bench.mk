@@ -19,13 +19,19 @@ bench_medea_LDADD = tests/libmedea.a flowcore/flowd/libflowd.la \
 
 # bench/dash-share: `skylark dashboard`'s fair-share gathering from every
 # node monitor of a local cluster, one at a time (the anchor) against
-# several at once. Run by hand on a `skylark cluster up --nodes N`.
+# several at once and flowd's sums of the heartbeats; then what those
+# summaries cost the node monitor and flowd cores per heartbeat. Run by
+# hand on a `skylark cluster up --nodes N`.
 noinst_PROGRAMS += bench/dash-share
-bench_dash_share_SOURCES = bench/dash_share.c cli/dash_share.c cli/dash_kept.c \
+bench_dash_share_SOURCES = bench/dash_share.c bench/dash_share_hb.c \
+	bench/dash_share_hb.h cli/dash_share.c cli/dash_kept.c \
 	cli/cli_common.c cli/cli_json.c
-bench_dash_share_CPPFLAGS = $(CLI_CPPFLAGS)
+bench_dash_share_CPPFLAGS = $(CLI_CPPFLAGS) -I$(top_srcdir)/flowcore/flowd \
+	-I$(top_srcdir)/nodemon
 bench_dash_share_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
-bench_dash_share_LDADD = cli/libskcluster.a client/libskylark_impl.la \
+bench_dash_share_LDADD = nodemon/libnodemon.la flowcore/flowd/libflowd.la \
+	flowcore/libflowcore.la \
+	cli/libskcluster.a client/libskylark_impl.la \
 	$(EV_LIBS) $(PTHREAD_LIBS) -lm
 
 # bench/launch: a command task's launch with a cgroup per task against

@@ -6,9 +6,11 @@
  * (dash_kept.h: what the dashboard does; one session per node monitor
  * opened in the first round and kept across rounds, all asked at once
  * from one thread, up to DASH_KEPT_MAX, the rest DASH_SHARE_WORKERS at
- * once a session each).
+ * once a session each), and from flowd (dash_share_from_flowd: its query
+ * `users`, the node monitors' heartbeat summaries summed; one ask).
  *
- *   bench/dash-share [DIR] [ROUNDS]
+ *   bench/dash-share [DIR] [ROUNDS] [PAUSE]
+ *   bench/dash-share --in-process [RUNS] [NODES]
  *
  * DIR is a cluster of `skylark cluster up --nodes N` (default: the
  * default directory); each setting is gathered ROUNDS times (default 5),
@@ -22,18 +24,27 @@
  * node monitor (median and range over rounds) (what bounds the gathering when
  * the node monitors run on other machines), the node monitors one core could
  * gather in the dashboard's 2 s budget at that CPU cost, and the speed-up over
- * one at a time. Nothing is changed in the cluster.
+ * one at a time, and this process's CPU per gathering. Nothing is changed
+ * in the cluster. Then the in-process part (dash_share_hb.h): what the
+ * heartbeat summaries cost the node monitor and flowd per heartbeat, and
+ * flowd's query over NODES nodes (default 10,000), against heartbeats
+ * without users; --in-process runs only that part (RUNS times, default
+ * 7).
  */
 #include "cli_common.h"
 #include "dash_share.h"
+#include "dash_share_hb.h"
 #include "sk_log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
 #define MAX_ROUNDS 50
+#define FLOWD      (~0u) /* the setting that asks flowd */
+#define HB_NODES   10000 /* nodes of the in-process query */
 
 /* This process's CPU time (user and system), seconds. */
 static double cpu_s(void)
@@ -50,8 +61,27 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* --in-process [RUNS] [NODES] */
+static int in_process(int argc, char **argv)
+{
+    unsigned long runs = 7, nodes = HB_NODES;
+    if (argc > 4 ||
+        (argc > 2 && cli_parse_ulong(argv[2], 3, MAX_ROUNDS, &runs) != 0) ||
+        (argc > 3 && cli_parse_ulong(argv[3], 1, 65536, &nodes) != 0)) {
+        fprintf(stderr,
+                "usage: dash-share --in-process [RUNS (3..%d)] "
+                "[NODES (1..65536)]\n",
+                MAX_ROUNDS);
+        return 2;
+    }
+    sk_log_set_level(SK_LOG_ERROR);
+    return dash_hb_bench((unsigned)runs, (unsigned)nodes);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--in-process") == 0)
+        return in_process(argc, argv);
     const char *dir = argc > 1 ? argv[1] : NULL;
     unsigned long rounds = 5;
     double pause = 0;
@@ -67,8 +97,8 @@ int main(int argc, char **argv)
     skc_cluster *cl = cli_load_cluster("dash-share", dir);
     if (cl == NULL)
         return 1;
-    /* 0: kept sessions */
-    static const unsigned workers[] = {1, 2, 4, 8, 16, 0};
+    /* 0: kept sessions; FLOWD: flowd's query */
+    static const unsigned workers[] = {1, 2, 4, 8, 16, 0, FLOWD};
     enum { NW = sizeof workers / sizeof workers[0] };
     dash_kept *kept;
     if (dash_kept_create(skc_key(cl), &kept) != 0) {
@@ -93,10 +123,19 @@ int main(int argc, char **argv)
         for (unsigned w = 0; w < NW; w++) {
             dash_share s;
             double c0 = cpu_s();
-            /* no budget cut: every node monitor is asked */
-            if (dash_share_gather(cl, workers[w] ? NULL : kept, 2.0, 600,
-                                  workers[w] ? workers[w] : DASH_SHARE_WORKERS,
-                                  &s) != 0) {
+            if (workers[w] == FLOWD) {
+                if (dash_share_from_flowd(cl, 2.0, &s) != 0) {
+                    fprintf(stderr, "dash-share: flowd did not answer its "
+                                    "query `users`\n");
+                    ms[w][r] = cpu[w][r] = 0;
+                    answered[w] = 0;
+                    continue;
+                }
+            } else if (dash_share_gather(cl, workers[w] ? NULL : kept, 2.0, 600,
+                                         workers[w] ? workers[w]
+                                                    : DASH_SHARE_WORKERS,
+                                         &s) != 0) {
+                /* no budget cut: every node monitor is asked */
                 fprintf(stderr, "dash-share: out of memory\n");
                 dash_kept_destroy(kept);
                 free(cl);
@@ -104,15 +143,17 @@ int main(int argc, char **argv)
             }
             ms[w][r] = (double)s.ds_us / 1000;
             cpu[w][r] = cpu_s() - c0;
-            answered[w] = s.ds_answered;
+            /* From flowd: the node monitors its sums cover. */
+            answered[w] =
+                workers[w] == FLOWD ? (unsigned)s.ds_reporting : s.ds_answered;
             nodemons = s.ds_nodemons;
             dash_share_free(&s);
         }
     }
     printf("%u node monitors, %lu rounds each\n", nodemons, rounds);
-    printf("%8s %9s %10s %18s %10s %10s %16s %10s %8s\n", "at once", "answered",
-           "median ms", "range ms", "ms/nm", "cpu ms/nm", "cpu range ms/nm",
-           "nm/2s/core", "speedup");
+    printf("%8s %9s %10s %18s %10s %10s %16s %10s %8s %18s\n", "at once",
+           "answered", "median ms", "range ms", "ms/nm", "cpu ms/nm",
+           "cpu range ms/nm", "nm/2s/core", "speedup", "cpu ms (range)");
     double anchor = 0;
     for (unsigned w = 0; w < NW; w++) {
         qsort(ms[w], rounds, sizeof ms[w][0], cmp);
@@ -123,12 +164,18 @@ int main(int argc, char **argv)
         double per = answered[w] ? 1.0 / answered[w] : 0;
         double cpu_nm = 1000 * cpu[w][rounds / 2] * per;
         char name[16];
-        snprintf(name, sizeof name, workers[w] ? "%u" : "kept", workers[w]);
+        snprintf(name, sizeof name,
+                 workers[w] == FLOWD ? "flowd"
+                 : workers[w]        ? "%u"
+                                     : "kept",
+                 workers[w]);
         printf("%8s %9u %10.1f %8.1f .. %7.1f %10.3f %10.3f %7.3f .. %6.3f "
-               "%10.0f %7.2fx\n",
+               "%10.0f %7.2fx %6.2f (%.2f-%.2f)\n",
                name, answered[w], med, ms[w][0], ms[w][rounds - 1], med * per,
                cpu_nm, 1000 * cpu[w][0] * per, 1000 * cpu[w][rounds - 1] * per,
-               cpu_nm > 0 ? 2000 / cpu_nm : 0, med > 0 ? anchor / med : 0);
+               cpu_nm > 0 ? 2000 / cpu_nm : 0, med > 0 ? anchor / med : 0,
+               1000 * cpu[w][rounds / 2], 1000 * cpu[w][0],
+               1000 * cpu[w][rounds - 1]);
     }
     dash_kept_stats ks;
     dash_kept_stats_get(kept, &ks);
@@ -143,5 +190,6 @@ int main(int argc, char **argv)
                nodemons ? 1000 * idle_cpu / idle_s / nodemons : 0);
     dash_kept_destroy(kept);
     free(cl);
-    return 0;
+    sk_log_set_level(SK_LOG_ERROR); /* the cores' GET_TASK timeouts */
+    return dash_hb_bench((unsigned)rounds, HB_NODES);
 }

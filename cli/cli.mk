@@ -119,6 +119,19 @@ tests_test_dashboard_LDADD = tests/libcli_run.a $(DH_TEST_LDADD)
 EXTRA_tests_test_dashboard_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark \
 	flowcore/flowd/skylark-flowd
 
+# The dashboard's kept sessions against real node monitors: reused,
+# redone after the node monitors drop them, one killed, closed; and the
+# fair share's fallback to them without flowd.
+check_PROGRAMS += tests/test_dash_kept
+TESTS += tests/test_dash_kept
+tests_test_dash_kept_SOURCES = tests/test_dash_kept.c cli/dash_kept.c \
+	cli/dash_share.c cli/cli_common.c cli/cli_json.c
+tests_test_dash_kept_CPPFLAGS = $(CLI_CPPFLAGS) -I$(top_srcdir)/tests
+tests_test_dash_kept_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
+tests_test_dash_kept_LDADD = cli/libskcluster.a $(DH_TEST_LDADD) \
+	$(PTHREAD_LIBS) -lm
+EXTRA_tests_test_dash_kept_DEPENDENCIES = $(DH_TEST_DEPS)
+
 # skylark flow dump|explain, jobs and cancel against real daemons: flowd
 # with a long job handed over by a test client, a scheduler with a
 # frontend's job to cancel.

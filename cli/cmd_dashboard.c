@@ -252,17 +252,19 @@ static int fill_cluster(dashboard *db, cli_json *j, void *arg)
 
 /* ---- /api/users: fair share, summed over the node monitors ------------ */
 
-/* The /api/users document: every live node monitor asked for its table
+/* The /api/users document: flowd's sums of the node monitors' heartbeat
+ * summaries (one ask), else every live node monitor asked for its table
  * of users, over the kept sessions (the first DASH_KEPT_MAX) and
  * DASH_SHARE_WORKERS at once a session each for the rest, for
  * USERS_BUDGET_S in all (the
- * document says how many were asked and answered, and how long it
- * took), summed per user (dash_share.c). */
+ * document says its source, how many were asked and answered, and how
+ * long it took), summed per user (dash_share.c). */
 static int fill_users(dashboard *db, cli_json *j, void *arg)
 {
     (void)arg;
     dash_share s;
-    if (dash_share_gather(db->db_cl, db->db_kept, db->db_timeout,
+    if (dash_share_from_flowd(db->db_cl, db->db_timeout, &s) != 0 &&
+        dash_share_gather(db->db_cl, db->db_kept, db->db_timeout,
                           USERS_BUDGET_S, DASH_SHARE_WORKERS, &s) != 0)
         return -1;
     dash_share_json(&s, j);

@@ -1,6 +1,7 @@
 /*
- * dash_share.c - fair share per user over a local cluster's node
- * monitors, asked by a pool of threads (see dash_share.h).
+ * dash_share.c - fair share per user: flowd's sums of the node monitors'
+ * heartbeats, else the node monitors asked by a pool of threads (see
+ * dash_share.h).
  */
 #include "dash_share.h"
 
@@ -35,6 +36,77 @@ static dash_user *user_of(dash_share *s, const char *name)
     s->ds_u[lo] = (dash_user){.du_name = copy, .du_wmin = UINT64_MAX};
     s->ds_n++;
     return &s->ds_u[lo];
+}
+
+/* Adds flowd's summed table of users (user, weight_min, weight_max,
+ * running, queued, slot_ms, nodes) to s. */
+static void add_sums(dash_share *s, const sk_status *st)
+{
+    int cu = cli_column_of(st, "user"), cl = cli_column_of(st, "weight_min"),
+        ch = cli_column_of(st, "weight_max"), cr = cli_column_of(st, "running"),
+        cq = cli_column_of(st, "queued"), ct = cli_column_of(st, "slot_ms"),
+        cn = cli_column_of(st, "nodes");
+    if (cu < 0 || cl < 0 || ch < 0 || cr < 0 || cq < 0 || ct < 0 || cn < 0)
+        return;
+    for (unsigned r = 0; r < sk_status_nrows(st); r++) {
+        const char *name = sk_status_cell(st, r, (unsigned)cu);
+        dash_user *u = name != NULL ? user_of(s, name) : NULL;
+        if (u == NULL) {
+            s->ds_dropped++;
+            continue;
+        }
+        uint64_t lo = cli_num(sk_status_cell(st, r, (unsigned)cl));
+        uint64_t hi = cli_num(sk_status_cell(st, r, (unsigned)ch));
+        u->du_wmin = lo < u->du_wmin ? lo : u->du_wmin;
+        u->du_wmax = hi > u->du_wmax ? hi : u->du_wmax;
+        u->du_running += cli_num(sk_status_cell(st, r, (unsigned)cr));
+        u->du_queued += cli_num(sk_status_cell(st, r, (unsigned)cq));
+        u->du_slot_ms += cli_num(sk_status_cell(st, r, (unsigned)ct));
+        u->du_nodes += cli_num(sk_status_cell(st, r, (unsigned)cn));
+    }
+}
+
+/* The number in pair key of st, 0 when absent. */
+static uint64_t pair(const sk_status *st, const char *key)
+{
+    return cli_num(sk_status_get(st, key));
+}
+
+int dash_share_from_flowd(const skc_cluster *cl, double timeout,
+                          dash_share *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *ep = NULL;
+    for (unsigned i = 0; i < cl->cc_n; i++) {
+        const skc_daemon *d = &cl->cc_daemons[i];
+        if (d->cd_kind == SKC_NODEMON)
+            out->ds_nodemons++;
+        else if (d->cd_kind == SKC_FLOWD && skc_alive(d))
+            ep = d->cd_endpoint;
+    }
+    if (ep == NULL)
+        return -1;
+    double t0 = cli_mono_s();
+    sk_status *st = NULL;
+    if (sk_status_query(ep, skc_key(cl), "users", timeout, 1, &st) != 0)
+        return -1;
+    if (sk_status_get(st, "error") != NULL ||
+        sk_status_get(st, "nodes_reporting") == NULL ||
+        (pair(st, "nodes_reporting") == 0 && out->ds_nodemons > 0) ||
+        (out->ds_u = calloc(DASH_SHARE_USERS, sizeof *out->ds_u)) == NULL) {
+        sk_status_free(st);
+        return -1;
+    }
+    out->ds_us = (uint64_t)((cli_mono_s() - t0) * 1e6);
+    out->ds_source = "flowd";
+    out->ds_asked = out->ds_answered = 1;
+    out->ds_reporting = pair(st, "nodes_reporting");
+    out->ds_cut = pair(st, "users_cut");
+    out->ds_age_ms = pair(st, "age_ms_max");
+    out->ds_dropped = pair(st, "users_dropped");
+    add_sums(out, st);
+    sk_status_free(st);
+    return 0;
 }
 
 /* Adds a node monitor's table of users (user, weight, queued, running,
@@ -99,6 +171,7 @@ int dash_share_gather(const skc_cluster *cl, dash_kept *kept, double timeout,
                       double budget, unsigned workers, dash_share *out)
 {
     memset(out, 0, sizeof *out);
+    out->ds_source = "nodemons";
     const char **eps = calloc(cl->cc_n + 1, sizeof *eps);
     sk_status **st = calloc(cl->cc_n + 1, sizeof *st);
     out->ds_u = calloc(DASH_SHARE_USERS, sizeof *out->ds_u);
@@ -166,6 +239,12 @@ int dash_share_gather(const skc_cluster *cl, dash_kept *kept, double timeout,
 
 void dash_share_json(const dash_share *s, cli_json *j)
 {
+    cli_json_string(j, "source", s->ds_source);
+    if (strcmp(s->ds_source, "flowd") == 0) {
+        cli_json_uint(j, "nodes_reporting", s->ds_reporting);
+        cli_json_uint(j, "users_cut", s->ds_cut);
+        cli_json_uint(j, "age_ms_max", s->ds_age_ms);
+    }
     cli_json_uint(j, "nodemons", s->ds_nodemons);
     cli_json_uint(j, "asked", s->ds_asked);
     cli_json_uint(j, "answered", s->ds_answered);

@@ -1,7 +1,12 @@
 /*
- * dash_share.h - fair share per user for `skylark dashboard`: every live
- * node monitor of a local cluster asked for its table of users (user,
- * weight, queued, running, slot_s), and the tables summed per user. The
+ * dash_share.h - fair share per user for `skylark dashboard`. First from
+ * flowd: node monitors send it their most active users in every
+ * HEARTBEAT (protocol 4) and its query `users` sums them
+ * (flowcore/flowd/fd_share.h), one ask whatever the cluster's size.
+ * Without a flowd that answers it (none in the cluster, an older one, no
+ * node reporting yet), every live node monitor of a local cluster asked
+ * for its table of users (user, weight, queued, running, slot_s), and
+ * the tables summed per user. The
  * first DASH_KEPT_MAX node monitors are asked over sessions kept open
  * between gatherings (dash_kept.h), all at once from one thread; the rest
  * by a pool of threads, a session each (a TCP connection, a sealed
@@ -18,9 +23,10 @@
  * every 5 s), each kept session is redone (a handshake, no new
  * connection): 0.39 ms (0.32-0.45) against 0.66 ms (0.63-1.09) one at a
  * time (load 3.8-6.7); heartbeats to keep them alive would cost 0.15 ms
- * per node monitor per second (measured), more. DASH_KEPT_MAX (256; nanomsg allows 512
- * sockets a process) leaves a 10,000-node cluster mostly to sessions
- * each: not within the 2 s budget.
+ * per node monitor per second (measured), more. DASH_KEPT_MAX (256;
+ * nanomsg allows 512 sockets a process) leaves a 10,000-node cluster
+ * mostly to sessions each: not within the 2 s budget, hence flowd's
+ * sums first.
  */
 #ifndef DASH_SHARE_H
 #define DASH_SHARE_H
@@ -48,14 +54,28 @@ typedef struct dash_user {
 typedef struct dash_share {
     dash_user *ds_u; /* DASH_SHARE_USERS, sorted by name, ds_n used */
     size_t ds_n;
-    uint64_t ds_dropped;  /* rows of users beyond DASH_SHARE_USERS */
-    unsigned ds_nodemons; /* node monitors in the cluster */
-    unsigned ds_asked;    /* asked before the budget ran out */
-    unsigned ds_answered; /* answered */
-    unsigned ds_workers;  /* threads that asked a session each */
-    unsigned ds_kept;     /* node monitors asked over kept sessions */
-    uint64_t ds_us;       /* how long asking took, microseconds */
+    uint64_t ds_dropped;   /* rows of users beyond DASH_SHARE_USERS */
+    unsigned ds_nodemons;  /* node monitors in the cluster */
+    unsigned ds_asked;     /* asked before the budget ran out */
+    unsigned ds_answered;  /* answered */
+    unsigned ds_workers;   /* threads that asked a session each */
+    unsigned ds_kept;      /* node monitors asked over kept sessions */
+    uint64_t ds_us;        /* how long asking took, microseconds */
+    const char *ds_source; /* "flowd" or "nodemons" (static) */
+    /* from flowd only: */
+    uint64_t ds_reporting; /* nodes whose summary it holds */
+    uint64_t ds_cut;       /* users the nodes left out of their summaries */
+    uint64_t ds_age_ms;    /* age of the oldest summary */
 } dash_share;
+
+/* dash_share_from_flowd asks the flowd of cl (key: cl's key) its query
+ * `users`, waiting at most timeout seconds, and fills *out (released
+ * with dash_share_free) from its sums. Returns 0; or -1 when there is
+ * no live flowd, it does not answer or does not know the query, it holds
+ * no node's summary while node monitors run, or out of memory (nothing
+ * to free then). Blocks the calling thread. */
+int dash_share_from_flowd(const skc_cluster *cl, double timeout,
+                          dash_share *out);
 
 /* dash_share_gather asks every live node monitor of cl for its status
  * with its table (key: cl's key) and sums the tables into *out (which the
@@ -72,8 +92,9 @@ typedef struct dash_share {
 int dash_share_gather(const skc_cluster *cl, dash_kept *kept, double timeout,
                       double budget, unsigned workers, dash_share *out);
 
-/* dash_share_json writes s as members of the object open in j: nodemons,
- * asked, answered, users_dropped, workers, gather_us, columns (user,
+/* dash_share_json writes s as members of the object open in j: source,
+ * nodemons, asked, answered, users_dropped, workers, gather_us (and from
+ * flowd nodes_reporting, users_cut, age_ms_max), columns (user,
  * weight_min, weight_max, running, queued, slot_ms, nodes) and rows (one
  * array per user, by name). */
 void dash_share_json(const dash_share *s, cli_json *j);

@@ -58,6 +58,8 @@
 #define SK_MAX_TAG_LEN      63u         /* one allocation tag */
 #define SK_MAX_CONSTRAINTS  32u         /* placement constraints of a job */
 #define SK_MAX_WEIGHT       1000u       /* weight of a soft constraint */
+#define SK_MAX_HB_USERS     64u         /* users summed in a HEARTBEAT */
+#define SK_MAX_USER_WEIGHT  1000000u    /* a user's weight on a node */
 
 /* Priority levels: 0 is the most urgent, SK_PRIORITIES - 1 the least. */
 #define SK_PRIORITIES 8u
@@ -414,6 +416,16 @@ typedef struct sk_running {
     sk_resources ru_res;
 } sk_running;
 
+/* One user's usage of a node, in a HEARTBEAT (version 4): what the node
+ * monitor's status table shows for the user (nm_report.c). */
+typedef struct sk_usage {
+    const char *us_user;
+    uint32_t us_weight;  /* the node's weight for the user */
+    uint32_t us_queued;  /* reservations queued */
+    uint32_t us_running; /* tasks running */
+    uint64_t us_slot_ms; /* slot time used, finished and running tasks */
+} sk_usage;
+
 /* HEARTBEAT: node monitor to flowd. */
 typedef struct sk_heartbeat {
     uint32_t hb_node_id;
@@ -426,7 +438,12 @@ typedef struct sk_heartbeat {
     sk_resources hb_used;             /* resources in use */
     uint32_t hb_queue[SK_PRIORITIES]; /* queued reservations per priority */
     sk_running *hb_running;
-    uint32_t hb_nrunning; /* <= SK_MAX_SLOTS */
+    uint32_t hb_nrunning;    /* <= SK_MAX_SLOTS */
+    sk_usage *hb_users;      /* the most active users (version 4) */
+    uint32_t hb_nusers;      /* <= SK_MAX_HB_USERS */
+    uint32_t hb_users_total; /* users the node tracks, >= hb_nusers */
+    bool hb_users_sent;      /* false: no summary here (none listed, total
+                                0): the last one stands */
 } sk_heartbeat;
 
 /* One node of a MEMBERSHIP. */

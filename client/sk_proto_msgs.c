@@ -379,8 +379,19 @@ static bool heartbeat_check(const void *body)
 {
     const sk_heartbeat *m = body;
     return m->hb_slots_used <= m->hb_slots_total &&
-           m->hb_slots_reserved <= m->hb_slots_total;
+           m->hb_slots_reserved <= m->hb_slots_total &&
+           m->hb_nusers <= m->hb_users_total &&
+           (m->hb_users_sent || (m->hb_nusers == 0 && m->hb_users_total == 0));
 }
+
+static const sk_field usage_fields[] = {
+    F_STR(sk_usage, us_user, SK_MAX_NAME_LEN),
+    F_U32(sk_usage, us_weight, 1, SK_MAX_USER_WEIGHT),
+    F_U32ANY(sk_usage, us_queued),
+    F_U32(sk_usage, us_running, 0, SK_MAX_SLOTS),
+    F_U64(sk_usage, us_slot_ms),
+};
+SCHEMA(usage, sk_usage, NULL);
 
 static const sk_field heartbeat_fields[] = {
     F_U32ANY(sk_heartbeat, hb_node_id),
@@ -394,6 +405,10 @@ static const sk_field heartbeat_fields[] = {
     F_FIXU32(sk_heartbeat, hb_queue, SK_PRIORITIES),
     F_ARRAY(sk_heartbeat, hb_running, hb_nrunning, 0, SK_MAX_SLOTS,
             running_schema),
+    F_ARRAY(sk_heartbeat, hb_users, hb_nusers, 0, SK_MAX_HB_USERS,
+            usage_schema),
+    F_U32ANY(sk_heartbeat, hb_users_total),
+    F_BOOL(sk_heartbeat, hb_users_sent),
 };
 SCHEMA(heartbeat, sk_heartbeat, heartbeat_check);
 

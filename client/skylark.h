@@ -729,10 +729,10 @@ SK_API int sk_status_fetch_cred(const char *endpoint, const char *key_file,
 /* sk_status_query is sk_status_fetch_keyed asking a query instead of the
  * status (query "" is the status): at most 255 bytes, answered as a
  * status whose pairs and table depend on the query. skylark-flowd knows
- * "flow-dump", "flow-dump ID OFFSET", "explain [SCHED/]JOB TASK" and
- * "jobs" (docs/PROTOCOL.md, STATUS_REQUEST) and answers a query it does
- * not know with the pair "error"; schedulers and node monitors know none
- * and answer their status. Also returns SK_EINVAL for a query that is
+ * "flow-dump", "flow-dump ID OFFSET", "explain [SCHED/]JOB TASK", "jobs"
+ * and "users" (docs/PROTOCOL.md, STATUS_REQUEST) and answers a query it
+ * does not know with the pair "error"; schedulers and node monitors know
+ * none and answer their status. Also returns SK_EINVAL for a query that is
  * too long. */
 SK_API int sk_status_query(const char *endpoint, const char *key_file,
                            const char *query, double timeout, int table,

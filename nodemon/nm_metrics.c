@@ -58,6 +58,8 @@ static const sk_metric NM_METRICS[] = {
     C("long_tasks_started", ns_long_started, "Long tasks started."),
     C("releases", ns_releases, "RELEASEs applied."),
     C("heartbeats", ns_heartbeats, "HEARTBEATs sent to flowd."),
+    C("hb_users_cut", ns_hb_users_cut,
+      "Users left out of a HEARTBEAT's usage summary (over 64 users)."),
     C("status_replies", ns_status_replies, "STATUS_REPLY sent."),
     L("input_dropped", "reason=\"unexpected\"", ns_unexpected, DROPPED),
     L("input_dropped", "reason=\"cancel_unknown\"", ns_cancel_unknown, DROPPED),

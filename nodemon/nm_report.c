@@ -8,7 +8,79 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* A user's slot time at now, microseconds: its finished tasks' and its
+ * running tasks' time so far (running * now minus the sum of their start
+ * times). */
+static uint64_t slot_us(const nm_user *u, sk_time now)
+{
+    uint64_t all_now = (uint64_t)u->us_running * now;
+    uint64_t run_us = all_now > u->us_start_sum ? all_now - u->us_start_sum : 0;
+    return u->us_slot_us + run_us;
+}
+
+/* Gathering the users for a heartbeat: every tracked user, then the most
+ * active SK_MAX_HB_USERS of them when there are more. */
+typedef struct usage_build {
+    const nm_user **ub_users;
+    uint32_t ub_n;
+} usage_build;
+
+static void add_user(void *arg, const nm_user *u)
+{
+    usage_build *b = arg;
+    b->ub_users[b->ub_n++] = u;
+}
+
+/* Most active first: running, then queued, then slot time used. */
+static int by_activity(const void *a, const void *b)
+{
+    const nm_user *x = *(const nm_user *const *)a;
+    const nm_user *y = *(const nm_user *const *)b;
+    if (x->us_running != y->us_running)
+        return x->us_running > y->us_running ? -1 : 1;
+    if (x->us_queued != y->us_queued)
+        return x->us_queued > y->us_queued ? -1 : 1;
+    if (x->us_slot_us != y->us_slot_us)
+        return x->us_slot_us > y->us_slot_us ? -1 : 1;
+    return strcmp(x->us_name, y->us_name);
+}
+
+/* Fills hb's users summary (at most SK_MAX_HB_USERS, the most active
+ * first when the node tracks more: those are counted in ns_hb_users_cut)
+ * from the scratch memory. Returns false out of memory. Cost: O(users),
+ * O(users log users) when over the limit. */
+static bool fill_users(nm_core *nm, sk_time now, sk_heartbeat *hb)
+{
+    uint32_t total = nm->nm_q.q_nusers;
+    usage_build b = {
+        sk_arena_alloc(&nm->nm_scratch, (total + 1) * sizeof *b.ub_users), 0};
+    sk_usage *us =
+        sk_arena_alloc(&nm->nm_scratch, SK_MAX_HB_USERS * sizeof *us);
+    if (b.ub_users == NULL || us == NULL)
+        return false;
+    nm_queue_foreach(&nm->nm_q, add_user, &b);
+    uint32_t n = b.ub_n;
+    if (n > SK_MAX_HB_USERS) {
+        qsort(b.ub_users, n, sizeof *b.ub_users, by_activity);
+        nm->nm_st.ns_hb_users_cut += n - SK_MAX_HB_USERS;
+        n = SK_MAX_HB_USERS;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const nm_user *u = b.ub_users[i];
+        us[i] = (sk_usage){.us_user = u->us_name,
+                           .us_weight = u->us_weight,
+                           .us_queued = u->us_queued,
+                           .us_running = u->us_running,
+                           .us_slot_ms = (slot_us(u, now) + 500) / 1000};
+    }
+    hb->hb_users = us;
+    hb->hb_nusers = n;
+    hb->hb_users_total = b.ub_n;
+    return true;
+}
 
 void nm_send_heartbeat(nm_core *nm, sk_time now)
 {
@@ -47,6 +119,14 @@ void nm_send_heartbeat(nm_core *nm, sk_time now)
     }
     hb->hb_running = run;
     hb->hb_nrunning = n;
+    if (now >= nm->nm_users_next) {
+        nm->nm_users_next = now + NM_USERS_PERIOD_US;
+        hb->hb_users_sent = fill_users(nm, now, hb);
+        if (!hb->hb_users_sent) {
+            hb->hb_nusers = hb->hb_users_total = 0;
+            nm->nm_st.ns_nomem++;
+        }
+    }
     nm->nm_st.ns_heartbeats++;
 }
 
@@ -104,11 +184,7 @@ static void add_user_row(void *arg, const nm_user *u)
     cells[1] = fmt(b, "%" PRIu32, u->us_weight);
     cells[2] = fmt(b, "%" PRIu32, u->us_queued);
     cells[3] = fmt(b, "%" PRIu32, u->us_running);
-    /* Slot time includes the running tasks' time so far: running * now
-     * minus the sum of their start times. */
-    uint64_t all_now = (uint64_t)u->us_running * b->sb_now;
-    uint64_t run_us = all_now > u->us_start_sum ? all_now - u->us_start_sum : 0;
-    cells[4] = fmt(b, "%.3f", (double)(u->us_slot_us + run_us) / 1e6);
+    cells[4] = fmt(b, "%.3f", (double)slot_us(u, b->sb_now) / 1e6);
     r->sr_rows[r->sr_nrows].sw_cells = cells;
     r->sr_rows[r->sr_nrows].sw_ncells = NCOLUMNS;
     r->sr_nrows++;
@@ -180,6 +256,7 @@ int nm_fill_status(nm_core *nm, const sk_status_request *req, sk_time now,
     add_kv(&b, "release_unknown", st->ns_release_unknown);
     add_kv(&b, "long_dropped", st->ns_long_dropped);
     add_kv(&b, "heartbeats", st->ns_heartbeats);
+    add_kv(&b, "hb_users_cut", st->ns_hb_users_cut);
     add_kv(&b, "status_replies", st->ns_status_replies);
     add_kv(&b, "unexpected", st->ns_unexpected);
     add_kv(&b, "peers_full", st->ns_peers_full);

@@ -9,10 +9,11 @@
  * loads the page, runs its script and the rendered DOM shows the same
  * numbers. Then a long job of user alice whose tasks do not all fit
  * (flowd holds part of each node for short work): /api/handovers is
- * flowd's part of `skylark jobs --json`, /api/users the node monitors'
- * user tables of `skylark status ADDR --json` summed, /api/explain says
- * of each task what `flow explain` says (running or waiting, as many as
- * the hand-over counts) and refuses bad arguments with 400, and the page
+ * flowd's part of `skylark jobs --json`, /api/users flowd's sums of the
+ * node monitors' heartbeats, equal to their user tables of `skylark
+ * status ADDR --json` summed, /api/explain says of each task what
+ * `flow explain` says (running or waiting, as many as the hand-over
+ * counts) and refuses bad arguments with 400, and the page
  * loaded with #explain= of a waiting task shows flowd's answer, the
  * hand-over and alice's fair share. A non-loopback --listen exits 2;
  * SIGTERM stops it with 0. docs/OPERATIONS.md's sample Prometheus
@@ -440,19 +441,22 @@ static void test_long(void)
              "c = d[\"columns\"]\n"
              "got = {r[0]: [r[c.index(\"running\")], r[c.index(\"queued\")], "
              "r[c.index(\"nodes\")]] for r in d[\"rows\"]}\n"
-             "print(got == run, got.get(\"alice\", [0])[0], d[\"answered\"])",
+             "print(got == run, got.get(\"alice\", [0])[0], d[\"source\"], "
+             "d.get(\"nodes_reporting\"))",
              cr_skylark(), dir);
     char want[128];
-    snprintf(want, sizeof want, "True %d %d\n", running, NODES);
-    /* The document may be up to USERS_CACHE_S (5 s) old. */
-    double until = now_s() + 15;
+    snprintf(want, sizeof want, "True %d flowd %d\n", running, NODES);
+    /* The document may be up to USERS_CACHE_S (5 s) old, and flowd's
+     * sums up to a users summary period (5 s) and a heartbeat. */
+    double until = now_s() + 25;
     do {
         get_json("/api/users");
         rc = py(script, out, sizeof out);
     } while ((rc != 0 || strcmp(out, want) != 0) && now_s() < until &&
              usleep(500000) == 0);
     tap_ok(rc == 0 && strcmp(out, want) == 0,
-           "/api/users sums the node monitors' user tables: alice runs %d "
+           "/api/users is flowd's sum of the node monitors' heartbeat "
+           "summaries, the same as their user tables: alice runs %d "
            "tasks, as flowd says",
            running);
     if (strcmp(out, want) != 0)

@@ -12,6 +12,7 @@
 #include "skylark.h"
 #include "tap.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1423,12 +1424,18 @@ static void test_flowd_restart(void)
     nm_peer_up(nm, FLOWD, &h, 0);
     enq(nm, 1, 1, "a", 0, 4, 0);
     reserve(nm, 7, 70, 0, SCHED_ID, 100, "", 1);
+    /* The driver's part: the outbox drained before each call (what a
+     * heartbeat points to lives until the next call). */
+    drain(nm);
     nm_peer_down(nm, FLOWD, 2);
+    drain(nm);
     nm_peer_up(nm, FLOWD, &h, 3);
     tap_ok(slots(nm).si_long_pending == 1,
            "the same flowd back: its pending reservation stays");
+    drain(nm);
     nm_peer_down(nm, FLOWD, 4);
     h.he_incarnation = 6;
+    drain(nm);
     nm_peer_up(nm, FLOWD, &h, 5);
     tap_ok(slots(nm).si_long_pending == 0 && slots(nm).si_reserved == 0 &&
                nm_get_stats(nm)->ns_long_dropped == 1,
@@ -1494,11 +1501,98 @@ static void test_heartbeat(void)
            "and the running tasks, long ones marked");
     tap_ok(h != NULL && h->hb_queue[0] == 0 && h->hb_queue[3] == 1,
            "and the queue length per priority");
+    tap_ok(h != NULL && !h->hb_users_sent && h->hb_nusers == 0,
+           "no users summary 500 ms after the last (one per 5 s at most)");
     tap_ok(nm_next_deadline(nm) == 1001000, "the next one is due 500 ms later");
     drain(nm);
     nm_peer_down(nm, FLOWD, 600000);
     tap_ok(nm_next_deadline(nm) == 2000 + 10000000,
            "flowd gone: the next deadline is the GET_TASK timeout");
+    nm_free(nm);
+}
+
+/* The users summary: at flowd's registration, then at most every 5 s;
+ * what it says is what nm_get_user says (the status table's numbers),
+ * slot time with the running task's time so far. */
+static void test_heartbeat_users(void)
+{
+    nm_config cfg = base_cfg(4);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    up(nm, FLOWD, SK_ROLE_FLOWD, 0, "", 1000);
+    const sk_msg *hb = nth(nm, SK_MSG_HEARTBEAT, 0, NULL);
+    tap_ok(hb != NULL && hb->m_heartbeat.hb_users_sent &&
+               hb->m_heartbeat.hb_nusers == 0 &&
+               hb->m_heartbeat.hb_users_total == 0,
+           "flowd registers: the first heartbeat has a summary, empty");
+    enq(nm, 1, 1, "a", 0, 1, 2000);
+    reply(nm, SCHED, 1, 1, true, 0, "spark", 2000);
+    enq(nm, 2, 2, "a", 0, 1, 2000);
+    enq(nm, 3, 3, "b", 3, 1, 2000);
+    drain(nm);
+    nm_on_timer(nm, 4001000);
+    hb = nth(nm, SK_MSG_HEARTBEAT, 0, NULL);
+    tap_ok(hb != NULL && !hb->m_heartbeat.hb_users_sent,
+           "4 s later: a heartbeat without one");
+    drain(nm);
+    nm_on_timer(nm, 5001000);
+    hb = nth(nm, SK_MSG_HEARTBEAT, 0, NULL);
+    const sk_heartbeat *h = hb ? &hb->m_heartbeat : NULL;
+    bool same = h != NULL && h->hb_users_sent && h->hb_nusers == 2 &&
+                h->hb_users_total == 2;
+    uint64_t a_slot_ms = UINT64_MAX;
+    for (uint32_t i = 0; same && i < h->hb_nusers; i++) {
+        const sk_usage *u = &h->hb_users[i];
+        nm_user_info ui;
+        same = nm_get_user(nm, u->us_user, &ui) == 0 &&
+               ui.ui_weight == u->us_weight && ui.ui_queued == u->us_queued &&
+               ui.ui_running == u->us_running;
+        if (strcmp(u->us_user, "a") == 0)
+            a_slot_ms = u->us_slot_ms;
+    }
+    tap_ok(same && a_slot_ms == (5001000 - 2000 + 500) / 1000,
+           "5 s after the last: users a and b, weight, queued and running as "
+           "the node counts them, a's slot time %" PRIu64 " ms so far",
+           a_slot_ms);
+    drain(nm);
+    nm_peer_down(nm, FLOWD, 5100000);
+    up(nm, FLOWD, SK_ROLE_FLOWD, 0, "", 5200000);
+    hb = nth(nm, SK_MSG_HEARTBEAT, 0, NULL);
+    tap_ok(hb != NULL && hb->m_heartbeat.hb_users_sent &&
+               hb->m_heartbeat.hb_nusers == 2,
+           "flowd registers again: a summary at once, 0.2 s after the last");
+    nm_free(nm);
+}
+
+/* More users than a heartbeat carries: the most active go, the rest are
+ * counted. */
+static void test_heartbeat_users_cut(void)
+{
+    nm_config cfg = base_cfg(1);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    up(nm, FLOWD, SK_ROLE_FLOWD, 0, "", 0);
+    char name[SK_MAX_HB_USERS + 6][8];
+    for (unsigned i = 0; i < SK_MAX_HB_USERS + 6; i++) {
+        snprintf(name[i], sizeof name[i], "u%02u", i);
+        enq(nm, 10 + i, 10 + i, name[i], 0, 1, 1000);
+    }
+    /* u69 queues a second reservation: the most active. */
+    enq(nm, 100, 100, name[SK_MAX_HB_USERS + 5], 0, 1, 1000);
+    drain(nm);
+    nm_on_timer(nm, 6000000); /* past the first summary's 5 s */
+    const sk_msg *hb = nth(nm, SK_MSG_HEARTBEAT, 0, NULL);
+    const sk_heartbeat *h = hb ? &hb->m_heartbeat : NULL;
+    tap_ok(h != NULL && h->hb_nusers == SK_MAX_HB_USERS &&
+               h->hb_users_total == SK_MAX_HB_USERS + 6 &&
+               nm_get_stats(nm)->ns_hb_users_cut == 6,
+           "70 users: 64 in the heartbeat, 6 left out and counted");
+    tap_ok(h != NULL && strcmp(h->hb_users[0].us_user, "u69") == 0 &&
+               h->hb_users[0].us_queued == 2 &&
+               strcmp(h->hb_users[1].us_user, "u01") == 0,
+           "the most active first (u00's reservation is fetching, not "
+           "queued or running: first %s, then %s)",
+           h ? h->hb_users[0].us_user : "-", h ? h->hb_users[1].us_user : "-");
     nm_free(nm);
 }
 
@@ -1717,6 +1811,8 @@ int main(void)
     test_reserve_rejects();
     test_flowd_restart();
     test_heartbeat();
+    test_heartbeat_users();
+    test_heartbeat_users_cut();
     test_status();
     test_stale();
     test_no_growth();

@@ -276,6 +276,19 @@ static void fill_heartbeat(pg *g, sk_heartbeat *m)
         r->ru_long = below(g, 2);
         r->ru_res = res(g);
     }
+    m->hb_nusers = count(g, SK_MAX_HB_USERS);
+    m->hb_users =
+        m->hb_nusers ? alloc(g, m->hb_nusers * sizeof *m->hb_users) : NULL;
+    for (uint32_t i = 0; i < m->hb_nusers; i++) {
+        sk_usage *u = &m->hb_users[i];
+        u->us_user = str(g, SK_MAX_NAME_LEN);
+        u->us_weight = (uint32_t)range(g, 1, SK_MAX_USER_WEIGHT);
+        u->us_queued = u32(g);
+        u->us_running = (uint32_t)range(g, 0, SK_MAX_SLOTS);
+        u->us_slot_ms = u64(g);
+    }
+    m->hb_users_total = (uint32_t)range(g, m->hb_nusers, UINT32_MAX);
+    m->hb_users_sent = m->hb_nusers > 0 || m->hb_users_total > 0 || below(g, 2);
 }
 
 static void fill_membership(pg *g, sk_membership *m)
@@ -602,6 +615,17 @@ static bool eq_heartbeat(const sk_heartbeat *x, const sk_heartbeat *y,
         F(a->ru_long == b->ru_long, "ru_long");
         F(eq_res(a->ru_res, b->ru_res), "ru_res");
     }
+    FV(x, hb_nusers);
+    for (uint32_t i = 0; i < x->hb_nusers; i++) {
+        const sk_usage *a = &x->hb_users[i], *b = &y->hb_users[i];
+        F(eq_str(a->us_user, b->us_user), "us_user");
+        F(a->us_weight == b->us_weight, "us_weight");
+        F(a->us_queued == b->us_queued, "us_queued");
+        F(a->us_running == b->us_running, "us_running");
+        F(a->us_slot_ms == b->us_slot_ms, "us_slot_ms");
+    }
+    FV(x, hb_users_total);
+    FV(x, hb_users_sent);
     return true;
 }
 

@@ -368,11 +368,22 @@ static int enqueue(uint64_t priority, uint64_t count, uint64_t task)
     return decode_free(&w);
 }
 
-static int heartbeat(uint64_t total, uint64_t used, uint64_t reserved,
-                     uint32_t nqueue, uint32_t nrunning)
+/* A user's usage in a HEARTBEAT: weight, running and the name's length
+ * as given, the rest valid. */
+typedef struct usage_w {
+    uint32_t uw_n;       /* users listed */
+    uint64_t uw_total;   /* users the node says it tracks */
+    uint64_t uw_weight;  /* of each */
+    uint64_t uw_running; /* of each */
+    size_t uw_name_len;  /* of each */
+    bool uw_sent;        /* hb_users_sent */
+} usage_w;
+
+static int heartbeat_u(uint64_t total, uint64_t used, uint64_t reserved,
+                       uint32_t nqueue, uint32_t nrunning, usage_w u)
 {
     tw w = {0};
-    tw_env(&w, 10, SK_MSG_HEARTBEAT);
+    tw_env(&w, 13, SK_MSG_HEARTBEAT);
     tw_uint(&w, 1);
     tw_strn(&w, 'n', 3);
     tw_uint(&w, 5);
@@ -394,7 +405,25 @@ static int heartbeat(uint64_t total, uint64_t used, uint64_t reserved,
         tw_bool(&w, true);
         tw_res(&w);
     }
+    tw_array(&w, u.uw_n);
+    for (uint32_t i = 0; i < u.uw_n; i++) {
+        tw_array(&w, 5);
+        tw_strn(&w, (char)('a' + i % 26), u.uw_name_len);
+        tw_uint(&w, u.uw_weight);
+        tw_uint(&w, 7);
+        tw_uint(&w, u.uw_running);
+        tw_uint(&w, 12345);
+    }
+    tw_uint(&w, u.uw_total);
+    tw_bool(&w, u.uw_sent);
     return decode_free(&w);
+}
+
+static int heartbeat(uint64_t total, uint64_t used, uint64_t reserved,
+                     uint32_t nqueue, uint32_t nrunning)
+{
+    return heartbeat_u(total, used, reserved, nqueue, nrunning,
+                       (usage_w){0, 0, 1, 0, 1, true});
 }
 
 static int task_reply(bool has_task, uint64_t task, uint32_t spec_len,
@@ -637,6 +666,41 @@ static void test_limits_decode(void)
                "HEARTBEAT queue lengths past the priorities");
     tap_is_int(heartbeat(8, 0, 0, SK_PRIORITIES, SK_MAX_SLOTS + 1), SK_ELIMIT,
                "HEARTBEAT running tasks over the limit");
+    tap_is_int(heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
+                           (usage_w){SK_MAX_HB_USERS, 5000, 1000000, 4096,
+                                     SK_MAX_NAME_LEN, true}),
+               0, "HEARTBEAT with 64 users at their limits decodes");
+    tap_is_int(heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
+                           (usage_w){SK_MAX_HB_USERS + 1, 5000, 1, 0, 3, true}),
+               SK_ELIMIT, "HEARTBEAT users over the limit");
+    tap_is_int(
+        heartbeat_u(8, 0, 0, SK_PRIORITIES, 0, (usage_w){3, 2, 1, 0, 3, true}),
+        SK_EPROTO, "HEARTBEAT listing more users than it tracks");
+    tap_is_int(
+        heartbeat_u(8, 0, 0, SK_PRIORITIES, 0, (usage_w){1, 1, 0, 0, 3, true}),
+        SK_EPROTO, "HEARTBEAT user of weight 0");
+    tap_is_int(heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
+                           (usage_w){1, 1, SK_MAX_USER_WEIGHT + 1, 0, 3, true}),
+               SK_EPROTO, "HEARTBEAT user weight over the limit");
+    tap_is_int(heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
+                           (usage_w){1, 1, 1, SK_MAX_SLOTS + 1, 3, true}),
+               SK_EPROTO, "HEARTBEAT user running more than a node's slots");
+    tap_is_int(heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
+                           (usage_w){1, 1, 1, 0, SK_MAX_NAME_LEN + 1, true}),
+               SK_ELIMIT, "HEARTBEAT user name over the limit");
+    tap_is_int(
+        heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
+                    (usage_w){0, (uint64_t)UINT32_MAX + 1, 1, 0, 3, true}),
+        SK_EPROTO, "HEARTBEAT users tracked over 32 bits");
+    tap_is_int(
+        heartbeat_u(8, 0, 0, SK_PRIORITIES, 0, (usage_w){0, 0, 1, 0, 3, false}),
+        0, "HEARTBEAT without a users summary");
+    tap_is_int(
+        heartbeat_u(8, 0, 0, SK_PRIORITIES, 0, (usage_w){1, 1, 1, 0, 3, false}),
+        SK_EPROTO, "HEARTBEAT listing users but saying it sent none");
+    tap_is_int(
+        heartbeat_u(8, 0, 0, SK_PRIORITIES, 0, (usage_w){0, 5, 1, 0, 3, false}),
+        SK_EPROTO, "HEARTBEAT counting users but saying it sent none");
 
     tap_is_int(task_reply(true, 5, 10, 0, 0), 0,
                "TASK_REPLY with a task decodes");

@@ -6,6 +6,7 @@
  * going down, and racks.
  */
 #include "fd_int.h"
+#include "fd_share.h"
 #include "sk_log.h"
 #include "skylark.h"
 
@@ -103,6 +104,7 @@ void fd_node_touch(fd_core *c, fd_node *n)
 
 void fd_node_free(fd_core *c, fd_node *n)
 {
+    fd_share_forget(n);
     fd_list_remove(&n->n_seen_link);
     fd_list_remove(&n->n_dirty_link);
     fd_list_remove(&n->n_mlink);
@@ -149,6 +151,7 @@ void fd_node_down(fd_core *c, sk_time now, fd_node *n, const char *why)
     n->n_rack->r_nnodes--;
     rack_dirty(c, n->n_rack);
     n->n_dead = true;
+    fd_share_forget(n);
     if (!n->n_detached)
         sk_map_del(&c->c_node_by_peer, (uint64_t)n->n_peer + 1);
     unlink_name(c, n);
@@ -379,6 +382,7 @@ void fd_on_heartbeat(fd_core *c, sk_time now, fd_node *n,
     n->n_hb_any = true;
     n->n_hb_seq = hb->hb_seq;
     n->n_last_seen = now;
+    fd_share_on_heartbeat(c, now, n, hb);
     fd_list_remove(&n->n_seen_link);
     fd_list_push(&c->c_by_seen, &n->n_seen_link);
     bool settling = now < c->c_settle_until;

@@ -413,15 +413,17 @@ int fd_core_dump(const fd_core *c, FILE *out);
  * (a newer dump replaces it, reading its last page frees it) and
  * answers its first page, "flow-dump ID OFFSET" a later page
  * (fd_dump.c); "explain [SCHED/]JOB TASK" a task's arcs, flow and why it
- * waits (fd_explain.c); "jobs" a row per job. A query the core does not
- * know, or malformed, is answered with the pair "error" and counted
+ * waits (fd_explain.c); "jobs" a row per job; "users" the node
+ * monitors' heartbeat summaries summed per user (fd_share.c). A query
+ * the core does not know, or malformed, is answered with the pair "error" and counted
  * (fs_bad_field); the network's readers answer "error" busy and "retry"
  * yes while a round is out. What it points to belongs to the core and
  * stays valid until the next call into it. fd_core_on_msg answers
  * STATUS_REQUEST with this. Returns 0 or SK_ENOMEM. Cost: the status
  * O(nodes); flow-dump O(network) for its first page, O(page) after;
  * explain O(nodes + the task's arcs), O(network) when its flow must be
- * traced through an aggregator; jobs O(tasks held). */
+ * traced through an aggregator; jobs O(tasks held); users O(summary
+ * rows kept + users). */
 int fd_core_status(fd_core *c, const sk_status_request *req, sk_time now,
                    sk_status_reply *reply);
 

@@ -61,6 +61,7 @@ static inline void fd_list_push(fd_link *h, fd_link *l)
 
 typedef struct fd_job fd_job;
 typedef struct fd_node fd_node;
+typedef struct fd_share_node fd_share_node; /* fd_share.c */
 
 /* Internal task states: the public ones, and dead. */
 #define FD_TASK_DEAD 5
@@ -201,9 +202,10 @@ typedef struct fd_node {
     uint64_t n_hb_seq;
     bool n_hb_any;
     sk_time n_last_seen;
-    uint32_t n_used;    /* slots used */
-    uint32_t n_queue;   /* short reservations queued */
-    uint32_t n_foreign; /* long reservations the core does not know */
+    uint32_t n_used;        /* slots used */
+    uint32_t n_queue;       /* short reservations queued */
+    uint32_t n_foreign;     /* long reservations the core does not know */
+    fd_share_node *n_share; /* its users summary (fd_share.h), or NULL */
     /* long tasks of the core here */
     fd_link n_tasks;
     uint32_t n_ntasks;
@@ -410,6 +412,8 @@ char *fd_scratch_printf(fd_core *c, const char *fmt, ...)
 void fd_event(fd_core *c, sk_time now);
 
 /* fd_cluster.c: nodes, racks, heartbeats, the directory */
+/* fd_name_hash: FNV-1a of the NUL-terminated s, never 0. */
+uint64_t fd_name_hash(const char *s);
 void fd_on_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h);
 void fd_on_heartbeat(fd_core *c, sk_time now, fd_node *n,
                      const sk_heartbeat *hb);
@@ -522,8 +526,8 @@ int fd_sync(fd_core *c, fd_net *net, sk_time now);
 int fd_build(const fd_core *c, fd_net *net, sk_time now);
 
 /* fd_status.c: STATUS_REPLY, to the status or to a query (sq_query:
- * "flow-dump ...", "explain ...", "jobs", "constraints"), built in
- * scratch memory */
+ * "flow-dump ...", "explain ...", "jobs", "constraints", "users"), built
+ * in scratch memory */
 int fd_status_build(fd_core *c, const sk_status_request *req, sk_time now,
                     sk_status_reply *reply);
 /* Adds a pair to reply (at most 48, values cut at SK_MAX_STATUS_LEN).

@@ -4,6 +4,7 @@
  * of nodes, built in the core's scratch memory.
  */
 #include "fd_int.h"
+#include "fd_share.h"
 #include "skylark.h"
 
 #include <inttypes.h>
@@ -332,9 +333,11 @@ int fd_status_build(fd_core *c, const sk_status_request *req, sk_time now,
         return query_jobs(c, reply);
     if (strcmp(q, "constraints") == 0)
         return fd_query_cons(c, reply);
+    if (strcmp(q, "users") == 0)
+        return fd_query_users(c, now, reply);
     c->c_st.fs_bad_field++;
     return fd_reply_kv(c, reply, "error",
                        "unknown query '%.100s' (flowd knows flow-dump, "
-                       "explain, jobs and constraints)",
+                       "explain, jobs, constraints and users)",
                        q);
 }

@@ -28,6 +28,7 @@ flowcore_flowd_libflowd_la_SOURCES = \
 	flowcore/flowd/fd_multires.c \
 	flowcore/flowd/fd_class.c \
 	flowcore/flowd/fd_status.c \
+	flowcore/flowd/fd_share.c \
 	flowcore/flowd/fd_dump.c \
 	flowcore/flowd/fd_constraint_eval.c \
 	flowcore/flowd/fd_constraint_flow.c \
@@ -109,3 +110,10 @@ tests_test_fd_query_CPPFLAGS = $(FD_TEST_CPPFLAGS)
 tests_test_fd_query_LDADD = tests/libfdtest.a tests/libcli_run.a \
 	$(FD_TEST_LDADD)
 EXTRA_tests_test_fd_query_DEPENDENCIES = cli/skylark
+
+# The users summaries of the heartbeats and the query `users`.
+check_PROGRAMS += tests/test_fd_share
+TESTS += tests/test_fd_share
+tests_test_fd_share_SOURCES = tests/test_fd_share.c
+tests_test_fd_share_CPPFLAGS = $(FD_TEST_CPPFLAGS)
+tests_test_fd_share_LDADD = tests/libfdtest.a $(FD_TEST_LDADD)
