@@ -661,7 +661,7 @@ static void fl_start(void *ctx, sim *s)
     cfg.fdc_max_jobs = 10000000;
     cfg.fdc_max_tasks = 50000000;
     cfg.fdc_max_job_tasks = SK_MAX_TASKS;
-    cfg.fdc_fast_fallback = !p->p_no_fast_fallback;
+    cfg.fdc_fast_fallback = p->p_fast_fallback;
     int rc = fd_core_new(&cfg, 1, s->s_now, &fs->fs_core, err, sizeof err);
     if (rc != 0) {
         sim_fail(s, rc, "the flow node: %s", err);

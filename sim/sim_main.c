@@ -90,8 +90,9 @@ static void usage(FILE *out)
         "                          solve's wall time) or zero\n"
         "  --long-share X          share of each node's slots long tasks may\n"
         "                          hold (0.75)\n"
-        "  --no-fast-fallback      hybrid: fallback short work waits for the\n"
-        "                          flow node's rounds (no fast path)\n"
+        "  --fast-fallback         hybrid: the flow node places fallback short\n"
+        "                          work at once where a slot is free, not\n"
+        "                          only in its rounds\n"
         "  --short-partition X     hawk: share of nodes for short jobs only\n"
         "                          (0.17)\n"
         "  --racks K               the flow node sees K racks of consecutive\n"
@@ -359,7 +360,7 @@ enum {
     O_RACK_SIZE,
     O_REMOTE_READ,
     O_HIDE_PREFS,
-    O_NO_FAST_FALLBACK,
+    O_FAST_FALLBACK,
     O_ROUNDS_OUT,
     O_DELAY,
     O_DELAY_DIST,
@@ -412,7 +413,7 @@ static const struct option long_opts[] = {
     {"rack-size", required_argument, NULL, O_RACK_SIZE},
     {"remote-read", required_argument, NULL, O_REMOTE_READ},
     {"hide-prefs", no_argument, NULL, O_HIDE_PREFS},
-    {"no-fast-fallback", no_argument, NULL, O_NO_FAST_FALLBACK},
+    {"fast-fallback", no_argument, NULL, O_FAST_FALLBACK},
     {"rounds-out", required_argument, NULL, O_ROUNDS_OUT},
     {"delay", required_argument, NULL, O_DELAY},
     {"delay-dist", required_argument, NULL, O_DELAY_DIST},
@@ -586,8 +587,8 @@ static int parse_options(options *o, int argc, char **argv)
         case O_HIDE_PREFS:
             p->p_hide_prefs = true;
             break;
-        case O_NO_FAST_FALLBACK:
-            p->p_no_fast_fallback = true;
+        case O_FAST_FALLBACK:
+            p->p_fast_fallback = true;
             break;
         case O_ROUNDS_OUT:
             o->rounds_out = a;

@@ -177,6 +177,7 @@ static void test_settle(void)
     fd_config cfg;
     fd_config_init(&cfg);
     cfg.fdc_algorithm = FC_ALG_SSP;
+    cfg.fdc_fast_fallback = true;
     fd_core *c = fdt_core(&cfg, T0);
     fdt_node(c, T0, 1, "n1", 4, NULL, -1);
     fdt_sched(c, T0, SCHED, SID);

@@ -44,7 +44,7 @@ void fd_config_init(fd_config *cfg)
     cfg->fdc_s_load_cost = 100;
     cfg->fdc_m_use_cost = 100;
     cfg->fdc_max_classes = 256;
-    cfg->fdc_fast_fallback = true;
+    cfg->fdc_fast_fallback = false;
 }
 
 typedef struct range {
