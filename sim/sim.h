@@ -138,6 +138,7 @@ typedef struct sim_params {
     sim_solve_time p_solve_time;
     double p_long_share; /* of each node's slots, for long tasks */
     double p_short_part; /* hawk: share of nodes for short jobs only */
+    bool p_fast_fallback; /* flow node: fdc_fast_fallback */
     uint32_t p_racks;    /* flow node: racks of consecutive nodes (0:
                             none, every node's he_rack "") */
     FILE *p_rounds_out;  /* per flow round CSV, or NULL */

@@ -663,6 +663,7 @@ static void fl_start(void *ctx, sim *s)
     cfg.fdc_max_jobs = 10000000;
     cfg.fdc_max_tasks = 50000000;
     cfg.fdc_max_job_tasks = SK_MAX_TASKS;
+    cfg.fdc_fast_fallback = p->p_fast_fallback;
     int rc = fd_core_new(&cfg, 1, s->s_now, &fs->fs_core, err, sizeof err);
     if (rc != 0) {
         sim_fail(s, rc, "the flow node: %s", err);
@@ -840,7 +841,8 @@ static void fl_report(void *ctx, sim *s, FILE *out)
     fprintf(out,
             "  placements        RESERVE %llu, acked %llu, refused %llu, "
             "lost %llu, released %llu, dropped (ended %llu, cap %llu); "
-            "jobs accepted %llu, refused %llu; waiting at the end %llu\n",
+            "jobs accepted %llu, refused %llu; waiting at the end %llu; "
+            "fallback tasks placed without a round %llu\n",
             (unsigned long long)st->fs_reserves,
             (unsigned long long)st->fs_acks, (unsigned long long)st->fs_rejects,
             (unsigned long long)st->fs_reserve_lost,
@@ -849,7 +851,8 @@ static void fl_report(void *ctx, sim *s, FILE *out)
             (unsigned long long)st->fs_dropped_cap,
             (unsigned long long)st->fs_jobs_accepted,
             (unsigned long long)st->fs_jobs_rejected,
-            (unsigned long long)st->fs_waiting);
+            (unsigned long long)st->fs_waiting,
+            (unsigned long long)st->fs_fast_placed);
     if (st->fs_cx_rounds > 0)
         fprintf(out,
                 "  constraints       rounds %llu, tasks placed %llu, waiting "

@@ -92,6 +92,9 @@ static void usage(FILE *out)
         "                          solve's wall time) or zero\n"
         "  --long-share X          share of each node's slots long tasks may\n"
         "                          hold (0.75)\n"
+        "  --fast-fallback         hybrid: the flow node places fallback short\n"
+        "                          work at once where a slot is free, not\n"
+        "                          only in its rounds\n"
         "  --short-partition X     hawk: share of nodes for short jobs only\n"
         "                          (0.17)\n"
         "  --racks K               the flow node sees K racks of consecutive\n"
@@ -361,6 +364,7 @@ enum {
     O_RACK_SIZE,
     O_REMOTE_READ,
     O_HIDE_PREFS,
+    O_FAST_FALLBACK,
     O_ROUNDS_OUT,
     O_DELAY,
     O_DELAY_DIST,
@@ -415,6 +419,7 @@ static const struct option long_opts[] = {
     {"rack-size", required_argument, NULL, O_RACK_SIZE},
     {"remote-read", required_argument, NULL, O_REMOTE_READ},
     {"hide-prefs", no_argument, NULL, O_HIDE_PREFS},
+    {"fast-fallback", no_argument, NULL, O_FAST_FALLBACK},
     {"rounds-out", required_argument, NULL, O_ROUNDS_OUT},
     {"delay", required_argument, NULL, O_DELAY},
     {"delay-dist", required_argument, NULL, O_DELAY_DIST},
@@ -593,6 +598,9 @@ static int parse_options(options *o, int argc, char **argv)
         }
         case O_HIDE_PREFS:
             p->p_hide_prefs = true;
+            break;
+        case O_FAST_FALLBACK:
+            p->p_fast_fallback = true;
             break;
         case O_ROUNDS_OUT:
             o->rounds_out = a;

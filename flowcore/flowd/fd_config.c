@@ -45,6 +45,7 @@ void fd_config_init(fd_config *cfg)
     cfg->fdc_s_load_cost = 100;
     cfg->fdc_m_use_cost = 100;
     cfg->fdc_max_classes = 256;
+    cfg->fdc_fast_fallback = false;
 }
 
 typedef struct range {
@@ -270,6 +271,16 @@ size_t fd_config_keys(fd_config *cfg, const char *section, sk_config_key *keys)
                         "multires: a node's cost at full use");
     keys[n++] = KEY_INT("max_classes", fdc_max_classes, 1, 65536,
                         "distinct (request, labels) of jobs");
+    keys[n++] = (sk_config_key){section,
+                                "fast_fallback",
+                                SK_CONFIG_BOOL,
+                                &cfg->fdc_fast_fallback,
+                                0,
+                                0,
+                                0,
+                                NULL,
+                                "fallback short work placed at once on a "
+                                "node with room, without a round"};
     SK_ASSERT(n == FD_CONFIG_NKEYS);
     return n;
 }

@@ -103,6 +103,7 @@ int fd_core_new(const fd_config *cfg, uint64_t epoch, sk_time now,
     fd_list_init(&c->c_reserves);
     fd_list_init(&c->c_pref_waiting);
     fd_list_init(&c->c_waiting);
+    fd_list_init(&c->c_fast);
     fd_list_init(&c->c_assigned);
     fd_list_init(&c->c_dirty_classes);
     fd_list_init(&c->c_dirty_tasks);
@@ -258,6 +259,7 @@ void fd_core_on_msg(fd_core *c, sk_time now, sk_peer from, const sk_msg *msg)
         c->c_st.fs_bad_type++;
         break;
     }
+    fd_fast_input(c, now, msg, n);
     fd_leave(c);
 }
 

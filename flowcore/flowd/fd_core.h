@@ -138,6 +138,8 @@ typedef struct fd_config {
     int64_t fdc_s_load_cost;    /* spread: a slot's cost at full load */
     int64_t fdc_m_use_cost;     /* multires: a node's cost at full use */
     int64_t fdc_max_classes;    /* distinct (request, labels) of jobs */
+    bool fdc_fast_fallback;     /* fallback short work placed at once on a
+                                   node with room, without a round */
 } fd_config;
 
 /* fd_config_init sets the defaults: name "flowd", policy "quincy",
@@ -150,7 +152,8 @@ typedef struct fd_config {
  * (rack), 10 (node), 50 (busy), 2 (queue), 1,000 (unscheduled), 10 (per
  * second waited), no fair shares; preemption off, and when on 10 per second run (kill:
  * a running task gains weight as fast as a waiting one) and 200 to
- * move; spread's load cost 100; multires's use cost 100; 256 classes. */
+ * move; spread's load cost 100; multires's use cost 100; 256 classes;
+ * the fallback fast path off (fd_fast.c: measured worse on the trace). */
 void fd_config_init(fd_config *cfg);
 
 /* fd_config_check validates cfg: every field in its range, and costs
@@ -164,7 +167,8 @@ int fd_config_check(const fd_config *cfg, char *err, size_t errlen);
 /* fd_config_keys fills keys[0..FD_CONFIG_NKEYS) with the description of
  * cfg's fields for sk_config_load, section [section] (skylark-flowd:
  * "flowd"): every field of fd_config under its name without the fdc_
- * prefix (name, policy, algorithm, round_ms, ..., max_classes), with
+ * prefix (name, policy, algorithm, round_ms, ..., max_classes,
+ * fast_fallback), with
  * the ranges of fd_config_check; "algorithm" is parsed by
  * fc_algorithm_parse and "policy" checked against the policies, so that
  * a bad value is refused at its file and line. fd_config_check still
@@ -215,6 +219,8 @@ typedef struct fd_stats {
     uint64_t fs_dropped_cap;   /* placements over a node's cap dropped */
     uint64_t fs_ignored_moves; /* flow left a task's node (no preemption) */
     uint64_t fs_preempted;     /* placed tasks stopped (moved or waiting) */
+    uint64_t fs_fast_placed;   /* fallback short tasks RESERVEd without a
+                                  round (fdc_fast_fallback) */
     /* rounds */
     uint64_t fs_rounds;     /* rounds ended */
     uint64_t fs_round_fail; /* rounds whose solve failed */

@@ -99,6 +99,7 @@ typedef struct fd_task {
     fd_link t_pref_link;     /* in c_pref_waiting (waiting, has prefs) */
     fd_link t_wait_link;     /* in c_waiting (waiting) */
     fd_link t_assigned_link; /* in c_assigned (on a node) */
+    fd_link t_fast_link;     /* in c_fast (waiting, fallback short) */
 } fd_task;
 
 /* An outcome the core decided for a scheduler whose session had ended
@@ -373,6 +374,8 @@ struct fd_core {
     fd_link c_reserves;     /* RESERVED tasks, oldest first */
     fd_link c_pref_waiting; /* waiting tasks with preferences */
     fd_link c_waiting;      /* waiting tasks */
+    fd_link c_fast;         /* waiting fallback short tasks (fd_fast.c) */
+    uint32_t c_fast_cursor; /* node slot the fast path's scan resumes at */
     fd_link c_assigned;     /* tasks on a node */
     uint64_t c_stamp;       /* rounds ended, for t_round */
     fd_link c_dirty_tasks, c_dirty_nodes, c_dirty_jobs;
@@ -520,6 +523,15 @@ int fd_class_ref(fd_core *c, const sk_submit_job *sj, fd_class **out);
 void fd_class_unref(fd_core *c, fd_class *k);
 void fd_class_free(fd_core *c, fd_class *k);
 bool fd_class_fits_labels(const fd_class *k, const fd_node *n);
+
+/* fd_fast.c: the fallback fast path. fd_fast_input, at the end of an
+ * input (msg, from node n or NULL): waiting fallback short tasks go at
+ * once, without a round, to nodes with room under their long cap and a
+ * free slot by their last heartbeat: n, the node a TASK_FINISHED names,
+ * and after a SUBMIT_JOB of short work a bounded scan of the nodes.
+ * O(tasks placed + nodes scanned), the scan at most
+ * FD_FAST_SCAN + FD_FAST_SCAN_PER_TASK x the job's tasks. */
+void fd_fast_input(fd_core *c, sk_time now, const sk_msg *msg, fd_node *n);
 
 /* fd_sync.c: records to network */
 int fd_sync(fd_core *c, fd_net *net, sk_time now);

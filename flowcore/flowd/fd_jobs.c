@@ -109,6 +109,7 @@ void fd_task_set_state(fd_core *c, fd_task *t, uint8_t state)
     if (t->t_state == FD_TASK_WAITING) {
         fd_list_remove(&t->t_wait_link);
         fd_list_remove(&t->t_pref_link);
+        fd_list_remove(&t->t_fast_link);
     }
     t->t_state = state;
     if ((g = gauge(c, state)) != NULL)
@@ -117,6 +118,8 @@ void fd_task_set_state(fd_core *c, fd_task *t, uint8_t state)
         fd_list_push(&c->c_waiting, &t->t_wait_link);
         if (t->t_nprefs > 0)
             fd_list_push(&c->c_pref_waiting, &t->t_pref_link);
+        if (!t->t_job->j_long)
+            fd_list_push(&c->c_fast, &t->t_fast_link);
     }
     if (moved)
         fd_task_dirty(c, t);

@@ -21,6 +21,7 @@ flowcore_flowd_libflowd_la_SOURCES = \
 	flowcore/flowd/fd_grace.c \
 	flowcore/flowd/fd_reclaim.c \
 	flowcore/flowd/fd_actions.c \
+	flowcore/flowd/fd_fast.c \
 	flowcore/flowd/fd_sync.c \
 	flowcore/flowd/fd_net.c \
 	flowcore/flowd/fd_quincy.c \
@@ -69,6 +70,12 @@ TESTS += tests/test_fd_reclaim
 tests_test_fd_reclaim_SOURCES = tests/test_fd_reclaim.c
 tests_test_fd_reclaim_CPPFLAGS = $(FD_TEST_CPPFLAGS)
 tests_test_fd_reclaim_LDADD = tests/libfdtest.a $(FD_TEST_LDADD)
+
+check_PROGRAMS += tests/test_fd_fast
+TESTS += tests/test_fd_fast
+tests_test_fd_fast_SOURCES = tests/test_fd_fast.c
+tests_test_fd_fast_CPPFLAGS = $(FD_TEST_CPPFLAGS)
+tests_test_fd_fast_LDADD = tests/libfdtest.a $(FD_TEST_LDADD)
 
 check_PROGRAMS += tests/test_fd_policy
 TESTS += tests/test_fd_policy
