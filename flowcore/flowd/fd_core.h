@@ -162,7 +162,7 @@ void fd_config_init(fd_config *cfg);
 int fd_config_check(const fd_config *cfg, char *err, size_t errlen);
 
 /* The number of entries fd_config_keys fills. */
-#define FD_CONFIG_NKEYS 33u
+#define FD_CONFIG_NKEYS 34u
 
 /* fd_config_keys fills keys[0..FD_CONFIG_NKEYS) with the description of
  * cfg's fields for sk_config_load, section [section] (skylark-flowd:
