@@ -6,7 +6,9 @@
 # of a large constrained job.
 #
 # usage: docs/results/medea-runs.sh BUILD_DIR [PART...]
-#   PART: sweep latency round figures (default: all four)
+#   PART: sweep latency round figures (default: all four); trace (the
+#   sweep with the Google trace's short jobs, see trace_short; not in
+#   the default: it needs the trace in $SHARED_DATA_DIR)
 # Results go to docs/results/medea/. Everything in the sweep is seeded
 # (skylark-sim's default --solve-time work): the same build gives the
 # same numbers. latency and round are wall-clock benchmarks.
@@ -91,52 +93,125 @@ lra() {
 # lra_tasks CASE: how many tasks its applications have.
 lra_tasks() { lra "$1" 1 | awk -F, '{ s += $6 } END { print s }'; }
 
-sweep() {
-    local csv="$out/sweep.csv"
-    [ -n "${CASES_SET:-}" ] && [ -s "$csv" ] ||
-        echo "case,load,seed,short_load,lra_tasks,utilisation,pairs,soft_broken,pct,waiting,hard_broken" > "$csv"
-    local slots=$((NODES * SLOTS))
+# The Google trace (2011) as a skylark-sim job file, 300x faster as in
+# docs/results/hybrid-runs.sh (skylark-trace2jobs' default rule for
+# short and long), made once and kept out of git.
+data=${SHARED_DATA_DIR:-$top/../shared/data}
+TRACE_WINDOW_US=${TRACE_WINDOW_US:-$END_US}
+TRACE_SEEDS=${TRACE_SEEDS:-1 2 3 4 5 6 7 8 9 10} # runs are short
+trace_file() {
+    local f="$out/google-300x-window.jobs"
+    if [ ! -s "$f" ]; then
+        run "$build/sim/skylark-trace2jobs" --speedup 300 \
+            -o "$tmp/google-300x.jobs" "$data/google-2011" \
+            2> "$out/trace2jobs.txt"
+        awk -F, -v lim="$TRACE_WINDOW_US" '/^#/ || /^arrival/ { next }
+            $5 == "short" && $1 < lim { print }' \
+            "$tmp/google-300x.jobs" > "$f"
+    fi
+    echo "$f"
+}
+
+# trace_short FILE LOAD SLOTS SEED: the trace's short jobs of the window
+# (FILE: arrival, job, user, priority, class, tasks, one duration per
+# task, as trace2jobs writes them) thinned to offer LOAD to SLOTS slots
+# over TRACE_WINDOW_US. The window's short jobs offer W (their work,
+# the sum of their tasks' durations, cut-short runs at their lower
+# bound, over SLOTS x window); each task is kept with probability
+# LOAD / W (SEED), a job keeps its arrival, user, priority and the
+# durations of the tasks kept, and a job left with none is dropped:
+# the trace scaled down to this cluster, jobs narrower in proportion.
+# Prints the offered load reached on standard error.
+trace_short() {
+    awk -F, -v load="$2" -v slots="$3" -v seed="$4" \
+        -v win="$TRACE_WINDOW_US" '{
+            line[NR] = $0; n = split($7, d, ";")
+            for (i = 1; i <= n; i++) work += d[i] + 0 }
+        END {
+            srand(seed); q = load * slots * win / work; sum = 0
+            if (q > 1) { print "trace window too light" > "/dev/stderr"
+                exit 1 }
+            for (j = 1; j <= NR; j++) {
+                split(line[j], f, ","); n = split(f[7], d, ";")
+                k = 0; kept = ""
+                for (i = 1; i <= n; i++) if (rand() < q) {
+                    kept = kept (k++ ? ";" : "") d[i]; sum += d[i] + 0 }
+                if (k) printf "%s,%s,%s,%s,%s,%d,%s,,\n", f[1], f[2], f[3],
+                    f[4], f[5], k, kept
+            }
+            printf "%.4f\n", sum / (slots * win) > "/dev/stderr"
+        }' "$1"
+}
+
+# summarise CASE LOAD SEED SHORT LRA_TASKS RUN: one CSV row from a run's
+# summary (the flow node's constraints line).
+summarise() {
+    awk -v k="$1" -v l="$2" -v s="$3" -v ls="$4" -v lt="$5" '
+        /^utilisation/ { u = $2 }
+        /^  constraints/ {
+            for (i = 1; i <= NF; i++) {
+                if ($i == "waiting") w = $(i + 1)
+                if ($i == "checked") p = $(i + 1)
+                if ($i == "soft" && $(i + 1) == "broken")
+                    b = $(i + 2)
+                if ($i == "hard" && $(i + 1) == "broken")
+                    h = $(i + 2)
+            }
+        }
+        END {
+            gsub(/[;,]/, "", w); gsub(/[;,]/, "", p)
+            gsub(/[;,]/, "", h)
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%.2f,%s,%s\n", k, l, s,
+                ls, lt, u, p, b, p ? 100 * b / p : 0, w, h
+        }' "$6"
+}
+
+# short_load LOAD LRA_TASKS SLOTS: what the applications leave of the
+# offered load for the short jobs (at least 0.01).
+short_load() {
+    awk -v l="$1" -v t="$2" -v s="$3" \
+        'BEGIN { x = l - t / s; printf "%.4f", (x > 0.01 ? x : 0.01) }'
+}
+
+# csv_start CSV HEADER: a fresh CSV with its header, unless CASES was
+# set and it has rows (then rows are appended).
+csv_start() {
+    [ -n "${CASES_SET:-}" ] && [ -s "$1" ] || echo "$2" > "$1"
+}
+
+# points SEEDS FN: FN CASE LOAD SEED SHORT_LOAD LRA_TASKS for every case
+# in $CASES, load in $LOADS and seed in SEEDS.
+points() {
+    local kase load seed lt ls
     for kase in $CASES; do
-        local lt; lt=$(lra_tasks "$kase")
+        lt=$(lra_tasks "$kase")
         for load in $LOADS; do
-            # the short jobs offer what the applications leave of the load
-            local ls; ls=$(awk -v l="$load" -v t="$lt" -v s="$slots" \
-                'BEGIN { x = l - t / s; printf "%.4f", (x > 0.01 ? x : 0.01) }')
-            # 10-task jobs of exponential 100 ms tasks at that load
-            local jobs; jobs=$(awk -v l="$ls" -v s="$slots" -v e="$END_US" \
-                'BEGIN { printf "%d", l * s / (10 * 0.1) * e / 1e6 }')
-            for seed in $SEEDS; do
-                local f="$tmp/$kase-$load-$seed"
-                run "$sim" --nodes "$NODES" --slots "$SLOTS" --load "$ls" \
-                    --tasks 10 --jobs "$jobs" --seed "$seed" \
-                    --generate "$f.short" > /dev/null
-                { grep -v '^#\|^arrival' "$f.short"; lra "$kase" "$seed"; } |
-                    sort -t, -k1,1n -s > "$f.jobs"
-                run "$sim" --nodes "$NODES" --slots "$SLOTS" --racks "$RACKS" \
-                    --mix flow --jobs-file "$f.jobs" --seed "$seed" \
-                    > "$out/run-$kase-$load-$seed.txt"
-                awk -v k="$kase" -v l="$load" -v s="$seed" -v ls="$ls" \
-                    -v lt="$lt" '
-                    /^utilisation/ { u = $2 }
-                    /^  constraints/ {
-                        for (i = 1; i <= NF; i++) {
-                            if ($i == "waiting") w = $(i + 1)
-                            if ($i == "checked") p = $(i + 1)
-                            if ($i == "soft" && $(i + 1) == "broken")
-                                b = $(i + 2)
-                            if ($i == "hard" && $(i + 1) == "broken")
-                                h = $(i + 2)
-                        }
-                    }
-                    END {
-                        gsub(/[;,]/, "", w); gsub(/[;,]/, "", p)
-                        gsub(/[;,]/, "", h)
-                        printf "%s,%s,%s,%s,%s,%s,%s,%s,%.2f,%s,%s\n", k, l, s,
-                            ls, lt, u, p, b, p ? 100 * b / p : 0, w, h
-                    }' "$out/run-$kase-$load-$seed.txt" >> "$csv"
-            done
+            ls=$(short_load "$load" "$lt" "$((NODES * SLOTS))")
+            for seed in $1; do "$2" "$kase" "$load" "$seed" "$ls" "$lt"; done
         done
     done
+}
+
+# sweep_point CASE LOAD SEED SHORT_LOAD LRA_TASKS: one run of the sweep,
+# its row appended to $csv.
+sweep_point() {
+    local f="$tmp/$1-$2-$3" r="$out/run-$1-$2-$3.txt"
+    # 10-task jobs of exponential 100 ms tasks at the short load
+    local jobs; jobs=$(awk -v l="$4" -v s="$((NODES * SLOTS))" \
+        -v e="$END_US" 'BEGIN { printf "%d", l * s / (10 * 0.1) * e / 1e6 }')
+    run "$sim" --nodes "$NODES" --slots "$SLOTS" --load "$4" \
+        --tasks 10 --jobs "$jobs" --seed "$3" --generate "$f.short" > /dev/null
+    { grep -v '^#\|^arrival' "$f.short"; lra "$1" "$3"; } |
+        sort -t, -k1,1n -s > "$f.jobs"
+    run "$sim" --nodes "$NODES" --slots "$SLOTS" --racks "$RACKS" \
+        --mix flow --jobs-file "$f.jobs" --seed "$3" > "$r"
+    summarise "$1" "$2" "$3" "$4" "$5" "$r" >> "$csv"
+}
+
+sweep() {
+    local csv="$out/sweep.csv"
+    csv_start "$csv" "case,load,seed,short_load,lra_tasks,utilisation,pairs,soft_broken,pct,waiting,hard_broken"
+    points "$SEEDS" sweep_point
     # per (case, load): the mean over the seeds, with min and max
     awk -F, 'NR > 1 { k = $1 "," $2; n[k]++; s[k] += $9; u[k] += $6
             w[k] += $10
@@ -146,6 +221,38 @@ sweep() {
             for (k in n) printf "%s,%.3f,%.2f,%.2f,%.2f,%.1f\n", k,
                 u[k] / n[k], s[k] / n[k], lo[k], hi[k], w[k] / n[k] }' \
         "$csv" | sort -t, -k1,1 -k2,2n > "$out/sweep-summary.csv"
+}
+
+# trace_point CASE LOAD SEED SHORT_LOAD LRA_TASKS: one run of the trace
+# sweep (window $tf), its row appended to $csv.
+trace_point() {
+    local f="$tmp/trace-$1-$2-$3" r="$out/trace-run-$1-$2-$3.txt"
+    trace_short "$tf" "$4" "$((NODES * SLOTS))" "$3" \
+        > "$f.short" 2> "$f.reached" || { cat "$f.reached" >&2; exit 1; }
+    { cat "$f.short"; lra "$1" "$3"; } | sort -t, -k1,1n -s > "$f.jobs"
+    run "$sim" --nodes "$NODES" --slots "$SLOTS" --racks "$RACKS" \
+        --mix flow --jobs-file "$f.jobs" --seed "$3" > "$r"
+    summarise "$1" "$2" "$3" "$4,$(cat "$f.reached")" "$5" "$r" >> "$csv"
+}
+
+# trace: the sweep with the trace's short jobs instead of synthetic ones
+# (the same applications, cluster and loads) into trace-sweep.csv, with
+# the short jobs' offered load asked (short_load) and reached
+# (short_reached), and trace-sweep-summary.csv.
+trace() {
+    local tf; tf=$(trace_file)
+    local csv="$out/trace-sweep.csv"
+    csv_start "$csv" "case,load,seed,short_load,short_reached,lra_tasks,utilisation,pairs,soft_broken,pct,waiting,hard_broken"
+    points "$TRACE_SEEDS" trace_point
+    awk -F, 'NR > 1 { k = $1 "," $2; n[k]++; s[k] += $10; u[k] += $7
+            w[k] += $11; r[k] += $5
+            if (!(k in lo) || $10 < lo[k]) lo[k] = $10
+            if (!(k in hi) || $10 > hi[k]) hi[k] = $10 }
+        END { print "case,load,short_reached,utilisation,pct_mean,pct_min,pct_max,waiting_mean"
+            for (k in n) printf "%s,%.4f,%.3f,%.2f,%.2f,%.2f,%.1f\n", k,
+                r[k] / n[k], u[k] / n[k], s[k] / n[k], lo[k], hi[k],
+                w[k] / n[k] }' \
+        "$csv" | sort -t, -k1,1 -k2,2n > "$out/trace-sweep-summary.csv"
 }
 
 latency() {
@@ -171,7 +278,7 @@ figures() {
 
 for part in $parts; do
     case $part in
-    sweep | latency | round | figures) $part ;;
+    sweep | trace | latency | round | figures) $part ;;
     *) echo "$0: unknown part $part" >&2; exit 2 ;;
     esac
 done
