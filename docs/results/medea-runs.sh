@@ -95,19 +95,26 @@ lra_tasks() { lra "$1" 1 | awk -F, '{ s += $6 } END { print s }'; }
 
 # The Google trace (2011) as a skylark-sim job file, 300x faster as in
 # docs/results/hybrid-runs.sh (skylark-trace2jobs' default rule for
-# short and long), made once and kept out of git.
+# short and long), made once and kept out of git; the window: its short
+# jobs arriving in [TRACE_START_US, + TRACE_WINDOW_US) of virtual time,
+# moved to start at 0. Another start than 0 names the trace part's
+# outputs trace-at-Ns (N: the start in seconds of virtual time).
 data=${SHARED_DATA_DIR:-$top/../shared/data}
+TRACE_START_US=${TRACE_START_US:-0}
 TRACE_WINDOW_US=${TRACE_WINDOW_US:-$END_US}
 TRACE_SEEDS=${TRACE_SEEDS:-1 2 3 4 5 6 7 8 9 10} # runs are short
+tname=trace
+[ "$TRACE_START_US" = 0 ] || tname="trace-at-$((TRACE_START_US / 1000000))s"
 trace_file() {
-    local f="$out/google-300x-window.jobs"
+    local f="$out/google-300x-$tname.jobs"
     if [ ! -s "$f" ]; then
         run "$build/sim/skylark-trace2jobs" --speedup 300 \
             -o "$tmp/google-300x.jobs" "$data/google-2011" \
             2> "$out/trace2jobs.txt"
-        awk -F, -v lim="$TRACE_WINDOW_US" '/^#/ || /^arrival/ { next }
-            $5 == "short" && $1 < lim { print }' \
-            "$tmp/google-300x.jobs" > "$f"
+        awk -F, -v t0="$TRACE_START_US" -v lim="$TRACE_WINDOW_US" \
+            'BEGIN { OFS = "," } /^#/ || /^arrival/ { next }
+            $5 == "short" && $1 >= t0 && $1 < t0 + lim {
+                $1 -= t0; print }' "$tmp/google-300x.jobs" > "$f"
     fi
     echo "$f"
 }
@@ -226,7 +233,7 @@ sweep() {
 # trace_point CASE LOAD SEED SHORT_LOAD LRA_TASKS: one run of the trace
 # sweep (window $tf), its row appended to $csv.
 trace_point() {
-    local f="$tmp/trace-$1-$2-$3" r="$out/trace-run-$1-$2-$3.txt"
+    local f="$tmp/$tname-$1-$2-$3" r="$out/$tname-run-$1-$2-$3.txt"
     trace_short "$tf" "$4" "$((NODES * SLOTS))" "$3" \
         > "$f.short" 2> "$f.reached" || { cat "$f.reached" >&2; exit 1; }
     { cat "$f.short"; lra "$1" "$3"; } | sort -t, -k1,1n -s > "$f.jobs"
@@ -236,12 +243,12 @@ trace_point() {
 }
 
 # trace: the sweep with the trace's short jobs instead of synthetic ones
-# (the same applications, cluster and loads) into trace-sweep.csv, with
+# (the same applications, cluster and loads) into $tname-sweep.csv, with
 # the short jobs' offered load asked (short_load) and reached
-# (short_reached), and trace-sweep-summary.csv.
+# (short_reached), and $tname-sweep-summary.csv.
 trace() {
     local tf; tf=$(trace_file)
-    local csv="$out/trace-sweep.csv"
+    local csv="$out/$tname-sweep.csv"
     csv_start "$csv" "case,load,seed,short_load,short_reached,lra_tasks,utilisation,pairs,soft_broken,pct,waiting,hard_broken"
     points "$TRACE_SEEDS" trace_point
     awk -F, 'NR > 1 { k = $1 "," $2; n[k]++; s[k] += $10; u[k] += $7
@@ -252,7 +259,7 @@ trace() {
             for (k in n) printf "%s,%.4f,%.3f,%.2f,%.2f,%.2f,%.1f\n", k,
                 r[k] / n[k], u[k] / n[k], s[k] / n[k], lo[k], hi[k],
                 w[k] / n[k] }' \
-        "$csv" | sort -t, -k1,1 -k2,2n > "$out/trace-sweep-summary.csv"
+        "$csv" | sort -t, -k1,1 -k2,2n > "$out/$tname-sweep-summary.csv"
 }
 
 latency() {
