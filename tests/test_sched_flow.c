@@ -186,15 +186,24 @@ static void test_long_job(void)
     sched_free(c);
 }
 
+/* one_long_task: a core (seed) with 2 nodes, the frontend and flowd up,
+ * and a long job of one task (frontend id job) handed over; returns the
+ * hand-over's id. */
+static uint64_t one_long_task(sched_core **c, uint32_t seed, uint64_t job)
+{
+    sched_new(NULL, seed, c);
+    st_nodes_up(*c, 2);
+    st_fe_up(*c, ST_FE);
+    flowd_up(*c);
+    submit(*c, job, 1, true, 0, NULL, 0);
+    const sk_submit_job *sj = handed(*c, 0);
+    return sj != NULL ? sj->sj_job : 0;
+}
+
 static void test_running_node_lost(void)
 {
     sched_core *c;
-    sched_new(NULL, 2, &c);
-    st_nodes_up(c, 2);
-    st_fe_up(c, ST_FE);
-    flowd_up(c);
-    submit(c, 1, 1, true, 0, NULL, 0);
-    uint64_t id = handed(c, 0)->sj_job;
+    uint64_t id = one_long_task(&c, 2, 1);
     st_started(c, 2, id, 0, 0, 10);
     st_clear(c);
     sched_peer_down(c, 2, 20);
@@ -460,9 +469,41 @@ static void test_keyed(void)
     sched_free(c);
 }
 
+/* Preempted twice (skylark-sim's fair shares with preemption stop a task
+ * up to 13 times): each KILLED the core did not ask for holds the task
+ * again, a stale one is dropped, and only the attempt that ends is the
+ * task's outcome; the job is done then. */
+static void test_preempted_twice(void)
+{
+    sched_core *c;
+    uint64_t id = one_long_task(&c, 4, 9);
+    st_started(c, 1, id, 0, 0, 10);
+    st_finished(c, 1, id, 0, 0, SK_TASK_KILLED, 20);
+    st_started(c, 2, id, 0, 1, 30);
+    st_clear(c);
+    st_finished(c, 2, id, 0, 1, SK_TASK_KILLED, 40);
+    st_finished(c, 1, id, 0, 0, SK_TASK_KILLED, 45); /* a duplicate */
+    sched_task_state s;
+    uint32_t att;
+    sk_peer on;
+    sched_task_get(c, ST_FE, 9, 0, &s, &att, &on);
+    const sched_stats *ss = sched_stats_get(c);
+    tap_ok(s == SCHED_TASK_FLOW &&
+               st_count(c, SK_MSG_TASK_FINISHED, UINT32_MAX) == 0 &&
+               ss->ss_flow_moved == 2 && ss->ss_stale == 1,
+           "stopped twice: held again each time, the stale report dropped");
+    st_started(c, 1, id, 0, 2, 50);
+    st_finished(c, 1, id, 0, 2, SK_TASK_OK, 60);
+    const sk_task_finished *tf = to_fe(c, 1); /* after flowd's copy */
+    tap_ok(tf != NULL && tf->tf_status == SK_TASK_OK && tf->tf_attempt == 2 &&
+               st_count(c, SK_MSG_JOB_DONE, ST_FE) == 1,
+           "the third attempt's outcome is the task's, and the job is done");
+    sched_free(c);
+}
+
 int main(void)
 {
-    tap_plan(40);
+    tap_plan(42);
     test_long_job();
     test_flowd_away();
     test_running_node_lost();
@@ -470,6 +511,7 @@ int main(void)
     test_constraints();
     test_frontend_fields();
     test_keyed();
+    test_preempted_twice();
     tap_done();
     return tap_exit_status();
 }

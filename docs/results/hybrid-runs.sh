@@ -224,7 +224,7 @@ GP
         for qload in ${QLOADS:-0.9 1.2}; do
         qj="$out/quincy-$qn-$qload.jobs"
         quincy_jobs "$qn" "$qload" 7 10 > "$qj"
-        for r in flow:quincy flow:nopref flow:fair \
+        for r in flow:quincy flow:nopref flow:fair flow:fairpre \
             greedy:locality greedy:nopref sampling:locality sampling:nopref; do
             printf '%s ' "$qload" >> "$out/quincy.dat"
             quincy_run "$qj" "$qn" 2s:10s 1 "$r" \
