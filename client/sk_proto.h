@@ -59,6 +59,9 @@
 #define SK_MAX_CONSTRAINTS  32u         /* placement constraints of a job */
 #define SK_MAX_WEIGHT       1000u       /* weight of a soft constraint */
 #define SK_MAX_HB_USERS     64u         /* users summed in a HEARTBEAT */
+/* A HEARTBEAT's users page index at most: 16,384 users (max_users) by 64
+ * after page 0. */
+#define SK_MAX_HB_USER_PAGES 256u
 #define SK_MAX_USER_WEIGHT  1000000u    /* a user's weight on a node */
 
 /* Priority levels: 0 is the most urgent, SK_PRIORITIES - 1 the least. */
@@ -443,7 +446,10 @@ typedef struct sk_heartbeat {
     uint32_t hb_nusers;      /* <= SK_MAX_HB_USERS */
     uint32_t hb_users_total; /* users the node tracks, >= hb_nusers */
     bool hb_users_sent;      /* false: no summary here (none listed, total
-                                0): the last one stands */
+                                0, page 0): the last one stands */
+    uint32_t hb_users_page;  /* page of the node's cycle: 0 the most active,
+                                1.. the users by name, 64 a page
+                                (<= SK_MAX_HB_USER_PAGES) */
 } sk_heartbeat;
 
 /* One node of a MEMBERSHIP. */

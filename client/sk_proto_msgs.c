@@ -381,7 +381,8 @@ static bool heartbeat_check(const void *body)
     return m->hb_slots_used <= m->hb_slots_total &&
            m->hb_slots_reserved <= m->hb_slots_total &&
            m->hb_nusers <= m->hb_users_total &&
-           (m->hb_users_sent || (m->hb_nusers == 0 && m->hb_users_total == 0));
+           (m->hb_users_sent || (m->hb_nusers == 0 && m->hb_users_total == 0 &&
+                                 m->hb_users_page == 0));
 }
 
 static const sk_field usage_fields[] = {
@@ -409,6 +410,7 @@ static const sk_field heartbeat_fields[] = {
             usage_schema),
     F_U32ANY(sk_heartbeat, hb_users_total),
     F_BOOL(sk_heartbeat, hb_users_sent),
+    F_U32(sk_heartbeat, hb_users_page, 0, SK_MAX_HB_USER_PAGES),
 };
 SCHEMA(heartbeat, sk_heartbeat, heartbeat_check);
 

@@ -1116,6 +1116,7 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
         nm->nm_flowd_inc = hello->he_incarnation;
         nm->nm_flowd = p;
         nm->nm_users_next = now; /* a new flowd gets the users at once */
+        nm->nm_users_page = 0;   /* from its first page */
         nm_send_heartbeat(nm, now);
         break;
     default:

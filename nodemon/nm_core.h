@@ -118,10 +118,12 @@
  *   registration, then every heartbeat_ms. hb_slots_used counts slots
  *   running or held for a GET_TASK, hb_slots_reserved the long
  *   reservations (pending and running), hb_queue the queued reservations
- *   per priority. The users summary (hb_users: at most SK_MAX_HB_USERS,
- *   the most active first, the others counted in ns_hb_users_cut) rides
- *   the first heartbeat to a flowd that registers, then one at most
- *   every NM_USERS_PERIOD_US (5 s); hb_users_sent tells which carry it.
+ *   per priority. The users summary comes in a cycle of pages (hb_users:
+ *   at most SK_MAX_HB_USERS each): page 0, the most active, rides the
+ *   first heartbeat to a flowd that registers, then one
+ *   NM_USERS_PERIOD_US (5 s) after the last cycle's end; with more users
+ *   (counted in ns_hb_users_cut) the next heartbeats carry pages 1.. of
+ *   every user in name order; hb_users_sent tells which carry one.
  *
  * Costs: every input is O(1) amortised or O(size of the message), plus
  * O(log users) per reservation queued or removed and per slot handed out
@@ -200,8 +202,8 @@ typedef struct nm_stats {
                                       executor's session, told by the
                                       same executor back, offered */
     uint64_t ns_heartbeats;        /* HEARTBEAT sent */
-    uint64_t ns_hb_users_cut;      /* users left out of a HEARTBEAT (over
-                                      SK_MAX_HB_USERS) */
+    uint64_t ns_hb_users_cut;      /* users past a cycle's page 0 (over
+                                      SK_MAX_HB_USERS), sent later */
     uint64_t ns_status_replies;    /* STATUS_REPLY sent */
     uint64_t ns_unexpected;        /* wrong type, role, peer or field */
     uint64_t ns_peers_full;        /* peer_up refused: over max_peers */

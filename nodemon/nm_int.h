@@ -180,7 +180,9 @@ struct nm_core {
     uint64_t nm_pend_cpu, nm_pend_mem;       /* pending long */
     uint64_t nm_longrun_cpu, nm_longrun_mem; /* running long */
     uint64_t nm_hb_seq;
-    sk_time nm_users_next; /* the next heartbeat with a users summary */
+    sk_time nm_users_next;  /* the next heartbeat with a users summary */
+    uint32_t nm_users_page; /* the next page of the cycle, 0: a new one */
+    char nm_users_after[SK_MAX_NAME_LEN + 1]; /* the cycle's last name sent */
     sk_outbox nm_own_out;
     nm_weight *nm_weights; /* nm_nweights, copied from nm_new's */
     uint32_t nm_nweights;
@@ -315,7 +317,8 @@ void nm_outcomes_free(nm_core *nm);
 #define NM_USERS_PERIOD_US 5000000
 
 /* nm_send_heartbeat sends a HEARTBEAT to flowd (which must be set), with
- * the users summary when nm_users_next is due. */
+ * the users summary's next page while a cycle runs or when nm_users_next
+ * is due. */
 void nm_send_heartbeat(nm_core *nm, sk_time now);
 
 /* nm_fill_status fills reply (for the request req, at time now) with

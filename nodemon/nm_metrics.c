@@ -59,7 +59,7 @@ static const sk_metric NM_METRICS[] = {
     C("releases", ns_releases, "RELEASEs applied."),
     C("heartbeats", ns_heartbeats, "HEARTBEATs sent to flowd."),
     C("hb_users_cut", ns_hb_users_cut,
-      "Users left out of a HEARTBEAT's usage summary (over 64 users)."),
+      "Users past a HEARTBEAT's page 0 (over 64), sent in later pages."),
     C("status_replies", ns_status_replies, "STATUS_REPLY sent."),
     L("input_dropped", "reason=\"unexpected\"", ns_unexpected, DROPPED),
     L("input_dropped", "reason=\"cancel_unknown\"", ns_cancel_unknown, DROPPED),

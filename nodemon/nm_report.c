@@ -21,17 +21,19 @@ static uint64_t slot_us(const nm_user *u, sk_time now)
     return u->us_slot_us + run_us;
 }
 
-/* Gathering the users for a heartbeat: every tracked user, then the most
- * active SK_MAX_HB_USERS of them when there are more. */
+/* Gathering the users for a heartbeat: every tracked user (page 0), or
+ * those named after the cycle's last name sent (the pages after). */
 typedef struct usage_build {
     const nm_user **ub_users;
     uint32_t ub_n;
+    const char *ub_after; /* NULL: every user */
 } usage_build;
 
 static void add_user(void *arg, const nm_user *u)
 {
     usage_build *b = arg;
-    b->ub_users[b->ub_n++] = u;
+    if (b->ub_after == NULL || strcmp(u->us_name, b->ub_after) > 0)
+        b->ub_users[b->ub_n++] = u;
 }
 
 /* Most active first: running, then queued, then slot time used. */
@@ -48,25 +50,47 @@ static int by_activity(const void *a, const void *b)
     return strcmp(x->us_name, y->us_name);
 }
 
-/* Fills hb's users summary (at most SK_MAX_HB_USERS, the most active
- * first when the node tracks more: those are counted in ns_hb_users_cut)
- * from the scratch memory. Returns false out of memory. Cost: O(users),
- * O(users log users) when over the limit. */
+static int by_name(const void *a, const void *b)
+{
+    const nm_user *x = *(const nm_user *const *)a;
+    const nm_user *y = *(const nm_user *const *)b;
+    return strcmp(x->us_name, y->us_name);
+}
+
+/* Fills hb's users summary with the cycle's next page (at most
+ * SK_MAX_HB_USERS) from the scratch memory. Page 0 lists the most active
+ * users; when the node tracks more, the pages after list every user in
+ * name order, 64 a heartbeat, from the name after the last sent, and
+ * the cycle ends with the page that reaches the last name (the users
+ * beyond page 0 are counted in ns_hb_users_cut: they wait for those
+ * pages). Returns false out of memory. Cost: O(users) for page 0 of a
+ * node of 64 users or fewer, else O(users log users). */
 static bool fill_users(nm_core *nm, sk_time now, sk_heartbeat *hb)
 {
     uint32_t total = nm->nm_q.q_nusers;
+    uint32_t page = nm->nm_users_page;
     usage_build b = {
-        sk_arena_alloc(&nm->nm_scratch, (total + 1) * sizeof *b.ub_users), 0};
+        sk_arena_alloc(&nm->nm_scratch, (total + 1) * sizeof *b.ub_users), 0,
+        page == 0 ? NULL : nm->nm_users_after};
     sk_usage *us =
         sk_arena_alloc(&nm->nm_scratch, SK_MAX_HB_USERS * sizeof *us);
     if (b.ub_users == NULL || us == NULL)
         return false;
     nm_queue_foreach(&nm->nm_q, add_user, &b);
     uint32_t n = b.ub_n;
-    if (n > SK_MAX_HB_USERS) {
+    bool more = false; /* users left for the next page */
+    if (page == 0 && n > SK_MAX_HB_USERS) {
         qsort(b.ub_users, n, sizeof *b.ub_users, by_activity);
         nm->nm_st.ns_hb_users_cut += n - SK_MAX_HB_USERS;
         n = SK_MAX_HB_USERS;
+        more = true;
+        nm->nm_users_after[0] = '\0'; /* before every name */
+    } else if (page > 0) {
+        qsort(b.ub_users, n, sizeof *b.ub_users, by_name);
+        more = n > SK_MAX_HB_USERS && page < SK_MAX_HB_USER_PAGES;
+        n = n > SK_MAX_HB_USERS ? SK_MAX_HB_USERS : n;
+        if (more)
+            strcpy(nm->nm_users_after, b.ub_users[n - 1]->us_name);
     }
     for (uint32_t i = 0; i < n; i++) {
         const nm_user *u = b.ub_users[i];
@@ -78,7 +102,11 @@ static bool fill_users(nm_core *nm, sk_time now, sk_heartbeat *hb)
     }
     hb->hb_users = us;
     hb->hb_nusers = n;
-    hb->hb_users_total = b.ub_n;
+    hb->hb_users_total = total;
+    hb->hb_users_page = page;
+    nm->nm_users_page = more ? page + 1 : 0;
+    if (!more)
+        nm->nm_users_next = now + NM_USERS_PERIOD_US;
     return true;
 }
 
@@ -119,11 +147,12 @@ void nm_send_heartbeat(nm_core *nm, sk_time now)
     }
     hb->hb_running = run;
     hb->hb_nrunning = n;
-    if (now >= nm->nm_users_next) {
-        nm->nm_users_next = now + NM_USERS_PERIOD_US;
+    if (nm->nm_users_page > 0 || now >= nm->nm_users_next) {
         hb->hb_users_sent = fill_users(nm, now, hb);
         if (!hb->hb_users_sent) {
-            hb->hb_nusers = hb->hb_users_total = 0;
+            hb->hb_nusers = hb->hb_users_total = hb->hb_users_page = 0;
+            nm->nm_users_page = 0; /* a new cycle after the pause */
+            nm->nm_users_next = now + NM_USERS_PERIOD_US;
             nm->nm_st.ns_nomem++;
         }
     }

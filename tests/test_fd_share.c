@@ -4,8 +4,10 @@
  * `users` summing them per user over the live nodes (weights as a range,
  * nodes counted, users a node left out counted), a newer heartbeat
  * replacing a node's summary (growing and shrinking it), a stale one
- * ignored, a node down dropping its part, and more distinct users than
- * a reply holds counted as dropped.
+ * ignored, a node down dropping its part, more distinct users than a
+ * reply holds counted as dropped, a node's users in pages (a cycle's
+ * union kept, users gone dropped after a cycle, a lost page counted) and
+ * the per-node limit.
  */
 #include "fd_core.h"
 #include "fd_testutil.h"
@@ -28,10 +30,10 @@ typedef struct hu {
     uint64_t slot_ms;
 } hu;
 
-/* The node on peer sends heartbeat seq with users u[0..n) of total
- * (u NULL and total UINT32_MAX: a heartbeat without a summary). */
-static void beat(fd_core *c, sk_time now, sk_peer peer, uint64_t seq,
-                 const hu *u, uint32_t n, uint32_t total)
+/* The node on peer sends heartbeat seq with users page page, u[0..n) of
+ * total (u NULL and total UINT32_MAX: a heartbeat without a summary). */
+static void beat_page(fd_core *c, sk_time now, sk_peer peer, uint64_t seq,
+                      const hu *u, uint32_t n, uint32_t total, uint32_t page)
 {
     bool sent = !(u == NULL && total == UINT32_MAX);
     total = sent ? total : 0;
@@ -51,9 +53,17 @@ static void beat(fd_core *c, sk_time now, sk_peer peer, uint64_t seq,
                                    .hb_users = us,
                                    .hb_nusers = n,
                                    .hb_users_total = total,
-                                   .hb_users_sent = sent};
+                                   .hb_users_sent = sent,
+                                   .hb_users_page = page};
     fd_core_on_msg(c, now, peer, &m);
     free(us);
+}
+
+/* A heartbeat with a whole cycle's users in page 0 (or none). */
+static void beat(fd_core *c, sk_time now, sk_peer peer, uint64_t seq,
+                 const hu *u, uint32_t n, uint32_t total)
+{
+    beat_page(c, now, peer, seq, u, n, total, 0);
 }
 
 /* Asks `users`; the reply stays valid until the next call into c. */
@@ -197,11 +207,142 @@ static void test_dropped(void)
     fd_core_free(c);
 }
 
+/* A node's cycle of pages as a node monitor sends them, 250 ms apart:
+ * page 0 the last 64 of u[0..n) (the most active, say), then every one
+ * in order (u by name), 64 a page; page skip (if not 0) is lost. Stops
+ * before page stop (UINT32_MAX: the whole cycle). */
+static void cycle(fd_core *c, sk_time *now, uint64_t *seq, const hu *u,
+                  uint32_t n, uint32_t skip, uint32_t stop)
+{
+    uint32_t first = n > SK_MAX_HB_USERS ? n - SK_MAX_HB_USERS : 0;
+    beat_page(c, *now, 1, (*seq)++, u + first, n - first, n, 0);
+    for (uint32_t p = 1; n > SK_MAX_HB_USERS && p < stop; p++) {
+        uint32_t at = (p - 1) * SK_MAX_HB_USERS;
+        if (at >= n)
+            break;
+        *now += 250 * MS;
+        uint32_t k = n - at < SK_MAX_HB_USERS ? n - at : SK_MAX_HB_USERS;
+        if (p != skip)
+            beat_page(c, *now, 1, *seq, u + at, k, n, p);
+        (*seq)++;
+    }
+    *now += 5000 * MS;
+}
+
+/* 200 users on one node, in pages: after one cycle the sums hold all
+ * 200; a user that leaves is gone at the end of the next; one that comes
+ * while another leaves waits a cycle (at most the users announced); a
+ * lost page is counted and drops nothing. */
+static void test_pages(void)
+{
+    sk_time now = T0;
+    uint64_t seq = 1;
+    fd_core *c = fdt_core(NULL, now);
+    fdt_node(c, now, 1, "a", 8, NULL, -1);
+    enum { N = 200 };
+    static char names[N][8];
+    hu all[N], some[N];
+    for (unsigned i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "u%03u", i);
+        all[i] = (hu){names[i], 1, 0, 1, 10};
+    }
+    cycle(c, &now, &seq, all, N, 0, 1); /* page 0 only */
+    const sk_status_reply *r = ask(c, now);
+    char pairs[128], buf[128];
+    snprintf(pairs, sizeof pairs, "%s %s %s", kv(r, "users"), kv(r, "rows"),
+             kv(r, "users_cut"));
+    tap_is_str(pairs, "64 64 136", "page 0: 64 users kept, 136 to come");
+    cycle(c, &now, &seq, all, N, 0, UINT32_MAX);
+    r = ask(c, now);
+    snprintf(pairs, sizeof pairs, "%s %s %s %s %s", kv(r, "users"),
+             kv(r, "rows"), kv(r, "users_cut"), kv(r, "page_gaps"),
+             row(r, "u150", buf, sizeof buf));
+    tap_is_str(pairs, "200 200 0 0 1 1 1 0 10 1",
+               "after a cycle (pages 0..4) the sums hold all 200 users");
+
+    /* u150 leaves: kept through the cycle, gone at its last page. */
+    uint32_t n = 0;
+    for (unsigned i = 0; i < N; i++)
+        if (i != 150)
+            some[n++] = all[i];
+    cycle(c, &now, &seq, some, n, 0, 4);
+    r = ask(c, now);
+    tap_is_str(row(r, "u150", buf, sizeof buf), "1 1 1 0 10 1",
+               "a user gone is kept until its cycle ends (pages 0..3)");
+    cycle(c, &now, &seq, some, n, 0, UINT32_MAX);
+    r = ask(c, now);
+    snprintf(pairs, sizeof pairs, "%s %s %s", kv(r, "users"), kv(r, "rows"),
+             row(r, "u150", buf, sizeof buf));
+    tap_is_str(pairs, "199 199 (none)",
+               "a user that left is gone after a cycle without it");
+
+    /* u150 comes back as u010 leaves: 199 announced, 199 kept, so u150
+     * waits for the cycle after the one that drops u010. */
+    n = 0;
+    for (unsigned i = 0; i < N; i++)
+        if (i != 10)
+            some[n++] = all[i];
+    cycle(c, &now, &seq, some, n, 0, UINT32_MAX);
+    r = ask(c, now);
+    snprintf(pairs, sizeof pairs, "%s %s %s %s", kv(r, "rows"),
+             kv(r, "users_cut"), row(r, "u010", buf, sizeof buf),
+             row(r, "u150", buf + 64, sizeof buf - 64));
+    tap_is_str(pairs, "198 1 (none) (none)",
+               "one leaves as one comes: the one gone dropped, the one "
+               "new held back (never more rows than users announced)");
+    cycle(c, &now, &seq, some, n, 0, UINT32_MAX);
+    r = ask(c, now);
+    snprintf(pairs, sizeof pairs, "%s %s", kv(r, "rows"),
+             row(r, "u150", buf, sizeof buf));
+    tap_is_str(pairs, "199 1 1 1 0 10 1", "and kept from the next cycle on");
+
+    /* Page 1 lost: counted; u000..u063, not listed this cycle, stay (and
+     * u010, back, waits for a page that lists it). */
+    n = 0;
+    for (unsigned i = 0; i < N; i++)
+        some[n++] = all[i];
+    cycle(c, &now, &seq, some, n, 1, UINT32_MAX);
+    r = ask(c, now);
+    snprintf(pairs, sizeof pairs, "%s %s %s", kv(r, "rows"), kv(r, "page_gaps"),
+             row(r, "u000", buf, sizeof buf));
+    tap_is_str(pairs, "199 1 1 1 1 0 10 1",
+               "a lost page counted; the cycle drops nobody");
+    fd_core_free(c);
+}
+
+/* A node announcing 100,000 users and sending 70 pages of new names:
+ * kept up to FD_SHARE_MAX_NODE_USERS, the rest counted. */
+static void test_node_limit(void)
+{
+    sk_time now = T0;
+    fd_core *c = fdt_core(NULL, now);
+    fdt_node(c, now, 1, "a", 8, NULL, -1);
+    static char names[70][SK_MAX_HB_USERS][16];
+    hu u[SK_MAX_HB_USERS];
+    for (uint32_t p = 0; p < 70; p++) {
+        for (unsigned i = 0; i < SK_MAX_HB_USERS; i++) {
+            snprintf(names[p][i], sizeof names[p][i], "h%02u-%02u", p, i);
+            u[i] = (hu){names[p][i], 1, 0, 1, 1};
+        }
+        now += 250 * MS;
+        beat_page(c, now, 1, p + 1, u, SK_MAX_HB_USERS, 100000, p);
+    }
+    const sk_status_reply *r = ask(c, now);
+    char pairs[96];
+    snprintf(pairs, sizeof pairs, "%s %s %s", kv(r, "rows"),
+             kv(r, "users_over"), kv(r, "users_cut"));
+    tap_is_str(pairs, "4096 384 95904",
+               "4,480 names from one node: 4,096 kept, 384 counted over");
+    fd_core_free(c);
+}
+
 int main(void)
 {
-    tap_plan(8);
+    tap_plan(16);
     test_sums();
     test_dropped();
+    test_pages();
+    test_node_limit();
     tap_done();
     return tap_exit_status();
 }

@@ -1596,6 +1596,78 @@ static void test_heartbeat_users_cut(void)
     nm_free(nm);
 }
 
+/* More users than a heartbeat carries, 200: page 0 the most active (at
+ * flowd's registration), then every user by name, 64 a heartbeat, then
+ * the 5 s pause before page 0 again. */
+static void test_heartbeat_users_pages(void)
+{
+    nm_config cfg = base_cfg(1);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    enum { N = 200 };
+    static char name[N][8];
+    for (unsigned i = 0; i < N; i++) {
+        snprintf(name[i], sizeof name[i], "u%03u", (i * 7) % N);
+        enq(nm, 10 + i, 10 + i, name[i], 0, 1, 1000);
+    }
+    drain(nm);
+    sk_time now = 2000;
+    up(nm, FLOWD, SK_ROLE_FLOWD, 0, "", now);
+    const sk_msg *hb = nth(nm, SK_MSG_HEARTBEAT, 0, NULL);
+    const sk_heartbeat *h = hb ? &hb->m_heartbeat : NULL;
+    tap_ok(h != NULL && h->hb_users_sent && h->hb_users_page == 0 &&
+               h->hb_nusers == SK_MAX_HB_USERS && h->hb_users_total == N,
+           "200 users: page 0 lists 64 of 200");
+    bool seen[N] = {false};
+    char last[8] = "";
+    unsigned listed = 0, pages = 0;
+    bool in_turn = true;
+    for (uint32_t p = 1; p <= 5; p++) {
+        drain(nm);
+        now += (sk_time)cfg.nc_heartbeat_ms * 1000;
+        nm_on_timer(nm, now);
+        hb = nth(nm, SK_MSG_HEARTBEAT, 0, NULL);
+        h = hb ? &hb->m_heartbeat : NULL;
+        if (h == NULL || !h->hb_users_sent)
+            break;
+        pages++;
+        in_turn = in_turn && h->hb_users_page == p && h->hb_users_total == N;
+        for (uint32_t i = 0; i < h->hb_nusers; i++) {
+            const char *u = h->hb_users[i].us_user;
+            unsigned k = (unsigned)atoi(u + 1);
+            in_turn = in_turn && strcmp(u, last) > 0 && k < N && !seen[k];
+            if (k < N)
+                seen[k] = true;
+            snprintf(last, sizeof last, "%s", u);
+            listed++;
+        }
+    }
+    tap_ok(pages == 4 && listed == N && in_turn,
+           "then pages 1..4, 64 a heartbeat, every user once in name order "
+           "(%u pages, %u users)",
+           pages, listed);
+    tap_ok(h != NULL && !h->hb_users_sent,
+           "the heartbeat after the last page carries none");
+    sk_time end = now - (sk_time)cfg.nc_heartbeat_ms * 1000;
+    bool quiet = true;
+    while (now + (sk_time)cfg.nc_heartbeat_ms * 1000 < end + 5000000) {
+        drain(nm);
+        now += (sk_time)cfg.nc_heartbeat_ms * 1000;
+        nm_on_timer(nm, now);
+        hb = nth(nm, SK_MSG_HEARTBEAT, 0, NULL);
+        quiet = quiet && hb != NULL && !hb->m_heartbeat.hb_users_sent;
+    }
+    drain(nm);
+    now += (sk_time)cfg.nc_heartbeat_ms * 1000;
+    nm_on_timer(nm, now);
+    hb = nth(nm, SK_MSG_HEARTBEAT, 0, NULL);
+    h = hb ? &hb->m_heartbeat : NULL;
+    tap_ok(quiet && h != NULL && h->hb_users_sent && h->hb_users_page == 0 &&
+               h->hb_nusers == SK_MAX_HB_USERS,
+           "5 s after the last page: page 0 again");
+    nm_free(nm);
+}
+
 static const char *kv(const sk_status_reply *r, const char *key)
 {
     for (uint32_t i = 0; i < r->sr_nkv; i++)
@@ -1813,6 +1885,7 @@ int main(void)
     test_heartbeat();
     test_heartbeat_users();
     test_heartbeat_users_cut();
+    test_heartbeat_users_pages();
     test_status();
     test_stale();
     test_no_growth();

@@ -212,6 +212,27 @@ static void test_golden(void)
     tap_ok(sk_enqueue_encode(&b, &er) == 0 &&
                bytes_are(&b, er_bytes, sizeof er_bytes),
            "ENQUEUE_RESERVATION: resources nest as [cpu, mem]");
+
+    sk_usage us = {"u", 1, 0, 1, 5};
+    sk_heartbeat hb = {.hb_node_id = 1,
+                       .hb_node = "n",
+                       .hb_seq = 2,
+                       .hb_time_us = 3,
+                       .hb_slots_total = 4,
+                       .hb_slots_used = 1,
+                       .hb_users = &us,
+                       .hb_nusers = 1,
+                       .hb_users_total = 70,
+                       .hb_users_sent = true,
+                       .hb_users_page = 2};
+    static const uint8_t hb_bytes[] = {
+        0xdc, 0x00, 0x10, 0x04, 0x13, 0x01, 0xa1, 'n',  0x02, 0x03,
+        0x04, 0x01, 0x00, 0x92, 0x00, 0x00, 0x98, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x90, 0x91, 0x95, 0xa1, 'u',
+        0x01, 0x00, 0x01, 0x05, 0x46, 0xc3, 0x02};
+    tap_ok(sk_heartbeat_encode(&b, &hb) == 0 &&
+               bytes_are(&b, hb_bytes, sizeof hb_bytes),
+           "HEARTBEAT: 14 fields (array 16), the users page last");
     sk_buf_free(&b);
 }
 
@@ -335,7 +356,7 @@ static void test_rack_names(void)
 int main(void)
 {
     tap_timeout(60);
-    tap_plan(SK_MSG_TYPE_END - 1 + 4 + 9 + 2 + 2);
+    tap_plan(SK_MSG_TYPE_END - 1 + 5 + 9 + 2 + 2);
     test_round_trips();
     test_golden();
     test_envelope_helpers();

@@ -288,7 +288,9 @@ static void fill_heartbeat(pg *g, sk_heartbeat *m)
         u->us_slot_ms = u64(g);
     }
     m->hb_users_total = (uint32_t)range(g, m->hb_nusers, UINT32_MAX);
-    m->hb_users_sent = m->hb_nusers > 0 || m->hb_users_total > 0 || below(g, 2);
+    m->hb_users_page = (uint32_t)range(g, 0, SK_MAX_HB_USER_PAGES);
+    m->hb_users_sent = m->hb_nusers > 0 || m->hb_users_total > 0 ||
+                       m->hb_users_page > 0 || below(g, 2);
 }
 
 static void fill_membership(pg *g, sk_membership *m)
@@ -626,6 +628,7 @@ static bool eq_heartbeat(const sk_heartbeat *x, const sk_heartbeat *y,
     }
     FV(x, hb_users_total);
     FV(x, hb_users_sent);
+    FV(x, hb_users_page);
     return true;
 }
 

@@ -377,13 +377,14 @@ typedef struct usage_w {
     uint64_t uw_running; /* of each */
     size_t uw_name_len;  /* of each */
     bool uw_sent;        /* hb_users_sent */
+    uint64_t uw_page;    /* hb_users_page */
 } usage_w;
 
 static int heartbeat_u(uint64_t total, uint64_t used, uint64_t reserved,
                        uint32_t nqueue, uint32_t nrunning, usage_w u)
 {
     tw w = {0};
-    tw_env(&w, 13, SK_MSG_HEARTBEAT);
+    tw_env(&w, 14, SK_MSG_HEARTBEAT);
     tw_uint(&w, 1);
     tw_strn(&w, 'n', 3);
     tw_uint(&w, 5);
@@ -416,6 +417,7 @@ static int heartbeat_u(uint64_t total, uint64_t used, uint64_t reserved,
     }
     tw_uint(&w, u.uw_total);
     tw_bool(&w, u.uw_sent);
+    tw_uint(&w, u.uw_page);
     return decode_free(&w);
 }
 
@@ -423,7 +425,7 @@ static int heartbeat(uint64_t total, uint64_t used, uint64_t reserved,
                      uint32_t nqueue, uint32_t nrunning)
 {
     return heartbeat_u(total, used, reserved, nqueue, nrunning,
-                       (usage_w){0, 0, 1, 0, 1, true});
+                       (usage_w){0, 0, 1, 0, 1, true, 0});
 }
 
 static int task_reply(bool has_task, uint64_t task, uint32_t spec_len,
@@ -668,39 +670,52 @@ static void test_limits_decode(void)
                "HEARTBEAT running tasks over the limit");
     tap_is_int(heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
                            (usage_w){SK_MAX_HB_USERS, 5000, 1000000, 4096,
-                                     SK_MAX_NAME_LEN, true}),
+                                     SK_MAX_NAME_LEN, true, 0}),
                0, "HEARTBEAT with 64 users at their limits decodes");
-    tap_is_int(heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
-                           (usage_w){SK_MAX_HB_USERS + 1, 5000, 1, 0, 3, true}),
-               SK_ELIMIT, "HEARTBEAT users over the limit");
     tap_is_int(
-        heartbeat_u(8, 0, 0, SK_PRIORITIES, 0, (usage_w){3, 2, 1, 0, 3, true}),
-        SK_EPROTO, "HEARTBEAT listing more users than it tracks");
+        heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
+                    (usage_w){SK_MAX_HB_USERS + 1, 5000, 1, 0, 3, true, 0}),
+        SK_ELIMIT, "HEARTBEAT users over the limit");
+    tap_is_int(heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
+                           (usage_w){3, 2, 1, 0, 3, true, 0}),
+               SK_EPROTO, "HEARTBEAT listing more users than it tracks");
+    tap_is_int(heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
+                           (usage_w){1, 1, 0, 0, 3, true, 0}),
+               SK_EPROTO, "HEARTBEAT user of weight 0");
     tap_is_int(
-        heartbeat_u(8, 0, 0, SK_PRIORITIES, 0, (usage_w){1, 1, 0, 0, 3, true}),
-        SK_EPROTO, "HEARTBEAT user of weight 0");
+        heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
+                    (usage_w){1, 1, SK_MAX_USER_WEIGHT + 1, 0, 3, true, 0}),
+        SK_EPROTO, "HEARTBEAT user weight over the limit");
     tap_is_int(heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
-                           (usage_w){1, 1, SK_MAX_USER_WEIGHT + 1, 0, 3, true}),
-               SK_EPROTO, "HEARTBEAT user weight over the limit");
-    tap_is_int(heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
-                           (usage_w){1, 1, 1, SK_MAX_SLOTS + 1, 3, true}),
+                           (usage_w){1, 1, 1, SK_MAX_SLOTS + 1, 3, true, 0}),
                SK_EPROTO, "HEARTBEAT user running more than a node's slots");
     tap_is_int(heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
-                           (usage_w){1, 1, 1, 0, SK_MAX_NAME_LEN + 1, true}),
+                           (usage_w){1, 1, 1, 0, SK_MAX_NAME_LEN + 1, true, 0}),
                SK_ELIMIT, "HEARTBEAT user name over the limit");
     tap_is_int(
         heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
-                    (usage_w){0, (uint64_t)UINT32_MAX + 1, 1, 0, 3, true}),
+                    (usage_w){0, (uint64_t)UINT32_MAX + 1, 1, 0, 3, true, 0}),
         SK_EPROTO, "HEARTBEAT users tracked over 32 bits");
+    tap_is_int(heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
+                           (usage_w){0, 0, 1, 0, 3, false, 0}),
+               0, "HEARTBEAT without a users summary");
+    tap_is_int(heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
+                           (usage_w){1, 1, 1, 0, 3, false, 0}),
+               SK_EPROTO, "HEARTBEAT listing users but saying it sent none");
     tap_is_int(
-        heartbeat_u(8, 0, 0, SK_PRIORITIES, 0, (usage_w){0, 0, 1, 0, 3, false}),
-        0, "HEARTBEAT without a users summary");
-    tap_is_int(
-        heartbeat_u(8, 0, 0, SK_PRIORITIES, 0, (usage_w){1, 1, 1, 0, 3, false}),
-        SK_EPROTO, "HEARTBEAT listing users but saying it sent none");
-    tap_is_int(
-        heartbeat_u(8, 0, 0, SK_PRIORITIES, 0, (usage_w){0, 5, 1, 0, 3, false}),
-        SK_EPROTO, "HEARTBEAT counting users but saying it sent none");
+        heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
+                    (usage_w){1, 1000, 1, 0, 3, true, SK_MAX_HB_USER_PAGES}),
+        0, "HEARTBEAT users page at its limit decodes");
+    tap_is_int(heartbeat_u(
+                   8, 0, 0, SK_PRIORITIES, 0,
+                   (usage_w){1, 1000, 1, 0, 3, true, SK_MAX_HB_USER_PAGES + 1}),
+               SK_EPROTO, "HEARTBEAT users page over the limit");
+    tap_is_int(heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
+                           (usage_w){0, 0, 1, 0, 3, false, 1}),
+               SK_EPROTO, "HEARTBEAT users page but saying it sent none");
+    tap_is_int(heartbeat_u(8, 0, 0, SK_PRIORITIES, 0,
+                           (usage_w){0, 5, 1, 0, 3, false, 0}),
+               SK_EPROTO, "HEARTBEAT counting users but saying it sent none");
 
     tap_is_int(task_reply(true, 5, 10, 0, 0), 0,
                "TASK_REPLY with a task decodes");

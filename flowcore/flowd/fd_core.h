@@ -233,6 +233,8 @@ typedef struct fd_stats {
     uint64_t fs_unknown;   /* names no job, task or reservation */
     uint64_t fs_stale;     /* old heartbeat or attempt */
     uint64_t fs_nomem;     /* allocation failures (work dropped) */
+    uint64_t fs_share_over; /* users rows over a node's limit (fd_share.h) */
+    uint64_t fs_share_gaps; /* users pages out of turn */
     /* gauges */
     uint64_t fs_nodes;      /* live nodes */
     uint64_t fs_schedulers; /* schedulers registered */
