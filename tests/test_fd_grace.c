@@ -7,7 +7,8 @@
  * re-forwarded hand-overs matched with what is held (done tasks end,
  * running ones keep their attempt, one that ended here meanwhile is
  * reported LOST); a held job not re-forwarded cancelled; the grace
- * running out, another incarnation and a grace of 0 cancel as before.
+ * running out, another incarnation and a grace of 0 cancel as before,
+ * and so does another scheduler handing over the same frontend job.
  * And flowd's own stall (fd_core_stalled): nodes not blamed for it, a
  * node whose session it ended taken back with its tasks.
  */
@@ -325,6 +326,87 @@ static void test_waiting(void)
     fd_core_free(c);
 }
 
+/* submit_keyed forwards job `job` of n long tasks with the frontend's
+ * key from the scheduler on peer. */
+static void submit_keyed(fd_core *c, sk_time now, sk_peer peer, uint64_t job,
+                         uint32_t n, uint64_t key)
+{
+    fdt_drain(c);
+    sk_task_spec ts[8];
+    memset(ts, 0, sizeof ts);
+    for (uint32_t i = 0; i < n; i++) {
+        ts[i].ts_spec = (sk_bytes){(const uint8_t *)"x", 2};
+        ts[i].ts_ref = key != 0 ? i + 1 : 0;
+    }
+    sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
+    m.m_submit_job = (sk_submit_job){.sj_job = job,
+                                     .sj_key = key,
+                                     .sj_user = "alice",
+                                     .sj_framework = "",
+                                     .sj_long = true,
+                                     .sj_placement = SK_PLACE_FLOW,
+                                     .sj_tasks = ts,
+                                     .sj_ntasks = n};
+    fd_core_on_msg(c, now, peer, &m);
+}
+
+/* The frontend moves a job from a gone scheduler to another (a kill -9:
+ * no return): the held copy is cancelled when the other hands the job
+ * over, so that its waiting tasks do not keep the slots from the new
+ * copy until the grace ends, and its running attempts are killed. */
+static void test_taken_over(void)
+{
+    for (int same = 0; same < 2; same++) {
+        fd_config cfg = cfg_test();
+        fd_core *c = fdt_core(&cfg, T0);
+        const fd_stats *st = fd_core_stats(c);
+        fdt_node(c, T0, 1, "n1", 2, NULL, 1.0);
+        sched_hello(c, T0, SCHED, INC);
+        submit_keyed(c, T0, SCHED, 1, 4, 77);
+        fdt_drain(c);
+        fdt_round(c, T0 + 200 * MS, NULL);
+        tap_is_int((int64_t)fdt_count(c, SK_MSG_RESERVE, 1), 2,
+                   "2 of the job's 4 tasks placed, 2 waiting");
+        peer_down(c, T0 + 3000 * MS, SCHED);
+        fdt_sched(c, T0 + 5000 * MS, SCHED + 1, SID + 1);
+        /* The other scheduler hands over the same frontend job (same
+         * key), or another job (another key). */
+        submit_keyed(c, T0 + 5100 * MS, SCHED + 1, 9, 4, same ? 77 : 78);
+        uint32_t released = fdt_count(c, SK_MSG_RELEASE, 1);
+        fdt_drain(c);
+        fdt_round(c, T0 + 5300 * MS, NULL);
+        uint32_t placed = fdt_count(c, SK_MSG_RESERVE, 1);
+        if (same) {
+            tap_ok(released == 2 && st->fs_jobs == 1,
+                   "the same key: the held copy is cancelled, its 2 placed "
+                   "attempts released with kill");
+            tap_is_int((int64_t)placed, 2,
+                       "the next round places 2 tasks of the new copy, "
+                       "within the grace");
+        } else {
+            tap_ok(released == 0 && st->fs_jobs == 2 && st->fs_sched_held == 1,
+                   "another key: the gone scheduler's job stays held");
+        }
+        fd_core_free(c);
+    }
+    /* Its tasks all waiting (their attempts killed as orphans, or never
+     * placed): the solver routes them, the round does not place them. */
+    fd_config cfg = cfg_test();
+    fd_core *c = fdt_core(&cfg, T0);
+    fdt_node(c, T0, 1, "n1", 2, NULL, 1.0);
+    sched_hello(c, T0, SCHED, INC);
+    submit_keyed(c, T0, SCHED, 1, 4, 77);
+    peer_down(c, T0 + 10 * MS, SCHED);
+    fdt_round(c, T0 + 200 * MS, NULL);
+    fdt_sched(c, T0 + 3000 * MS, SCHED + 1, SID + 1);
+    submit_keyed(c, T0 + 3100 * MS, SCHED + 1, 9, 4, 77);
+    fdt_drain(c);
+    fdt_round(c, T0 + 3300 * MS, NULL);
+    tap_is_int((int64_t)fdt_count(c, SK_MSG_RESERVE, 1), 2,
+               "all waiting: the new copy's first round fills the node");
+    fd_core_free(c);
+}
+
 /* flowd's own stall (fd_core_stalled): its nodes' silence is forgiven,
  * and a node whose session its stall ended comes back with its tasks. */
 static void test_stalled(void)
@@ -436,6 +518,7 @@ int main(void)
     test_kept();
     test_not_reforwarded();
     test_waiting();
+    test_taken_over();
     test_stalled();
     test_cancelled();
     tap_done();

@@ -23,7 +23,10 @@
  * meanwhile (cancelled while it could not tell): it is cancelled. A
  * HELLO of another incarnation (a restart, which knows nothing of the
  * work) or the grace running out cancels the work, as a grace of 0 does
- * at once.
+ * at once. So does another scheduler handing over the same frontend job
+ * (its sj_key): the frontend moved it, and holding it would keep the
+ * slots its waiting tasks are given from the new copy until the grace
+ * ends (taken_over).
  *
  * Costs: a session ending O(1); a return O(jobs held + outcomes kept);
  * a scheduler HELLO O(schedulers in their grace); timers O(1) each.
@@ -202,6 +205,33 @@ static void lost_here(fd_core *c, sk_time now, fd_sched *s, uint64_t job,
                     now);
 }
 
+/* taken_over: s hands over work of the frontend job `key`; a job of
+ * that key held for a gone scheduler was moved by its frontend (failover
+ * after a kill -9, or a stall past the frontend's timeout), and the gone
+ * scheduler would only re-forward it to be cancelled. Cancelled now: its
+ * waiting tasks no longer hold the slots the solver gives them (a held
+ * task is routed but not placed, so the new hand-over waited for the
+ * grace's end), and its running attempts are released with kill (the
+ * new hand-over runs them again; their node monitors kill them as
+ * orphans anyway, unless orphan_grace_ms keeps them). O(jobs) while a
+ * scheduler is gone, nothing otherwise. */
+static void taken_over(fd_core *c, sk_time now, const fd_sched *s,
+                       uint64_t key)
+{
+    if (key == 0 || fd_list_empty(&c->c_sched_gone))
+        return;
+    for (uint32_t i = 0; i < c->c_jobs.sl_len; i++) {
+        fd_job *j = fd_slots_get(&c->c_jobs, i);
+        if (j == NULL || j->j_dead || !j->j_held || j->j_key != key ||
+            j->j_sched == s)
+            continue;
+        sk_info("flowd: scheduler %u hands over job %llu of scheduler %u, "
+                "which is away: its held copy is cancelled",
+                s->s_id, (unsigned long long)key, j->j_sched->s_id);
+        fd_job_cancel(c, now, j);
+    }
+}
+
 static void reforward_accepted(fd_core *c, fd_sched *s, uint64_t job)
 {
     c->c_st.fs_reforwarded++;
@@ -226,8 +256,10 @@ bool fd_grace_reforward(fd_core *c, sk_time now, fd_sched *s,
         return true;
     }
     fd_job *j = fd_job_find(s, sj->sj_job);
-    if (j == NULL || !j->j_held || j->j_ntasks != sj->sj_ntasks)
+    if (j == NULL || !j->j_held || j->j_ntasks != sj->sj_ntasks) {
+        taken_over(c, now, s, sj->sj_key);
         return false;
+    }
     j->j_held = false;
     fd_event(c, now); /* its waiting tasks may be placed again */
     for (uint32_t i = 0; i < j->j_ntasks; i++) {

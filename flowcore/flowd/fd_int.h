@@ -486,7 +486,8 @@ void fd_job_cancel(fd_core *c, sk_time now, fd_job *j);
  * decided for a gone scheduler (true) or not gone (false: send it).
  * fd_grace_job_ended: a held job ended (remembered for the re-forward).
  * fd_grace_reforward: a SUBMIT_JOB from s; true when it was a held job
- * re-forwarded (answered). fd_grace_timeouts and fd_grace_deadline: the
+ * re-forwarded (answered); false for new work, after cancelling a job
+ * of the same sj_key held for another, gone scheduler (moved). fd_grace_timeouts and fd_grace_deadline: the
  * grace and the re-forward window running out. fd_grace_forget: what
  * the grace holds of s is freed (s is being freed). */
 bool fd_sched_leave(fd_core *c, sk_time now, fd_sched *s);
