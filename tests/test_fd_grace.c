@@ -328,8 +328,9 @@ static void test_waiting(void)
 
 /* submit_keyed forwards job `job` of n long tasks with the frontend's
  * key from the scheduler on peer. */
-static void submit_keyed(fd_core *c, sk_time now, sk_peer peer, uint64_t job,
-                         uint32_t n, uint64_t key)
+static void submit_keyed_as(fd_core *c, sk_time now, sk_peer peer,
+                            uint64_t job, uint32_t n, uint64_t key,
+                            const char *user)
 {
     fdt_drain(c);
     sk_task_spec ts[8];
@@ -341,7 +342,7 @@ static void submit_keyed(fd_core *c, sk_time now, sk_peer peer, uint64_t job,
     sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
     m.m_submit_job = (sk_submit_job){.sj_job = job,
                                      .sj_key = key,
-                                     .sj_user = "alice",
+                                     .sj_user = user,
                                      .sj_framework = "",
                                      .sj_long = true,
                                      .sj_placement = SK_PLACE_FLOW,
@@ -350,13 +351,21 @@ static void submit_keyed(fd_core *c, sk_time now, sk_peer peer, uint64_t job,
     fd_core_on_msg(c, now, peer, &m);
 }
 
+static void submit_keyed(fd_core *c, sk_time now, sk_peer peer, uint64_t job,
+                         uint32_t n, uint64_t key)
+{
+    submit_keyed_as(c, now, peer, job, n, key, "alice");
+}
+
 /* The frontend moves a job from a gone scheduler to another (a kill -9:
  * no return): the held copy is cancelled when the other hands the job
  * over, so that its waiting tasks do not keep the slots from the new
  * copy until the grace ends, and its running attempts are killed. */
 static void test_taken_over(void)
 {
-    for (int same = 0; same < 2; same++) {
+    /* 0: another key; 1: the same key; 2: the same key, another user */
+    for (int kase = 0; kase < 3; kase++) {
+        int same = kase == 1;
         fd_config cfg = cfg_test();
         fd_core *c = fdt_core(&cfg, T0);
         const fd_stats *st = fd_core_stats(c);
@@ -371,7 +380,8 @@ static void test_taken_over(void)
         fdt_sched(c, T0 + 5000 * MS, SCHED + 1, SID + 1);
         /* The other scheduler hands over the same frontend job (same
          * key), or another job (another key). */
-        submit_keyed(c, T0 + 5100 * MS, SCHED + 1, 9, 4, same ? 77 : 78);
+        submit_keyed_as(c, T0 + 5100 * MS, SCHED + 1, 9, 4,
+                        kase == 0 ? 78 : 77, kase == 2 ? "mallory" : "alice");
         uint32_t released = fdt_count(c, SK_MSG_RELEASE, 1);
         fdt_drain(c);
         fdt_round(c, T0 + 5300 * MS, NULL);
@@ -385,7 +395,8 @@ static void test_taken_over(void)
                        "within the grace");
         } else {
             tap_ok(released == 0 && st->fs_jobs == 2 && st->fs_sched_held == 1,
-                   "another key: the gone scheduler's job stays held");
+                   "%s: the gone scheduler's job stays held",
+                   kase == 0 ? "another key" : "the same key from another user");
         }
         fd_core_free(c);
     }

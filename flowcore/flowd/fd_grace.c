@@ -205,9 +205,10 @@ static void lost_here(fd_core *c, sk_time now, fd_sched *s, uint64_t job,
                     now);
 }
 
-/* taken_over: s hands over work of the frontend job `key`; a job of
- * that key held for a gone scheduler was moved by its frontend (failover
- * after a kill -9, or a stall past the frontend's timeout), and the gone
+/* taken_over: s hands over sj, work of the frontend job sj_key; a job
+ * of that key and user held for a gone scheduler was moved by its
+ * frontend (failover after a kill -9, or a stall past the frontend's
+ * timeout), and the gone
  * scheduler would only re-forward it to be cancelled. Cancelled now: its
  * waiting tasks no longer hold the slots the solver gives them (a held
  * task is routed but not placed, so the new hand-over waited for the
@@ -216,14 +217,18 @@ static void lost_here(fd_core *c, sk_time now, fd_sched *s, uint64_t job,
  * orphans anyway, unless orphan_grace_ms keeps them). O(jobs) while a
  * scheduler is gone, nothing otherwise. */
 static void taken_over(fd_core *c, sk_time now, const fd_sched *s,
-                       uint64_t key)
+                       const sk_submit_job *sj)
 {
+    uint64_t key = sj->sj_key;
+    const char *user = sj->sj_user != NULL ? sj->sj_user : "";
     if (key == 0 || fd_list_empty(&c->c_sched_gone))
         return;
     for (uint32_t i = 0; i < c->c_jobs.sl_len; i++) {
         fd_job *j = fd_slots_get(&c->c_jobs, i);
+        /* The key is the frontend's name for the job, not a credential:
+         * only the job's own (authenticated) user moves it. */
         if (j == NULL || j->j_dead || !j->j_held || j->j_key != key ||
-            j->j_sched == s)
+            j->j_sched == s || strcmp(j->j_user, user) != 0)
             continue;
         sk_info("flowd: scheduler %u hands over job %llu of scheduler %u, "
                 "which is away: its held copy is cancelled",
@@ -257,7 +262,7 @@ bool fd_grace_reforward(fd_core *c, sk_time now, fd_sched *s,
     }
     fd_job *j = fd_job_find(s, sj->sj_job);
     if (j == NULL || !j->j_held || j->j_ntasks != sj->sj_ntasks) {
-        taken_over(c, now, s, sj->sj_key);
+        taken_over(c, now, s, sj);
         return false;
     }
     j->j_held = false;
