@@ -655,9 +655,9 @@ dh_job *dh_client_track(dh_client *c, uint64_t id, uint32_t ntasks)
     return j;
 }
 
-dh_job *dh_client_submit(dh_client *c, sk_peer_id sched, uint64_t id,
-                         uint32_t ntasks, const char *cmd, const char *user,
-                         uint32_t max_attempts)
+static dh_job *submit(dh_client *c, sk_peer_id sched, uint64_t id,
+                      uint32_t ntasks, const char *cmd, const char *user,
+                      uint32_t max_attempts, bool is_long)
 {
     dh_job *j = dh_client_track(c, id, ntasks);
     sk_task_spec *tasks = calloc(ntasks, sizeof *tasks);
@@ -674,11 +674,59 @@ dh_job *dh_client_submit(dh_client *c, sk_peer_id sched, uint64_t id,
     m.m_submit_job.sj_user = user;
     m.m_submit_job.sj_max_attempts = max_attempts;
     m.m_submit_job.sj_framework = "";
+    m.m_submit_job.sj_long = is_long;
     m.m_submit_job.sj_tasks = tasks;
     m.m_submit_job.sj_ntasks = ntasks;
     int rc = sk_link_send(c->c_link, sched, &m);
     free(tasks);
     return rc == 0 ? j : NULL;
+}
+
+dh_job *dh_client_submit(dh_client *c, sk_peer_id sched, uint64_t id,
+                         uint32_t ntasks, const char *cmd, const char *user,
+                         uint32_t max_attempts)
+{
+    return submit(c, sched, id, ntasks, cmd, user, max_attempts, false);
+}
+
+dh_job *dh_client_submit_long(dh_client *c, sk_peer_id sched, uint64_t id,
+                              uint32_t ntasks, const char *cmd,
+                              const char *user, uint32_t max_attempts)
+{
+    return submit(c, sched, id, ntasks, cmd, user, max_attempts, true);
+}
+
+int dh_job_all_started(void *job)
+{
+    const dh_job *j = job;
+    for (uint32_t i = 0; i < j->jb_ntasks; i++)
+        if (j->jb_started[i] == 0)
+            return 0;
+    return 1;
+}
+
+void dh_ledger_count(const char *path, uint32_t ntasks, uint32_t *starts,
+                     uint32_t *ends, uint32_t *twice)
+{
+    uint32_t *s = calloc(ntasks > 0 ? ntasks : 1, sizeof *s);
+    *starts = *ends = *twice = 0;
+    FILE *f = fopen(path, "r");
+    char what[16];
+    unsigned idx;
+    while (s != NULL && f != NULL && fscanf(f, "%15s %u", what, &idx) == 2) {
+        if (idx >= ntasks)
+            continue;
+        if (strcmp(what, "start") == 0) {
+            (*starts)++;
+            if (++s[idx] == 2)
+                (*twice)++;
+        } else {
+            (*ends)++;
+        }
+    }
+    if (f != NULL)
+        fclose(f);
+    free(s);
 }
 
 int dh_client_run(dh_client *c, int (*cond)(void *), void *arg, double timeout)

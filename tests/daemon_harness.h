@@ -193,6 +193,22 @@ dh_job *dh_client_submit(dh_client *c, sk_peer_id sched, uint64_t id,
                          uint32_t ntasks, const char *cmd, const char *user,
                          uint32_t max_attempts);
 
+/* dh_client_submit_long is dh_client_submit for a long job (placed by
+ * the flow node). */
+dh_job *dh_client_submit_long(dh_client *c, sk_peer_id sched, uint64_t id,
+                              uint32_t ntasks, const char *cmd,
+                              const char *user, uint32_t max_attempts);
+
+/* dh_job_all_started (a dh_client_run condition on a dh_job *): every
+ * task of the job has a TASK_STARTED. */
+int dh_job_all_started(void *job);
+
+/* dh_ledger_count reads a ledger of "start I" and "end I" lines (tasks
+ * I below ntasks; others ignored): starts, ends, and tasks started more
+ * than once. A missing file counts nothing. */
+void dh_ledger_count(const char *path, uint32_t ntasks, uint32_t *starts,
+                     uint32_t *ends, uint32_t *twice);
+
 /* dh_client_track starts recording job id of ntasks tasks that the test
  * submits itself (with dh_client_send). */
 dh_job *dh_client_track(dh_client *c, uint64_t id, uint32_t ntasks);

@@ -748,6 +748,23 @@ static void test_failover(void)
     sk_frontend_destroy(fe);
 }
 
+/* Submits a job of n tasks (to A, which accepts it; its task 0 ends OK
+ * there if one_ok), then loses A. Returns the job's id, and in *sj the
+ * resubmission B gets (NULL if none came). */
+static sk_job_id move_to_b(sk_frontend *fe, fake *a, fake *b, uint32_t n,
+                           rec *r, bool one_ok, const sk_submit_job **sj)
+{
+    sk_job_id id = submit(fe, n, r);
+    got_submit(a, 1);
+    send_ack(a, id, 1, "");
+    if (one_ok)
+        send_finished(a, id, 0, SK_TASK_OK, 0, "");
+    tu_run_for(loop, 0.1);
+    fake_stop(a);
+    *sj = got_submit(b, 1);
+    return id;
+}
+
 static void test_failover_limit(void)
 {
     fake a, b;
@@ -759,13 +776,8 @@ static void test_failover_limit(void)
     max_failovers = 3;
     rec r;
     memset(&r, 0, sizeof r);
-    sk_job_id id = submit(fe, 3, &r);
-    got_submit(&a, 1);
-    send_ack(&a, id, 1, "");
-    send_finished(&a, id, 0, SK_TASK_OK, 0, "");
-    tu_run_for(loop, 0.1);
-    fake_stop(&a);
-    const sk_submit_job *sj = got_submit(&b, 1);
+    const sk_submit_job *sj;
+    sk_job_id id = move_to_b(fe, &a, &b, 3, &r, true, &sj);
     uint64_t wb = sj != NULL ? sj->sj_job : 0;
     send_ack(&b, wb, 1, "");
     send_started(&b, wb, 1, 0, 10);
@@ -822,13 +834,8 @@ static void test_failover_refused(void)
     sk_frontend *fe = make_frontend(eps, 2, 0.3, 10);
     rec r;
     memset(&r, 0, sizeof r);
-    sk_job_id id = submit(fe, 3, &r);
-    got_submit(&a, 1);
-    send_ack(&a, id, 1, "");
-    send_finished(&a, id, 0, SK_TASK_OK, 0, "");
-    tu_run_for(loop, 0.1);
-    fake_stop(&a);
-    const sk_submit_job *sj = got_submit(&b, 1);
+    const sk_submit_job *sj;
+    sk_job_id id = move_to_b(fe, &a, &b, 3, &r, true, &sj);
     uint64_t w1 = sj != NULL ? sj->sj_job : 0;
     send_ack(&b, w1, 0, "every node monitor is saturated or down");
     tu_run_for(loop, 0.05);
@@ -872,12 +879,7 @@ static void test_failover_refused(void)
     fe = make_frontend(eps, 2, 0.3, 10);
     max_failovers = 3;
     memset(&r, 0, sizeof r);
-    id = submit(fe, 2, &r);
-    got_submit(&a, 1);
-    send_ack(&a, id, 1, "");
-    tu_run_for(loop, 0.1);
-    fake_stop(&a);
-    sj = got_submit(&b, 1);
+    id = move_to_b(fe, &a, &b, 2, &r, false, &sj);
     send_ack(&b, sj != NULL ? sj->sj_job : 0, 0, "no node monitors");
     tu_run_until(loop, job_ended, &r, 5);
     tap_ok(r.r_job_dones == 1 && r.r_jr.jr_failed == 2 &&
@@ -891,12 +893,7 @@ static void test_failover_refused(void)
     start_pair(&a, &b, aep, bep);
     fe = make_frontend(eps, 2, 0.3, 10);
     memset(&r, 0, sizeof r);
-    id = submit(fe, 2, &r);
-    got_submit(&a, 1);
-    send_ack(&a, id, 1, "");
-    tu_run_for(loop, 0.1);
-    fake_stop(&a);
-    sj = got_submit(&b, 1);
+    id = move_to_b(fe, &a, &b, 2, &r, false, &sj);
     send_ack(&b, sj != NULL ? sj->sj_job : 0, 0, "no node monitors");
     tu_run_for(loop, 0.05);
     int held = r.r_job_dones == 0;

@@ -104,55 +104,17 @@ static dh_job *submit(uint64_t id)
              "echo start $SKYLARK_TASK_INDEX >> %s; sleep 6; "
              "echo end $SKYLARK_TASK_INDEX >> %s",
              ledger, ledger);
-    dh_job *j = dh_client_track(fe, id, NTASKS);
-    sk_task_spec ts[NTASKS];
-    memset(ts, 0, sizeof ts);
-    for (uint32_t i = 0; i < NTASKS; i++)
-        ts[i].ts_spec =
-            (sk_bytes){(const uint8_t *)cmd, (uint32_t)strlen(cmd) + 1};
-    sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
-    m.m_submit_job = (sk_submit_job){.sj_job = id,
-                                     .sj_user = "alice",
-                                     .sj_framework = "",
-                                     .sj_long = true,
-                                     .sj_max_attempts = 3,
-                                     .sj_tasks = ts,
-                                     .sj_ntasks = NTASKS};
-    if (j == NULL || dh_client_send(fe, sched_peer, &m) != 0)
+    dh_job *j = dh_client_submit_long(fe, sched_peer, id, NTASKS, cmd,
+                                      "alice", 3);
+    if (j == NULL)
         tap_bail_out("cannot submit");
     return j;
-}
-
-static int all_started(void *arg)
-{
-    const dh_job *j = arg;
-    for (uint32_t i = 0; i < j->jb_ntasks; i++)
-        if (j->jb_started[i] == 0)
-            return 0;
-    return 1;
 }
 
 /* count reads the ledger: starts and ends, and tasks started twice. */
 static void count(uint32_t *starts, uint32_t *ends, uint32_t *twice)
 {
-    uint32_t s[NTASKS] = {0};
-    *starts = *ends = *twice = 0;
-    FILE *f = fopen(ledger, "r");
-    char what[16];
-    unsigned idx;
-    while (f != NULL && fscanf(f, "%15s %u", what, &idx) == 2) {
-        if (idx >= NTASKS)
-            continue;
-        if (strcmp(what, "start") == 0) {
-            (*starts)++;
-            if (++s[idx] == 2)
-                (*twice)++;
-        } else {
-            (*ends)++;
-        }
-    }
-    if (f != NULL)
-        fclose(f);
+    dh_ledger_count(ledger, NTASKS, starts, ends, twice);
 }
 
 /* stall runs a job, stops p for 4 s once its tasks run, resumes it and
@@ -160,7 +122,7 @@ static void count(uint32_t *starts, uint32_t *ends, uint32_t *twice)
 static dh_job *stall(uint64_t id, const dh_proc *p)
 {
     dh_job *j = submit(id);
-    if (!dh_client_run(fe, all_started, j, 20))
+    if (!dh_client_run(fe, dh_job_all_started, j, 20))
         tap_bail_out("the long tasks did not start");
     kill(p->dp_pid, SIGSTOP);
     dh_client_run_for(fe, 4.0);
