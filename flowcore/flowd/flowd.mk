@@ -9,7 +9,8 @@ noinst_HEADERS += \
 	flowcore/flowd/fd_constraint_int.h \
 	flowcore/flowd/fd_core.h \
 	flowcore/flowd/fd_int.h \
-	flowcore/flowd/fd_policy.h
+	flowcore/flowd/fd_policy.h \
+	flowcore/flowd/fd_share.h
 
 flowcore_flowd_libflowd_la_SOURCES = \
 	flowcore/flowd/fd_config.c \
