@@ -139,6 +139,9 @@ typedef struct sim_params {
     double p_long_share; /* of each node's slots, for long tasks */
     double p_short_part; /* hawk: share of nodes for short jobs only */
     bool p_fast_fallback; /* flow node: fdc_fast_fallback */
+    bool p_cx_wait_set;   /* flow node: fdc_cx_wait_ms = p_cx_wait, else
+                             flowd's default */
+    sk_time p_cx_wait;
     uint32_t p_racks;    /* flow node: racks of consecutive nodes (0:
                             none, every node's he_rack "") */
     FILE *p_rounds_out;  /* per flow round CSV, or NULL */

@@ -664,6 +664,8 @@ static void fl_start(void *ctx, sim *s)
     cfg.fdc_max_tasks = 50000000;
     cfg.fdc_max_job_tasks = SK_MAX_TASKS;
     cfg.fdc_fast_fallback = p->p_fast_fallback;
+    if (p->p_cx_wait_set)
+        cfg.fdc_cx_wait_ms = p->p_cx_wait / 1000;
     int rc = fd_core_new(&cfg, 1, s->s_now, &fs->fs_core, err, sizeof err);
     if (rc != 0) {
         sim_fail(s, rc, "the flow node: %s", err);
@@ -857,7 +859,8 @@ static void fl_report(void *ctx, sim *s, FILE *out)
         fprintf(out,
                 "  constraints       rounds %llu, tasks placed %llu, waiting "
                 "%llu; (constraint, task) pairs checked %llu, soft broken "
-                "%llu (%.2f%%, weight %llu), hard broken %llu\n",
+                "%llu (%.2f%%, weight %llu), hard broken %llu; held %llu, "
+                "placed breaking after the wait %llu\n",
                 (unsigned long long)st->fs_cx_rounds,
                 (unsigned long long)st->fs_cx_placed,
                 (unsigned long long)st->fs_cx_waiting,
@@ -867,7 +870,9 @@ static void fl_report(void *ctx, sim *s, FILE *out)
                                         (double)st->fs_cx_checked
                                   : 0.0,
                 (unsigned long long)st->fs_cx_soft_weight,
-                (unsigned long long)st->fs_cx_hard);
+                (unsigned long long)st->fs_cx_hard,
+                (unsigned long long)st->fs_cx_held,
+                (unsigned long long)st->fs_cx_expired);
     if (st->fs_cx_rounds > 0)
         report_cons(fs, s, out);
     fprintf(

@@ -95,6 +95,9 @@ static void usage(FILE *out)
         "  --fast-fallback         hybrid: the flow node places fallback short\n"
         "                          work at once where a slot is free, not\n"
         "                          only in its rounds\n"
+        "  --cx-wait TIME          the flow node's cx_wait_ms: how long a\n"
+        "                          constrained task waits for a place that\n"
+        "                          breaks no soft constraint (flowd's 5s)\n"
         "  --short-partition X     hawk: share of nodes for short jobs only\n"
         "                          (0.17)\n"
         "  --racks K               the flow node sees K racks of consecutive\n"
@@ -365,6 +368,7 @@ enum {
     O_REMOTE_READ,
     O_HIDE_PREFS,
     O_FAST_FALLBACK,
+    O_CX_WAIT,
     O_ROUNDS_OUT,
     O_DELAY,
     O_DELAY_DIST,
@@ -420,6 +424,7 @@ static const struct option long_opts[] = {
     {"remote-read", required_argument, NULL, O_REMOTE_READ},
     {"hide-prefs", no_argument, NULL, O_HIDE_PREFS},
     {"fast-fallback", no_argument, NULL, O_FAST_FALLBACK},
+    {"cx-wait", required_argument, NULL, O_CX_WAIT},
     {"rounds-out", required_argument, NULL, O_ROUNDS_OUT},
     {"delay", required_argument, NULL, O_DELAY},
     {"delay-dist", required_argument, NULL, O_DELAY_DIST},
@@ -601,6 +606,13 @@ static int parse_options(options *o, int argc, char **argv)
             break;
         case O_FAST_FALLBACK:
             p->p_fast_fallback = true;
+            break;
+        case O_CX_WAIT:
+            if (!parse_time(a, &p->p_cx_wait) || p->p_cx_wait > 3600000000LL)
+                return bad_usage("--cx-wait: expected a time up to 1 h, got "
+                                 "'%s'",
+                                 a);
+            p->p_cx_wait_set = true;
             break;
         case O_ROUNDS_OUT:
             o->rounds_out = a;

@@ -305,6 +305,7 @@ static void test_flowd(void)
     fd_config cfg;
     fd_config_init(&cfg);
     cfg.fdc_algorithm = FC_ALG_SSP;
+    cfg.fdc_cx_wait_ms = 0; /* soft breaks at once (test_wait: the wait) */
     fd_core *c = fdt_core(&cfg, T0);
     for (uint32_t i = 1; i <= 6; i++) {
         char name[16];
@@ -377,14 +378,14 @@ static void test_flowd(void)
     tap_ok(x != NULL &&
                strstr(x, "why it waits on them: no node with room "
                          "meets its hard placement") != NULL &&
-               strstr(x, "constraint 1 rules out") != NULL &&
+               strstr(x, "constraint 1 (hard) rules out") != NULL &&
                strstr(x, "tasks tagged zk2 (of this job), constraint 1 "
                          "(zk2,NOTIN,NODE,zk2) wants 0..0") != NULL,
            "flow explain of the waiting zk2 task: the reason, the hard "
            "constraint that rules nodes out, the group and the tag count");
     free(x);
     x = explain(c, now, "explain 4 0");
-    tap_ok(x != NULL && strstr(x, "constraint 1 rules out") != NULL &&
+    tap_ok(x != NULL && strstr(x, "constraint 1 (hard) rules out") != NULL &&
                strstr(x, "0 tasks tagged nothere (of any job), constraint "
                          "1 (db,IN,NODE,all/nothere) wants 1..*") != NULL,
            "flow explain of a db task: IN NODE all/nothere rules out every "
@@ -409,12 +410,11 @@ static void test_flowd(void)
 
 /* n nodes of `slots` slots in racks of 40 (peers 1001..), heartbeating
  * at now. */
-static fd_core *cluster(uint32_t n, uint32_t slots, sk_time now)
+static fd_core *cluster_cfg(fd_config *cfg, uint32_t n, uint32_t slots,
+                            sk_time now)
 {
-    fd_config cfg;
-    fd_config_init(&cfg);
-    cfg.fdc_algorithm = FC_ALG_SSP;
-    fd_core *c = fdt_core(&cfg, T0);
+    cfg->fdc_algorithm = FC_ALG_SSP;
+    fd_core *c = fdt_core(cfg, T0);
     for (uint32_t i = 1; i <= n; i++) {
         char name[16], rack[16];
         snprintf(name, sizeof name, "n%u", i);
@@ -425,6 +425,13 @@ static fd_core *cluster(uint32_t n, uint32_t slots, sk_time now)
     for (uint32_t i = 1; i <= n; i++)
         fdt_heartbeat(c, now - 100 * MS, 1000 + i, 1, slots, 0, 0, 0, NULL, 0);
     return c;
+}
+
+static fd_core *cluster(uint32_t n, uint32_t slots, sk_time now)
+{
+    fd_config cfg;
+    fd_config_init(&cfg);
+    return cluster_cfg(&cfg, n, slots, now);
 }
 
 /* The main network keeps no room for constrained tasks: a task that can
@@ -630,6 +637,197 @@ static void test_inter_apps(void)
     fd_core_free(c);
 }
 
+/* fd_cx_hold on a compact instance: node 0 holds a fixed task tagged x
+ * and the only room (2); task 0 (a, soft NOTIN NODE all/x) breaks there,
+ * task 1 (b, soft IN NODE a) meets its affinity only beside task 0. */
+static void test_hold(void)
+{
+    uint32_t room[2] = {2, 0}, tx = 0, ta = 1, tb = 2;
+    int32_t rack[2] = {0, 0}, gnode[2] = {0, 1};
+    fd_cx_con cons[2] = {{.cc_source = 1,
+                          .cc_target = 0,
+                          .cc_all = true,
+                          .cc_weight = 1,
+                          .cc_group = SK_GROUP_NODE,
+                          .cc_gid = gnode,
+                          .cc_ngroups = 2},
+                         {.cc_source = 2,
+                          .cc_target = 1,
+                          .cc_min = 1,
+                          .cc_max = UINT32_MAX,
+                          .cc_weight = 1,
+                          .cc_group = SK_GROUP_NODE,
+                          .cc_gid = gnode,
+                          .cc_ngroups = 2}};
+    for (int wait = 1; wait >= 0; wait--) {
+        fd_cx_task tk[3] = {{.ck_job = 0, .ck_tags = &ta, .ck_ntags = 1},
+                            {.ck_job = 0, .ck_tags = &tb, .ck_ntags = 1},
+                            {.ck_job = 1,
+                             .ck_tags = &tx,
+                             .ck_ntags = 1,
+                             .ck_fixed = true,
+                             .ck_node = 0}};
+        fd_cx x = {.cx_nnodes = 2,
+                   .cx_room = room,
+                   .cx_rack = rack,
+                   .cx_nracks = 1,
+                   .cx_tasks = tk,
+                   .cx_ntasks = 3,
+                   .cx_cons = cons,
+                   .cx_ncons = 2,
+                   .cx_ntags = 3};
+        uint8_t may[3] = {(uint8_t)wait, (uint8_t)wait, (uint8_t)wait};
+        fd_cx_stats st;
+        uint32_t held = 9, broke = 9;
+        int rc = fd_cx_place(&x, &st);
+        tap_ok(rc == 0 && tk[0].ck_node == 0 && tk[1].ck_node == 0,
+               "both placed beside the x task, the only room");
+        rc = fd_cx_hold(&x, may, &held, &broke);
+        if (wait)
+            tap_ok(rc == 0 && held == 2 && broke == 0 &&
+                       tk[0].ck_node == FD_CX_NONE &&
+                       tk[1].ck_node == FD_CX_NONE &&
+                       tk[0].ck_why == fd_cx_why_held &&
+                       tk[1].ck_why == fd_cx_why_held && tk[2].ck_node == 0,
+                   "may wait: the breaking task is held, then the one whose "
+                   "affinity it met (held %u, left breaking %u)",
+                   held, broke);
+        else
+            tap_ok(rc == 0 && held == 0 && broke == 1 && tk[0].ck_node == 0 &&
+                       tk[1].ck_node == 0,
+                   "wait over: both stay, one breaking (held %u, left "
+                   "breaking %u)",
+                   held, broke);
+    }
+}
+
+/* fd_cx_hold of tasks that break another task's cap, not their own: a
+ * fixed st task wants no hb beside it (soft), and the only room is there:
+ * both hb tasks wait (one would still break it). */
+static void test_hold_cap(void)
+{
+    uint32_t room[2] = {2, 0}, thb = 0, tst = 1;
+    int32_t rack[2] = {0, 0}, gnode[2] = {0, 1};
+    fd_cx_con con = {.cc_job = 1,
+                     .cc_source = 1,
+                     .cc_target = 0,
+                     .cc_all = true,
+                     .cc_weight = 1,
+                     .cc_group = SK_GROUP_NODE,
+                     .cc_gid = gnode,
+                     .cc_ngroups = 2};
+    fd_cx_task tk[3] = {{.ck_job = 0, .ck_tags = &thb, .ck_ntags = 1},
+                        {.ck_job = 0, .ck_tags = &thb, .ck_ntags = 1},
+                        {.ck_job = 1,
+                         .ck_tags = &tst,
+                         .ck_ntags = 1,
+                         .ck_fixed = true,
+                         .ck_node = 0}};
+    fd_cx x = {.cx_nnodes = 2,
+               .cx_room = room,
+               .cx_rack = rack,
+               .cx_nracks = 1,
+               .cx_tasks = tk,
+               .cx_ntasks = 3,
+               .cx_cons = &con,
+               .cx_ncons = 1,
+               .cx_ntags = 2};
+    uint8_t may[3] = {1, 1, 1};
+    fd_cx_stats st;
+    uint32_t held = 9, broke = 9;
+    int rc = fd_cx_place(&x, &st);
+    rc = rc != 0 ? rc : fd_cx_hold(&x, may, &held, &broke);
+    tap_ok(rc == 0 && held == 2 && broke == 0 && tk[0].ck_node == FD_CX_NONE &&
+               tk[1].ck_node == FD_CX_NONE,
+           "2 hb beside a st that wants none (soft): both held, not only "
+           "one (held %u)",
+           held);
+}
+
+/* The bounded wait through the core (cx_wait_ms, time as input): 2
+ * nodes of 2 slots, a zk task on each; st tasks (soft NOTIN NODE all/zk)
+ * are held while every place breaks it, placed on a node that comes
+ * during the wait, or, with none, with the break once the wait is over. */
+static void test_wait(void)
+{
+    fd_config def;
+    fd_config_init(&def);
+    sk_time wait = (sk_time)def.fdc_cx_wait_ms * MS;
+    /* nodes stay up and RESERVEs unanswered through the wait */
+    def.fdc_node_timeout_ms = def.fdc_reserve_timeout_ms =
+        def.fdc_cx_wait_ms + 60000;
+    for (int comes = 1; comes >= 0; comes--) {
+        sk_time now = T0 + 1000 * MS;
+        fd_core *c = cluster_cfg(&def, 2, 2, now);
+        submit(c, now, 1, 2, "zk", "zk,NOTIN,NODE,zk");
+        round_soon(c, &now);
+        submit(c, now, 2, 2, "st", "st,NOTIN,NODE,all/zk,SOFT=1");
+        sk_time sub = now;
+        fdt_drain(c);
+        round_soon(c, &now);
+        sk_peer p[4];
+        const fd_stats *st = fd_core_stats(c);
+        const char *why = fd_constraint_why(c, SCHED, 2, 0);
+        tap_ok(reserves(c, 2, p, 4) == 0 && st->fs_cx_held == 2 &&
+                   why == fd_cx_why_held,
+               "%s: the 2 st tasks are held, not placed beside zk (held %llu)",
+               comes ? "a node comes" : "none comes",
+               (unsigned long long)st->fs_cx_held);
+        if (comes) {
+            char *x = explain(c, now, "explain 2 1");
+            tap_ok(x != NULL &&
+                       strstr(x, "why it waits on them: every place with "
+                                 "room now breaks a soft constraint") != NULL &&
+                       strstr(x, "0 of them meet all its hard and soft") !=
+                           NULL &&
+                       strstr(x, "constraint 1 (soft) rules out 2") != NULL,
+                   "flow explain says why it waits and which soft constraint "
+                   "rules out the nodes");
+            free(x);
+            fdt_drain(c);
+            sk_msg m = {.m_type = SK_MSG_STATUS_REQUEST};
+            m.m_status_request = (sk_status_request){
+                .sq_request = 7, .sq_table = true, .sq_query = "constraints"};
+            fd_core_on_msg(c, now, 200, &m);
+            const sk_msg *r = fdt_nth(c, SK_MSG_STATUS_REPLY, 0, NULL);
+            const char *held = NULL;
+            for (uint32_t i = 0; r != NULL && i < r->m_status_reply.sr_nkv; i++)
+                if (strcmp(r->m_status_reply.sr_kv[i].kv_key, "held") == 0)
+                    held = r->m_status_reply.sr_kv[i].kv_value;
+            tap_ok(held != NULL && strcmp(held, "2") == 0,
+                   "the constraints query says held 2 (%s)",
+                   held ? held : "none");
+            now += 300 * MS;
+            fdt_node(c, now, 1003, "n3", 4, "r0", 1.0);
+            fdt_heartbeat(c, now, 1003, 1, 4, 0, 0, 0, NULL, 0);
+        }
+        size_t n = 0;
+        while (n == 0 && now < sub + wait + 2000 * MS) {
+            now += 100 * MS;
+            fdt_drain(c);
+            if (fdt_round(c, now, NULL) == 0)
+                n = reserves(c, 2, p, 4);
+        }
+        if (comes)
+            tap_ok(n == 2 && p[0] == 1003 && p[1] == 1003 && now < sub + wait &&
+                       st->fs_cx_soft == 0 && st->fs_cx_expired == 0,
+                   "placed on the new node %.0f ms after they came, nothing "
+                   "broken (soft broken %llu)",
+                   (double)(now - sub) / MS,
+                   (unsigned long long)st->fs_cx_soft);
+        else
+            tap_ok(n == 2 && now >= sub + wait &&
+                       now <= sub + wait + 200 * MS && st->fs_cx_soft == 2 &&
+                       st->fs_cx_expired == 2 && st->fs_cx_waiting == 0,
+                   "placed breaking it at the first round after the wait of "
+                   "%lld ms (%.0f ms; soft broken %llu, after the wait %llu)",
+                   (long long)def.fdc_cx_wait_ms, (double)(now - sub) / MS,
+                   (unsigned long long)st->fs_cx_soft,
+                   (unsigned long long)st->fs_cx_expired);
+        fd_core_free(c);
+    }
+}
+
 int main(void)
 {
     tap_plan_lazy();
@@ -639,6 +837,9 @@ int main(void)
     test_main_network();
     test_bounded();
     test_inter_apps();
+    test_hold();
+    test_hold_cap();
+    test_wait();
     test_oracle();
     tap_done();
     return tap_exit_status();

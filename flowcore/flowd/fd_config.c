@@ -46,6 +46,7 @@ void fd_config_init(fd_config *cfg)
     cfg->fdc_m_use_cost = 100;
     cfg->fdc_max_classes = 256;
     cfg->fdc_fast_fallback = false;
+    cfg->fdc_cx_wait_ms = 5000;
 }
 
 typedef struct range {
@@ -88,6 +89,7 @@ int fd_config_check(const fd_config *cfg, char *err, size_t errlen)
         {"s_load_cost", cfg->fdc_s_load_cost, 0, COST_MAX},
         {"m_use_cost", cfg->fdc_m_use_cost, 0, COST_MAX},
         {"max_classes", cfg->fdc_max_classes, 1, 65536},
+        {"cx_wait_ms", cfg->fdc_cx_wait_ms, 0, 3600000},
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
         if (r[i].value < r[i].lo || r[i].value > r[i].hi) {
@@ -281,6 +283,9 @@ size_t fd_config_keys(fd_config *cfg, const char *section, sk_config_key *keys)
                                 NULL,
                                 "fallback short work placed at once on a "
                                 "node with room, without a round"};
+    keys[n++] = KEY_INT("cx_wait_ms", fdc_cx_wait_ms, 0, 3600000,
+                        "a task breaking a soft constraint waits this long "
+                        "for a place that breaks none");
     SK_ASSERT(n == FD_CONFIG_NKEYS);
     return n;
 }

@@ -125,6 +125,25 @@ typedef struct fd_cx_stats {
 #define FD_CX_MAX_DELTAS 100000u
 int fd_cx_place(fd_cx *x, fd_cx_stats *stats);
 
+/* The reason a held task waits (fd_cx_hold): this very pointer. */
+extern const char fd_cx_why_held[];
+
+/* fd_cx_hold, after fd_cx_place: takes back (ck_node FD_CX_NONE, ck_why
+ * fd_cx_why_held) each placed task i, not fixed, with may_wait[i] non-zero
+ * that breaks a soft constraint where it is: its own, or another task's
+ * cap (a maximum, NOTIN included) that it helps fill over in its group
+ * (e.g. it lands beside a placed task that wants none of its tag), sweep
+ * after sweep
+ * until none is left (taking one back can leave another short of an
+ * affinity; it can also mend another's cap, which then stays). *held:
+ * tasks taken back; *broke: tasks left placed (not fixed) that break a
+ * soft one so (their wait is over). Hard constraints are untouched:
+ * fd_cx_place broke none.
+ * O(sweeps * tasks * constraints), sweeps at most 1 + held. Returns 0 or
+ * FC_ENOMEM (then nothing was taken back). */
+int fd_cx_hold(fd_cx *x, const uint8_t *may_wait, uint32_t *held,
+               uint32_t *broke);
+
 /* ---- the core's hooks (fd_constraint_core.c) --------------------------- */
 
 #include "fd_core.h"

@@ -485,6 +485,25 @@ static bool any_waiting(const fd_core *c)
     return false;
 }
 
+/* The bounded wait (cx_wait_ms): the tasks placed where they break a
+ * soft constraint, and that have waited less than it, are taken back. */
+static int hold(const fd_core *c, sk_time now, inst *in, uint32_t *held,
+                uint32_t *broke)
+{
+    uint32_t nt = in->x.cx_ntasks;
+    uint8_t *may = calloc(nt ? nt : 1, 1);
+    if (may == NULL)
+        return SK_ENOMEM;
+    sk_time wait = (sk_time)c->c_cfg.fdc_cx_wait_ms * 1000;
+    for (uint32_t i = 0; i < nt; i++) {
+        const fd_task *t = in->tasks[i];
+        may[i] = !in->ct[i].ck_fixed && t->t_waited + (now - t->t_since) < wait;
+    }
+    int rc = fd_cx_hold(&in->x, may, held, broke);
+    free(may);
+    return rc;
+}
+
 void fd_constraint_round(fd_core *c, sk_time now)
 {
     if (!any_waiting(c))
@@ -496,10 +515,13 @@ void fd_constraint_round(fd_core *c, sk_time now)
     if (rc == 0)
         rc = build_tasks(c, &in);
     bool in_bounded = false;
+    uint32_t held = 0, broke = 0;
     if (rc == 0) {
         in_bounded = bound_nodes(c, &in);
         rc = fd_cx_place(&in.x, &xs);
     }
+    if (rc == 0)
+        rc = hold(c, now, &in, &held, &broke);
     if (rc == 0)
         rc = fd_cx_eval_each(&in.x, &sc, in.broken);
     if (rc != 0) {
@@ -527,6 +549,10 @@ void fd_constraint_round(fd_core *c, sk_time now)
         c->c_st.fs_cx_placed++;
     }
     count_per_job(&in);
+    c->c_st.fs_cx_held += held;
+    c->c_st.fs_cx_expired += broke;
+    if (held > 0)
+        fd_event(c, now); /* the next round tries the held ones again */
     if (xs.xs_cut || (c->c_st.fs_cx_waiting > 0 && in_bounded)) {
         c->c_st.fs_cx_cut += xs.xs_cut;
         fd_event(c, now); /* a bounded round: the rest at the next one */
@@ -591,10 +617,11 @@ static void say_broken(const inst *in, const fd_cx_state *s, uint32_t ci,
             max);
 }
 
-/* The task's hard constraints against the nodes with room: how many each
- * rules out, with the first such node as an example. */
+/* The task's hard constraints (soft ones too, if soft: a task held by
+ * the bounded wait) against the nodes with room: how many each rules
+ * out, with the first such node as an example. */
 static void explain_blocked(const inst *in, const fd_cx_state *s, uint32_t ti,
-                            uint32_t first, FILE *f)
+                            uint32_t first, bool soft, FILE *f)
 {
     const fd_cx_task *t = &in->ct[ti];
     uint32_t nn = in->x.cx_nnodes, with_room = 0, fit = 0;
@@ -606,7 +633,7 @@ static void explain_blocked(const inst *in, const fd_cx_state *s, uint32_t ti,
         bool ok = true;
         for (uint32_t q = 0; q < in->con_job[first]->j_cons->cj_ncons; q++) {
             uint32_t ci = first + q;
-            if (in->cons[ci].cc_weight != 0 ||
+            if ((in->cons[ci].cc_weight != 0 && !soft) ||
                 !fd_cx_subject(&in->cons[ci], t) ||
                 !fd_cx_breaks(s, ci, ti, (int32_t)n))
                 continue;
@@ -619,15 +646,16 @@ static void explain_blocked(const inst *in, const fd_cx_state *s, uint32_t ti,
     fprintf(f,
             "  %" PRIu32 " live nodes have room for it (after the last "
             "round's reservations); %" PRIu32
-            " of them meet all its hard constraints\n",
-            with_room, fit);
+            " of them meet all its %s constraints\n",
+            with_room, fit, soft ? "hard and soft" : "hard");
     for (uint32_t q = 0; q < in->con_job[first]->j_cons->cj_ncons; q++) {
         if (out[q] == 0)
             continue;
         fprintf(f,
-                "  constraint %" PRIu32 " rules out %" PRIu32 " of them; "
-                "e.g. ",
-                q + 1, out[q]);
+                "  constraint %" PRIu32 " (%s) rules out %" PRIu32
+                " of them; e.g. ",
+                q + 1, in->cons[first + q].cc_weight != 0 ? "soft" : "hard",
+                out[q]);
         say_broken(in, s, first + q, q, ti, ex[q], f);
         fprintf(f, "\n");
     }
@@ -709,7 +737,8 @@ void fd_constraint_explain(const fd_core *c, const fd_task *t, FILE *f)
     else if (ti == UINT32_MAX || first == UINT32_MAX)
         fprintf(f, "  (its node is not live: nothing to check)\n");
     else if (waiting)
-        explain_blocked(&in, &s, ti, first, f);
+        explain_blocked(&in, &s, ti, first,
+                        cj->cj_why[t->t_index] == fd_cx_why_held, f);
     else
         explain_placed(&in, &s, ti, first, f);
     fd_cx_state_free(&s);

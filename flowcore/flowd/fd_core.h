@@ -140,6 +140,10 @@ typedef struct fd_config {
     int64_t fdc_max_classes;    /* distinct (request, labels) of jobs */
     bool fdc_fast_fallback;     /* fallback short work placed at once on a
                                    node with room, without a round */
+    int64_t fdc_cx_wait_ms;     /* a constrained task whose every place
+                                   breaks a soft constraint waits this long
+                                   for one that breaks none
+                                   (fd_constraint_wait.c) */
 } fd_config;
 
 /* fd_config_init sets the defaults: name "flowd", policy "quincy",
@@ -153,7 +157,9 @@ typedef struct fd_config {
  * second waited), no fair shares; preemption off, and when on 10 per second run (kill:
  * a running task gains weight as fast as a waiting one) and 200 to
  * move; spread's load cost 100; multires's use cost 100; 256 classes;
- * the fallback fast path off (fd_fast.c: measured worse on the trace). */
+ * the fallback fast path off (fd_fast.c: measured worse on the trace);
+ * a constrained task waits up to 5000 ms for a place that breaks no
+ * soft constraint (docs/results/medea.md: measured). */
 void fd_config_init(fd_config *cfg);
 
 /* fd_config_check validates cfg: every field in its range, and costs
@@ -162,13 +168,13 @@ void fd_config_init(fd_config *cfg);
 int fd_config_check(const fd_config *cfg, char *err, size_t errlen);
 
 /* The number of entries fd_config_keys fills. */
-#define FD_CONFIG_NKEYS 34u
+#define FD_CONFIG_NKEYS 35u
 
 /* fd_config_keys fills keys[0..FD_CONFIG_NKEYS) with the description of
  * cfg's fields for sk_config_load, section [section] (skylark-flowd:
  * "flowd"): every field of fd_config under its name without the fdc_
  * prefix (name, policy, algorithm, round_ms, ..., max_classes,
- * fast_fallback), with
+ * fast_fallback, cx_wait_ms), with
  * the ranges of fd_config_check; "algorithm" is parsed by
  * fc_algorithm_parse and "policy" checked against the policies, so that
  * a bad value is refused at its file and line. fd_config_check still
@@ -264,6 +270,9 @@ typedef struct fd_stats {
     uint64_t fs_cx_bounded;     /* rounds that offered only some nodes */
     uint64_t fs_cx_cut;         /* rounds whose repair pass hit its bound */
     uint64_t fs_cx_spread;      /* moves spreading a tag over racks */
+    uint64_t fs_cx_held;        /* (task, round) placements held back: they
+                                   broke a soft constraint (cx_wait_ms) */
+    uint64_t fs_cx_expired;     /* placed breaking one, the wait over */
 } fd_stats;
 
 typedef struct fd_core fd_core;

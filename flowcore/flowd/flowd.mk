@@ -36,6 +36,7 @@ flowcore_flowd_libflowd_la_SOURCES = \
 	flowcore/flowd/fd_constraint_flow.c \
 	flowcore/flowd/fd_constraint_place.c \
 	flowcore/flowd/fd_constraint_spread.c \
+	flowcore/flowd/fd_constraint_wait.c \
 	flowcore/flowd/fd_constraint_core.c \
 	flowcore/flowd/fd_explain.c \
 	flowcore/flowd/fd_query_cons.c
