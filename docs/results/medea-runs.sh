@@ -20,7 +20,7 @@ parts=${*:-sweep latency round figures}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$build" && pwd)
 sim="$build/sim/skylark-sim"
-out="$top/docs/results/medea"
+out=${OUT:-$top/docs/results/medea} # OUT: elsewhere (e.g. a trial)
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -36,6 +36,10 @@ CASES_SET=${CASES:+1}
 CASES=${CASES:-intra inter} # sweep: which workloads (when set, rows are
 # appended to an existing sweep.csv)
 END_US=${END_US:-12000000} # short jobs arrive for 12 s of virtual time
+# SIM_ARGS: more skylark-sim options for the sweep and trace runs, e.g.
+# "--cx-wait 0" (the flow node without the bounded wait: the "before"
+# columns of medea.md)
+SIM_ARGS=${SIM_ARGS:-}
 
 # lra CASE SEED: the long-running applications as job-file lines, all
 # tasks lasting past the run, arriving uniformly in [2 s, 8 s] (after
@@ -151,10 +155,13 @@ trace_short() {
 }
 
 # summarise CASE LOAD SEED SHORT LRA_TASKS RUN: one CSV row from a run's
-# summary (the flow node's constraints line).
+# summary (the flow node's constraints line; the constrained tasks'
+# placement latency, arrival to start, skylark-sim's "long placement":
+# mean, p99 and max in ms).
 summarise() {
     awk -v k="$1" -v l="$2" -v s="$3" -v ls="$4" -v lt="$5" '
         /^utilisation/ { u = $2 }
+        /^long placement/ { pm = $5; p99 = $11; px = $13 }
         /^  constraints/ {
             for (i = 1; i <= NF; i++) {
                 if ($i == "waiting") w = $(i + 1)
@@ -168,8 +175,8 @@ summarise() {
         END {
             gsub(/[;,]/, "", w); gsub(/[;,]/, "", p)
             gsub(/[;,]/, "", h)
-            printf "%s,%s,%s,%s,%s,%s,%s,%s,%.2f,%s,%s\n", k, l, s,
-                ls, lt, u, p, b, p ? 100 * b / p : 0, w, h
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%.2f,%s,%s,%s,%s,%s\n", k, l,
+                s, ls, lt, u, p, b, p ? 100 * b / p : 0, w, h, pm, p99, px
         }' "$6"
 }
 
@@ -211,22 +218,25 @@ sweep_point() {
     { grep -v '^#\|^arrival' "$f.short"; lra "$1" "$3"; } |
         sort -t, -k1,1n -s > "$f.jobs"
     run "$sim" --nodes "$NODES" --slots "$SLOTS" --racks "$RACKS" \
-        --mix flow --jobs-file "$f.jobs" --seed "$3" > "$r"
+        --mix flow --jobs-file "$f.jobs" --seed "$3" $SIM_ARGS > "$r"
     summarise "$1" "$2" "$3" "$4" "$5" "$r" >> "$csv"
 }
 
 sweep() {
     local csv="$out/sweep.csv"
-    csv_start "$csv" "case,load,seed,short_load,lra_tasks,utilisation,pairs,soft_broken,pct,waiting,hard_broken"
+    csv_start "$csv" "case,load,seed,short_load,lra_tasks,utilisation,pairs,soft_broken,pct,waiting,hard_broken,place_mean_ms,place_p99_ms,place_max_ms"
     points "$SEEDS" sweep_point
     # per (case, load): the mean over the seeds, with min and max
     awk -F, 'NR > 1 { k = $1 "," $2; n[k]++; s[k] += $9; u[k] += $6
-            w[k] += $10
+            w[k] += $10; pm[k] += $12
+            if (!(k in px) || $14 > px[k]) px[k] = $14
             if (!(k in lo) || $9 < lo[k]) lo[k] = $9
             if (!(k in hi) || $9 > hi[k]) hi[k] = $9 }
-        END { print "case,load,utilisation,pct_mean,pct_min,pct_max,waiting_mean"
-            for (k in n) printf "%s,%.3f,%.2f,%.2f,%.2f,%.1f\n", k,
-                u[k] / n[k], s[k] / n[k], lo[k], hi[k], w[k] / n[k] }' \
+        END { print "case,load,utilisation,pct_mean,pct_min,pct_max," \
+                "waiting_mean,place_mean_ms,place_max_ms"
+            for (k in n) printf "%s,%.3f,%.2f,%.2f,%.2f,%.1f,%.1f,%.1f\n",
+                k, u[k] / n[k], s[k] / n[k], lo[k], hi[k], w[k] / n[k],
+                pm[k] / n[k], px[k] }' \
         "$csv" | sort -t, -k1,1 -k2,2n > "$out/sweep-summary.csv"
 }
 
@@ -238,7 +248,7 @@ trace_point() {
         > "$f.short" 2> "$f.reached" || { cat "$f.reached" >&2; exit 1; }
     { cat "$f.short"; lra "$1" "$3"; } | sort -t, -k1,1n -s > "$f.jobs"
     run "$sim" --nodes "$NODES" --slots "$SLOTS" --racks "$RACKS" \
-        --mix flow --jobs-file "$f.jobs" --seed "$3" > "$r"
+        --mix flow --jobs-file "$f.jobs" --seed "$3" $SIM_ARGS > "$r"
     summarise "$1" "$2" "$3" "$4,$(cat "$f.reached")" "$5" "$r" >> "$csv"
 }
 
@@ -249,16 +259,18 @@ trace_point() {
 trace() {
     local tf; tf=$(trace_file)
     local csv="$out/$tname-sweep.csv"
-    csv_start "$csv" "case,load,seed,short_load,short_reached,lra_tasks,utilisation,pairs,soft_broken,pct,waiting,hard_broken"
+    csv_start "$csv" "case,load,seed,short_load,short_reached,lra_tasks,utilisation,pairs,soft_broken,pct,waiting,hard_broken,place_mean_ms,place_p99_ms,place_max_ms"
     points "$TRACE_SEEDS" trace_point
     awk -F, 'NR > 1 { k = $1 "," $2; n[k]++; s[k] += $10; u[k] += $7
-            w[k] += $11; r[k] += $5
+            w[k] += $11; r[k] += $5; pm[k] += $13
+            if (!(k in px) || $15 > px[k]) px[k] = $15
             if (!(k in lo) || $10 < lo[k]) lo[k] = $10
             if (!(k in hi) || $10 > hi[k]) hi[k] = $10 }
-        END { print "case,load,short_reached,utilisation,pct_mean,pct_min,pct_max,waiting_mean"
-            for (k in n) printf "%s,%.4f,%.3f,%.2f,%.2f,%.2f,%.1f\n", k,
-                r[k] / n[k], u[k] / n[k], s[k] / n[k], lo[k], hi[k],
-                w[k] / n[k] }' \
+        END { print "case,load,short_reached,utilisation,pct_mean,pct_min," \
+                "pct_max,waiting_mean,place_mean_ms,place_max_ms"
+            for (k in n) printf "%s,%.4f,%.3f,%.2f,%.2f,%.2f,%.1f,%.1f,%.1f\n",
+                k, r[k] / n[k], u[k] / n[k], s[k] / n[k], lo[k], hi[k],
+                w[k] / n[k], pm[k] / n[k], px[k] }' \
         "$csv" | sort -t, -k1,1 -k2,2n > "$out/$tname-sweep-summary.csv"
 }
 

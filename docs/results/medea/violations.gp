@@ -1,7 +1,7 @@
 # docs/results/medea/violations.gp - constraint violations against the
 # offered cluster load (sweep-summary.csv, from medea-runs.sh sweep), with
 # MEDEA's reported numbers (EuroSys'18, as issue 23 quotes them) beside.
-set terminal pngcairo size 800,560 font ",10"
+set terminal pngcairo size 800,560 font ",10" noenhanced
 set output "violations.png"
 set datafile separator ","
 set title "skylark-sim, real flow node: 200 nodes x 8 slots, 20 racks, soft constraints"
@@ -12,9 +12,15 @@ set yrange [0:*]
 set grid
 set key outside below
 plot "< grep ^intra sweep-summary.csv" using 2:4:5:6 with yerrorlines lw 2 \
-         title "Skylark, intra-application (40 apps; mean, min-max of 3 seeds)", \
+         title "Skylark now (cx_wait_ms 5000), intra-application (40 apps; mean, min-max of 3 seeds)", \
      "< grep ^inter sweep-summary.csv" using 2:4:5:6 with yerrorlines lw 2 \
-         title "Skylark, inter-application (10 apps)", \
+         title "Skylark now, inter-application (10 apps)", \
+     "< grep ^inter sweep-summary-nowait.csv" using 2:4:5:6 with yerrorlines \
+         dt 5 lw 1 lc rgb "#666666" \
+         title "Skylark without the bounded wait (cx_wait_ms 0), inter-application", \
+     "< grep ^intra sweep-summary-nowait.csv" using 2:4:5:6 with yerrorlines \
+         dt 5 lw 1 lc rgb "#aaaa66" \
+         title "Skylark without the bounded wait, intra-application", \
      "< grep ^inter sweep-summary-before.csv" using 2:4:5:6 with yerrorlines \
          dt 4 lw 1 lc rgb "#999999" \
          title "Skylark before (sweep of 25 Nov), inter-application", \
