@@ -81,15 +81,6 @@ int nm_journal_open(const char *dir, int64_t linger_ms, uint32_t max,
     return 0;
 }
 
-void nm_journal_close(nm_journal *j)
-{
-    if (j == NULL)
-        return;
-    close(j->j_dir);
-    free(j->j_ring);
-    free(j);
-}
-
 static void remove_record(nm_journal *j, uint64_t job, uint32_t task,
                           uint32_t attempt)
 {
@@ -112,6 +103,16 @@ static void sweep(nm_journal *j, uint64_t now_us, bool make_room)
         j->j_head = (j->j_head + 1) % j->j_max;
         j->j_count--;
     }
+}
+
+void nm_journal_close(nm_journal *j)
+{
+    if (j == NULL)
+        return;
+    sweep(j, UINT64_MAX, false);
+    close(j->j_dir);
+    free(j->j_ring);
+    free(j);
 }
 
 int nm_journal_begin(nm_journal *j, uint64_t job, uint32_t task,

@@ -75,7 +75,9 @@ typedef struct nm_journal nm_journal;
 int nm_journal_open(const char *dir, int64_t linger_ms, uint32_t max,
                     nm_journal **out, char *err, size_t errlen);
 
-/* nm_journal_close frees j; the records stay on disk. NULL is a no-op. */
+/* nm_journal_close removes the records that linger (their ends were
+ * handed on: a process that closes its journal stops cleanly) and frees
+ * j; the records of tasks still running stay. NULL is a no-op. */
 void nm_journal_close(nm_journal *j);
 
 /* nm_journal_begin writes the record of the attempt (job, task, attempt)

@@ -521,11 +521,17 @@ int main(int argc, char **argv)
         nm_journal_recover(journal, (uint64_t)sk_daemon_now(), on_recovered,
                            &nd);
         const nm_journal_stats *js = nm_journal_stats_get(journal);
-        if (js->js_recovered + js->js_unfinished + js->js_bad > 0)
-            sk_info("journal %s: %llu task ends recovered, %llu tasks "
-                    "without an end, %llu files refused",
+        /* Records left mean the last node monitor did not stop
+         * cleanly: worth a warning. */
+        if (js->js_recovered + js->js_unfinished + js->js_signaled +
+                js->js_bad >
+            0)
+            sk_warn("journal %s: %llu task ends recovered, %llu tasks "
+                    "without an end, %llu ended by a signal, %llu files "
+                    "refused",
                     journal_dir, (unsigned long long)js->js_recovered,
                     (unsigned long long)js->js_unfinished,
+                    (unsigned long long)js->js_signaled,
                     (unsigned long long)js->js_bad);
     }
     nd.nd_loop = ev_loop_new(EVFLAG_AUTO);

@@ -154,9 +154,11 @@ static void test_records(void)
     nm_journal_end(j, 1, 3, 0, true, 11 * 1000 * 1000 + 2);
     tap_ok(!exists("1-1-0") && exists("1-2-0") && exists("1-3-0"),
            "at most max linger: the oldest goes first");
+    close(nm_journal_begin(j, 1, 4, 0, &o, 1000));
     nm_journal_close(j);
-    unlink(strcat(strcpy(path, dir), "/1-2-0"));
-    unlink(strcat(strcpy(path, dir), "/1-3-0"));
+    tap_ok(!exists("1-2-0") && !exists("1-3-0") && exists("1-4-0"),
+           "close removes the records that linger, not a running task's");
+    unlink(strcat(strcpy(path, dir), "/1-4-0"));
 }
 
 static int nfound;
@@ -209,7 +211,7 @@ static void test_recover(void)
 
 int main(void)
 {
-    tap_plan(23);
+    tap_plan(24);
     snprintf(dir, sizeof dir, "/tmp/skylark-journal-XXXXXX");
     if (mkdtemp(dir) == NULL)
         tap_bail_out("mkdtemp failed");
