@@ -159,7 +159,8 @@ int main(int argc, char **argv)
     if (journal) {
         if (mkdtemp(jdir) == NULL ||
             nm_journal_keeper("", keeper, sizeof keeper, err, sizeof err) != 0 ||
-            nm_journal_open(jdir, 10000, 4 * (uint32_t)tasks, &jn, err,
+            nm_journal_open(jdir, NM_JOURNAL_LINGER_MS, 4 * (uint32_t)tasks, &jn,
+                            err,
                             sizeof err) != 0) {
             fprintf(stderr, "launch: journal: %s\n", err);
             return 1;

@@ -334,7 +334,8 @@ int cmd_executor(int argc, char **argv)
     if (journal != NULL &&
         (nm_journal_keeper("", cfg.cx_keeper, sizeof cfg.cx_keeper, err,
                            sizeof err) != 0 ||
-         nm_journal_open(journal, 10000, 4 * (uint32_t)max_tasks, &jn, err,
+         nm_journal_open(journal, NM_JOURNAL_LINGER_MS, 4 * (uint32_t)max_tasks,
+                         &jn, err,
                          sizeof err) != 0)) {
         fprintf(stderr, "%s: --journal: %s\n", WHO, err);
         ev_loop_destroy(xs.xs_loop);
@@ -371,8 +372,7 @@ int cmd_executor(int argc, char **argv)
         goto out;
     }
     if (jn != NULL) {
-        nm_journal_recover(jn, (uint64_t)time(NULL) * 1000000u, on_recovered,
-                           NULL);
+        nm_journal_recover(jn, on_recovered, NULL);
         if (xs.xs_recovered > 0)
             fprintf(stderr, "%s: journal %s: %llu task ends read back\n", WHO,
                     journal, (unsigned long long)xs.xs_recovered);

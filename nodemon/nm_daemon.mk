@@ -30,7 +30,7 @@ nodemon_libcmdexec_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon \
 pkglibexec_PROGRAMS = nodemon/skylark-keeper
 nodemon_skylark_keeper_SOURCES = nodemon/nm_keeper.c
 nodemon_skylark_keeper_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
-nodemon_skylark_keeper_LDFLAGS = $(AM_LDFLAGS) -static
+nodemon_skylark_keeper_LDFLAGS = $(AM_LDFLAGS) -all-static
 nodemon_skylark_keeper_LDADD = nodemon/libcmdexec.la
 
 check_PROGRAMS += tests/test_nm_account

@@ -270,7 +270,7 @@ static ssize_t read_record(nm_journal *j, const char *name, char *buf,
     return n;
 }
 
-void nm_journal_recover(nm_journal *j, uint64_t now_us,
+void nm_journal_recover(nm_journal *j,
                         void (*found)(void *arg, const nm_journal_entry *e),
                         void *arg)
 {
@@ -306,8 +306,6 @@ void nm_journal_recover(nm_journal *j, uint64_t now_us,
             j->j_st.js_unfinished++;
         else if (e.je_signaled)
             j->j_st.js_signaled++;
-        else if (e.je_end_us + j->j_linger_us < now_us)
-            j->j_st.js_expired++;
         else {
             j->j_st.js_recovered++;
             found(arg, &e);

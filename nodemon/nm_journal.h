@@ -20,10 +20,11 @@
  * nm_outcome_recovered), so that the task's retry does not complete it
  * a second time.
  *
- * A record outlives its task by `linger_ms` (the time the node monitor
- * keeps outcomes in memory, outcome_keep_ms), then is removed; at most
- * `max` records linger (the oldest goes first). Records are named
- * JOB-TASK-ATTEMPT with the node-local job id.
+ * A record outlives the moment its end was handed on by `linger_ms`
+ * (NM_JOURNAL_LINGER_MS: time for the report to leave the process),
+ * then is removed; at most `max` records linger (the oldest goes
+ * first). Records are named JOB-TASK-ATTEMPT with the node-local job
+ * id.
  *
  * A record is input from a file: nm_journal_recover checks every line
  * against the format and limits above (at most NM_JOURNAL_MAX_BYTES),
@@ -44,6 +45,10 @@
 /* The largest record read back. */
 #define NM_JOURNAL_MAX_BYTES 1024u
 
+/* How long a record stays after its end was handed on, by default: the
+ * report has left the process by then. */
+#define NM_JOURNAL_LINGER_MS 1000
+
 /* A record read back: its origin and how the task ended. */
 typedef struct nm_journal_entry {
     uint64_t je_job; /* the attempt, from the record's name */
@@ -62,7 +67,6 @@ typedef struct nm_journal_stats {
     uint64_t js_recovered;  /* ends read back and handed on */
     uint64_t js_unfinished; /* records read back without an end */
     uint64_t js_signaled;   /* ends by a signal read back (not handed on) */
-    uint64_t js_expired;    /* ends read back older than linger_ms */
     uint64_t js_bad;        /* files refused: name, size or format */
 } nm_journal_stats;
 
@@ -96,11 +100,13 @@ void nm_journal_end(nm_journal *j, uint64_t job, uint32_t task,
 
 /* nm_journal_recover reads back every record in the directory (call it
  * before the first nm_journal_begin), calls found(arg, entry) for each
- * task that ended by itself with an exit code less than linger_ms before
- * now_us (an end by a signal is counted, not handed on), and removes
- * every record (those it refuses too, when named as records). The
- * entry's je_job, je_task and je_attempt come from the record's name. */
-void nm_journal_recover(nm_journal *j, uint64_t now_us,
+ * task that ended by itself with an exit code (an end by a signal is
+ * counted, not handed on; the reader decides whether an end is still
+ * news: those of the last linger_ms before the stop were already
+ * reported), and removes every record (those it refuses too, when named
+ * as records). The entry's je_job, je_task and je_attempt come from the
+ * record's name. */
+void nm_journal_recover(nm_journal *j,
                         void (*found)(void *arg, const nm_journal_entry *e),
                         void *arg);
 

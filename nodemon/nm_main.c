@@ -211,8 +211,6 @@ static void on_status(void *arg, sk_daemon *d)
                              (unsigned long long)js->js_unfinished);
         sk_daemon_status_add(d, "journal.signaled", "%llu",
                              (unsigned long long)js->js_signaled);
-        sk_daemon_status_add(d, "journal.expired", "%llu",
-                             (unsigned long long)js->js_expired);
         sk_daemon_status_add(d, "journal.bad", "%llu",
                              (unsigned long long)js->js_bad);
     }
@@ -494,7 +492,7 @@ int main(int argc, char **argv)
     if (journal_dir[0] != '\0' &&
         (nm_journal_keeper(keeper, cx.cx_keeper, sizeof cx.cx_keeper, err,
                            sizeof err) != 0 ||
-         nm_journal_open(journal_dir, cfg.nc_outcome_keep_ms,
+         nm_journal_open(journal_dir, NM_JOURNAL_LINGER_MS,
                          4 * cx.cx_max_children +
                              (uint32_t)cfg.nc_max_outcomes,
                          &journal, err, sizeof err) != 0)) {
@@ -518,8 +516,7 @@ int main(int argc, char **argv)
     /* The ends an earlier node monitor on this journal left: offered to
      * the schedulers as they register (docs/FAULTS.md, "The journal"). */
     if (journal != NULL) {
-        nm_journal_recover(journal, (uint64_t)sk_daemon_now(), on_recovered,
-                           &nd);
+        nm_journal_recover(journal, on_recovered, &nd);
         const nm_journal_stats *js = nm_journal_stats_get(journal);
         /* Records left mean the last node monitor did not stop
          * cleanly: worth a warning. */

@@ -179,7 +179,7 @@ static void test_recover(void)
     put("1-0-0", "skylark-journal 1 abc 10 3 42 1000 alice\n"
                  "end exit 0 at 99000000\n");
     put("1-1-0", "skylark-journal 1 abc 11 3 42 1000 alice\n"
-                 "end exit 0 at 1000\n");
+                 "end exit 0 at 1000\n");  /* old: still handed on */
     put("1-2-0", "skylark-journal 1 abc 12 3 42 1000 alice\n");
     put("1-3-0", "skylark-journal 1 abc 13 3 42 1000 alice\n"
                  "end signal 9 at 99000000\n");
@@ -190,16 +190,16 @@ static void test_recover(void)
     nm_journal *j = NULL;
     if (nm_journal_open(dir, 10000, 8, &j, err, sizeof err) != 0)
         tap_bail_out("%s", err);
-    nm_journal_recover(j, 100 * 1000 * 1000, found, NULL);
+    nm_journal_recover(j, found, NULL);
     const nm_journal_stats *st = nm_journal_stats_get(j);
-    tap_ok(nfound == 2 && found_refs == ((1u << 10) | (1u << 14)) &&
-               found_job == 100 + 241 && st->js_recovered == 2,
-           "the recent ends of tasks that exited are handed on, keyed or "
-           "not, with the attempt their record's name gives");
-    tap_ok(st->js_expired == 1 && st->js_unfinished == 1 &&
-               st->js_signaled == 1 && st->js_bad == 2,
-           "one too old, one without an end, one killed, two refused: "
-           "counted, not handed on");
+    tap_ok(nfound == 3 &&
+               found_refs == ((1u << 10) | (1u << 11) | (1u << 14)) &&
+               found_job == 100 + 110 + 241 && st->js_recovered == 3,
+           "the ends of tasks that exited are handed on, keyed or not, old "
+           "or not, with the attempt their record's name gives");
+    tap_ok(st->js_unfinished == 1 && st->js_signaled == 1 && st->js_bad == 2,
+           "one without an end, one killed, two refused: counted, not "
+           "handed on");
     tap_ok(!exists("1-0-0") && !exists("1-1-0") && !exists("1-2-0") &&
                !exists("1-3-0") && !exists("2-4-1") && !exists("1-5-0"),
            "every file named as a record is removed");
