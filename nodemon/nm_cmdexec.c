@@ -53,7 +53,10 @@ struct cx_child {
     cx_child *c_prev; /* running list only */
     nm_cmdexec *c_x;
     pid_t c_pid;      /* our child: the shell, or the task's keeper */
-    pid_t c_group;    /* the task's process group (its shell's pid) */
+    pid_t c_group;    /* the task's process group (its shell's pid); 0
+                         until a keeper has said it */
+    int c_efd;        /* a keeper's records (read end), -1 once closed */
+    ev_io c_eio;      /* on c_efd */
     bool c_linger;    /* a journal record to keep a while after the end */
     bool c_record;    /* a journal record to remove */
     int c_fd;         /* read end of the output pipe, -1 once closed */
@@ -123,6 +126,7 @@ static cx_child *child_alloc(nm_cmdexec *x)
     c->c_x = x;
     c->c_pid = 0;
     c->c_group = 0;
+    c->c_efd = -1;
     c->c_linger = false;
     c->c_record = false;
     c->c_fd = -1;
@@ -263,7 +267,8 @@ static void on_output(struct ev_loop *loop, ev_io *w, int revents)
  * process in it (those that left the group too). */
 static void kill_hard(cx_child *c)
 {
-    kill(-c->c_group, SIGKILL);
+    if (c->c_group > 0)
+        kill(-c->c_group, SIGKILL);
     if (c->c_cg[0] != '\0')
         nm_cgroup_task_kill(c->c_x->x_cfg.cx_cgroup, c->c_cg);
 }
@@ -317,10 +322,65 @@ static void on_sweep(struct ev_loop *loop, ev_timer *w, int revents)
         ev_timer_stop(loop, w);
 }
 
+/* Stops reading a keeper's records. */
+static void keeper_close(cx_child *c)
+{
+    if (c->c_efd < 0)
+        return;
+    ev_io_stop(c->c_x->x_loop, &c->c_eio);
+    close(c->c_efd);
+    c->c_efd = -1;
+}
+
+/* Reads what a keeper has said (nm_keeper.c): the task's process group
+ * (a kill asked for before it is applied now), a guard not told, a
+ * failure before the task's fork (into the output). */
+static void keeper_records(cx_child *c)
+{
+    nm_cmdexec *x = c->c_x;
+    nm_exec_err e;
+    ssize_t n;
+    while (c->c_efd >= 0) {
+        n = read(c->c_efd, &e, sizeof e);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        if (n != (ssize_t)sizeof e) {
+            keeper_close(c);
+            return;
+        }
+        if (e.ee_step == NM_STEP_PID && e.ee_errno > 0 && c->c_group == 0) {
+            c->c_group = (pid_t)e.ee_errno;
+            if (c->c_killing)
+                kill(-c->c_group, SIGTERM);
+        } else if (e.ee_step == NM_STEP_UNGUARDED) {
+            x->x_st.cs_guard_lost++;
+        } else if (e.ee_step != NM_STEP_PID) {
+            char why[160];
+            int len = snprintf(why, sizeof why,
+                               "command executor: the keeper cannot start "
+                               "the task: %s: %s\n",
+                               nm_step_name(e.ee_step), strerror(e.ee_errno));
+            if (len > 0)
+                out_append(c, why, (size_t)len);
+        }
+    }
+}
+
+static void on_keeper(struct ev_loop *loop, ev_io *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    keeper_records(w->data);
+}
+
 static void child_ended(nm_cmdexec *x, cx_child *c, int status)
 {
+    keeper_records(c);
+    keeper_close(c);
     c->c_end_us = now_us();
-    if (nm_guard_tell(x->x_guard, c->c_group, 0) != 0)
+    if (c->c_group > 0 && nm_guard_tell(x->x_guard, c->c_group, 0) != 0)
         x->x_st.cs_guard_lost++;
     c->c_pid = 0;
     c->c_group = 0;
@@ -562,18 +622,23 @@ __attribute__((no_sanitize_address)) static int child_main(void *arg)
     child_exec(ca->ca_req, ca->ca_out, ca->ca_efd);
 }
 
-/* Reads the child's records until the pipe ends: the task's pid (from a
- * keeper), a guard not told, a failed step. Returns the failure's errno
- * (its step in *step) or 0. */
-static int read_records(int efd, pid_t *group, int *told, int *step)
+/* Reads the child's records: the task's pid (from a keeper), a guard
+ * not told, a failed step; until the pipe ends or, when it does not
+ * block, until it is empty (*open: 1 if it has not ended). Returns the
+ * failure's errno (its step in *step) or 0. */
+static int read_records(int efd, pid_t *group, int *told, int *step,
+                        int *open)
 {
     int err = 0;
     nm_exec_err se;
     ssize_t n;
+    *open = 0;
     for (;;) {
         do
             n = read(efd, &se, sizeof se);
         while (n < 0 && errno == EINTR);
+        if (n < 0 && errno == EAGAIN)
+            *open = 1;
         if (n != (ssize_t)sizeof se)
             return err;
         if (se.ee_step == NM_STEP_PID)
@@ -590,13 +655,17 @@ static int read_records(int efd, pid_t *group, int *told, int *step)
 /* Starts the shell (or its keeper) for r with its output into a new pipe.
  * Returns 0, or an errno value with the failed step in *step; *pid is
  * the child's, or 0 if none started, either way; *group the task's
- * process group. Waits for the task's exec (a few system calls; with a
- * keeper, also the keeper's exec and fork), like posix_spawn. */
+ * process group. Without a keeper it waits for the task's exec (a few
+ * system calls), like posix_spawn. With one it waits for the keeper's
+ * exec only, and reads what the keeper has said by then: *group is 0
+ * until it says the task's pid, and *efd (non-blocking) is for the rest
+ * (-1 when the keeper has said all). */
 static int spawn(const spawn_req *r, pid_t *pid, pid_t *group, int *fd,
-                 int *step)
+                 int *efd, int *step)
 {
     int p[2], e[2];
     *step = NM_STEP_CLONE;
+    *efd = -1;
     if (pipe2(p, O_CLOEXEC) != 0)
         return errno;
     if (pipe2(e, O_CLOEXEC) != 0) {
@@ -605,8 +674,12 @@ static int spawn(const spawn_req *r, pid_t *pid, pid_t *group, int *fd,
         close(p[1]);
         return err;
     }
-    /* Only our end is non-blocking: the task's writes must block. */
-    int err = fcntl(p[0], F_SETFL, O_NONBLOCK) != 0 ? errno : 0;
+    /* Only our ends are non-blocking: the task's writes must block. */
+    int err = fcntl(p[0], F_SETFL, O_NONBLOCK) != 0 ||
+                      (r->sr_keeper != NULL &&
+                       fcntl(e[0], F_SETFL, O_NONBLOCK) != 0)
+                  ? errno
+                  : 0;
     pid_t c = -1;
     if (err == 0) {
         /* No handler of ours may run in the child before its signals are
@@ -623,14 +696,20 @@ static int spawn(const spawn_req *r, pid_t *pid, pid_t *group, int *fd,
     }
     close(p[1]);
     close(e[1]);
-    *group = c;
-    if (err == 0 && (err = read_records(e[0], group, r->sr_guard_told,
-                                        step)) != 0) {
+    /* The clone returns when the child has exec'd or failed: a failure
+     * before the exec is in the pipe by now. */
+    *group = r->sr_keeper != NULL ? 0 : c;
+    int open = 0;
+    if (err == 0 && (err = read_records(e[0], group, r->sr_guard_told, step,
+                                        &open)) != 0) {
         int st;
         while (waitpid(c, &st, 0) < 0 && errno == EINTR)
             ;
     }
-    close(e[0]);
+    if (err == 0 && open)
+        *efd = e[0];
+    else
+        close(e[0]);
     *pid = c > 0 ? c : 0;
     if (err != 0) {
         close(p[0]);
@@ -780,8 +859,8 @@ void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt,
         }
     }
     pid_t pid = 0, group = 0;
-    int fd = -1, step = 0;
-    int err = spawn(&r, &pid, &group, &fd, &step);
+    int fd = -1, efd = -1, step = 0;
+    int err = spawn(&r, &pid, &group, &fd, &efd, &step);
     if (r.sr_cgroup >= 0)
         close(r.sr_cgroup);
     if (r.sr_record >= 0)
@@ -804,6 +883,12 @@ void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt,
         return;
     }
     c->c_group = group;
+    c->c_efd = efd;
+    if (efd >= 0) {
+        ev_io_init(&c->c_eio, on_keeper, efd, EV_READ);
+        c->c_eio.data = c;
+        ev_io_start(x->x_loop, &c->c_eio);
+    }
     c->c_record = r.sr_record >= 0;
     c->c_linger = c->c_record && origin != NULL;
     c->c_pid = pid;
@@ -838,7 +923,8 @@ static void kill_child(nm_cmdexec *x, cx_child *c)
     if (c->c_killing)
         return; /* the grace timer already runs */
     c->c_killing = true;
-    kill(-c->c_group, SIGTERM);
+    if (c->c_group > 0) /* else when its keeper says it (keeper_records) */
+        kill(-c->c_group, SIGTERM);
     ev_timer_set(&c->c_grace, (double)x->x_cfg.cx_kill_grace_ms / 1000.0, 0);
     ev_timer_start(x->x_loop, &c->c_grace);
 }
@@ -865,7 +951,7 @@ void nm_cmdexec_signal_all(nm_cmdexec *x, int sig)
     for (cx_child *c = x->x_running; c != NULL; c = c->c_next) {
         if (c->c_pid > 0 && sig == SIGKILL)
             kill_hard(c);
-        else if (c->c_pid > 0)
+        else if (c->c_pid > 0 && c->c_group > 0)
             kill(-c->c_group, sig);
     }
 }
@@ -971,6 +1057,7 @@ void nm_cmdexec_destroy(nm_cmdexec *x)
         if (c->c_cg[0] != '\0')
             nm_cgroup_task_end(x->x_cfg.cx_cgroup, c->c_cg);
         ev_timer_stop(x->x_loop, &c->c_grace);
+        keeper_close(c);
         if (c->c_fd >= 0) {
             ev_io_stop(x->x_loop, &c->c_io);
             close(c->c_fd);

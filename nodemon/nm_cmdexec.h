@@ -48,8 +48,11 @@
  * Costs: a launch is one clone (a vfork: no memory copied) and exec plus
  * two pipes (with a cgroup, also a mkdir, a write per limit, and at the
  * end a cgroup.kill and an rmdir; with a journal, a file written and
- * removed and the keeper's exec and fork), and waits for the task to
- * reach exec, like posix_spawn; a task's exit is O(tasks running) to find it. Memory: one
+ * removed), and waits for the task to reach exec, like posix_spawn (with
+ * a journal, for the keeper's exec only: the keeper's fork and the
+ * task's start run while the loop goes on, the keeper's word of the
+ * task's pid read from a pipe on the loop, a kill asked for before it
+ * applied when it comes); a task's exit is O(tasks running) to find it. Memory: one
  * record of about 4.5 KiB per task running or waiting to be taken, recycled,
  * and a 64 KiB stack for children between clone and exec.
  *

@@ -19,14 +19,19 @@
  * with descriptor 3 the starter's error pipe, 4 the journal record
  * (opened for appending), and with -k, 5 the task guard's pipe. The
  * environment is the task's. -u/-g/-G/-d: the account to switch to
- * (all four), -m: RLIMIT_AS in bytes. It starts the task (nm_taskexec.h:
- * a failure is reported into the error pipe), writes NM_STEP_PID and the
- * task's pid there, waits for the task, kills what is left of its
- * process group, appends "end exit N at US" or "end signal S at US" (US:
- * microseconds since the epoch) to the record, and ends the way the
- * task ended (exit N, or signal S), so that its starter reads the task's
- * status from the keeper's.
+ * (all four), -m: RLIMIT_AS in bytes. It forks the task, makes its
+ * process group and tells the guard (a guard not told is recorded as
+ * NM_STEP_UNGUARDED in the error pipe), writes NM_STEP_PID and the task's
+ * pid there and closes the pipe, so that the starter goes on at once;
+ * then lets the task start (nm_taskexec.h; a step that fails is written
+ * to the task's output, and the task ends with 127), waits for it, kills
+ * what is left of its process group, appends "end exit N at US" or "end
+ * signal S at US" (US: microseconds since the epoch) to the record, and
+ * ends the way the task ended (exit N, or signal S), so that its starter
+ * reads the task's status from the keeper's. A failure before the fork
+ * (arguments, descriptors, fork) is reported into the error pipe.
  */
+#include "nm_guard.h"
 #include "nm_taskexec.h"
 
 #include <errno.h>
@@ -44,6 +49,16 @@
 extern char **environ;
 
 enum { ERR_FD = 3, RECORD_FD = 4, GUARD_FD = 5 };
+
+/* Writes a record (nm_taskexec.h) into the starter's error pipe. */
+static void put(int step, int value)
+{
+    nm_exec_err e = {step, value};
+    ssize_t n;
+    do
+        n = write(ERR_FD, &e, sizeof e);
+    while (n < 0 && errno == EINTR);
+}
 
 static void usage(const char *why)
 {
@@ -118,19 +133,50 @@ int main(int argc, char **argv)
      * terminal's signals nor a kill of the task's group reach us. */
     setsid();
 
+    /* The task waits (go) until its process group is its own and told
+     * to the guard; its start's failures come back through fail. */
+    int go[2], fail[2];
+    if (pipe2(go, O_CLOEXEC) != 0 || pipe2(fail, O_CLOEXEC) != 0)
+        nm_exec_fail(ERR_FD, NM_STEP_KEEPER);
     pid_t task = fork();
     if (task < 0)
         nm_exec_fail(ERR_FD, NM_STEP_KEEPER);
-    if (task == 0)
-        nm_task_exec_now(&te, ERR_FD, NULL);
-    nm_exec_err rec = {NM_STEP_PID, (int)task};
-    ssize_t n;
-    do
-        n = write(ERR_FD, &rec, sizeof rec);
-    while (n < 0 && errno == EINTR);
+    if (task == 0) {
+        close(ERR_FD);
+        close(go[1]);
+        char b;
+        while (read(go[0], &b, 1) < 0 && errno == EINTR)
+            ;
+        nm_task_exec te_task = te;
+        te_task.te_guard = -1; /* told already */
+        int told;
+        nm_task_exec_now(&te_task, fail[1], &told);
+    }
+    close(go[0]);
+    close(fail[1]);
+    setpgid(task, task);
+    if (te.te_guard < 0 || nm_guard_tell(te.te_guard, task, 1) != 0)
+        put(NM_STEP_UNGUARDED, 0);
+    put(NM_STEP_PID, (int)task);
+    /* The starter goes on now: the task's own start is ours to watch. */
     close(ERR_FD);
     if (te.te_guard >= 0)
         close(GUARD_FD);
+    ssize_t n;
+    do
+        n = write(go[1], "g", 1);
+    while (n < 0 && errno == EINTR);
+    close(go[1]);
+    /* Until the task's exec closes it: a failed step of its start, told
+     * in its output (stderr is the output pipe) as it ends with 127. */
+    nm_exec_err failed;
+    do
+        n = read(fail[0], &failed, sizeof failed);
+    while (n < 0 && errno == EINTR);
+    close(fail[0]);
+    if (n == (ssize_t)sizeof failed)
+        fprintf(stderr, "skylark-keeper: cannot start the task: %s: %s\n",
+                nm_step_name(failed.ee_step), strerror(failed.ee_errno));
 
     /* Peek first: while the task is an unreaped zombie its pid, and so
      * its process group's id, cannot be reused. */

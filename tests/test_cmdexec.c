@@ -480,7 +480,7 @@ static int record(const char *d, uint64_t job, uint32_t task,
     return nm_journal_parse(buf, n, e);
 }
 
-#define JOURNAL_TESTS (1 + 10 + 9 + 2 + 12)
+#define JOURNAL_TESTS (1 + 10 + 9 + 2 + 2 + 12)
 
 /* With a journal every task runs under its keeper: the same results as
  * without, a record per task, and the end of a task that ended just
@@ -500,6 +500,19 @@ static void test_journal(void)
     test_exit_codes();
     test_kill();
     test_leftovers();
+
+    /* A kill before the keeper has said the task's pid: applied when it
+     * does. */
+    nresults = 0;
+    double t0 = now_s();
+    launch(31, 0, "sleep 30");
+    sk_kill_task kt = {31, 0, 2};
+    nm_cmdexec_kill(x, &kt);
+    tap_ok(wait_results(1), "a task killed as it starts ends");
+    const result *r = find(31, 0);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_KILLED && now_s() - t0 < 2,
+           "KILLED, exit %d, in %.2f s", r ? r->r_tf.tf_exit : 0,
+           now_s() - t0);
 
     nresults = 0;
     nm_origin o = {0xabc, 7, 3, 42, "alice"};
