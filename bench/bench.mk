@@ -37,10 +37,9 @@ bench_dash_share_LDADD = nodemon/libnodemon.la flowcore/flowd/libflowd.la \
 # bench/launch: a command task's launch with a cgroup per task against
 # without (root and a cgroup v2 mount).
 noinst_PROGRAMS += bench/launch
-bench_launch_SOURCES = bench/launch.c nodemon/nm_cmdexec.c \
-	nodemon/nm_guard.c nodemon/nm_account.c nodemon/nm_cgroup.c
+bench_launch_SOURCES = bench/launch.c
 bench_launch_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
-bench_launch_LDADD = client/libskylark_impl.la $(EV_LIBS)
+bench_launch_LDADD = nodemon/libcmdexec.la client/libskylark_impl.la $(EV_LIBS)
 
 # bench/medea_round: one constrained application's cost in a flowd round.
 noinst_PROGRAMS += bench/medea_round

@@ -13,17 +13,13 @@ cli_skylark_SOURCES = cli/skylark.c cli/cmd_solve.c \
 	cli/dash_share.c cli/dash_share.h cli/dash_kept.c cli/dash_kept.h \
 	cli/cmd_executor.c
 # `skylark executor` runs tasks with the node monitor's command executor.
-cli_skylark_SOURCES += nodemon/nm_cmdexec.c nodemon/nm_cmdexec.h \
-	nodemon/nm_account.c nodemon/nm_account.h \
-	nodemon/nm_cgroup.c nodemon/nm_cgroup.h \
-	nodemon/nm_guard.c nodemon/nm_guard.h
 nodist_cli_skylark_SOURCES = cli/dashboard_page.h
 cli_skylark_CPPFLAGS = $(CLI_CPPFLAGS) -I$(top_builddir)/cli \
 	-I$(top_srcdir)/daemon -I$(top_srcdir)/nodemon
 cli_skylark_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(PTHREAD_CFLAGS)
 # daemon/libskdaemon.la: the loopback rules of sk_metrics_http and
 # libmicrohttpd, which `skylark dashboard` serves with.
-cli_skylark_LDADD = flowcore/libflowcore.la cli/libskcluster.a \
+cli_skylark_LDADD = nodemon/libcmdexec.la flowcore/libflowcore.la cli/libskcluster.a \
 	daemon/libskdaemon.la client/libskylark_impl.la $(EV_LIBS) -lm \
 	$(PTHREAD_LIBS)
 

@@ -8,7 +8,10 @@
  * group on a kill. Its task guard (nm_guard.h) kills the groups still
  * running when this process dies, even of SIGKILL, so that a task whose
  * executor is gone (and which the node monitor reports LOST, to be run
- * again) does not run on and complete twice.
+ * again) does not run on and complete twice. With --journal, each task
+ * runs under its keeper, which records how it ended (nm_journal.h), and
+ * the next process started on the journal reports the ends this one
+ * could not (sk_executor_recovered).
  *
  * A command job (`skylark run`) runs on the node monitor itself; this is
  * for jobs submitted with a framework name (`skylark run --framework`),
@@ -42,7 +45,8 @@ static void executor_usage(FILE *out)
         "                        [--max-tasks N] [--kill-grace S] "
         "[--name NAME]\n"
         "                        [--timeout S] [--dir DIR] [--key-file F]\n"
-        "                        [--token-file F] FRAMEWORK\n"
+        "                        [--token-file F] [--journal DIR] "
+        "FRAMEWORK\n"
         "\n"
         "Registers with a node monitor as the executor of FRAMEWORK and\n"
         "runs the tasks of jobs submitted for it (skylark run --framework\n"
@@ -76,6 +80,10 @@ static void executor_usage(FILE *out)
         "  -T, --token-file F       an executor token for FRAMEWORK (from\n"
         "                           skylark user token FRAMEWORK --executor)\n"
         "                           instead of the key\n"
+        "      --journal DIR        record how each task ends in DIR (mode\n"
+        "                           0700), and report at start the ends an\n"
+        "                           earlier process on DIR could not (it\n"
+        "                           was killed as they ended)\n"
         "  -h, --help               this text\n"
         "\n"
         "Exit status: 0 stopped by SIGINT or SIGTERM, 1 no node monitor\n"
@@ -90,6 +98,7 @@ typedef struct exec_state {
     ev_signal xs_int, xs_term;
     int xs_signal;          /* the signal that stopped it, 0 while running */
     uint64_t xs_unreported; /* ends the node monitor had already given up */
+    uint64_t xs_recovered;  /* ends read back from the journal, queued */
     uint8_t xs_spec[SK_MAX_SPEC_BYTES + 1]; /* a spec with its final NUL */
 } exec_state;
 
@@ -148,8 +157,25 @@ static void on_launch(void *arg, const sk_launch_info *t)
         .lt_res = {.r_cpu_milli = t->li_cpu_milli, .r_mem_mb = t->li_mem_mb},
         .lt_spec = {xs.xs_spec, len},
     };
-    nm_cmdexec_launch(xs.xs_cx, &lt, (sk_time)t->li_launch_us);
+    /* A journal's record names the node monitor process the attempt's
+     * ids belong to (nm_journal.h). */
+    nm_origin o = {.or_sched_inc = sk_executor_node_incarnation(xs.xs_ex)};
+    snprintf(o.or_user, sizeof o.or_user, "%s",
+             t->li_user != NULL ? t->li_user : "");
+    nm_cmdexec_launch(xs.xs_cx, &lt, &o, (sk_time)t->li_launch_us);
     drain(NULL);
+}
+
+/* An end an earlier process left in the journal: reported when this one
+ * registers with the same node monitor process. */
+static void on_recovered(void *arg, const nm_journal_entry *e)
+{
+    (void)arg;
+    if (sk_executor_recovered(
+            xs.xs_ex, e->je_origin.or_sched_inc, e->je_job, e->je_task,
+            e->je_attempt, e->je_code == 0 ? SK_OUTCOME_OK : SK_OUTCOME_FAILED,
+            e->je_code, e->je_launch_us, e->je_end_us) == 0)
+        xs.xs_recovered++;
 }
 
 static void on_kill(void *arg, sk_job_id job, uint32_t task, uint32_t attempt)
@@ -206,12 +232,13 @@ int cmd_executor(int argc, char **argv)
         {"kill-grace", required_argument, NULL, 'g'},
         {"name", required_argument, NULL, 'a'},
         {"token-file", required_argument, NULL, 'T'},
+        {"journal", required_argument, NULL, 'J'},
         CLI_CONN_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     cli_conn co = {.co_timeout = 10, .co_timeout_max = 3600};
-    const char *nodemon = NULL, *node = NULL, *name = NULL;
+    const char *nodemon = NULL, *node = NULL, *name = NULL, *journal = NULL;
     unsigned long max_tasks = 256;
     double grace = 3;
     int c;
@@ -258,6 +285,9 @@ int cmd_executor(int argc, char **argv)
                           optarg);
             name = optarg;
             break;
+        case 'J':
+            journal = optarg;
+            break;
         case 'h':
             executor_usage(stdout);
             return 0;
@@ -299,10 +329,24 @@ int cmd_executor(int argc, char **argv)
     cfg.cx_max_children = (uint32_t)max_tasks;
     cfg.cx_kill_grace_ms = (int64_t)(grace * 1000 + 0.5);
     snprintf(cfg.cx_node, sizeof cfg.cx_node, "%s", node != NULL ? node : host);
+    char err[512];
+    nm_journal *jn = NULL;
+    if (journal != NULL &&
+        (nm_journal_keeper("", cfg.cx_keeper, sizeof cfg.cx_keeper, err,
+                           sizeof err) != 0 ||
+         nm_journal_open(journal, NM_JOURNAL_LINGER_MS, 4 * (uint32_t)max_tasks,
+                         &jn, err,
+                         sizeof err) != 0)) {
+        fprintf(stderr, "%s: --journal: %s\n", WHO, err);
+        ev_loop_destroy(xs.xs_loop);
+        return 1;
+    }
+    cfg.cx_journal = jn;
     int rc = nm_cmdexec_create(xs.xs_loop, &cfg, drain, NULL, &xs.xs_cx);
     if (rc != 0) {
         fprintf(stderr, "%s: cannot start the command executor: %s\n", WHO,
                 sk_strerror(rc));
+        nm_journal_close(jn);
         ev_loop_destroy(xs.xs_loop);
         return 1;
     }
@@ -326,6 +370,12 @@ int cmd_executor(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", WHO, sk_strerror(rc));
         status = rc == SK_EINVAL ? 2 : 1;
         goto out;
+    }
+    if (jn != NULL) {
+        nm_journal_recover(jn, on_recovered, NULL);
+        if (xs.xs_recovered > 0)
+            fprintf(stderr, "%s: journal %s: %llu task ends read back\n", WHO,
+                    journal, (unsigned long long)xs.xs_recovered);
     }
     ev_signal_init(&xs.xs_int, on_signal, SIGINT);
     ev_signal_init(&xs.xs_term, on_signal, SIGTERM);
@@ -369,6 +419,7 @@ out:;
      * and the groups are killed: they would have nobody to report to. */
     sk_executor_destroy(xs.xs_ex);
     nm_cmdexec_destroy(xs.xs_cx);
+    nm_journal_close(jn);
     if (ev_is_active(&xs.xs_int)) {
         ev_signal_stop(xs.xs_loop, &xs.xs_int);
         ev_signal_stop(xs.xs_loop, &xs.xs_term);

@@ -434,10 +434,10 @@ static int start_one(start_ctx *x, skc_daemon *d, unsigned id_number)
             return rc;
         snprintf(d->cd_endpoint, sizeof d->cd_endpoint, "tcp://127.0.0.1:%d",
                  port);
-        char id[16], slots[16], rack[16];
+        char id[16], slots[16], rack[16], journal[4400];
         snprintf(id, sizeof id, "%u", id_number);
         snprintf(slots, sizeof slots, "%u", sp->cs_slots);
-        char *argv[22 + 2 * 16 + 2 * SKC_MAX_WEIGHTS];
+        char *argv[24 + 2 * 16 + 2 * SKC_MAX_WEIGHTS];
         int a = 0;
         argv[a++] = x->sx_bin[d->cd_kind];
         argv[a++] = "--listen";
@@ -468,6 +468,12 @@ static int start_one(start_ctx *x, skc_daemon *d, unsigned id_number)
                 argv[a++] = "--set";
                 argv[a++] = "cmdexec.allow_root=yes";
             }
+            /* The tasks' journal: a node monitor restarted on it offers
+             * the ends its predecessor could not report (docs/FAULTS.md). */
+            snprintf(journal, sizeof journal, "cmdexec.journal=%s/journal-%s",
+                     c->cc_dir, d->cd_name);
+            argv[a++] = "--set";
+            argv[a++] = journal;
             for (unsigned i = 0; i < c->cc_n; i++)
                 if (c->cc_daemons[i].cd_kind == SKC_SCHED) {
                     argv[a++] = "--scheduler";

@@ -416,6 +416,46 @@ static void late_down(sk_executor *ex, const kill_list *kl)
     ex->ex_nm_known = 0;
 }
 
+uint64_t sk_executor_node_incarnation(const sk_executor *ex)
+{
+    return ex->ex_nm_inc;
+}
+
+int sk_executor_recovered(sk_executor *ex, uint64_t nm_incarnation,
+                          sk_job_id job, uint32_t task, uint32_t attempt,
+                          sk_outcome outcome, int exit_code, uint64_t launch_us,
+                          uint64_t end_us)
+{
+    if ((outcome != SK_OUTCOME_OK && outcome != SK_OUTCOME_FAILED) ||
+        nm_incarnation == 0)
+        return SK_EINVAL;
+    if (ex->ex_stats.es_sessions > 0 ||
+        (ex->ex_nm_inc != 0 && ex->ex_nm_inc != nm_incarnation))
+        return SK_ESTATE;
+    sk_msg m = {.m_type = SK_MSG_TASK_FINISHED};
+    m.m_task_finished = (sk_task_finished){
+        .tf_job = job,
+        .tf_task = task,
+        .tf_attempt = attempt,
+        .tf_node = "",
+        .tf_status = (uint8_t)outcome,
+        .tf_exit = exit_code,
+        .tf_launch_us = launch_us,
+        .tf_end_us = end_us,
+    };
+    ex_late *e;
+    if (sk_msg_encode(&ex->ex_buf, &m) != 0 ||
+        (e = late_new(ev_now(ex->ex_loop), job, task, attempt,
+                      &ex->ex_buf)) == NULL)
+        return SK_ENOMEM;
+    /* Sent when the HELLO of that node monitor process comes
+     * (late_hello); another process drops it. */
+    ex->ex_nm_inc = nm_incarnation;
+    late_trim(&ex->ex_resend, -1);
+    late_push(&ex->ex_resend, e);
+    return 0;
+}
+
 /* The end of a forgotten run: 1 if it was one (its report, when it ran
  * to its end, is sent to the same node monitor back), else 0. */
 static int late_finish(sk_executor *ex, const sk_task_finished *tf)

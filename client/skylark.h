@@ -654,6 +654,34 @@ SK_API int sk_executor_finish(sk_executor *ex, sk_job_id job, uint32_t task,
                               uint32_t attempt, sk_outcome outcome,
                               int exit_code, const void *output, size_t len);
 
+/* sk_executor_node_incarnation returns the incarnation (HELLO) of the
+ * node monitor process the executor last registered with, 0 before the
+ * first registration. A journal of the executor's tasks records it with
+ * each task (`skylark executor --journal`), so that a later process of
+ * the executor reports their ends to that same node monitor process
+ * only (sk_executor_recovered). */
+SK_API uint64_t sk_executor_node_incarnation(const sk_executor *ex);
+
+/* sk_executor_recovered reports the end of an attempt that an earlier
+ * process of this executor launched through the node monitor process of
+ * incarnation nm_incarnation and could not report (it was killed as the
+ * task ended; the end was read back from a journal): outcome OK or
+ * FAILED, exit code, launch and end times (microseconds since the
+ * epoch). Call it before the first registration: the report is sent when
+ * this executor registers with that node monitor process, which offers
+ * the outcome to the task's scheduler in place of the task's retry (or
+ * ends the task, if its old session has not ended yet), and is dropped if
+ * the node monitor is another process (it knows none of those attempts).
+ * At most 1,023 such reports are kept (the oldest goes first). Returns 0,
+ * SK_EINVAL (another outcome, incarnation 0), SK_ESTATE (after the first
+ * registration, or for another incarnation than earlier calls), or
+ * SK_ENOMEM. */
+SK_API int sk_executor_recovered(sk_executor *ex, uint64_t nm_incarnation,
+                                 sk_job_id job, uint32_t task,
+                                 uint32_t attempt, sk_outcome outcome,
+                                 int exit_code, uint64_t launch_us,
+                                 uint64_t end_us);
+
 /* sk_executor_wait_registered runs the loop until the registration is
  * up, at most timeout seconds (< 0: no limit). Returns 0, SK_ETIMEDOUT,
  * or SK_EROLE when the peer at the endpoint is not a node monitor. Not

@@ -6,6 +6,8 @@
  */
 #include "nm_cmdexec.h"
 #include "nm_guard.h"
+#include "nm_journal.h"
+#include "nm_taskexec.h"
 #include "sk_log.h"
 #include "skylark.h"
 
@@ -50,7 +52,13 @@ struct cx_child {
     cx_child *c_next; /* running list, result queue or free list */
     cx_child *c_prev; /* running list only */
     nm_cmdexec *c_x;
-    pid_t c_pid;      /* the shell, leader of the task's process group */
+    pid_t c_pid;      /* our child: the shell, or the task's keeper */
+    pid_t c_group;    /* the task's process group (its shell's pid); 0
+                         until a keeper has said it */
+    int c_efd;        /* a keeper's records (read end), -1 once closed */
+    ev_io c_eio;      /* on c_efd */
+    bool c_linger;    /* a journal record to keep a while after the end */
+    bool c_record;    /* a journal record to remove */
     int c_fd;         /* read end of the output pipe, -1 once closed */
     ev_io c_io;       /* on c_fd */
     ev_timer c_grace; /* SIGKILL when a kill's grace is over */
@@ -90,6 +98,9 @@ struct nm_cmdexec {
     uint8_t x_outbuf[OUT_CAP]; /* the output of x_taken, in order */
     nm_cmdexec_stats x_st;
     int x_guard; /* nm_guard.h: kills our tasks if we die; -1 without */
+    /* The keeper's arguments (kept_argv), built before each start. */
+    char x_karg[5][24];
+    char x_kgroups[NM_MAX_GROUPS * 11 + 1];
     _Alignas(16) char x_stack[SPAWN_STACK]; /* see spawn */
 };
 
@@ -114,6 +125,10 @@ static cx_child *child_alloc(nm_cmdexec *x)
     c->c_next = c->c_prev = NULL;
     c->c_x = x;
     c->c_pid = 0;
+    c->c_group = 0;
+    c->c_efd = -1;
+    c->c_linger = false;
+    c->c_record = false;
     c->c_fd = -1;
     c->c_killing = false;
     c->c_out_len = 0;
@@ -252,7 +267,8 @@ static void on_output(struct ev_loop *loop, ev_io *w, int revents)
  * process in it (those that left the group too). */
 static void kill_hard(cx_child *c)
 {
-    kill(-c->c_pid, SIGKILL);
+    if (c->c_group > 0)
+        kill(-c->c_group, SIGKILL);
     if (c->c_cg[0] != '\0')
         nm_cgroup_task_kill(c->c_x->x_cfg.cx_cgroup, c->c_cg);
 }
@@ -306,12 +322,68 @@ static void on_sweep(struct ev_loop *loop, ev_timer *w, int revents)
         ev_timer_stop(loop, w);
 }
 
+/* Stops reading a keeper's records. */
+static void keeper_close(cx_child *c)
+{
+    if (c->c_efd < 0)
+        return;
+    ev_io_stop(c->c_x->x_loop, &c->c_eio);
+    close(c->c_efd);
+    c->c_efd = -1;
+}
+
+/* Reads what a keeper has said (nm_keeper.c): the task's process group
+ * (a kill asked for before it is applied now), a guard not told, a
+ * failure before the task's fork (into the output). */
+static void keeper_records(cx_child *c)
+{
+    nm_cmdexec *x = c->c_x;
+    nm_exec_err e;
+    ssize_t n;
+    while (c->c_efd >= 0) {
+        n = read(c->c_efd, &e, sizeof e);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        if (n != (ssize_t)sizeof e) {
+            keeper_close(c);
+            return;
+        }
+        if (e.ee_step == NM_STEP_PID && e.ee_errno > 0 && c->c_group == 0) {
+            c->c_group = (pid_t)e.ee_errno;
+            if (c->c_killing)
+                kill(-c->c_group, SIGTERM);
+        } else if (e.ee_step == NM_STEP_UNGUARDED) {
+            x->x_st.cs_guard_lost++;
+        } else if (e.ee_step != NM_STEP_PID) {
+            char why[160];
+            int len = snprintf(why, sizeof why,
+                               "command executor: the keeper cannot start "
+                               "the task: %s: %s\n",
+                               nm_step_name(e.ee_step), strerror(e.ee_errno));
+            if (len > 0)
+                out_append(c, why, (size_t)len);
+        }
+    }
+}
+
+static void on_keeper(struct ev_loop *loop, ev_io *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    keeper_records(w->data);
+}
+
 static void child_ended(nm_cmdexec *x, cx_child *c, int status)
 {
+    keeper_records(c);
+    keeper_close(c);
     c->c_end_us = now_us();
-    if (nm_guard_tell(x->x_guard, c->c_pid, 0) != 0)
+    if (c->c_group > 0 && nm_guard_tell(x->x_guard, c->c_group, 0) != 0)
         x->x_st.cs_guard_lost++;
     c->c_pid = 0;
+    c->c_group = 0;
     ev_timer_stop(x->x_loop, &c->c_grace);
     /* Whatever the task wrote before it exited is in the pipe now; what
      * the killed leftovers of its group might have written later is not
@@ -447,120 +519,95 @@ static char **env_fill(nm_cmdexec *x, const sk_launch *lt, const nm_ident *id)
     return x->x_envsw;
 }
 
-/* What the child does before exec; on failure it writes the step and
- * errno into its error pipe and exits 127. */
-typedef struct spawn_err {
-    int se_step; /* index into STEP_NAMES */
-    int se_errno;
-} spawn_err;
-
-static const char *const STEP_NAMES[] = {
-    "clone",  "setpgid", "stdio",     "setgroups", "setgid",
-    "setuid", "chdir",   "setrlimit", "exec",      "cgroup",
-};
-enum {
-    STEP_CLONE,
-    STEP_SETPGID,
-    STEP_STDIO,
-    STEP_SETGROUPS,
-    STEP_SETGID,
-    STEP_SETUID,
-    STEP_CHDIR,
-    STEP_RLIMIT,
-    STEP_EXEC,
-    STEP_CGROUP
-};
-
 /* Everything a child needs, prepared before it starts. The child shares
  * the daemon's memory (clone with CLONE_VM | CLONE_VFORK, like
  * posix_spawn: a plain fork of a daemon with 200 MiB touched took 18 ms
  * against 0.6 ms), and the daemon has threads (nanomsg's): it allocates
  * nothing, looks up no name, and changes its ids with raw system calls,
  * since glibc's setuid would make every thread of the daemon change
- * too. */
+ * too (nm_taskexec.h). With a journal the child execs the task's keeper
+ * instead (nm_keeper.c), which starts the task the same way. */
 typedef struct spawn_req {
-    const char *sr_shell;
-    const char *sr_cmd;
-    char **sr_env;
-    const nm_ident *sr_id; /* NULL: stay the daemon's user */
-    uint64_t sr_as_bytes;  /* RLIMIT_AS, 0: unchanged */
-    int sr_cgroup;         /* the task cgroup's cgroup.procs, or -1 */
-    int sr_guard;          /* nm_guard.h's descriptor, or -1 */
-    int *sr_guard_told;    /* set by the child: 1 if the guard was told */
-    char *sr_stack;        /* SPAWN_STACK bytes for the child */
+    nm_task_exec sr_task;
+    int sr_cgroup;       /* the task cgroup's cgroup.procs, or -1 */
+    int *sr_guard_told;  /* set by the child: 1 if the guard was told */
+    const char *sr_keeper; /* the keeper's path, or NULL: exec the task */
+    char **sr_kargv;     /* the keeper's arguments */
+    int sr_record;       /* the journal record, for the keeper */
+    char *sr_stack;      /* SPAWN_STACK bytes for the child */
 } spawn_req;
 
-static void __attribute__((noreturn)) child_fail(int efd, int step)
+/* The descriptors the keeper gets (nm_keeper.c): the error pipe, the
+ * journal record and the guard's pipe. */
+enum { KEEPER_ERR_FD = 3, KEEPER_RECORD_FD = 4, KEEPER_GUARD_FD = 5 };
+
+/* Moves the keeper's descriptors into place: above them first, so that
+ * no dup2 overwrites one still to move. */
+static void keeper_fds(const spawn_req *r, int efd)
 {
-    spawn_err e = {step, errno};
-    ssize_t n;
-    do
-        n = write(efd, &e, sizeof e);
-    while (n < 0 && errno == EINTR);
-    _exit(127);
+    int from[3] = {efd, r->sr_record, r->sr_task.te_guard};
+    int high[3];
+    for (int i = 0; i < 3; i++) {
+        high[i] = -1;
+        if (from[i] >= 0 && (high[i] = fcntl(from[i], F_DUPFD_CLOEXEC, 16)) < 0)
+            nm_exec_fail(efd, NM_STEP_KEEPER);
+    }
+    for (int i = 0; i < 3; i++)
+        if (high[i] >= 0 && dup2(high[i], KEEPER_ERR_FD + i) < 0)
+            nm_exec_fail(efd, NM_STEP_KEEPER);
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
+    close_range(KEEPER_GUARD_FD + 1, ~0u, 0);
+#endif
 }
 
-/* The child: its own process group, /dev/null and the pipe as stdio, no
- * other descriptor, plain signals, the account, the limit, then exec. */
+/* The child: plain signals, the cgroup, /dev/null and the pipe as stdio,
+ * no other descriptor, then the task (nm_task_exec_now) or its keeper. */
 static void __attribute__((noreturn))
 child_exec(const spawn_req *r, int out, int efd)
 {
     for (int sig = 1; sig < NSIG; sig++)
         if (sig != SIGKILL && sig != SIGSTOP)
             signal(sig, SIG_DFL);
-    if (setpgid(0, 0) != 0)
-        child_fail(efd, STEP_SETPGID);
-    /* The guard learns of the group before anything of the task runs: a
-     * node monitor killed between the exec and a tell of its own would
-     * leave the task unguarded. */
-    *r->sr_guard_told =
-        nm_guard_tell(r->sr_guard, (pid_t)syscall(SYS_getpid), 1) == 0;
     /* Into the task's cgroup before anything of the task runs, and while
      * still the daemon's user. (clone3's CLONE_INTO_CGROUP would spare
      * this write, but a CLONE_VM child on a stack of its own cannot be
      * started through clone3 without assembly.) */
     if (r->sr_cgroup >= 0 && write(r->sr_cgroup, "0", 1) != 1)
-        child_fail(efd, STEP_CGROUP);
+        nm_exec_fail(efd, NM_STEP_CGROUP);
     int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
         fcntl(0, F_SETFD, 0) != 0 || fcntl(1, F_SETFD, 0) != 0 ||
         fcntl(2, F_SETFD, 0) != 0)
-        child_fail(efd, STEP_STDIO);
+        nm_exec_fail(efd, NM_STEP_STDIO);
+    if (r->sr_keeper != NULL) {
+        keeper_fds(r, efd);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        execve(r->sr_keeper, r->sr_kargv, r->sr_task.te_env);
+        nm_exec_fail(KEEPER_ERR_FD, NM_STEP_EXEC);
+    }
 #if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
     /* The task gets none of the daemon's other descriptors (its sockets
-     * would outlive it in a task left running); the error pipe is
-     * close-on-exec. Older libcs: the daemon opens all close-on-exec. */
-    if (efd > 3)
-        close_range(3, (unsigned)efd - 1, 0);
-    close_range((unsigned)efd + 1, ~0u, 0);
+     * would outlive it in a task left running); the error pipe and the
+     * guard's, still needed, are close-on-exec. Older libcs: the daemon
+     * opens all close-on-exec. */
+    int keep[2] = {efd, r->sr_task.te_guard};
+    if (keep[1] >= 0 && keep[1] < keep[0]) {
+        keep[0] = keep[1];
+        keep[1] = efd;
+    }
+    unsigned from = 3;
+    for (int i = 0; i < 2; i++) {
+        if (keep[i] < (int)from)
+            continue;
+        if ((unsigned)keep[i] > from)
+            close_range(from, (unsigned)keep[i] - 1, 0);
+        from = (unsigned)keep[i] + 1;
+    }
+    close_range(from, ~0u, 0);
 #endif
-    const nm_ident *id = r->sr_id;
-    if (id != NULL) {
-        if (syscall(SYS_setgroups, (size_t)id->id_ngroups, id->id_groups) != 0)
-            child_fail(efd, STEP_SETGROUPS);
-        if (syscall(SYS_setresgid, id->id_gid, id->id_gid, id->id_gid) != 0)
-            child_fail(efd, STEP_SETGID);
-        if (syscall(SYS_setresuid, id->id_uid, id->id_uid, id->id_uid) != 0)
-            child_fail(efd, STEP_SETUID);
-        /* Paranoia: a switch that could be undone is no switch. */
-        if (id->id_uid != 0 && syscall(SYS_setuid, 0) == 0) {
-            errno = EPERM;
-            child_fail(efd, STEP_SETUID);
-        }
-        if (chdir(id->id_home) != 0 && chdir("/") != 0)
-            child_fail(efd, STEP_CHDIR);
-    }
-    if (r->sr_as_bytes > 0) {
-        struct rlimit rl = {(rlim_t)r->sr_as_bytes, (rlim_t)r->sr_as_bytes};
-        if (setrlimit(RLIMIT_AS, &rl) != 0)
-            child_fail(efd, STEP_RLIMIT);
-    }
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    char *argv[] = {"sh", "-c", (char *)r->sr_cmd, NULL};
-    execve(r->sr_shell, argv, r->sr_env);
-    child_fail(efd, STEP_EXEC);
+    nm_task_exec_now(&r->sr_task, efd, r->sr_guard_told);
 }
 
 typedef struct child_arg {
@@ -575,14 +622,50 @@ __attribute__((no_sanitize_address)) static int child_main(void *arg)
     child_exec(ca->ca_req, ca->ca_out, ca->ca_efd);
 }
 
-/* Starts the shell for r with its output into a new pipe. Returns 0, or
- * an errno value with the failed step in *step; *pid is the child's, or 0
- * if none started, either way. Waits for the child's exec (a few system
- * calls), like posix_spawn. */
-static int spawn(const spawn_req *r, pid_t *pid, int *fd, int *step)
+/* Reads the child's records: the task's pid (from a keeper), a guard
+ * not told, a failed step; until the pipe ends or, when it does not
+ * block, until it is empty (*open: 1 if it has not ended). Returns the
+ * failure's errno (its step in *step) or 0. */
+static int read_records(int efd, pid_t *group, int *told, int *step,
+                        int *open)
+{
+    int err = 0;
+    nm_exec_err se;
+    ssize_t n;
+    *open = 0;
+    for (;;) {
+        do
+            n = read(efd, &se, sizeof se);
+        while (n < 0 && errno == EINTR);
+        if (n < 0 && errno == EAGAIN)
+            *open = 1;
+        if (n != (ssize_t)sizeof se)
+            return err;
+        if (se.ee_step == NM_STEP_PID)
+            *group = (pid_t)se.ee_errno;
+        else if (se.ee_step == NM_STEP_UNGUARDED)
+            *told = 0;
+        else if (err == 0) {
+            *step = se.ee_step;
+            err = se.ee_errno != 0 ? se.ee_errno : EIO;
+        }
+    }
+}
+
+/* Starts the shell (or its keeper) for r with its output into a new pipe.
+ * Returns 0, or an errno value with the failed step in *step; *pid is
+ * the child's, or 0 if none started, either way; *group the task's
+ * process group. Without a keeper it waits for the task's exec (a few
+ * system calls), like posix_spawn. With one it waits for the keeper's
+ * exec only, and reads what the keeper has said by then: *group is 0
+ * until it says the task's pid, and *efd (non-blocking) is for the rest
+ * (-1 when the keeper has said all). */
+static int spawn(const spawn_req *r, pid_t *pid, pid_t *group, int *fd,
+                 int *efd, int *step)
 {
     int p[2], e[2];
-    *step = STEP_CLONE;
+    *step = NM_STEP_CLONE;
+    *efd = -1;
     if (pipe2(p, O_CLOEXEC) != 0)
         return errno;
     if (pipe2(e, O_CLOEXEC) != 0) {
@@ -591,8 +674,12 @@ static int spawn(const spawn_req *r, pid_t *pid, int *fd, int *step)
         close(p[1]);
         return err;
     }
-    /* Only our end is non-blocking: the task's writes must block. */
-    int err = fcntl(p[0], F_SETFL, O_NONBLOCK) != 0 ? errno : 0;
+    /* Only our ends are non-blocking: the task's writes must block. */
+    int err = fcntl(p[0], F_SETFL, O_NONBLOCK) != 0 ||
+                      (r->sr_keeper != NULL &&
+                       fcntl(e[0], F_SETFL, O_NONBLOCK) != 0)
+                  ? errno
+                  : 0;
     pid_t c = -1;
     if (err == 0) {
         /* No handler of ours may run in the child before its signals are
@@ -609,21 +696,20 @@ static int spawn(const spawn_req *r, pid_t *pid, int *fd, int *step)
     }
     close(p[1]);
     close(e[1]);
-    if (err == 0) {
-        spawn_err se;
-        ssize_t n;
-        do
-            n = read(e[0], &se, sizeof se);
-        while (n < 0 && errno == EINTR);
-        if (n == (ssize_t)sizeof se) {
-            int st;
-            while (waitpid(c, &st, 0) < 0 && errno == EINTR)
-                ;
-            *step = se.se_step;
-            err = se.se_errno != 0 ? se.se_errno : EIO;
-        }
+    /* The clone returns when the child has exec'd or failed: a failure
+     * before the exec is in the pipe by now. */
+    *group = r->sr_keeper != NULL ? 0 : c;
+    int open = 0;
+    if (err == 0 && (err = read_records(e[0], group, r->sr_guard_told, step,
+                                        &open)) != 0) {
+        int st;
+        while (waitpid(c, &st, 0) < 0 && errno == EINTR)
+            ;
     }
-    close(e[0]);
+    if (err == 0 && open)
+        *efd = e[0];
+    else
+        close(e[0]);
     *pid = c > 0 ? c : 0;
     if (err != 0) {
         close(p[0]);
@@ -631,6 +717,45 @@ static int spawn(const spawn_req *r, pid_t *pid, int *fd, int *step)
     }
     *fd = p[0];
     return 0;
+}
+
+/* The keeper's command line for r (nm_keeper.c), in x's buffers. */
+static void keeper_argv(nm_cmdexec *x, spawn_req *r, char **argv)
+{
+    size_t a = 0;
+    argv[a++] = "skylark-keeper";
+    const nm_ident *id = r->sr_task.te_id;
+    if (id != NULL) {
+        snprintf(x->x_karg[0], sizeof x->x_karg[0], "%u", (unsigned)id->id_uid);
+        snprintf(x->x_karg[1], sizeof x->x_karg[1], "%u", (unsigned)id->id_gid);
+        size_t off = 0;
+        x->x_kgroups[0] = '\0';
+        for (uint32_t i = 0; i < id->id_ngroups; i++)
+            off += (size_t)snprintf(x->x_kgroups + off,
+                                    sizeof x->x_kgroups - off, "%s%u",
+                                    i > 0 ? "," : "",
+                                    (unsigned)id->id_groups[i]);
+        argv[a++] = "-u";
+        argv[a++] = x->x_karg[0];
+        argv[a++] = "-g";
+        argv[a++] = x->x_karg[1];
+        argv[a++] = "-G";
+        argv[a++] = x->x_kgroups;
+        argv[a++] = "-d";
+        argv[a++] = (char *)id->id_home;
+    }
+    if (r->sr_task.te_as_bytes > 0) {
+        snprintf(x->x_karg[2], sizeof x->x_karg[2], "%llu",
+                 (unsigned long long)r->sr_task.te_as_bytes);
+        argv[a++] = "-m";
+        argv[a++] = x->x_karg[2];
+    }
+    if (r->sr_task.te_guard >= 0)
+        argv[a++] = "-k";
+    argv[a++] = "--";
+    argv[a++] = (char *)r->sr_task.te_shell;
+    argv[a++] = (char *)r->sr_task.te_cmd;
+    argv[a] = NULL;
 }
 
 static cx_child *find_task(nm_cmdexec *x, uint64_t job, uint32_t task,
@@ -642,7 +767,8 @@ static cx_child *find_task(nm_cmdexec *x, uint64_t job, uint32_t task,
     return NULL;
 }
 
-void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt, sk_time now)
+void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt,
+                       const nm_origin *origin, sk_time now)
 {
     const uint8_t *spec = lt->lt_spec.b_data;
     uint32_t len = lt->lt_spec.b_len;
@@ -694,15 +820,15 @@ void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt, sk_time now)
     /* With memory.max, RLIMIT_AS (which counts address space reserved,
      * not memory used) is not needed. */
     bool as_limit = cg == NULL || !(nm_cgroup_enforced(cg) & NM_CG_MEMORY);
-    int told = 0;
-    spawn_req r = {x->x_cfg.cx_shell,
-                   (const char *)spec,
-                   NULL,
-                   id,
-                   as_limit ? (uint64_t)lt->lt_res.r_mem_mb << 20 : 0,
+    int told = 1;
+    spawn_req r = {{x->x_cfg.cx_shell, (const char *)spec, NULL, id,
+                    as_limit ? (uint64_t)lt->lt_res.r_mem_mb << 20 : 0,
+                    x->x_guard},
                    -1,
-                   x->x_guard,
                    &told,
+                   NULL,
+                   NULL,
+                   -1,
                    x->x_stack};
     if (cg != NULL) {
         char why[256];
@@ -717,25 +843,54 @@ void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt, sk_time now)
             return;
         }
     }
-    r.sr_env = env_fill(x, lt, id);
-    pid_t pid = 0;
-    int fd = -1, step = 0;
-    int err = spawn(&r, &pid, &fd, &step);
+    r.sr_task.te_env = env_fill(x, lt, id);
+    nm_journal *jn = x->x_cfg.cx_journal;
+    static const nm_origin NO_ORIGIN;
+    char *kargv[20];
+    if (jn != NULL) {
+        r.sr_record = nm_journal_begin(jn, lt->lt_job, lt->lt_task,
+                                       lt->lt_attempt,
+                                       origin != NULL ? origin : &NO_ORIGIN,
+                                       (uint64_t)now);
+        if (r.sr_record >= 0) {
+            r.sr_keeper = x->x_cfg.cx_keeper;
+            keeper_argv(x, &r, kargv);
+            r.sr_kargv = kargv;
+        }
+    }
+    pid_t pid = 0, group = 0;
+    int fd = -1, efd = -1, step = 0;
+    int err = spawn(&r, &pid, &group, &fd, &efd, &step);
     if (r.sr_cgroup >= 0)
         close(r.sr_cgroup);
-    if (err != 0 && told)
-        nm_guard_tell(x->x_guard, pid, 0);
+    if (r.sr_record >= 0)
+        close(r.sr_record);
+    if (err != 0 && told && group > 0)
+        nm_guard_tell(x->x_guard, group, 0);
     if (err != 0) {
+        if (r.sr_record >= 0)
+            nm_journal_end(jn, lt->lt_job, lt->lt_task, lt->lt_attempt, false,
+                           (uint64_t)now);
         if (c->c_cg[0] != '\0')
             nm_cgroup_task_end(cg, c->c_cg);
         child_recycle(x, c);
         fail_now(x, lt, now, &x->x_st.cs_spawn_failed,
-                 "command executor: cannot start %s%s%s: %s: %s",
+                 "command executor: cannot start %s%s%s%s: %s: %s",
                  x->x_cfg.cx_shell, id != NULL ? " as " : "",
-                 id != NULL ? id->id_name : "", STEP_NAMES[step],
-                 strerror(err));
+                 id != NULL ? id->id_name : "",
+                 r.sr_keeper != NULL ? " through its keeper" : "",
+                 nm_step_name(step), strerror(err));
         return;
     }
+    c->c_group = group;
+    c->c_efd = efd;
+    if (efd >= 0) {
+        ev_io_init(&c->c_eio, on_keeper, efd, EV_READ);
+        c->c_eio.data = c;
+        ev_io_start(x->x_loop, &c->c_eio);
+    }
+    c->c_record = r.sr_record >= 0;
+    c->c_linger = c->c_record && origin != NULL;
     c->c_pid = pid;
     c->c_fd = fd;
     if (!told)
@@ -768,7 +923,8 @@ static void kill_child(nm_cmdexec *x, cx_child *c)
     if (c->c_killing)
         return; /* the grace timer already runs */
     c->c_killing = true;
-    kill(-c->c_pid, SIGTERM);
+    if (c->c_group > 0) /* else when its keeper says it (keeper_records) */
+        kill(-c->c_group, SIGTERM);
     ev_timer_set(&c->c_grace, (double)x->x_cfg.cx_kill_grace_ms / 1000.0, 0);
     ev_timer_start(x->x_loop, &c->c_grace);
 }
@@ -795,8 +951,8 @@ void nm_cmdexec_signal_all(nm_cmdexec *x, int sig)
     for (cx_child *c = x->x_running; c != NULL; c = c->c_next) {
         if (c->c_pid > 0 && sig == SIGKILL)
             kill_hard(c);
-        else if (c->c_pid > 0)
-            kill(-c->c_pid, sig);
+        else if (c->c_pid > 0 && c->c_group > 0)
+            kill(-c->c_group, sig);
     }
 }
 
@@ -815,6 +971,11 @@ int nm_cmdexec_next(nm_cmdexec *x, sk_task_finished *out)
     if (x->x_done_head == NULL)
         x->x_done_tail = NULL;
     x->x_taken = c;
+    if (c->c_record)
+        nm_journal_end(x->x_cfg.cx_journal, c->c_job, c->c_task, c->c_attempt,
+                       c->c_linger && (c->c_status == SK_TASK_OK ||
+                                       c->c_status == SK_TASK_FAILED),
+                       (uint64_t)now_us());
     /* The ring's oldest byte is at c_out_pos once it has wrapped. */
     uint32_t start = c->c_out_len < OUT_CAP ? 0 : c->c_out_pos;
     uint32_t first =
@@ -896,6 +1057,7 @@ void nm_cmdexec_destroy(nm_cmdexec *x)
         if (c->c_cg[0] != '\0')
             nm_cgroup_task_end(x->x_cfg.cx_cgroup, c->c_cg);
         ev_timer_stop(x->x_loop, &c->c_grace);
+        keeper_close(c);
         if (c->c_fd >= 0) {
             ev_io_stop(x->x_loop, &c->c_io);
             close(c->c_fd);

@@ -38,10 +38,21 @@
  * the daemon takes them with nm_cmdexec_next (also after each launch,
  * since a launch may fail at once without a callback).
  *
+ * With a journal (cx_journal) the task's shell is the child of its keeper,
+ * a process of its own outside the task's process group, and the task's
+ * record in the journal (nm_journal.h) says whose task it is and how it
+ * ended; the record is removed when its result has been taken, or, for
+ * a task launched with an origin that ran to its end, the journal's
+ * linger time later.
+ *
  * Costs: a launch is one clone (a vfork: no memory copied) and exec plus
- * two pipes (with a cgroup, also a mkdir, a write per limit, and at
- * the end a cgroup.kill and an rmdir), and waits for the child to reach exec,
- * like posix_spawn; a task's exit is O(tasks running) to find it. Memory: one
+ * two pipes (with a cgroup, also a mkdir, a write per limit, and at the
+ * end a cgroup.kill and an rmdir; with a journal, a file written and
+ * removed), and waits for the task to reach exec, like posix_spawn (with
+ * a journal, for the keeper's exec only: the keeper's fork and the
+ * task's start run while the loop goes on, the keeper's word of the
+ * task's pid read from a pipe on the loop, a kill asked for before it
+ * applied when it comes); a task's exit is O(tasks running) to find it. Memory: one
  * record of about 4.5 KiB per task running or waiting to be taken, recycled,
  * and a 64 KiB stack for children between clone and exec.
  *
@@ -52,6 +63,7 @@
 
 #include "nm_account.h"
 #include "nm_cgroup.h"
+#include "nm_journal.h"
 #include "sk_core.h"
 #include "sk_proto.h"
 
@@ -75,6 +87,12 @@ typedef struct nm_cmdexec_config {
      * tasks are confined by their process group and RLIMIT_AS only. A
      * task whose cgroup cannot be made fails at once. */
     nm_cgroup *cx_cgroup;
+    /* The journal (nm_journal.h; outlives the executor), or NULL. With
+     * one, each task gets a record and runs under its keeper, the
+     * program at cx_keeper (nm_keeper.c), which appends the task's end
+     * to the record; a task whose record cannot be made runs without. */
+    nm_journal *cx_journal;
+    char cx_keeper[4096];
 } nm_cmdexec_config;
 
 /* Counters. */
@@ -120,10 +138,13 @@ int nm_cmdexec_create(struct ev_loop *loop, const nm_cmdexec_config *cfg,
 void nm_cmdexec_destroy(nm_cmdexec *x);
 
 /* nm_cmdexec_launch starts the task lt (the attempt lt_job, lt_task,
- * lt_attempt) at time now. Whatever happens, exactly one result for it
- * will come out of nm_cmdexec_next: later when it ends, or at once if it
- * could not start. lt is not referenced after the call. */
-void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt, sk_time now);
+ * lt_attempt) at time now (microseconds since the epoch), for origin
+ * (whose task it is, for the journal's record; NULL: no job key).
+ * Whatever happens, exactly one result for it will come out of
+ * nm_cmdexec_next: later when it ends, or at once if it could not start.
+ * lt and origin are not referenced after the call. */
+void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt,
+                       const nm_origin *origin, sk_time now);
 
 /* nm_cmdexec_kill stops the attempt kt names (kt_task SK_TASK_ANY: every
  * task of the job kt_job): SIGTERM to its process group now, SIGKILL

@@ -184,6 +184,25 @@ static nm_task *find_task(const nm_core *nm, uint64_t local, uint32_t task,
     return NULL;
 }
 
+int nm_task_origin(const nm_core *nm, uint64_t job, uint32_t task,
+                   uint32_t attempt, nm_origin *o)
+{
+    const nm_task *t = find_task(nm, job, task, attempt);
+    if (t == NULL)
+        return -1;
+    o->or_key = t->tk_key;
+    o->or_ref = t->tk_ref;
+    if (t->tk_job != NULL) {
+        o->or_sched = t->tk_job->jb_sched->pe_hello_id;
+        o->or_sched_inc = t->tk_job->jb_sched->pe_incarnation;
+    } else {
+        o->or_sched = t->tk_orphan_of;
+        o->or_sched_inc = t->tk_orphan_inc;
+    }
+    snprintf(o->or_user, sizeof o->or_user, "%s", t->tk_user->us_name);
+    return 0;
+}
+
 static nm_long *find_long(const nm_core *nm, uint64_t resv)
 {
     for (nm_hnode *n = nm_htab_find(&nm->nm_longs, nm_long_hash(resv)); n;
@@ -841,10 +860,25 @@ static void on_kill(nm_core *nm, nm_peer *s, const sk_kill_task *k, sk_time now)
 
 /* ---- messages from executors ------------------------------------------ */
 
+/* Whether the executor x may report the end of t, which another
+ * executor runs: one of the same framework (a new process of an executor
+ * killed as the task ended, reporting it from its journal before the
+ * old session's timeout). */
+static bool same_framework(const nm_peer *x, const nm_task *t)
+{
+    const nm_peer *runs = t->tk_exec;
+    /* The command executor (NM_PEER_COMMAND) has no framework name. */
+    return x->pe_role == SK_ROLE_EXECUTOR && runs->pe_framework != NULL &&
+           x->pe_framework != NULL &&
+           strcmp(runs->pe_framework, x->pe_framework) == 0;
+}
+
 static void on_finished(nm_core *nm, nm_peer *x, const sk_task_finished *f,
                         sk_time now)
 {
     nm_task *t = find_task(nm, f->tf_job, f->tf_task, f->tf_attempt);
+    if (t != NULL && t->tk_exec != x && same_framework(x, t))
+        x = t->tk_exec;
     if ((t == NULL || t->tk_exec != x) && x->pe_role == SK_ROLE_EXECUTOR &&
         nm_outcome_late(nm, x, f, now))
         return;
@@ -1073,7 +1107,6 @@ void nm_peer_up(nm_core *nm, sk_peer peer, const sk_hello *hello, sk_time now)
     p->pe_role = hello->he_role;
     p->pe_hello_id = hello->he_id;
     p->pe_incarnation = hello->he_incarnation;
-    p->pe_name_hash = nm_hash_str(hello->he_name != NULL ? hello->he_name : "");
     nm_list_init(&p->pe_jobs);
     nm_list_init(&p->pe_tasks);
     nm_htab_insert(&nm->nm_peers, &p->pe_hnode, nm_peer_hash(peer));

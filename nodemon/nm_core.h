@@ -71,12 +71,15 @@
  *   remembered up to NM_MAX_AWAY, their jobs up to NM_MAX_AWAY_JOBS
  *   (the oldest is forgotten first).
  * - An executor going down: each of its running tasks is reported LOST;
- *   a keyed one is remembered for outcome_keep_ms, and if the same
- *   executor process (HELLO name and incarnation) registers again and
- *   reports its end (OK, FAILED), that outcome is offered to the
- *   schedulers (TASK_OUTCOME, ns_outcomes_late), so that a task that
- *   ended while its executor was stopped or cut off is not completed
- *   again by its retry (nm_outcome.c).
+ *   a keyed one is remembered for outcome_keep_ms, and if an executor of
+ *   the same framework (the same process back, or a new one that read
+ *   the end from its journal) reports its end (OK, FAILED), that
+ *   outcome is offered to the schedulers (TASK_OUTCOME,
+ *   ns_outcomes_late), so that a task that ended while its executor was
+ *   stopped, cut off or killed is not completed again by its retry
+ *   (nm_outcome.c). Before the session's end, such a report from an
+ *   executor of the same framework ends the task as its own executor's
+ *   would.
  *   A scheduler going down: its queued reservations are dropped, slots
  *   held for its GET_TASKs are released, its pending long reservations
  *   are dropped and flowd gets RESERVE_REJECT, and its running tasks
@@ -298,6 +301,31 @@ void nm_share_outbox(nm_core *nm, sk_outbox *ob);
 
 /* nm_get_stats returns the counters. */
 const nm_stats *nm_get_stats(const nm_core *nm);
+
+/* Whose task an attempt is: the frontend's name for it and the
+ * scheduler it runs for (for the command executor's journal). */
+typedef struct nm_origin {
+    uint64_t or_key; /* the job key, 0: none */
+    uint32_t or_ref;
+    uint32_t or_sched;     /* HELLO id of its scheduler */
+    uint64_t or_sched_inc; /* and its incarnation */
+    char or_user[SK_MAX_NAME_LEN + 1];
+} nm_origin;
+
+/* nm_task_origin fills *o for the running attempt an executor knows as
+ * (local job id job, task, attempt). Returns 0, or -1 when none runs. */
+int nm_task_origin(const nm_core *nm, uint64_t job, uint32_t task,
+                   uint32_t attempt, nm_origin *o);
+
+/* nm_outcome_recovered keeps, as if it had ended here, the end of a task
+ * a previous node monitor process ran (read back from the command
+ * executor's journal): origin o, ended at end_us by itself with exit code
+ * code (0: OK, else FAILED), launched at launch_us. It is offered
+ * (TASK_OUTCOME) to the schedulers that register, like every kept
+ * outcome of a scheduler not connected here (nm_outcome.c). Ignored
+ * without a job key or when outcomes are not kept. */
+void nm_outcome_recovered(nm_core *nm, const nm_origin *o, int32_t code,
+                          uint64_t launch_us, uint64_t end_us, sk_time now);
 
 /* nm_slots fills out with the state of the slots. O(1). */
 void nm_slots(const nm_core *nm, nm_slot_info *out);

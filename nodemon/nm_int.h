@@ -30,7 +30,6 @@ typedef struct nm_peer {
     bool pe_in_fw;           /* executors: the one nm_fw points to */
     bool pe_in_sched;        /* schedulers: the one nm_sched_ids points to */
     uint64_t pe_incarnation; /* from its HELLO: a restart changes it */
-    uint64_t pe_name_hash;   /* of its HELLO name (executors) */
     nm_hnode pe_fw_hnode;    /* in nm_fw, by framework */
     nm_hnode pe_sched_hnode; /* in nm_sched_ids, by pe_hello_id */
     nm_link pe_jobs;         /* schedulers: their nm_job */
@@ -291,15 +290,16 @@ void nm_outcomes_schedulers(nm_core *nm, sk_time now);
 
 /* nm_outcome_lost remembers t, a keyed task of the executor x reported
  * LOST because x's session ended, for outcome_keep_ms (at most
- * max_outcomes), so that the same executor process back may still say
- * how it ended. Cost: one allocation. */
+ * max_outcomes), so that an executor of the same framework (the same
+ * process back, or a new one reading its journal) may still say how it
+ * ended. Cost: one allocation. */
 void nm_outcome_lost(nm_core *nm, const nm_task *t, const nm_peer *x,
                      sk_time now);
 
 /* nm_outcome_late takes f, a TASK_FINISHED from the executor x for no
  * task running there: if it is the end of a task remembered by
- * nm_outcome_lost for the same executor process (HELLO name and
- * incarnation) and it ran to its end (OK, FAILED), its outcome is kept
+ * nm_outcome_lost for an executor of x's framework and it ran to its
+ * end (OK, FAILED), its outcome is kept
  * and offered at once to every scheduler connected here, its own
  * included (whose retry it ends; docs/FAULTS.md, "Executors"). Returns
  * 1 when f was such an end, else 0. O(remembered tasks). */

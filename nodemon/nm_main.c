@@ -26,8 +26,8 @@
 #define DEFAULT_SCHED  "tcp://127.0.0.1:7070"
 #define MAX_SCHEDULERS 64
 #define NOWN                                                                   \
-    6 /* schedulers, flowd, labels, rack, shell,                               \
-         kill_grace_ms */
+    8 /* schedulers, flowd, labels, rack, shell,                               \
+         kill_grace_ms, journal, keeper */
 #define NKEYS                                                                  \
     (NM_CONFIG_NKEYS + NM_ACCOUNT_NKEYS + NM_CGROUP_NKEYS + SK_DAEMON_NKEYS +  \
      NOWN)
@@ -37,6 +37,7 @@ typedef struct nm_daemon {
     nm_core *nd_core;
     nm_cmdexec *nd_cmd;
     nm_cgroup *nd_cgroup; /* NULL without [cmdexec] cgroup */
+    nm_journal *nd_journal; /* NULL without [cmdexec] journal */
     sk_daemon *nd_shell;
     struct ev_loop *nd_loop;
     ev_timer nd_grace;    /* shutdown: SIGKILL what SIGTERM left */
@@ -88,8 +89,14 @@ static void on_local(void *arg, const sk_msg *msg)
          * will count this one lost when we leave. */
         if (nd->nd_stopping)
             nd->nd_ignored++;
-        else
-            nm_cmdexec_launch(nd->nd_cmd, &msg->m_launch, sk_daemon_now());
+        else {
+            const sk_launch *lt = &msg->m_launch;
+            nm_origin o;
+            int known = nm_task_origin(nd->nd_core, lt->lt_job, lt->lt_task,
+                                       lt->lt_attempt, &o) == 0;
+            nm_cmdexec_launch(nd->nd_cmd, lt, known ? &o : NULL,
+                              sk_daemon_now());
+        }
     } else if (msg->m_type == SK_MSG_KILL_TASK) {
         nm_cmdexec_kill(nd->nd_cmd, &msg->m_kill_task);
     }
@@ -192,6 +199,21 @@ static void on_status(void *arg, sk_daemon *d)
                          (unsigned long long)cs->cs_output_bytes);
     sk_daemon_status_add(d, "cmdexec.oom", "%llu",
                          (unsigned long long)cs->cs_oom);
+    if (nd->nd_journal != NULL) {
+        const nm_journal_stats *js = nm_journal_stats_get(nd->nd_journal);
+        sk_daemon_status_add(d, "journal.written", "%llu",
+                             (unsigned long long)js->js_written);
+        sk_daemon_status_add(d, "journal.write_failed", "%llu",
+                             (unsigned long long)js->js_write_failed);
+        sk_daemon_status_add(d, "journal.recovered", "%llu",
+                             (unsigned long long)js->js_recovered);
+        sk_daemon_status_add(d, "journal.unfinished", "%llu",
+                             (unsigned long long)js->js_unfinished);
+        sk_daemon_status_add(d, "journal.signaled", "%llu",
+                             (unsigned long long)js->js_signaled);
+        sk_daemon_status_add(d, "journal.bad", "%llu",
+                             (unsigned long long)js->js_bad);
+    }
     if (nd->nd_cgroup == NULL)
         return;
     const nm_cgroup_stats *gs = nm_cgroup_stats_get(nd->nd_cgroup);
@@ -210,6 +232,14 @@ static void metrics(void *arg, sk_metrics_out *o)
 {
     nm_daemon *nd = arg;
     nm_metrics(nd->nd_core, nm_cmdexec_stats_get(nd->nd_cmd), o);
+}
+
+/* A task's end read back from the journal: the core keeps and offers it. */
+static void on_recovered(void *arg, const nm_journal_entry *e)
+{
+    nm_daemon *nd = arg;
+    nm_outcome_recovered(nd->nd_core, &e->je_origin, e->je_code,
+                         e->je_launch_us, e->je_end_us, sk_daemon_now());
 }
 
 /* ---- configuration ------------------------------------------------------ */
@@ -285,6 +315,9 @@ int main(int argc, char **argv)
     nm_cgroup_config cgc;
     nm_cgroup_config_init(&cgc);
     nm_cgroup *cgroup = NULL; /* [cmdexec] cgroup, when configured */
+    char journal_dir[4096] = "";
+    char keeper[sizeof cx.cx_keeper] = "";
+    nm_journal *journal = NULL;
 
     sk_config_key keys[NKEYS];
     size_t n = nm_config_keys(&cfg, &weights, keys);
@@ -350,6 +383,27 @@ int main(int argc, char **argv)
                                 3600000,
                                 NULL,
                                 "SIGTERM to SIGKILL when a task is killed"};
+    keys[n++] = (sk_config_key){"cmdexec",
+                                "journal",
+                                SK_CONFIG_STRING,
+                                journal_dir,
+                                sizeof journal_dir,
+                                0,
+                                0,
+                                NULL,
+                                "directory of the command tasks' journal, "
+                                "read back at start (none by default)"};
+    keys[n++] = (sk_config_key){"cmdexec",
+                                "keeper",
+                                SK_CONFIG_STRING,
+                                keeper,
+                                sizeof keeper,
+                                0,
+                                0,
+                                NULL,
+                                "the task keeper program the journal needs "
+                                "(default: skylark-keeper beside this one, "
+                                "else the installed one)"};
     SK_ASSERT(n == NKEYS);
 
     sk_daemon_cli cli = {
@@ -435,6 +489,17 @@ int main(int argc, char **argv)
         sk_info("%s", line);
         cx.cx_cgroup = cgroup;
     }
+    if (journal_dir[0] != '\0' &&
+        (nm_journal_keeper(keeper, cx.cx_keeper, sizeof cx.cx_keeper, err,
+                           sizeof err) != 0 ||
+         nm_journal_open(journal_dir, NM_JOURNAL_LINGER_MS,
+                         4 * cx.cx_max_children +
+                             (uint32_t)cfg.nc_max_outcomes,
+                         &journal, err, sizeof err) != 0)) {
+        fprintf(stderr, "%s: [cmdexec] journal: %s\n", PROG, err);
+        goto out_lists;
+    }
+    cx.cx_journal = journal;
 
     status = 1;
     nm_daemon nd;
@@ -442,10 +507,29 @@ int main(int argc, char **argv)
     nd.nd_nsched = scheds.sl_count;
     nd.nd_flowd = flowd;
     nd.nd_cgroup = cgroup;
+    nd.nd_journal = journal;
     rc = nm_new(&cfg, &weights, sk_daemon_seed(&ds), &nd.nd_core);
     if (rc != 0) {
         sk_error("cannot create the node monitor core: %s", sk_strerror(rc));
         goto out_lists;
+    }
+    /* The ends an earlier node monitor on this journal left: offered to
+     * the schedulers as they register (docs/FAULTS.md, "The journal"). */
+    if (journal != NULL) {
+        nm_journal_recover(journal, on_recovered, &nd);
+        const nm_journal_stats *js = nm_journal_stats_get(journal);
+        /* Records left mean the last node monitor did not stop
+         * cleanly: worth a warning. */
+        if (js->js_recovered + js->js_unfinished + js->js_signaled +
+                js->js_bad >
+            0)
+            sk_warn("journal %s: %llu task ends recovered, %llu tasks "
+                    "without an end, %llu ended by a signal, %llu files "
+                    "refused",
+                    journal_dir, (unsigned long long)js->js_recovered,
+                    (unsigned long long)js->js_unfinished,
+                    (unsigned long long)js->js_signaled,
+                    (unsigned long long)js->js_bad);
     }
     nd.nd_loop = ev_loop_new(EVFLAG_AUTO);
     if (nd.nd_loop == NULL) {
@@ -521,6 +605,7 @@ out_core:
     if (status == 0)
         sk_info("stopped");
 out_lists:
+    nm_journal_close(journal);
     nm_cgroup_close(cgroup);
     nm_accounts_free(acct);
     sk_strlist_free(&scheds);

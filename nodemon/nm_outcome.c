@@ -208,21 +208,38 @@ void nm_outcome_keep(nm_core *nm, const nm_task *t, uint32_t sched,
         offer_all(nm, oc, sched);
 }
 
+void nm_outcome_recovered(nm_core *nm, const nm_origin *o, int32_t code,
+                          uint64_t launch_us, uint64_t end_us, sk_time now)
+{
+    if (o->or_key == 0)
+        return;
+    sk_task_finished f;
+    memset(&f, 0, sizeof f);
+    f.tf_status = code == 0 ? SK_TASK_OK : SK_TASK_FAILED;
+    f.tf_exit = code;
+    f.tf_end_us = end_us;
+    keep(nm, o->or_sched, o->or_sched_inc, o->or_key, o->or_ref, o->or_user,
+         (sk_time)launch_us, &f, now);
+}
+
 /* ---- tasks lost with their executor's session ---------------------------
  *
  * A framework executor stopped, or cut off, past the session timeout
  * has its running tasks reported LOST (nm_core.c, executor_down), and
  * they are retried; but a task that ended meanwhile ran to its end, and
- * its retry must not complete it again. The same executor process back
- * (libskylark sends these ends again when it registers with the same
- * node monitor process) tells how it ended; its outcome is then offered
- * like any other, and the scheduler takes it in place of the retry. */
+ * its retry must not complete it again. An executor of the same
+ * framework tells how it ended: the same process back (libskylark sends
+ * these ends again when it registers with the same node monitor
+ * process), or a new one that read the end back from its journal
+ * (`skylark executor --journal`, sk_executor_recovered); its outcome is
+ * then offered like any other, and the scheduler takes it in place of
+ * the retry. */
 
 struct nm_lostrun {
     kept lr_kept;      /* in nm_lostruns */
     uint64_t lr_local; /* the attempt, as the executor names it */
     uint32_t lr_task, lr_attempt;
-    uint64_t lr_exec_name, lr_exec_inc; /* the executor process */
+    uint64_t lr_fw_hash;                /* the executor's framework */
     uint32_t lr_sched;                  /* the task's scheduler */
     uint64_t lr_sched_inc;
     uint64_t lr_key;
@@ -230,6 +247,12 @@ struct nm_lostrun {
     sk_time lr_launch;
     char lr_user[]; /* the task's user */
 };
+
+/* The hash of executor x's framework name (0 for none). */
+static uint64_t fw_hash(const nm_peer *x)
+{
+    return x->pe_framework != NULL ? nm_hash_str(x->pe_framework) : 0;
+}
 
 static void lost_drop(nm_core *nm, nm_lostrun *lr)
 {
@@ -260,8 +283,7 @@ void nm_outcome_lost(nm_core *nm, const nm_task *t, const nm_peer *x,
     lr->lr_local = t->tk_local;
     lr->lr_task = t->tk_task;
     lr->lr_attempt = t->tk_attempt;
-    lr->lr_exec_name = x->pe_name_hash;
-    lr->lr_exec_inc = x->pe_incarnation;
+    lr->lr_fw_hash = fw_hash(x);
     lr->lr_sched = t->tk_job->jb_sched->pe_hello_id;
     lr->lr_sched_inc = t->tk_job->jb_sched->pe_incarnation;
     lr->lr_key = t->tk_key;
@@ -280,9 +302,7 @@ int nm_outcome_late(nm_core *nm, const nm_peer *x, const sk_task_finished *f,
          l = l->ln_next) {
         nm_lostrun *lr = NM_CONTAINER(l, nm_lostrun, lr_kept.kp_link);
         if (lr->lr_local != f->tf_job || lr->lr_task != f->tf_task ||
-            lr->lr_attempt != f->tf_attempt ||
-            lr->lr_exec_name != x->pe_name_hash ||
-            lr->lr_exec_inc != x->pe_incarnation)
+            lr->lr_attempt != f->tf_attempt || lr->lr_fw_hash != fw_hash(x))
             continue;
         if (f->tf_status == SK_TASK_OK || f->tf_status == SK_TASK_FAILED) {
             nm_outcome *oc =

@@ -18,10 +18,10 @@ EXTRA_tests_test_integration_DEPENDENCIES = $(DH_TEST_DEPS)
 
 check_PROGRAMS += tests/test_cmdexec
 TESTS += tests/test_cmdexec
-tests_test_cmdexec_SOURCES = tests/test_cmdexec.c nodemon/nm_cmdexec.c \
-	nodemon/nm_guard.c nodemon/nm_account.c nodemon/nm_cgroup.c
-tests_test_cmdexec_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon
-tests_test_cmdexec_LDADD = $(SK_TRANSPORT_TEST_LDADD)
+tests_test_cmdexec_SOURCES = tests/test_cmdexec.c
+tests_test_cmdexec_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nodemon \
+	-DSK_TEST_KEEPER='"$(abs_top_builddir)/nodemon/skylark-keeper"'
+tests_test_cmdexec_LDADD = nodemon/libcmdexec.la $(SK_TRANSPORT_TEST_LDADD)
 
 check_PROGRAMS += tests/test_integration_fail
 TESTS += tests/test_integration_fail
@@ -110,6 +110,8 @@ EXTRA_tests_test_faults_orphans_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark
 # The reduced fault runner (scripts/faults, about 80 s): local clusters.
 TESTS += tests/test_faults.sh
 dist_check_SCRIPTS += tests/test_faults.sh
+TESTS += tests/test_nm_journal_restart.sh
+dist_check_SCRIPTS += tests/test_nm_journal_restart.sh
 
 # skylark executor on a local cluster (about 10 s): refusals, run
 # --framework, a cancel, a SIGKILL that takes its tasks with it.

@@ -5,8 +5,11 @@
  * leftovers of a task's group, spec validation, the concurrency limit,
  * destroy killing what still runs, the guard killing it when the
  * executor's process dies of SIGKILL, RLIMIT_AS from a memory request,
- * (as root only) tasks run as the account their user maps to, and (as
- * root with cgroup v2 only) tasks confined in a cgroup of their own.
+ * (as root only) tasks run as the account their user maps to, (as
+ * root with cgroup v2 only) tasks confined in a cgroup of their own, and
+ * with a journal: the same behaviour through the task keeper, the
+ * records, and the end of a task that ended just before its executor's
+ * process was killed, read back from the journal.
  */
 #include "nm_cmdexec.h"
 #include "skylark.h"
@@ -38,6 +41,7 @@ static result results[MAX_RESULTS];
 static int nresults;
 static int ready_calls;
 static char dir[64];
+static nm_journal *jn; /* the journal of the executors make() makes */
 
 static void take(void)
 {
@@ -83,7 +87,23 @@ static void launch_full(uint64_t job, uint32_t task, const void *spec,
     lt.lt_spec.b_data = spec;
     lt.lt_spec.b_len = len;
     lt.lt_framework = "";
-    nm_cmdexec_launch(x, &lt, 1000);
+    nm_cmdexec_launch(x, &lt, NULL, 1000);
+}
+
+/* Launches cmd as the attempt (job, task, 2) of origin o. */
+static void launch_of(uint64_t job, uint32_t task, const char *cmd,
+                      const nm_origin *o)
+{
+    sk_launch lt;
+    memset(&lt, 0, sizeof lt);
+    lt.lt_job = job;
+    lt.lt_task = task;
+    lt.lt_attempt = 2;
+    lt.lt_user = "alice";
+    lt.lt_spec.b_data = (const uint8_t *)cmd;
+    lt.lt_spec.b_len = (uint32_t)strlen(cmd) + 1;
+    lt.lt_framework = "";
+    nm_cmdexec_launch(x, &lt, o, 1000);
 }
 
 static void launch_spec(uint64_t job, uint32_t task, const void *spec,
@@ -170,6 +190,8 @@ static void make_as(uint32_t max_children, int64_t grace_ms,
     cfg.cx_accounts = accounts;
     cfg.cx_max_children = max_children;
     cfg.cx_kill_grace_ms = grace_ms;
+    cfg.cx_journal = jn;
+    snprintf(cfg.cx_keeper, sizeof cfg.cx_keeper, "%s", SK_TEST_KEEPER);
     snprintf(cfg.cx_node, sizeof cfg.cx_node, "node-7");
     if (nm_cmdexec_create(loop, &cfg, on_ready, NULL, &x) != 0)
         tap_bail_out("cannot create the command executor");
@@ -432,6 +454,152 @@ static void test_guard(void)
     if (pid > 0 && !gone(pid))
         kill(pid, SIGKILL);
     unlink(path);
+}
+
+static uint64_t found_key;
+
+static void recovered_one(void *arg, const nm_journal_entry *e)
+{
+    (*(int *)arg)++;
+    found_key = e->je_origin.or_key;
+}
+
+/* The record of (job, task, 2) in journal directory d, read into *e:
+ * 1 with an end, 0 without, -1 none or not a record. */
+static int record(const char *d, uint64_t job, uint32_t task,
+                  nm_journal_entry *e)
+{
+    char path[256], buf[NM_JOURNAL_MAX_BYTES];
+    snprintf(path, sizeof path, "%s/%llu-%u-2", d, (unsigned long long)job,
+             task);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    return nm_journal_parse(buf, n, e);
+}
+
+#define JOURNAL_TESTS (1 + 10 + 9 + 2 + 2 + 12)
+
+/* With a journal every task runs under its keeper: the same results as
+ * without, a record per task, and the end of a task that ended just
+ * before its executor's process died of SIGKILL survives in the record. */
+static void test_journal(void)
+{
+    char jdir[128], err[256];
+    snprintf(jdir, sizeof jdir, "%s/journal", dir);
+    nm_journal *j = NULL;
+    tap_is_int(nm_journal_open(jdir, 10000, 64, &j, err, sizeof err), 0,
+               "a journal opens on a new directory");
+    if (j == NULL)
+        tap_bail_out("%s", err);
+    jn = j;
+    nm_cmdexec_destroy(x);
+    make(8, 200);
+    test_exit_codes();
+    test_kill();
+    test_leftovers();
+
+    /* A kill before the keeper has said the task's pid: applied when it
+     * does. */
+    nresults = 0;
+    double t0 = now_s();
+    launch(31, 0, "sleep 30");
+    sk_kill_task kt = {31, 0, 2};
+    nm_cmdexec_kill(x, &kt);
+    tap_ok(wait_results(1), "a task killed as it starts ends");
+    const result *r = find(31, 0);
+    tap_ok(r && r->r_tf.tf_status == SK_TASK_KILLED && now_s() - t0 < 2,
+           "KILLED, exit %d, in %.2f s", r ? r->r_tf.tf_exit : 0,
+           now_s() - t0);
+
+    nresults = 0;
+    nm_origin o = {0xabc, 7, 3, 42, "alice"};
+    launch_of(30, 0, "exit 5", &o);
+    launch_of(30, 1, "exit 0", NULL);
+    tap_ok(wait_results(2), "a keyed and an unkeyed task end");
+    nm_journal_entry e;
+    tap_ok(record(jdir, 30, 0, &e) == 1 && !e.je_signaled &&
+               e.je_code == 5 && e.je_origin.or_key == 0xabc &&
+               e.je_origin.or_ref == 7 && e.je_origin.or_sched == 3 &&
+               e.je_origin.or_sched_inc == 42 &&
+               strcmp(e.je_origin.or_user, "alice") == 0 &&
+               e.je_launch_us == 1000 && e.je_end_us > 1000,
+           "the keyed task's record names it and says how it ended, and "
+           "stays after its result was taken");
+    tap_is_int(record(jdir, 30, 1, &e), -1,
+               "the unkeyed task's record is gone once its result is taken");
+    tap_ok(nm_journal_stats_get(j)->js_written >= 2, "records are counted");
+    nm_cmdexec_destroy(x);
+    x = NULL;
+    jn = NULL;
+    nm_journal_close(j);
+    char path[256];
+    snprintf(path, sizeof path, "%s/30-0-2", jdir);
+    unlink(path);
+    rmdir(jdir);
+
+    /* The executor in a child process, killed with SIGKILL while one task
+     * has just ended (its end not taken: the child does not run its loop)
+     * and another runs. */
+    snprintf(jdir, sizeof jdir, "%s/journal-killed", dir);
+    int sync[2];
+    if (pipe(sync) != 0)
+        tap_bail_out("pipe");
+    pid_t nm = fork();
+    if (nm == 0) {
+        close(sync[0]);
+        loop = ev_loop_new(EVFLAG_AUTO);
+        if (loop == NULL ||
+            nm_journal_open(jdir, 10000, 64, &jn, err, sizeof err) != 0)
+            _exit(1);
+        make(8, 200);
+        nm_origin done = {0xdef, 1, 3, 42, "alice"};
+        nm_origin runs = {0xdef, 2, 3, 42, "alice"};
+        launch_of(40, 0, "exit 0", &done);
+        launch_of(41, 0, "sleep 30", &runs);
+        usleep(300 * 1000);
+        if (write(sync[1], "x", 1) != 1)
+            _exit(1);
+        pause();
+        _exit(1);
+    }
+    close(sync[1]);
+    char c;
+    int ready = nm > 0 && read(sync[0], &c, 1) == 1;
+    close(sync[0]);
+    tap_ok(ready, "an executor in another process started two tasks");
+    if (nm > 0) {
+        kill(nm, SIGKILL);
+        while (waitpid(nm, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    double end = now_s() + 5;
+    while (record(jdir, 41, 0, &e) != 1 && now_s() < end)
+        usleep(5000);
+    tap_ok(record(jdir, 41, 0, &e) == 1 && e.je_signaled && e.je_code == 9,
+           "the running task, killed by the guard, has its end recorded by "
+           "its keeper: signal %d",
+           e.je_code);
+    tap_ok(record(jdir, 40, 0, &e) == 1 && !e.je_signaled && e.je_code == 0,
+           "the task that had ended has its exit recorded");
+    j = NULL;
+    tap_is_int(nm_journal_open(jdir, 10000, 64, &j, err, sizeof err), 0,
+               "the journal opens again, as for the next node monitor");
+    if (j == NULL)
+        tap_bail_out("%s", err);
+    int nfound = 0;
+    nm_journal_recover(j, recovered_one, &nfound);
+    const nm_journal_stats *js = nm_journal_stats_get(j);
+    tap_is_int(nfound, 1, "one end is handed on");
+    tap_is_int((int64_t)found_key, 0xdef, "the one that ended by itself");
+    tap_ok(js->js_signaled == 1 && js->js_unfinished == 0 && js->js_bad == 0,
+           "the killed one is counted, not handed on");
+    tap_ok(record(jdir, 40, 0, &e) == -1 && record(jdir, 41, 0, &e) == -1,
+           "the records read back are removed");
+    nm_journal_close(j);
+    rmdir(jdir);
 }
 
 static void test_spawn_failure(void)
@@ -824,7 +992,7 @@ static void test_cgroup(void)
 
 int main(void)
 {
-    tap_plan(50 + ACCOUNT_TESTS + CGROUP_TESTS);
+    tap_plan(50 + ACCOUNT_TESTS + CGROUP_TESTS + JOURNAL_TESTS);
     tap_timeout(60);
     snprintf(dir, sizeof dir, "/tmp/skylark-cmdexec-XXXXXX");
     if (mkdtemp(dir) == NULL)
@@ -845,6 +1013,7 @@ int main(void)
     test_mem_limit();
     test_accounts();
     test_cgroup();
+    test_journal();
     nm_cmdexec_destroy(x);
     x = NULL;
     /* Last: the default loop takes SIGCHLD from every other loop. */

@@ -5,13 +5,16 @@
 # it starts and stops itself. Per fault: every task ok (none lost), no
 # outcome reported twice, at most two executions per slot beyond one per
 # task. No task completed twice is checked for a scheduler killed -9
-# (outcomes offered to the other scheduler) and a node monitor killed -9
-# (the task guard; bound 1), and bounded by the stopped node's 4 slots
+# (outcomes offered to the other scheduler), a node monitor killed -9 and
+# started again on its journal (the guard and the journal), a node
+# monitor killed -9 and not started again (the task guard; bound 1: a
+# task ending at the kill), and bounded by the stopped node's 4 slots
 # for the stall, which FAULTS.md does not guarantee it for (a pass that
 # is a TODO would turn into an unexpected pass). The executor rows run
 # the same job with --framework on a `skylark executor` beside each node
-# monitor: its SIGKILL (restarted at once) is bounded as a node monitor's
-# (its guard), its stall as a node monitor's stall.
+# monitor: its SIGKILL (restarted at once on its journal) is held to no
+# task completed twice, as a node monitor's restart, its stall is
+# bounded as a node monitor's stall.
 #
 # A TAP test run by `make check`, which sets top_srcdir and top_builddir.
 # About 80 s; bounded by timeout(1) at 420 s.
@@ -24,14 +27,14 @@ GAP="a task that ends during a stall completes again: its retry ends before the 
 # no flow node, tasks failed), so the fault tests take turns.
 exec 9>"$top_builddir/tests/faults.lock"
 flock -w 900 9 || { echo "Bail out! no turn at the fault runner's lock in 900 s"; exit 1; }
-echo "1..18"
+echo "1..21"
 out=$(BUILD_DIR=$top_builddir timeout 420 "$top_srcdir/scripts/faults" \
     --group short --tasks 200 --stop 4 2>&1)
-rows=$(printf '%s\n' "$out" | grep -c '^| \(none\|sched-kill\|nm-kill\|nm-stop\|exec-none\|exec-kill\|exec-stop\) |')
-if [ "$rows" -eq 7 ]; then
-    echo "ok 1 - scripts/faults ran the 2 anchors and 5 faults"
+rows=$(printf '%s\n' "$out" | grep -c '^| \(none\|sched-kill\|nm-kill\|nm-restart\|nm-stop\|exec-none\|exec-kill\|exec-stop\) |')
+if [ "$rows" -eq 8 ]; then
+    echo "ok 1 - scripts/faults ran the 2 anchors and 6 faults"
 else
-    echo "not ok 1 - scripts/faults ran the 2 anchors and 5 faults (got $rows rows)"
+    echo "not ok 1 - scripts/faults ran the 2 anchors and 6 faults (got $rows rows)"
     printf '%s\n' "$out" | sed 's/^/# /'
 fi
 printf '%s\n' "$out" | awk -F'|' -v gap="$GAP" -v egap="$EGAP" '
@@ -41,7 +44,7 @@ printf '%s\n' "$out" | awk -F'|' -v gap="$GAP" -v egap="$EGAP" '
         printf "%s %d - %s\n", ok ? "ok" : "not ok", n, what
     }
     BEGIN { n = 1 }
-    $2 ~ /^ (none|sched-kill|nm-kill|nm-stop|exec-none|exec-kill|exec-stop) $/ {
+    $2 ~ /^ (none|sched-kill|nm-kill|nm-restart|nm-stop|exec-none|exec-kill|exec-stop) $/ {
         f = $2; gsub(/ /, "", f)
         tasks = num($3)
         split($4, o, "/")
@@ -54,14 +57,14 @@ printf '%s\n' "$out" | awk -F'|' -v gap="$GAP" -v egap="$EGAP" '
             next
         check(ran2 <= 32, sprintf("%s: %d tasks executed more than once (bound: two per slot, 32)", f, ran2))
         # nm-kill: the guard kills every task still running, but a task
-        # that ended just before the kill can lose its outcome with the
-        # node monitor and run again (1 run in 4 to 6), the same gap as
-        # the others: bound 1 (without the guard: 3 or 4).
-        # exec-kill: the same for the executor (its guard), whose report
-        # of a task that just ended dies with it.
-        if (f == "nm-kill" || f == "exec-kill")
+        # that ended just before the kill loses its outcome with the
+        # node monitor, which is not started again, and runs again (1 run
+        # in 4 to 6): bound 1 (without the guard: 3 or 4).
+        # nm-restart, exec-kill: started again on their journal, which
+        # holds that end: none.
+        if (f == "nm-kill")
             check(done2 <= 1, sprintf("%s: %d tasks completed more than once (bound 1: a task ending at the kill)", f, done2))
-        else if (f == "sched-kill")
+        else if (f == "sched-kill" || f == "nm-restart" || f == "exec-kill")
             check(done2 == 0, sprintf("%s: %d tasks completed more than once", f, done2))
         else if (f == "exec-stop")
             check(done2 <= 4, sprintf("%s: %d tasks completed more than once (bound: the stopped executor%ss 4 slots; %s)", f, done2, "\047", egap))

@@ -1100,6 +1100,59 @@ static void test_outcomes_alone(void)
     nm_free(nm);
 }
 
+/* The ends a previous node monitor process left in the command
+ * executor's journal (nm_outcome_recovered): kept and offered like the
+ * core's own to the schedulers that register; and nm_task_origin, which
+ * the journal's records are written from. */
+static void test_outcome_recovered(void)
+{
+    nm_config cfg = base_cfg(4);
+    cfg.nc_outcome_keep_ms = 1000;
+    nm_core *nm = make(&cfg);
+    const nm_stats *st = nm_get_stats(nm);
+    up_sched(nm, SCHED, 5, 0);
+    up(nm, EXEC, SK_ROLE_EXECUTOR, 0, "spark", 0);
+    enq_res(nm, SCHED, 1, 1, "alice", 0, 2, 100, 10, 0);
+    keyed_reply(nm, SCHED, 1, 0, 0xd00d, 4, 1);
+    uint64_t local = nm_job_local(nm, SCHED, 1);
+    nm_origin o;
+    tap_ok(nm_task_origin(nm, local, 0, 0, &o) == 0 && o.or_key == 0xd00d &&
+               o.or_ref == 4 && o.or_sched == SCHED_ID &&
+               o.or_sched_inc == 5 && strcmp(o.or_user, "alice") == 0,
+           "a running task's origin: key, ref, its scheduler and user");
+    tap_is_int(nm_task_origin(nm, local, 9, 0, &o), -1,
+               "no origin for a task not running");
+    nm_free(nm);
+
+    nm = make(&cfg);
+    st = nm_get_stats(nm);
+    nm_origin done = {0xd00d, 4, SCHED_ID, 5, "alice"};
+    nm_origin failed = {0xd00d, 5, SCHED_ID, 5, "alice"};
+    nm_origin unkeyed = {0, 6, SCHED_ID, 5, "alice"};
+    nm_outcome_recovered(nm, &done, 0, 100, 200, 1000);
+    nm_outcome_recovered(nm, &failed, 3, 100, 300, 1000);
+    nm_outcome_recovered(nm, &unkeyed, 0, 100, 300, 1000);
+    tap_ok(st->ns_outcomes_kept == 2 && count(nm, SK_MSG_TASK_OUTCOME) == 0,
+           "two keyed ends read back are kept (not the unkeyed), offered to "
+           "no one yet");
+    up(nm, SCHED2, SK_ROLE_SCHEDULER, SCHED2_ID, "", 2000);
+    const sk_task_outcome *a = outcome_to(nm, 0, SCHED2);
+    const sk_task_outcome *b = outcome_to(nm, 1, SCHED2);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 2 && a != NULL && b != NULL &&
+               a->to_key == 0xd00d && a->to_ref == 4 &&
+               a->to_status == SK_TASK_OK && a->to_exit == 0 &&
+               a->to_launch_us == 100 && a->to_end_us == 200 &&
+               strcmp(a->to_user, "alice") == 0 && b->to_ref == 5 &&
+               b->to_status == SK_TASK_FAILED && b->to_exit == 3,
+           "a scheduler that registers is offered them (its scheduler is "
+           "not here): exit 0 OK, exit 3 FAILED");
+    up_sched(nm, SCHED, 5, 3000);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 2 &&
+               outcome_to(nm, 0, SCHED) != NULL,
+           "and their own scheduler too when it registers");
+    nm_free(nm);
+}
+
 /* A long task flowd placed with a key (RESERVE's rv_key, rv_ref,
  * protocol 4): its outcome is kept and offered as a short task's. */
 static void test_long_outcome(void)
@@ -1175,16 +1228,22 @@ static void test_executor_turnover(void)
 }
 
 /* An executor of framework spark, named name, process incarnation inc. */
-static void up_exec(nm_core *nm, sk_peer peer, const char *name, uint64_t inc,
-                    sk_time now)
+static void up_exec_of(nm_core *nm, sk_peer peer, const char *name,
+                       uint64_t inc, const char *fw, sk_time now)
 {
     sk_hello h = {0};
     h.he_role = SK_ROLE_EXECUTOR;
     h.he_name = name;
     h.he_incarnation = inc;
-    h.he_framework = "spark";
+    h.he_framework = fw;
     drain(nm);
     nm_peer_up(nm, peer, &h, now);
+}
+
+static void up_exec(nm_core *nm, sk_peer peer, const char *name, uint64_t inc,
+                    sk_time now)
+{
+    up_exec_of(nm, peer, name, inc, "spark", now);
 }
 
 /* The executor peer reports the end of (local, task), attempt 0. */
@@ -1202,10 +1261,13 @@ static void finish_from(nm_core *nm, sk_peer peer, uint64_t local,
 
 /* Late outcomes (nm_outcome.c, docs/FAULTS.md "Executors"): the keyed
  * tasks an executor's session loses are reported LOST and remembered;
- * the same executor process back tells how those that ran to their end
- * ended, and the outcome is offered to the task's scheduler, which takes
- * it in place of the retry. Another process, a killed attempt, a second
- * report or one past outcome_keep_ms offers nothing. */
+ * an executor of the same framework (the same process back, or a new one
+ * that read its journal) tells how those that ran to their end ended,
+ * and the outcome is offered to the task's scheduler, which takes it in
+ * place of the retry. Another framework's executor, a killed attempt, a
+ * second report or one past outcome_keep_ms offers nothing; before the
+ * session's end, a report from a new executor of the same framework
+ * ends the task as its own executor's would. */
 static void test_executor_late(void)
 {
     nm_config cfg = base_cfg(4);
@@ -1250,17 +1312,31 @@ static void test_executor_late(void)
     tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 0 && st->ns_stale_finished == 2,
            "past outcome_keep_ms the lost task is forgotten");
 
-    /* Another process of the same name is not the one that ran it. */
-    enq_res(nm, SCHED, 2, 2, "alice", 0, 1, 100, 10, 5000000);
+    /* A new process of the framework, another framework's executor. */
+    enq_res(nm, SCHED, 2, 2, "alice", 0, 2, 100, 10, 5000000);
     keyed_reply(nm, SCHED, 2, 0, 43, 0, 5000000);
+    keyed_reply(nm, SCHED, 2, 1, 43, 1, 5000000);
     uint64_t local2 = nm_job_local(nm, SCHED, 2);
     drain(nm);
+    up_exec_of(nm, EXEC + 3, "other", 9, "flink", 5050000);
+    up_exec(nm, EXEC + 2, "ex2", 8, 5060000);
+    finish_from(nm, EXEC + 3, local2, 1, SK_TASK_OK, 5070000);
+    tap_ok(count(nm, SK_MSG_TASK_FINISHED) == 0 && st->ns_stale_finished == 3,
+           "another framework's executor cannot end a running task");
+    finish_from(nm, EXEC + 2, local2, 1, SK_TASK_OK, 5080000);
+    tap_ok(count(nm, SK_MSG_TASK_FINISHED) == 1 &&
+               slots(nm).si_running == 1 && st->ns_stale_finished == 3,
+           "a new executor of the same framework ends a task the old one "
+           "still runs (its end, read from a journal)");
+    drain(nm);
     nm_peer_down(nm, EXEC + 1, 5100000);
-    up_exec(nm, EXEC + 2, "ex1", 8, 5200000);
-    finish_from(nm, EXEC + 2, local2, 0, SK_TASK_OK, 5300000);
-    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 0 && st->ns_stale_finished == 3 &&
+    finish_from(nm, EXEC + 3, local2, 0, SK_TASK_OK, 5200000);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 0 && st->ns_stale_finished == 4 &&
                st->ns_outcomes_late == 2,
-           "a restarted executor (another incarnation) offers nothing");
+           "another framework's executor offers nothing for a lost task");
+    finish_from(nm, EXEC + 2, local2, 0, SK_TASK_OK, 5300000);
+    tap_ok(count(nm, SK_MSG_TASK_OUTCOME) == 1 && st->ns_outcomes_late == 3,
+           "another process of the same framework offers its end");
     nm_free(nm);
 }
 
@@ -1878,6 +1954,7 @@ int main(void)
     test_orphans();
     test_outcomes();
     test_outcomes_alone();
+    test_outcome_recovered();
     test_long_outcome();
     test_reserve();
     test_reserve_rejects();

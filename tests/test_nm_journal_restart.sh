@@ -1,0 +1,91 @@
+#!/bin/sh
+# test_nm_journal_restart.sh - the command executor's journal against real
+# daemons (docs/FAULTS.md, "The journal"): a task ends while its node
+# monitor is stopped, the node monitor is then killed with SIGKILL (its
+# end never reported) and started again on the same journal, as a
+# supervisor would. The new node monitor reads the end back and offers
+# it; the job's only task ends OK and completes once (its retry, on the
+# other node monitor, is killed if it started before the offer came).
+#
+# A TAP test run by `make check`, which sets top_srcdir and top_builddir.
+# About 10 s; every wait is bounded.
+
+: "${top_srcdir:?run by make check}" "${top_builddir:?run by make check}"
+sk=$top_builddir/cli/skylark
+dir=$(mktemp -d "${TMPDIR:-/tmp}/skylark-journal.XXXXXX")
+n=0
+pids=""
+cleanup() {
+    for p in $pids; do kill -KILL "$p" 2>/dev/null; done
+    "$sk" cluster down --dir "$dir" --grace 2 >/dev/null 2>&1
+    [ -n "$KEEP" ] || rm -rf "$dir"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+check() { # check STATUS WHAT: STATUS 0 is ok
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+}
+
+# wait_for SECONDS COMMAND...: until COMMAND succeeds; 1 if it never did.
+wait_for() {
+    t=$(($1 * 20))
+    shift
+    while ! "$@"; do
+        t=$((t - 1))
+        [ $t -gt 0 ] || return 1
+        sleep 0.05
+    done
+}
+
+in_ledger() { grep -q "^$1 " "$dir/ledger" 2>/dev/null; }
+recovered() { grep -q 'journal .*: 1 task ends recovered' "$dir/logs/restarted.log"; }
+
+echo "1..6"
+if ! "$sk" cluster up --dir "$dir" --nodes 2 --slots 1 --schedulers 1 \
+    --no-flowd --log-level info >"$dir/up.out" 2>&1; then
+    echo "Bail out! skylark cluster up failed: $(tail -n 3 "$dir/up.out")"
+    exit 1
+fi
+"$sk" run --dir "$dir" --max-attempts 3 -n 1 \
+    "echo start \$SKYLARK_NODE >> $dir/ledger; sleep 1; echo end \$SKYLARK_NODE >> $dir/ledger" \
+    >"$dir/run.out" 2>&1 &
+run=$!
+pids="$pids $run"
+wait_for 20 in_ledger start
+check $? "the task starts"
+node=$(awk '$1 == "start" { print $2; exit }' "$dir/ledger")
+nm=$(awk -v n="$node" '$1 == "nodemon" && $2 == n { print $4 }' "$dir/cluster")
+kill -STOP "$nm"
+wait_for 10 in_ledger end
+check $? "it ends while its node monitor is stopped"
+sleep 0.3 # its keeper writes the end into the journal
+argv=$(tr '\0' '\n' <"/proc/$nm/cmdline")
+kill -KILL "$nm"
+while kill -0 "$nm" 2>/dev/null; do sleep 0.01; done
+# The same command line again (no argument holds a newline).
+old_ifs=$IFS
+IFS='
+'
+# shellcheck disable=SC2086
+setsid $argv >"$dir/logs/restarted.log" 2>&1 </dev/null &
+IFS=$old_ifs
+new=$!
+pids="$pids $new"
+awk -v old="$nm" -v new="$new" '$1 == "nodemon" && $4 == old { $4 = new } { print }' \
+    "$dir/cluster" >"$dir/cluster.new" && mv "$dir/cluster.new" "$dir/cluster"
+wait_for 10 recovered
+check $? "the node monitor started again reads the end back from the journal"
+t=0
+while kill -0 "$run" 2>/dev/null && [ $t -lt 600 ]; do
+    sleep 0.05
+    t=$((t + 1))
+done
+kill -0 "$run" 2>/dev/null && kill -KILL "$run"
+wait "$run"
+check $? "skylark run ends with status 0"
+grep -q '1 ok' "$dir/run.out"
+check $? "its task is ok: $(grep 'tasks:' "$dir/run.out")"
+check $(($(grep -c '^end ' "$dir/ledger") != 1)) \
+    "and completed once ($(grep -c '^start ' "$dir/ledger") starts and $(grep -c '^end ' "$dir/ledger") ends in the ledger)"
