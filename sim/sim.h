@@ -139,6 +139,7 @@ typedef struct sim_params {
     double p_long_share; /* of each node's slots, for long tasks */
     double p_short_part; /* hawk: share of nodes for short jobs only */
     bool p_fast_fallback; /* flow node: fdc_fast_fallback */
+    int64_t p_relax_budget; /* flow node: fdc_relax_budget; -1: its own */
     uint32_t p_racks;    /* flow node: racks of consecutive nodes (0:
                             none, every node's he_rack "") */
     FILE *p_rounds_out;  /* per flow round CSV, or NULL */

@@ -140,6 +140,9 @@ typedef struct fd_config {
     int64_t fdc_max_classes;    /* distinct (request, labels) of jobs */
     bool fdc_fast_fallback;     /* fallback short work placed at once on a
                                    node with room, without a round */
+    int64_t fdc_relax_budget;   /* relax: units of relaxation's work per
+                                   arc before cost scaling takes the round
+                                   over (so_relax_budget); 0: no limit */
 } fd_config;
 
 /* fd_config_init sets the defaults: name "flowd", policy "quincy",
@@ -162,7 +165,7 @@ void fd_config_init(fd_config *cfg);
 int fd_config_check(const fd_config *cfg, char *err, size_t errlen);
 
 /* The number of entries fd_config_keys fills. */
-#define FD_CONFIG_NKEYS 34u
+#define FD_CONFIG_NKEYS 35u
 
 /* fd_config_keys fills keys[0..FD_CONFIG_NKEYS) with the description of
  * cfg's fields for sk_config_load, section [section] (skylark-flowd:
@@ -349,6 +352,7 @@ typedef struct fd_round {
                                   nothing else, until fd_round_end */
     fc_algorithm rd_algorithm; /* fc_algorithm of the configuration */
     bool rd_incremental;       /* false after a failed solve */
+    uint64_t rd_relax_budget;  /* so_relax_budget (fdc_relax_budget) */
     uint64_t rd_seq;           /* 1, 2, ... */
     uint64_t rd_events;        /* changes applied to the network for it */
     sk_time rd_begin;          /* now at fd_round_begin */
