@@ -23,7 +23,7 @@
  * start an incremental solve expects; and whatever flow relaxation moved
  * to the demand stays moved. Where cost scaling's scaled prices cannot
  * hold the network's costs (flowd's 2^31 escape arcs on more than about
- * 2,000 nodes), fc_cs_solve hands the solve to successive shortest path,
+ * 3,000 nodes), fc_cs_solve hands the solve to successive shortest path,
  * which is then what finishes it (and what the stats name): on the
  * over-full rounds of the trace it is that incremental successive
  * shortest path, not cost scaling, that takes 0.1 s where relaxation

@@ -191,7 +191,7 @@ int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
                    fc_scratch *scratch, uint64_t *work);
 /* fc_cs_fits tells whether cost scaling solves g itself: when its largest
  * cost times the square of its node count is too large for scaled prices
- * (a scheduling network's 2^31 escape arcs past about 2,000 nodes),
+ * (a scheduling network's 2^31 escape arcs past about 3,000 nodes),
  * fc_cs_solve hands the solve to successive shortest path. Cost: one pass
  * over the nodes and arcs. */
 bool fc_cs_fits(const fc_graph *g, const fc_solve_options *opt);

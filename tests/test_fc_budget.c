@@ -98,7 +98,7 @@ static void test_switch(void)
     fct_sched_free(&sc);
 }
 
-/* The escape arcs of flowd's networks (2^31) on more than about 2,000
+/* The escape arcs of flowd's networks (2^31) on more than about 3,000
  * nodes do not fit cost scaling's scaled prices: successive shortest path
  * finishes, and the stats say so. */
 static void test_handover(void)
