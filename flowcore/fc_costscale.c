@@ -56,6 +56,13 @@
  * short label-correcting pass, so that any solver, this one included, can
  * start from them next time.
  *
+ * The work count (ss_iterations) counts what the time goes to, so that a
+ * model of time per unit can stand for the solve: residual arcs scanned
+ * (saturation, discharge, relabel, global updates, the checks of
+ * optimality), steps of the exact-price pass, and each pass over the
+ * nodes (a phase's queue, a global update's buckets and ranks). The copy
+ * of the network in and out is not counted: it costs per arc.
+ *
  * Prices follow the graph's convention: the reduced cost of r is
  * cost[r] - price[tail] + price[head]; flow moves from high to low prices
  * and a relabel raises a price.
@@ -354,6 +361,7 @@ static void start_phase(cs *c)
     for (fc_node v = 0; v < c->cs_n; v++)
         if (live(g, v) && c->cs_ex[v] > 0)
             enqueue(c, v);
+    c->cs_work += (uint64_t)c->cs_n;
     c->cs_phase_relabels = 0;
 }
 
@@ -458,6 +466,8 @@ static int global_update(cs *c)
     for (fc_node v = 0; v < n; v++)
         if (live(g, v) && c->cs_ex[v] > 0)
             enqueue(c, v);
+    /* the three passes over the nodes and the buckets stepped over */
+    c->cs_work += 3 * (uint64_t)c->cs_n + (uint64_t)k;
     c->cs_relabels_since_update = 0;
     return 0;
 }
@@ -535,12 +545,13 @@ static int discharge(cs *c, fc_node v)
     int32_t k = c->cs_cur[v];
     while (ex[v] > 0) {
         int64_t pv = p[v];
+        int32_t from = k;
         for (; k < end; k++) {
             const cs_arc *a = &arcs[k];
             if (a->a_cap > 0 && a->a_cost + p[a->a_head] < pv)
                 break;
         }
-        c->cs_work++;
+        c->cs_work += (uint64_t)(k - from) + 1;
         if (k == end && c->cs_low_start && c->cs_qlen > 0 &&
             c->cs_first[v + 1] - c->cs_first[v] > c->cs_hub_degree) {
             hold(c, v);
@@ -906,6 +917,41 @@ static int run(cs *c, int64_t max_cost)
     return phases(c, zero_prices(c, max_cost));
 }
 
+/* One pass over g: its live nodes, largest |cost| and sum of supplies. */
+static fc_int128 scan_network(const fc_graph *g, int32_t *live_out,
+                              int64_t *max_cost_out)
+{
+    fc_int128 balance = 0; /* 2^26 supplies of 2^40 pass 2^63 */
+    int32_t nlive = 0;
+    int64_t max_cost = 0;
+    for (fc_node v = 0; v < g->g_nbound; v++) {
+        if (live(g, v)) {
+            balance += g->g_supply[v];
+            nlive++;
+        }
+    }
+    for (fc_arc a = 0; a < g->g_abound; a++) {
+        int64_t k = g->g_cost[2 * a];
+        if (g->g_head[2 * a] >= 0 && (k < 0 ? -k : k) > max_cost)
+            max_cost = k < 0 ? -k : k;
+    }
+    *live_out = nlive;
+    *max_cost_out = max_cost;
+    return balance;
+}
+
+bool fc_cs_fits(const fc_graph *g, const fc_solve_options *opt)
+{
+    int32_t nlive;
+    int64_t max_cost;
+    scan_network(g, &nlive, &max_cost);
+    /* An alpha fc_cs_solve refuses (it fails FC_EINVAL) counts as 0. */
+    int64_t alpha = opt->so_alpha;
+    if (alpha < 2 || alpha > CS_MAX_ALPHA)
+        alpha = CS_DEFAULT_ALPHA;
+    return fits(max_cost, (int64_t)nlive + 1, alpha);
+}
+
 int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
                 const fc_solve_options *opt, fc_scratch *scratch,
                 uint64_t *work)
@@ -923,21 +969,9 @@ int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
     c.cs_ex = st->fs_excess;
     c.cs_alpha = opt->so_alpha ? opt->so_alpha : CS_DEFAULT_ALPHA;
 
-    fc_int128 balance = 0; /* 2^26 supplies of 2^40 pass 2^63 */
-    int64_t max_cost = 0;
-    for (fc_node v = 0; v < g->g_nbound; v++) {
-        if (live(g, v)) {
-            balance += g->g_supply[v];
-            c.cs_live++;
-        }
-    }
-    if (balance != 0)
+    int64_t max_cost;
+    if (scan_network(g, &c.cs_live, &max_cost) != 0)
         return FC_EINFEASIBLE;
-    for (fc_arc a = 0; a < g->g_abound; a++) {
-        int64_t k = g->g_cost[2 * a];
-        if (g->g_head[2 * a] >= 0 && (k < 0 ? -k : k) > max_cost)
-            max_cost = k < 0 ? -k : k;
-    }
     c.cs_scale = (int64_t)c.cs_live + 1;
     /* Too large for scaled 64-bit prices: the reference solver is exact
      * at any size. */

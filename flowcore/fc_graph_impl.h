@@ -189,6 +189,22 @@ int fc_cs_solve(const fc_graph *g, fc_flow_state *st,
 int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
                    const fc_solve_options *opt, const fc_poll *poll,
                    fc_scratch *scratch, uint64_t *work);
+/* fc_cs_fits tells whether cost scaling solves g itself: when its largest
+ * cost times the square of its node count is too large for scaled prices
+ * (a scheduling network's 2^31 escape arcs past about 3,000 nodes),
+ * fc_cs_solve hands the solve to successive shortest path. Cost: one pass
+ * over the nodes and arcs. */
+bool fc_cs_fits(const fc_graph *g, const fc_solve_options *opt);
+/* Relaxation with opt->so_relax_budget (> 0) units of work per live arc
+ * (plus one arc's worth), then, if it ran out, cost scaling from its state
+ * (fc_budget.c): *used is the algorithm that produced the flow (relax,
+ * cost-scaling or, where cost scaling hands over, ssp), relaxation's work
+ * is added to *relax_work (which must start at 0) and the other's to
+ * *other_work. */
+int fc_budget_solve(const fc_graph *g, fc_flow_state *st,
+                    const fc_solve_options *opt, fc_scratch *scratch,
+                    fc_algorithm *used, uint64_t *relax_work,
+                    uint64_t *other_work);
 /* The race also takes a second flow state as large as st (contents
  * undefined), which it swaps with st when cost scaling wins, and takes and
  * updates *hint, what it learned from its last rounds (see fc_race.c). */

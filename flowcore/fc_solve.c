@@ -107,21 +107,29 @@ int fc_solve(fc_graph *g, const fc_solve_options *opt, fc_solve_stats *stats)
         fc_graph_reset_flow(g);
 
     fc_algorithm used = opt->so_algorithm;
-    uint64_t work = 0;
+    uint64_t work = 0, relax_work = 0;
     int rc;
     switch (opt->so_algorithm) {
     case FC_ALG_SSP:
         rc = fc_ssp_solve(g, &g->g_st, opt, NULL, &work);
         break;
     case FC_ALG_COST_SCALING:
+        if (!fc_cs_fits(g, opt))
+            used = FC_ALG_SSP;
         rc = fc_cs_solve(g, &g->g_st, opt, g->g_scratch, &work);
         break;
     case FC_ALG_RELAX:
-        rc = fc_relax_solve(g, &g->g_st, opt, NULL, g->g_scratch, &work);
+        if (opt->so_relax_budget > 0) {
+            rc = fc_budget_solve(g, &g->g_st, opt, g->g_scratch, &used,
+                                 &relax_work, &work);
+        } else {
+            rc = fc_relax_solve(g, &g->g_st, opt, NULL, g->g_scratch,
+                                &relax_work);
+        }
         break;
     case FC_ALG_RACE:
         rc = fc_race_solve(g, &g->g_st, &g->g_spare, opt, g->g_scratch,
-                           &g->g_race_hint, &used, &work);
+                           &g->g_race_hint, &used, &relax_work);
         break;
     default:
         return FC_EINVAL;
@@ -142,7 +150,8 @@ int fc_solve(fc_graph *g, const fc_solve_options *opt, fc_solve_stats *stats)
         stats->ss_algorithm = used;
         stats->ss_seconds = seconds_since(&start);
         stats->ss_cost = fc_graph_flow_cost(g);
-        stats->ss_iterations = work;
+        stats->ss_iterations = relax_work + work;
+        stats->ss_relax_work = relax_work;
     }
     return rc;
 }

@@ -255,7 +255,7 @@ static int32_t dijkstra(ssp *s, uint64_t *work)
                 heap_up(s, s->sp_hpos[v]);
             }
         }
-        (*work)++;
+        *work += (uint64_t)adj->ad_len + 1; /* the arcs scanned, the pop */
     }
     if (found < 0)
         return -1;

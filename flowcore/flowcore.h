@@ -277,17 +277,34 @@ typedef struct fc_solve_options {
     fc_cancel *so_cancel; /* if not NULL, the solve stops with
                              FC_ECANCELED soon after it is set; the
                              caller keeps it alive through the solve */
+    uint64_t so_relax_budget; /* relax only: 0, no limit; else once
+                                 relaxation's work passes this many of its
+                                 units per live arc, it stops and cost
+                                 scaling finishes the solve incrementally
+                                 from its state (successive shortest path
+                                 where cost scaling hands over, see
+                                 ss_algorithm): a deterministic race,
+                                 fc_budget.c */
 } fc_solve_options;
 
 typedef struct fc_solve_stats {
-    fc_algorithm ss_algorithm; /* the algorithm that produced the flow */
+    fc_algorithm ss_algorithm; /* the algorithm that produced the flow
+                                  (ssp where cost scaling handed over:
+                                  costs too large for its scaled prices) */
     double ss_seconds;         /* wall time of the solve */
     fc_int128 ss_cost;         /* cost of the resulting flow, exact */
     uint64_t ss_iterations;    /* algorithm-specific work count (pushes and
                                   relabels, augmentations, ...) */
+    uint64_t ss_relax_work;    /* the part of ss_iterations relaxation
+                                  did: all of it for relax, its budget's
+                                  worth when it ran out of so_relax_budget
+                                  (the rest is then ss_algorithm's), all
+                                  of it for the race too (its two
+                                  solvers' work is not split), else 0 */
 } fc_solve_stats;
 
-/* fc_solve_options_init sets the defaults: race, incremental, alpha 0. */
+/* fc_solve_options_init sets the defaults: race, incremental, alpha 0, no
+ * relaxation budget. */
 FC_API void fc_solve_options_init(fc_solve_options *opt);
 
 /* fc_solve computes a minimum-cost flow meeting every supply, starting from

@@ -142,6 +142,7 @@ typedef struct sim_params {
     bool p_cx_wait_set;   /* flow node: fdc_cx_wait_ms = p_cx_wait, else
                              flowd's default */
     sk_time p_cx_wait;
+    int64_t p_relax_budget; /* flow node: fdc_relax_budget; -1: its own */
     uint32_t p_racks;    /* flow node: racks of consecutive nodes (0:
                             none, every node's he_rack "") */
     FILE *p_rounds_out;  /* per flow round CSV, or NULL */

@@ -55,6 +55,7 @@ void sim_params_init(sim_params *p)
     p->p_mix = SIM_MIX_SKIP;
     snprintf(p->p_flow_policy, sizeof p->p_flow_policy, "quincy");
     p->p_flow_algorithm = -1;
+    p->p_relax_budget = -1;
     p->p_solve_time = SIM_SOLVE_WORK;
     p->p_long_share = 0.75;
     p->p_short_part = 0.17;

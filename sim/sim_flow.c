@@ -184,6 +184,19 @@ static void arm(flow_state *fs, sim *s)
     fs->fs_timer = d;
 }
 
+/* The work model's nanoseconds for a solve (sim_flow.h). */
+static double solve_model_ns(const fc_solve_stats *st, int32_t arcs)
+{
+    double ns = SIM_WORK_ARC_NS * (double)arcs +
+                SIM_WORK_ITER_NS * (double)st->ss_relax_work;
+    double rest = (double)(st->ss_iterations - st->ss_relax_work);
+    if (st->ss_algorithm == FC_ALG_SSP)
+        ns += SIM_WORK_SSP_ARC_NS * (double)arcs + SIM_WORK_SSP_ITER_NS * rest;
+    else if (st->ss_algorithm != FC_ALG_RELAX)
+        ns += SIM_WORK_CS_ARC_NS * (double)arcs + SIM_WORK_CS_ITER_NS * rest;
+    return ns;
+}
+
 /* The virtual time a solve costs (sim_flow.h). */
 static sk_time solve_cost(const flow_state *fs, const fc_solve_stats *st,
                           int32_t arcs, double wall)
@@ -194,9 +207,7 @@ static sk_time solve_cost(const flow_state *fs, const fc_solve_stats *st,
         us = wall * 1e6;
         break;
     case SIM_SOLVE_WORK:
-        us = (SIM_WORK_ARC_NS * (double)arcs +
-              SIM_WORK_ITER_NS * (double)st->ss_iterations) /
-             1000;
+        us = solve_model_ns(st, arcs) / 1000;
         break;
     case SIM_SOLVE_ZERO:
         break;
@@ -219,6 +230,7 @@ static void try_round(flow_state *fs, sim *s)
     fc_solve_options_init(&opt);
     opt.so_algorithm = r->rd_algorithm;
     opt.so_incremental = r->rd_incremental;
+    opt.so_relax_budget = r->rd_relax_budget;
     memset(&fs->fs_rst, 0, sizeof fs->fs_rst);
     int32_t arcs = fc_graph_arc_count(r->rd_graph);
     int32_t nodes = fc_graph_node_count(r->rd_graph);
@@ -240,12 +252,13 @@ static void try_round(flow_state *fs, sim *s)
     sim_hist_add(&fs->fs_round_virt, (uint64_t)cost);
     if (fs->fs_p->p_rounds_out != NULL)
         fprintf(fs->fs_p->p_rounds_out,
-                "%llu,%llu,%llu,%d,%d,%s,%llu,%.1f,%.1f,%llu\n",
+                "%llu,%llu,%llu,%d,%d,%s,%llu,%.1f,%.1f,%llu,%llu\n",
                 (unsigned long long)r->rd_seq, (unsigned long long)s->s_now,
                 (unsigned long long)r->rd_events, nodes, arcs,
                 fc_algorithm_name(fs->fs_rst.ss_algorithm),
                 (unsigned long long)fs->fs_rst.ss_iterations, wall * 1e6,
-                cpu * 1e6, (unsigned long long)cost);
+                cpu * 1e6, (unsigned long long)cost,
+                (unsigned long long)fs->fs_rst.ss_relax_work);
     if (cost == 0) {
         round_end(fs, s);
         return;
@@ -655,6 +668,8 @@ static void fl_start(void *ctx, sim *s)
     cfg.fdc_q_fair_share = p->p_flow_fair; /* checked by fd_core_new */
     cfg.fdc_preemption = p->p_flow_preempt;
     cfg.fdc_algorithm = fs->fs_alg;
+    if (p->p_relax_budget >= 0)
+        cfg.fdc_relax_budget = p->p_relax_budget;
     cfg.fdc_heartbeat_ms = p->p_nm.nc_heartbeat_ms;
     cfg.fdc_settle_ms = 0; /* every node is known from the start */
     cfg.fdc_long_share = fs->fs_mix == SIM_MIX_FLOW ? 1.0 : p->p_long_share;
@@ -892,7 +907,7 @@ static void fl_report(void *ctx, sim *s, FILE *out)
 void sim_flow_rounds_header(FILE *out)
 {
     fputs("round,begin_us,changes,graph_nodes,graph_arcs,algorithm,"
-          "iterations,wall_us,cpu_us,virtual_us\n",
+          "iterations,wall_us,cpu_us,virtual_us,relax_iterations\n",
           out);
 }
 

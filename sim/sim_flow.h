@@ -22,10 +22,14 @@
  *
  * The work model (SIM_SOLVE_WORK) makes a run's output depend only on
  * its parameters and seed: the solve's virtual time is
- *   (SIM_WORK_ARC_NS * arcs + SIM_WORK_ITER_NS * ss_iterations) / 1000
- * microseconds, with arcs the network's arcs and ss_iterations the work
- * count flowcore reports; the constants were fitted on this machine
- * (docs/results/hybrid.md, "The solve-time model"). The race
+ *   (SIM_WORK_ARC_NS * arcs + SIM_WORK_ITER_NS * ss_relax_work) / 1000
+ * microseconds, with arcs the network's arcs and ss_relax_work the work
+ * count flowcore reports for relaxation, plus, when another solver
+ * produced the flow (alone, or after relaxation spent its budget, the flow
+ * node's relax_budget), its own arcs and work (ss_iterations less
+ * ss_relax_work) at its own rates, SIM_WORK_SSP_* for successive shortest
+ * path, SIM_WORK_CS_* for cost scaling; the constants were fitted on this
+ * machine (docs/results/hybrid.md, "The solve-time model"). The race
  * (two threads, the first to finish wins) is not deterministic, so with
  * the work model the default algorithm is relaxation.
  *
@@ -47,6 +51,13 @@
  * arc and per unit of solver work, relaxation on this machine. */
 #define SIM_WORK_ARC_NS  7.0
 #define SIM_WORK_ITER_NS 80.0
+/* ... and, on top, successive shortest path's and cost scaling's: per
+ * arc (their passes over the network, cost scaling's copy of it) and per
+ * unit of their work. */
+#define SIM_WORK_SSP_ARC_NS  11.0
+#define SIM_WORK_SSP_ITER_NS 40.0
+#define SIM_WORK_CS_ARC_NS   68.0
+#define SIM_WORK_CS_ITER_NS  1.75
 
 /* sim_flow_new builds the flow path for a run with parameters p (mix
  * flow, hawk or hybrid; p must outlive it, and it serves one sim_run).

@@ -87,6 +87,9 @@ static void usage(FILE *out)
         "  --flow-preemption       the flow node may stop placed tasks\n"
         "  --flow-algorithm NAME   ssp, cost-scaling, relax or race (race\n"
         "                          when measured, else relax)\n"
+        "  --relax-budget N        relax: after N units of its work per arc\n"
+        "                          a round goes on by cost scaling (0: no\n"
+        "                          limit; the flow node's relax_budget)\n"
         "  --solve-time MODE       work (a model of the solver's work:\n"
         "                          deterministic, the default), measured (the\n"
         "                          solve's wall time) or zero\n"
@@ -360,6 +363,7 @@ enum {
     O_FLOW_FAIR,
     O_FLOW_PREEMPT,
     O_FLOW_ALG,
+    O_RELAX_BUDGET,
     O_SOLVE_TIME,
     O_LONG_SHARE,
     O_SHORT_PART,
@@ -416,6 +420,7 @@ static const struct option long_opts[] = {
     {"flow-fair", no_argument, NULL, O_FLOW_FAIR},
     {"flow-preemption", no_argument, NULL, O_FLOW_PREEMPT},
     {"flow-algorithm", required_argument, NULL, O_FLOW_ALG},
+    {"relax-budget", required_argument, NULL, O_RELAX_BUDGET},
     {"solve-time", required_argument, NULL, O_SOLVE_TIME},
     {"long-share", required_argument, NULL, O_LONG_SHARE},
     {"short-partition", required_argument, NULL, O_SHORT_PART},
@@ -559,6 +564,11 @@ static int parse_options(options *o, int argc, char **argv)
             p->p_flow_algorithm = (int)alg;
             break;
         }
+        case O_RELAX_BUDGET:
+            if (!parse_u64(a, &v) || v > 1000000000)
+                return bad_usage("--relax-budget must be in 0..1000000000");
+            p->p_relax_budget = (int64_t)v;
+            break;
         case O_SOLVE_TIME:
             if (strcmp(a, "work") == 0)
                 p->p_solve_time = SIM_SOLVE_WORK;

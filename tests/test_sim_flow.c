@@ -8,7 +8,11 @@
  *  - with the solve-time model (--solve-time work) the same seed gives
  *    byte-identical records and summary, for the flow node's mixes;
  *  - hybrid keeps probes off nodes full of long tasks, where sampling
- *    the long jobs too puts probes behind them.
+ *    the long jobs too puts probes behind them;
+ *  - with a relaxation budget of 1 unit per arc (--relax-budget) every
+ *    long task is placed and the output stays the seed's (these rounds
+ *    are too small to switch: relaxation looks at its budget every 4,096
+ *    units; tests/test_fc_budget.c shows the switch).
  */
 #include "sim.h"
 #include "sim_flow.h"
@@ -52,6 +56,9 @@ static void write_jobs(void)
 
 typedef sim_test_out out;
 
+static int64_t relax_budget = -1; /* p_relax_budget of the runs */
+static FILE *rounds_out;          /* p_rounds_out of the runs */
+
 static void run(sim_mix mix, uint64_t seed, bool check, out *o)
 {
     static sim_names names;
@@ -67,6 +74,8 @@ static void run(sim_mix mix, uint64_t seed, bool check, out *o)
     p.p_mix = mix;
     p.p_check = check;
     p.p_delay_kind = SIM_DELAY_UNIFORM;
+    p.p_relax_budget = relax_budget;
+    p.p_rounds_out = rounds_out;
     sim_test_run(&p, &names, o);
 }
 
@@ -140,10 +149,38 @@ static void test_behind_long(void)
     out_free(&s);
 }
 
+/* A budget of 1 unit per arc: a seeded run that places everything. */
+static void test_budget(void)
+{
+    relax_budget = 1;
+    rounds_out = tmpfile();
+    if (rounds_out == NULL)
+        tap_bail_out("no temporary file");
+    out o;
+    run(SIM_MIX_FLOW, 1, true, &o);
+    rewind(rounds_out);
+    char line[512];
+    int rows = 0, relax = 0;
+    while (fgets(line, sizeof line, rounds_out) != NULL) {
+        rows++;
+        relax += strstr(line, ",relax,") != NULL;
+    }
+    fclose(rounds_out);
+    rounds_out = NULL;
+    tap_ok(o.rc == 0 && o.pt.pt_r.r_st.st_long_wait.h_n == 40 && rows > 0 &&
+               relax == rows,
+           "relax budget 1: every long task placed, %d rounds by relaxation "
+           "under the budget (%s)",
+           relax, o.err);
+    out_free(&o);
+    test_deterministic(SIM_MIX_FLOW);
+    relax_budget = -1;
+}
+
 int main(void)
 {
     tap_timeout(120);
-    tap_plan(3 + 2 + 1);
+    tap_plan(3 + 2 + 1 + 2);
     sk_log_set_level(SK_LOG_ERROR);
     write_jobs();
     test_places_all(SIM_MIX_FLOW);
@@ -152,6 +189,7 @@ int main(void)
     test_deterministic(SIM_MIX_HYBRID);
     test_deterministic(SIM_MIX_FLOW);
     test_behind_long();
+    test_budget();
     unlink(path);
     return tap_exit_status();
 }

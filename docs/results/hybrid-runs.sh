@@ -376,6 +376,26 @@ GP
             --mix hybrid --solve-time measured --flow-algorithm relax \
             --rounds-out "$out/rounds-relax.csv" --no-progress \
             > "$out/calibrate.txt"
+        # ... successive shortest path (what cost scaling hands quincy's
+        # networks to) and cost scaling (whose prices fit with preemption
+        # on), on the prefix at 12,500 machines and the trace's first 2 s
+        # (its over-full burst) at 8,000; fit-solver.awk fits the rates.
+        j2="$out/google-300x-2s.jobs"
+        awk -F, '/^#/ || /^arrival/ { print; next } $1 < 2000000 { print }' \
+            "$whole" > "$j2"
+        for alg in ssp cost-scaling; do
+            name=ssp extra=
+            [ "$alg" = cost-scaling ] && name=cs extra=--flow-preemption
+            for nj in "12500 $jobs" "8000 $j2"; do
+                set -- $nj
+                run "$sim" --nodes "$1" --slots 16 --jobs-file "$2" \
+                    --mix hybrid --solve-time measured --flow-algorithm "$alg" \
+                    $extra --rounds-out "$out/rounds-$name-$1.csv" \
+                    --no-progress > /dev/null
+            done
+            awk -F, -v ALG="$alg" -f "$out/fit-solver.awk" \
+                "$out"/rounds-$name-*.csv
+        done
         ;;
     *)
         echo "$0: unknown part $part" >&2

@@ -90,6 +90,7 @@ int fd_config_check(const fd_config *cfg, char *err, size_t errlen)
         {"m_use_cost", cfg->fdc_m_use_cost, 0, COST_MAX},
         {"max_classes", cfg->fdc_max_classes, 1, 65536},
         {"cx_wait_ms", cfg->fdc_cx_wait_ms, 0, 3600000},
+        {"relax_budget", cfg->fdc_relax_budget, 0, 1000000000},
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
         if (r[i].value < r[i].lo || r[i].value > r[i].hi) {
@@ -286,6 +287,8 @@ size_t fd_config_keys(fd_config *cfg, const char *section, sk_config_key *keys)
     keys[n++] = KEY_INT("cx_wait_ms", fdc_cx_wait_ms, 0, 3600000,
                         "a task breaking a soft constraint waits this long "
                         "for a place that breaks none");
+    keys[n++] = KEY_INT("relax_budget", fdc_relax_budget, 0, 1000000000,
+                        "relax: work per arc, then cost scaling (0: none)");
     SK_ASSERT(n == FD_CONFIG_NKEYS);
     return n;
 }

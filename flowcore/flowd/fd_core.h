@@ -144,6 +144,9 @@ typedef struct fd_config {
                                    breaks a soft constraint waits this long
                                    for one that breaks none
                                    (fd_constraint_wait.c) */
+    int64_t fdc_relax_budget;   /* relax: units of relaxation's work per
+                                   arc before cost scaling takes the round
+                                   over (so_relax_budget); 0: no limit */
 } fd_config;
 
 /* fd_config_init sets the defaults: name "flowd", policy "quincy",
@@ -168,13 +171,13 @@ void fd_config_init(fd_config *cfg);
 int fd_config_check(const fd_config *cfg, char *err, size_t errlen);
 
 /* The number of entries fd_config_keys fills. */
-#define FD_CONFIG_NKEYS 35u
+#define FD_CONFIG_NKEYS 36u
 
 /* fd_config_keys fills keys[0..FD_CONFIG_NKEYS) with the description of
  * cfg's fields for sk_config_load, section [section] (skylark-flowd:
  * "flowd"): every field of fd_config under its name without the fdc_
  * prefix (name, policy, algorithm, round_ms, ..., max_classes,
- * fast_fallback, cx_wait_ms), with
+ * fast_fallback, cx_wait_ms, relax_budget), with
  * the ranges of fd_config_check; "algorithm" is parsed by
  * fc_algorithm_parse and "policy" checked against the policies, so that
  * a bad value is refused at its file and line. fd_config_check still
@@ -358,6 +361,7 @@ typedef struct fd_round {
                                   nothing else, until fd_round_end */
     fc_algorithm rd_algorithm; /* fc_algorithm of the configuration */
     bool rd_incremental;       /* false after a failed solve */
+    uint64_t rd_relax_budget;  /* so_relax_budget (fdc_relax_budget) */
     uint64_t rd_seq;           /* 1, 2, ... */
     uint64_t rd_events;        /* changes applied to the network for it */
     sk_time rd_begin;          /* now at fd_round_begin */

@@ -191,6 +191,7 @@ static void *solver_main(void *arg)
         fc_solve_options_init(&opt);
         opt.so_algorithm = r->rd_algorithm;
         opt.so_incremental = r->rd_incremental;
+        opt.so_relax_budget = r->rd_relax_budget;
         opt.so_cancel = sv->sv_cancel;
         fc_solve_stats st;
         memset(&st, 0, sizeof st);

@@ -52,6 +52,7 @@ int fd_round_begin(fd_core *c, sk_time now, fd_round **out)
     r->rd_graph = c->c_net->nt_g;
     r->rd_algorithm = c->c_cfg.fdc_algorithm;
     r->rd_incremental = !c->c_solve_failed;
+    r->rd_relax_budget = (uint64_t)c->c_cfg.fdc_relax_budget;
     r->rd_seq++;
     r->rd_events = c->c_events;
     r->rd_begin = now;
