@@ -257,6 +257,24 @@ static int report(sk_executor *ex, const sk_task_finished *tf)
     return 0;
 }
 
+/* A TASK_FINISHED of the attempt, without output. */
+static sk_task_finished finished(sk_job_id job, uint32_t task,
+                                 uint32_t attempt, sk_outcome outcome,
+                                 int exit_code, uint64_t launch_us,
+                                 uint64_t end_us)
+{
+    return (sk_task_finished){
+        .tf_job = job,
+        .tf_task = task,
+        .tf_attempt = attempt,
+        .tf_node = "",
+        .tf_status = (uint8_t)outcome,
+        .tf_exit = exit_code,
+        .tf_launch_us = launch_us,
+        .tf_end_us = end_us,
+    };
+}
+
 int sk_executor_finish(sk_executor *ex, sk_job_id job, uint32_t task,
                        uint32_t attempt, sk_outcome outcome, int exit_code,
                        const void *output, size_t len)
@@ -270,17 +288,10 @@ int sk_executor_finish(sk_executor *ex, sk_job_id job, uint32_t task,
         output = (const uint8_t *)output + (len - SK_MAX_OUTPUT_BYTES);
         len = SK_MAX_OUTPUT_BYTES;
     }
-    sk_task_finished tf = {
-        .tf_job = job,
-        .tf_task = task,
-        .tf_attempt = attempt,
-        .tf_node = "",
-        .tf_status = (uint8_t)outcome,
-        .tf_exit = exit_code,
-        .tf_output = {output, (uint32_t)len},
-        .tf_launch_us = r != NULL ? r->xr_launch_us : 0,
-        .tf_end_us = sk_wall_us(),
-    };
+    sk_task_finished tf =
+        finished(job, task, attempt, outcome, exit_code,
+                 r != NULL ? r->xr_launch_us : 0, sk_wall_us());
+    tf.tf_output = (sk_bytes){output, (uint32_t)len};
     if (r == NULL)
         return late_finish(ex, &tf) ? 0 : SK_ENOTFOUND;
     del_run(ex, job, j, r);
@@ -433,16 +444,8 @@ int sk_executor_recovered(sk_executor *ex, uint64_t nm_incarnation,
         (ex->ex_nm_inc != 0 && ex->ex_nm_inc != nm_incarnation))
         return SK_ESTATE;
     sk_msg m = {.m_type = SK_MSG_TASK_FINISHED};
-    m.m_task_finished = (sk_task_finished){
-        .tf_job = job,
-        .tf_task = task,
-        .tf_attempt = attempt,
-        .tf_node = "",
-        .tf_status = (uint8_t)outcome,
-        .tf_exit = exit_code,
-        .tf_launch_us = launch_us,
-        .tf_end_us = end_us,
-    };
+    m.m_task_finished = finished(job, task, attempt, outcome, exit_code,
+                                 launch_us, end_us);
     ex_late *e;
     if (sk_msg_encode(&ex->ex_buf, &m) != 0 ||
         (e = late_new(ev_now(ex->ex_loop), job, task, attempt,
