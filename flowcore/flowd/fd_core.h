@@ -273,6 +273,8 @@ typedef struct fd_stats {
     uint64_t fs_cx_held;        /* (task, round) placements held back: they
                                    broke a soft constraint (cx_wait_ms) */
     uint64_t fs_cx_expired;     /* placed breaking one, the wait over */
+    uint64_t fs_cx_skipped;     /* rounds whose constraint round did
+                                   nothing: nothing changed, no wait over */
 } fd_stats;
 
 typedef struct fd_core fd_core;
