@@ -805,6 +805,7 @@ static void test_wait(void)
         while (n == 0 && now < sub + wait + 2000 * MS) {
             now += 100 * MS;
             fdt_drain(c);
+            fd_core_on_timer(c, now);
             if (fdt_round(c, now, NULL) == 0)
                 n = reserves(c, 2, p, 4);
         }
@@ -828,6 +829,101 @@ static void test_wait(void)
     }
 }
 
+/* Drive the core as the daemon does, from *now to until: the clock
+ * jumps to its next deadline, the timer fires, a round runs if due. */
+static void idle(fd_core *c, sk_time *now, sk_time until)
+{
+    for (;;) {
+        sk_time d = fd_core_next_deadline(c);
+        if (d > until)
+            break;
+        *now = d > *now ? d : *now;
+        fdt_drain(c);
+        fd_core_on_timer(c, *now);
+        fdt_round(c, *now, NULL);
+    }
+    *now = until;
+}
+
+/* A held task is tried again only when something changes, or once its
+ * wait is over (time as input, the clock moved as the daemon moves it):
+ * 2 nodes of 2 slots, a zk task on each, an st task (soft NOTIN NODE
+ * all/zk) held; then a zk task ends (a slot frees), or a node comes, or
+ * nothing happens. */
+static void test_wait_events(void)
+{
+    static const char *what[3] = {"nothing changes", "a zk task ends",
+                                  "a node comes"};
+    fd_config def;
+    fd_config_init(&def);
+    sk_time wait = (sk_time)def.fdc_cx_wait_ms * MS;
+    def.fdc_node_timeout_ms = def.fdc_reserve_timeout_ms =
+        def.fdc_cx_wait_ms + 60000;
+    for (int ev = 0; ev < 3; ev++) {
+        sk_time now = T0 + 1000 * MS;
+        fd_core *c = cluster_cfg(&def, 2, 2, now);
+        submit(c, now, 1, 2, "zk", "zk,NOTIN,NODE,zk");
+        round_soon(c, &now);
+        sk_reserve zk = {0};
+        sk_peer zk_at = 0;
+        const sk_msg *m = fdt_nth(c, SK_MSG_RESERVE, 0, &zk_at);
+        if (m != NULL)
+            zk = m->m_reserve;
+        submit(c, now, 2, 1, "st", "st,NOTIN,NODE,all/zk,SOFT=1");
+        sk_time sub = now;
+        round_soon(c, &now);
+        const fd_stats *st = fd_core_stats(c);
+        uint64_t rounds = st->fs_rounds, cx = st->fs_cx_rounds;
+        sk_peer p[2];
+        tap_ok(st->fs_cx_held == 1 && zk_at != 0 &&
+                   fd_core_next_deadline(c) == sub + wait,
+               "%s: st held, the next deadline is its wait's end (%+.0f ms)",
+               what[ev], (double)(fd_core_next_deadline(c) - sub - wait) / MS);
+        idle(c, &now, sub + 2000 * MS);
+        tap_ok(st->fs_rounds == rounds && st->fs_cx_rounds == cx,
+               "%s: no round while nothing changes (rounds %llu, constraint "
+               "rounds %llu more)",
+               what[ev], (unsigned long long)(st->fs_rounds - rounds),
+               (unsigned long long)(st->fs_cx_rounds - cx));
+        sk_peer want = 0;
+        if (ev == 1) {
+            sk_msg f = {.m_type = SK_MSG_TASK_FINISHED};
+            f.m_task_finished = (sk_task_finished){.tf_job = 1,
+                                                   .tf_task = zk.rv_task,
+                                                   .tf_attempt = zk.rv_attempt,
+                                                   .tf_node = "",
+                                                   .tf_status = SK_TASK_OK};
+            fdt_drain(c);
+            fd_core_on_msg(c, now, SCHED, &f);
+            want = zk_at;
+        } else if (ev == 2) {
+            fdt_node(c, now, 1003, "n3", 2, "r0", 1.0);
+            fdt_heartbeat(c, now, 1003, 1, 2, 0, 0, 0, NULL, 0);
+            want = 1003;
+        }
+        sk_time change = now;
+        size_t n = 0;
+        while (n == 0 && now < sub + wait + 1000 * MS) {
+            idle(c, &now, now + 100 * MS);
+            n = reserves(c, 2, p, 2);
+        }
+        if (ev == 0)
+            tap_ok(n == 1 && now >= sub + wait &&
+                       now <= sub + wait + 200 * MS && st->fs_cx_expired == 1 &&
+                       st->fs_cx_rounds == cx + 1,
+                   "%s: placed breaking it at the wait's end (%+.0f ms), by "
+                   "one constraint round",
+                   what[ev], (double)(now - sub - wait) / MS);
+        else
+            tap_ok(n == 1 && p[0] == want && now <= change + 200 * MS &&
+                       st->fs_cx_soft == 0 && st->fs_cx_expired == 0,
+                   "%s: tried again at once, placed there %.0f ms after it, "
+                   "nothing broken",
+                   what[ev], (double)(now - change) / MS);
+        fd_core_free(c);
+    }
+}
+
 int main(void)
 {
     tap_plan_lazy();
@@ -838,6 +934,7 @@ int main(void)
     test_bounded();
     test_inter_apps();
     test_hold();
+    test_wait_events();
     test_hold_cap();
     test_wait();
     test_oracle();

@@ -8,7 +8,9 @@
 # usage: docs/results/medea-runs.sh BUILD_DIR [PART...]
 #   PART: sweep latency round figures (default: all four); trace (the
 #   sweep with the Google trace's short jobs, see trace_short; not in
-#   the default: it needs the trace in $SHARED_DATA_DIR)
+#   the default: it needs the trace in $SHARED_DATA_DIR); hold (a held
+#   application's cost to the loop, bench/medea_round --hold; not in
+#   the default)
 # Results go to docs/results/medea/. Everything in the sweep is seeded
 # (skylark-sim's default --solve-time work): the same build gives the
 # same numbers. latency and round are wall-clock benchmarks.
@@ -284,6 +286,15 @@ round() {
         > "$out/round-1000x10000.txt"
 }
 
+# hold: what an application held by the bounded wait costs the loop on
+# a quiet cluster (bench/medea_round --hold), 5 s and 30 s waits.
+hold() {
+    run "$build/bench/medea_round" --hold 5000 --tasks 1000 --seeds 3 \
+        --nodes 1000,10000 > "$out/hold-5s.txt"
+    run "$build/bench/medea_round" --hold 30000 --tasks 1000 --seeds 1 \
+        --nodes 10000 > "$out/hold-30s.txt"
+}
+
 # latency.dat: nodes, then median, min, max of the loop thread's time
 # (fd_round_end), constrained, then the anchor.
 figures() {
@@ -297,7 +308,7 @@ figures() {
 
 for part in $parts; do
     case $part in
-    sweep | trace | latency | round | figures) $part ;;
+    sweep | trace | latency | round | hold | figures) $part ;;
     *) echo "$0: unknown part $part" >&2; exit 2 ;;
     esac
 done

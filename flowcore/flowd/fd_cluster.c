@@ -79,6 +79,7 @@ uint32_t fd_node_room(const fd_node *n)
 void fd_node_mark(fd_core *c, fd_node *n)
 {
     n->n_load_changed = true;
+    c->c_cx_stale = true; /* room, labels or liveness: held tasks retry */
     if (!n->n_dirty) {
         n->n_dirty = true;
         fd_list_push(&c->c_dirty_nodes, &n->n_dirty_link);

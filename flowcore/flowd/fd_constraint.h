@@ -183,8 +183,19 @@ int fd_constraint_net_task(const fd_core *c, struct fd_net *net,
  * the end of a round, before its RESERVEs leave the core. Costs one
  * fd_cx_place over the live nodes and the tasks of jobs with tags, its
  * network bounded by FD_CX_MAX_ARCS (above), plus O(nodes + tagged
- * tasks) to build the instance. */
+ * tasks) to build the instance. It does nothing (counted in
+ * fs_cx_skipped) when no task or node changed since the last one
+ * (c_cx_stale: fd_task_dirty, fd_node_mark) and no held task's wait
+ * (cx_wait_ms) is over: it would place as the last one did. Tasks held
+ * by the wait ask for no round: they are tried again at the next round
+ * something else brings, or at the earliest end of their waits
+ * (c_cx_wake, a deadline of fd_core_next_deadline). */
 void fd_constraint_round(fd_core *c, sk_time now);
+
+/* fd_constraint_timeouts, from fd_core_on_timer: once the earliest wait
+ * of a held task is over (now >= c_cx_wake), asks for a round (an event)
+ * whose constraint round places it. O(1). */
+void fd_constraint_timeouts(fd_core *c, sk_time now);
 
 /* fd_constraint_why: why task `task` of job sj_job of the scheduler at
  * peer sched waits on its placement constraints (static text), or NULL

@@ -438,6 +438,7 @@ static bool bound_nodes(fd_core *c, inst *in)
         }
         n = (n + 1) % nn;
     } while (n != start && (kept < budget || room < 2 * (uint64_t)todo));
+    c->c_cx_swept += n == start ? nn : (n + nn - start) % nn;
     c->c_cx_window = n;
     for (uint32_t m = 0; m < nn; m++)
         if (!keep[m])
@@ -485,29 +486,54 @@ static bool any_waiting(const fd_core *c)
     return false;
 }
 
+/* When task t's wait (cx_wait_ms) is over. */
+static sk_time wait_end(const fd_core *c, const fd_task *t)
+{
+    return t->t_since - t->t_waited + (sk_time)c->c_cfg.fdc_cx_wait_ms * 1000;
+}
+
 /* The bounded wait (cx_wait_ms): the tasks placed where they break a
- * soft constraint, and that have waited less than it, are taken back. */
+ * soft constraint, and that have waited less than it, are taken back;
+ * *wake: the earliest end of the waits of those taken back. */
 static int hold(const fd_core *c, sk_time now, inst *in, uint32_t *held,
-                uint32_t *broke)
+                uint32_t *broke, sk_time *wake)
 {
     uint32_t nt = in->x.cx_ntasks;
     uint8_t *may = calloc(nt ? nt : 1, 1);
     if (may == NULL)
         return SK_ENOMEM;
-    sk_time wait = (sk_time)c->c_cfg.fdc_cx_wait_ms * 1000;
-    for (uint32_t i = 0; i < nt; i++) {
-        const fd_task *t = in->tasks[i];
-        may[i] = !in->ct[i].ck_fixed && t->t_waited + (now - t->t_since) < wait;
-    }
+    for (uint32_t i = 0; i < nt; i++)
+        may[i] = !in->ct[i].ck_fixed && now < wait_end(c, in->tasks[i]);
     int rc = fd_cx_hold(&in->x, may, held, broke);
+    *wake = SK_TIME_NEVER;
+    for (uint32_t i = 0; rc == 0 && i < nt; i++)
+        if (in->ct[i].ck_why == fd_cx_why_held &&
+            wait_end(c, in->tasks[i]) < *wake)
+            *wake = wait_end(c, in->tasks[i]);
     free(may);
     return rc;
+}
+
+void fd_constraint_timeouts(fd_core *c, sk_time now)
+{
+    if (now < c->c_cx_wake)
+        return;
+    c->c_cx_wake = SK_TIME_NEVER;
+    c->c_cx_stale = true;
+    fd_event(c, now); /* the round places the held tasks, wait over */
 }
 
 void fd_constraint_round(fd_core *c, sk_time now)
 {
     if (!any_waiting(c))
         return;
+    if (!c->c_cx_stale && !c->c_cx_more && now < c->c_cx_wake) {
+        c->c_st.fs_cx_skipped++; /* it would place as the last one did */
+        return;
+    }
+    if (c->c_cx_stale)
+        c->c_cx_swept = 0; /* every window may place differently now */
+    c->c_cx_stale = c->c_cx_more = false;
     inst in = {0};
     fd_cx_stats xs;
     fd_cx_score sc;
@@ -520,13 +546,15 @@ void fd_constraint_round(fd_core *c, sk_time now)
         in_bounded = bound_nodes(c, &in);
         rc = fd_cx_place(&in.x, &xs);
     }
+    sk_time wake = SK_TIME_NEVER;
     if (rc == 0)
-        rc = hold(c, now, &in, &held, &broke);
+        rc = hold(c, now, &in, &held, &broke, &wake);
     if (rc == 0)
         rc = fd_cx_eval_each(&in.x, &sc, in.broken);
     if (rc != 0) {
         c->c_st.fs_nomem++;
         inst_free(&in);
+        c->c_cx_stale = true;
         fd_event(c, now); /* try again */
         return;
     }
@@ -534,6 +562,7 @@ void fd_constraint_round(fd_core *c, sk_time now)
     c->c_st.fs_cx_repaired += xs.xs_moved + xs.xs_placed_repair;
     c->c_st.fs_cx_spread += xs.xs_spread;
     c->c_st.fs_cx_waiting = 0;
+    uint32_t placed = 0;
     for (uint32_t i = 0; i < in.x.cx_ntasks; i++) {
         fd_cx_task *ck = &in.ct[i];
         fd_task *t = in.tasks[i];
@@ -545,17 +574,23 @@ void fd_constraint_round(fd_core *c, sk_time now)
             continue;
         }
         fd_send_reserve(c, now, t, in.nodes[ck->ck_node]);
+        placed++;
         c->c_st.fs_last_placed++;
         c->c_st.fs_cx_placed++;
     }
     count_per_job(&in);
     c->c_st.fs_cx_held += held;
     c->c_st.fs_cx_expired += broke;
-    if (held > 0)
-        fd_event(c, now); /* the next round tries the held ones again */
-    if (xs.xs_cut || (c->c_st.fs_cx_waiting > 0 && in_bounded)) {
-        c->c_st.fs_cx_cut += xs.xs_cut;
-        fd_event(c, now); /* a bounded round: the rest at the next one */
+    c->c_cx_wake = wake; /* held ones: then, or at the next change */
+    if (held > 0 && placed > 0)
+        fd_event(c, now); /* with what it placed fixed, the held may fit */
+    c->c_st.fs_cx_cut += xs.xs_cut;
+    /* A bounded round: the rest at the next one, while it places or its
+     * windows have not yet covered every node since the last change. */
+    if ((xs.xs_cut || (c->c_st.fs_cx_waiting > 0 && in_bounded)) &&
+        (placed > 0 || c->c_cx_swept < in.x.cx_nnodes)) {
+        c->c_cx_more = true;
+        fd_event(c, now);
     }
     c->c_st.fs_cx_hard = sc.cs_hard;
     c->c_st.fs_cx_soft = sc.cs_soft;

@@ -3,6 +3,7 @@
  * timers and deadlines (when a round is due), the scratch memory behind
  * outgoing messages, and inspection.
  */
+#include "fd_constraint.h"
 #include "fd_int.h"
 #include "sk_log.h"
 #include "skylark.h"
@@ -98,6 +99,7 @@ int fd_core_new(const fd_config *cfg, uint64_t epoch, sk_time now,
     c->c_pol = fd_policy_find(cfg->fdc_policy);
     c->c_epoch = epoch;
     c->c_settle_until = now + (sk_time)cfg->fdc_settle_ms * 1000;
+    c->c_cx_wake = SK_TIME_NEVER;
     c->c_resv_next = 1;
     fd_list_init(&c->c_by_seen);
     fd_list_init(&c->c_reserves);
@@ -301,6 +303,7 @@ void fd_core_on_timer(fd_core *c, sk_time now)
     }
     fd_reserve_timeouts(c, now);
     fd_grace_timeouts(c, now);
+    fd_constraint_timeouts(c, now);
     fd_leave(c);
 }
 
@@ -332,7 +335,8 @@ sk_time fd_core_next_deadline(const fd_core *c)
         t = d < t ? d : t;
     }
     sk_time g = fd_grace_deadline(c);
-    return g < t ? g : t;
+    t = g < t ? g : t;
+    return c->c_cx_wake < t ? c->c_cx_wake : t;
 }
 
 sk_outbox *fd_core_outbox(fd_core *c)

@@ -276,6 +276,8 @@ typedef struct fd_stats {
     uint64_t fs_cx_held;        /* (task, round) placements held back: they
                                    broke a soft constraint (cx_wait_ms) */
     uint64_t fs_cx_expired;     /* placed breaking one, the wait over */
+    uint64_t fs_cx_skipped;     /* rounds whose constraint round did
+                                   nothing: nothing changed, no wait over */
 } fd_stats;
 
 typedef struct fd_core fd_core;
@@ -336,12 +338,16 @@ void fd_core_stalled(fd_core *c, sk_time now, sk_time gap);
 /* fd_core_on_timer does what is due at now: nodes silent for
  * fdc_node_timeout_ms go down, RESERVEs unanswered for
  * fdc_reserve_timeout_ms are lost (RELEASE with kill sent in case they
- * arrive, the task re-planned with its next attempt). Harmless when
- * called early. It does not start rounds: see fd_round_begin. */
+ * arrive, the task re-planned with its next attempt); once the wait
+ * (fdc_cx_wait_ms) of a held constrained task is over, a round is asked
+ * for (fd_constraint_timeouts). Harmless when called early. It does not
+ * start rounds: see fd_round_begin. */
 void fd_core_on_timer(fd_core *c, sk_time now);
 
 /* fd_core_next_deadline returns when the driver should call
- * fd_core_on_timer and try fd_round_begin next, or SK_TIME_NEVER. */
+ * fd_core_on_timer and try fd_round_begin next (a round due, a node or
+ * RESERVE timeout, a scheduler's grace, the end of a held constrained
+ * task's wait), or SK_TIME_NEVER. */
 sk_time fd_core_next_deadline(const fd_core *c);
 
 /* fd_core_outbox returns the messages to send. The driver sends or

@@ -352,6 +352,12 @@ struct fd_core {
     sk_time c_settle_until;
     uint32_t c_cx_window; /* constraint rounds: where the node window of
                              a bounded round starts (fd_constraint_core.c) */
+    bool c_cx_stale;      /* a task or node changed since the last
+                             constraint round: it may place differently */
+    bool c_cx_more;       /* a bounded one: its window moves on */
+    uint64_t c_cx_swept;  /* nodes its windows covered since a change */
+    sk_time c_cx_wake;    /* the earliest end of a held task's wait, or
+                             SK_TIME_NEVER (fd_constraint_core.c) */
     sk_outbox c_out;
     fd_scratch c_scratch; /* freed at the next call */
     fd_stats c_st;

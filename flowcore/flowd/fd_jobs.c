@@ -83,6 +83,7 @@ static uint64_t *gauge(fd_core *c, uint8_t state)
 
 void fd_task_dirty(fd_core *c, fd_task *t)
 {
+    c->c_cx_stale = true; /* came, ended, placed: held tasks retry */
     if (!t->t_dirty) {
         t->t_dirty = true;
         fd_list_push(&c->c_dirty_tasks, &t->t_dirty_link);
