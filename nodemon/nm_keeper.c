@@ -130,8 +130,11 @@ int main(int argc, char **argv)
         (te.te_guard >= 0 && fcntl(GUARD_FD, F_SETFD, FD_CLOEXEC) != 0))
         usage("descriptors 3 and 4 (and 5 with -k) must be open");
     /* Out of the node monitor's session and process group: neither a
-     * terminal's signals nor a kill of the task's group reach us. */
+     * terminal's signals nor a kill of the task's group reach us. A node
+     * monitor that died closed our pipes' other ends: a write there
+     * fails, and we go on to record the task's end. */
     setsid();
+    signal(SIGPIPE, SIG_IGN);
 
     /* The task waits (go) until its process group is its own and told
      * to the guard; its start's failures come back through fail. */
@@ -142,6 +145,7 @@ int main(int argc, char **argv)
     if (task < 0)
         nm_exec_fail(ERR_FD, NM_STEP_KEEPER);
     if (task == 0) {
+        signal(SIGPIPE, SIG_DFL); /* an ignored signal would outlive exec */
         close(ERR_FD);
         close(go[1]);
         char b;

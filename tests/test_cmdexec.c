@@ -480,7 +480,7 @@ static int record(const char *d, uint64_t job, uint32_t task,
     return nm_journal_parse(buf, n, e);
 }
 
-#define JOURNAL_TESTS (1 + 10 + 9 + 2 + 2 + 12)
+#define JOURNAL_TESTS (1 + 10 + 9 + 2 + 2 + 1 + 12)
 
 /* With a journal every task runs under its keeper: the same results as
  * without, a record per task, and the end of a task that ended just
@@ -513,6 +513,14 @@ static void test_journal(void)
     tap_ok(r && r->r_tf.tf_status == SK_TASK_KILLED && now_s() - t0 < 2,
            "KILLED, exit %d, in %.2f s", r ? r->r_tf.tf_exit : 0,
            now_s() - t0);
+
+    /* The keeper ignores SIGPIPE; its task must not. */
+    nresults = 0;
+    launch(32, 0, "while read -r k v; do [ \"$k\" = SigIgn: ] && echo $v; "
+                  "done < /proc/$$/status");
+    r = wait_results(1) ? find(32, 0) : NULL;
+    tap_ok(r != NULL && strcmp(r->r_out, "0000000000000000\n") == 0,
+           "the task ignores no signal: %s", r != NULL ? r->r_out : "");
 
     nresults = 0;
     nm_origin o = {0xabc, 7, 3, 42, "alice"};
