@@ -552,9 +552,10 @@ static void keeper_fds(const spawn_req *r, int efd)
         if (from[i] >= 0 && (high[i] = fcntl(from[i], F_DUPFD_CLOEXEC, 16)) < 0)
             nm_exec_fail(efd, NM_STEP_KEEPER);
     }
+    /* efd itself may be one of the targets: failures go to its copy. */
     for (int i = 0; i < 3; i++)
         if (high[i] >= 0 && dup2(high[i], KEEPER_ERR_FD + i) < 0)
-            nm_exec_fail(efd, NM_STEP_KEEPER);
+            nm_exec_fail(high[0], NM_STEP_KEEPER);
 #if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
     close_range(KEEPER_GUARD_FD + 1, ~0u, 0);
 #endif
