@@ -118,12 +118,10 @@ int main(int argc, char **argv)
     nm_cgroup_config gc;
     nm_cgroup_config_init(&gc);
     int made = 0;
-    static const struct option opts[] = {{"rounds", 1, NULL, 'r'},
-                                         {"tasks", 1, NULL, 't'},
-                                         {"cgroup", 1, NULL, 'c'},
-                                         {"against", 1, NULL, 'a'},
-                                         {"help", 0, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"rounds", 1, NULL, 'r'}, {"tasks", 1, NULL, 't'},
+        {"cgroup", 1, NULL, 'c'}, {"against", 1, NULL, 'a'},
+        {"help", 0, NULL, 'h'},   {NULL, 0, NULL, 0}};
     int o;
     while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (o == 'r')
@@ -158,10 +156,10 @@ int main(int argc, char **argv)
     nm_journal *jn = NULL;
     if (journal) {
         if (mkdtemp(jdir) == NULL ||
-            nm_journal_keeper("", keeper, sizeof keeper, err, sizeof err) != 0 ||
-            nm_journal_open(jdir, NM_JOURNAL_LINGER_MS, 4 * (uint32_t)tasks, &jn,
-                            err,
-                            sizeof err) != 0) {
+            nm_journal_keeper("", keeper, sizeof keeper, err, sizeof err) !=
+                0 ||
+            nm_journal_open(jdir, NM_JOURNAL_LINGER_MS, 4 * (uint32_t)tasks,
+                            &jn, err, sizeof err) != 0) {
             fprintf(stderr, "launch: journal: %s\n", err);
             return 1;
         }

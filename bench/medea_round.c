@@ -259,12 +259,10 @@ int main(int argc, char **argv)
     uint32_t ntasks = 15, nn = 0, nodes[MAXN];
     int seeds = 3;
     int64_t hold = 0; /* --hold: the wait in ms */
-    static const struct option opts[] = {{"tasks", 1, NULL, 't'},
-                                         {"nodes", 1, NULL, 'n'},
-                                         {"seeds", 1, NULL, 's'},
-                                         {"hold", 1, NULL, 'w'},
-                                         {"help", 0, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"tasks", 1, NULL, 't'}, {"nodes", 1, NULL, 'n'},
+        {"seeds", 1, NULL, 's'}, {"hold", 1, NULL, 'w'},
+        {"help", 0, NULL, 'h'},  {NULL, 0, NULL, 0}};
     int o;
     while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         char *end;

@@ -335,8 +335,7 @@ int cmd_executor(int argc, char **argv)
         (nm_journal_keeper("", cfg.cx_keeper, sizeof cfg.cx_keeper, err,
                            sizeof err) != 0 ||
          nm_journal_open(journal, NM_JOURNAL_LINGER_MS, 4 * (uint32_t)max_tasks,
-                         &jn, err,
-                         sizeof err) != 0)) {
+                         &jn, err, sizeof err) != 0)) {
         fprintf(stderr, "%s: --journal: %s\n", WHO, err);
         ev_loop_destroy(xs.xs_loop);
         return 1;

@@ -258,10 +258,9 @@ static int report(sk_executor *ex, const sk_task_finished *tf)
 }
 
 /* A TASK_FINISHED of the attempt, without output. */
-static sk_task_finished finished(sk_job_id job, uint32_t task,
-                                 uint32_t attempt, sk_outcome outcome,
-                                 int exit_code, uint64_t launch_us,
-                                 uint64_t end_us)
+static sk_task_finished finished(sk_job_id job, uint32_t task, uint32_t attempt,
+                                 sk_outcome outcome, int exit_code,
+                                 uint64_t launch_us, uint64_t end_us)
 {
     return (sk_task_finished){
         .tf_job = job,
@@ -444,12 +443,12 @@ int sk_executor_recovered(sk_executor *ex, uint64_t nm_incarnation,
         (ex->ex_nm_inc != 0 && ex->ex_nm_inc != nm_incarnation))
         return SK_ESTATE;
     sk_msg m = {.m_type = SK_MSG_TASK_FINISHED};
-    m.m_task_finished = finished(job, task, attempt, outcome, exit_code,
-                                 launch_us, end_us);
+    m.m_task_finished =
+        finished(job, task, attempt, outcome, exit_code, launch_us, end_us);
     ex_late *e;
     if (sk_msg_encode(&ex->ex_buf, &m) != 0 ||
-        (e = late_new(ev_now(ex->ex_loop), job, task, attempt,
-                      &ex->ex_buf)) == NULL)
+        (e = late_new(ev_now(ex->ex_loop), job, task, attempt, &ex->ex_buf)) ==
+            NULL)
         return SK_ENOMEM;
     /* Sent when the HELLO of that node monitor process comes
      * (late_hello); another process drops it. */

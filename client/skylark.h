@@ -677,10 +677,9 @@ SK_API uint64_t sk_executor_node_incarnation(const sk_executor *ex);
  * registration, or for another incarnation than earlier calls), or
  * SK_ENOMEM. */
 SK_API int sk_executor_recovered(sk_executor *ex, uint64_t nm_incarnation,
-                                 sk_job_id job, uint32_t task,
-                                 uint32_t attempt, sk_outcome outcome,
-                                 int exit_code, uint64_t launch_us,
-                                 uint64_t end_us);
+                                 sk_job_id job, uint32_t task, uint32_t attempt,
+                                 sk_outcome outcome, int exit_code,
+                                 uint64_t launch_us, uint64_t end_us);
 
 /* sk_executor_wait_registered runs the loop until the registration is
  * up, at most timeout seconds (< 0: no limit). Returns 0, SK_ETIMEDOUT,

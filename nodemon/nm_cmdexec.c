@@ -529,12 +529,12 @@ static char **env_fill(nm_cmdexec *x, const sk_launch *lt, const nm_ident *id)
  * instead (nm_keeper.c), which starts the task the same way. */
 typedef struct spawn_req {
     nm_task_exec sr_task;
-    int sr_cgroup;       /* the task cgroup's cgroup.procs, or -1 */
-    int *sr_guard_told;  /* set by the child: 1 if the guard was told */
+    int sr_cgroup;         /* the task cgroup's cgroup.procs, or -1 */
+    int *sr_guard_told;    /* set by the child: 1 if the guard was told */
     const char *sr_keeper; /* the keeper's path, or NULL: exec the task */
-    char **sr_kargv;     /* the keeper's arguments */
-    int sr_record;       /* the journal record, for the keeper */
-    char *sr_stack;      /* SPAWN_STACK bytes for the child */
+    char **sr_kargv;       /* the keeper's arguments */
+    int sr_record;         /* the journal record, for the keeper */
+    char *sr_stack;        /* SPAWN_STACK bytes for the child */
 } spawn_req;
 
 /* The descriptors the keeper gets (nm_keeper.c): the error pipe, the
@@ -627,8 +627,7 @@ __attribute__((no_sanitize_address)) static int child_main(void *arg)
  * not told, a failed step; until the pipe ends or, when it does not
  * block, until it is empty (*open: 1 if it has not ended). Returns the
  * failure's errno (its step in *step) or 0. */
-static int read_records(int efd, pid_t *group, int *told, int *step,
-                        int *open)
+static int read_records(int efd, pid_t *group, int *told, int *step, int *open)
 {
     int err = 0;
     nm_exec_err se;
@@ -676,11 +675,11 @@ static int spawn(const spawn_req *r, pid_t *pid, pid_t *group, int *fd,
         return err;
     }
     /* Only our ends are non-blocking: the task's writes must block. */
-    int err = fcntl(p[0], F_SETFL, O_NONBLOCK) != 0 ||
-                      (r->sr_keeper != NULL &&
-                       fcntl(e[0], F_SETFL, O_NONBLOCK) != 0)
-                  ? errno
-                  : 0;
+    int err =
+        fcntl(p[0], F_SETFL, O_NONBLOCK) != 0 ||
+                (r->sr_keeper != NULL && fcntl(e[0], F_SETFL, O_NONBLOCK) != 0)
+            ? errno
+            : 0;
     pid_t c = -1;
     if (err == 0) {
         /* No handler of ours may run in the child before its signals are
@@ -701,8 +700,8 @@ static int spawn(const spawn_req *r, pid_t *pid, pid_t *group, int *fd,
      * before the exec is in the pipe by now. */
     *group = r->sr_keeper != NULL ? 0 : c;
     int open = 0;
-    if (err == 0 && (err = read_records(e[0], group, r->sr_guard_told, step,
-                                        &open)) != 0) {
+    if (err == 0 &&
+        (err = read_records(e[0], group, r->sr_guard_told, step, &open)) != 0) {
         int st;
         while (waitpid(c, &st, 0) < 0 && errno == EINTR)
             ;
@@ -732,10 +731,9 @@ static void keeper_argv(nm_cmdexec *x, spawn_req *r, char **argv)
         size_t off = 0;
         x->x_kgroups[0] = '\0';
         for (uint32_t i = 0; i < id->id_ngroups; i++)
-            off += (size_t)snprintf(x->x_kgroups + off,
-                                    sizeof x->x_kgroups - off, "%s%u",
-                                    i > 0 ? "," : "",
-                                    (unsigned)id->id_groups[i]);
+            off += (size_t)snprintf(
+                x->x_kgroups + off, sizeof x->x_kgroups - off, "%s%u",
+                i > 0 ? "," : "", (unsigned)id->id_groups[i]);
         argv[a++] = "-u";
         argv[a++] = x->x_karg[0];
         argv[a++] = "-g";
@@ -849,10 +847,9 @@ void nm_cmdexec_launch(nm_cmdexec *x, const sk_launch *lt,
     static const nm_origin NO_ORIGIN;
     char *kargv[20];
     if (jn != NULL) {
-        r.sr_record = nm_journal_begin(jn, lt->lt_job, lt->lt_task,
-                                       lt->lt_attempt,
-                                       origin != NULL ? origin : &NO_ORIGIN,
-                                       (uint64_t)now);
+        r.sr_record = nm_journal_begin(
+            jn, lt->lt_job, lt->lt_task, lt->lt_attempt,
+            origin != NULL ? origin : &NO_ORIGIN, (uint64_t)now);
         if (r.sr_record >= 0) {
             r.sr_keeper = x->x_cfg.cx_keeper;
             keeper_argv(x, &r, kargv);

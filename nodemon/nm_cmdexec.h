@@ -52,9 +52,9 @@
  * a journal, for the keeper's exec only: the keeper's fork and the
  * task's start run while the loop goes on, the keeper's word of the
  * task's pid read from a pipe on the loop, a kill asked for before it
- * applied when it comes); a task's exit is O(tasks running) to find it. Memory: one
- * record of about 4.5 KiB per task running or waiting to be taken, recycled,
- * and a 64 KiB stack for children between clone and exec.
+ * applied when it comes); a task's exit is O(tasks running) to find it. Memory:
+ * one record of about 4.5 KiB per task running or waiting to be taken,
+ * recycled, and a 64 KiB stack for children between clone and exec.
  *
  * Threading: one thread, the loop's.
  */

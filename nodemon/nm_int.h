@@ -156,7 +156,7 @@ struct nm_core {
     /* Time with no scheduler connected, which does not age them: */
     sk_time nm_alone_us;    /* summed over the periods that ended */
     sk_time nm_alone_since; /* start of the current one; 0: none */
-    nm_link nm_lostruns; /* nm_lostrun, oldest first (nm_outcome.c) */
+    nm_link nm_lostruns;    /* nm_lostrun, oldest first (nm_outcome.c) */
     uint64_t nm_nlostruns;
     nm_queue nm_q;
     nm_peer nm_command; /* the built-in command executor */

@@ -116,8 +116,7 @@ void nm_journal_close(nm_journal *j)
 }
 
 int nm_journal_begin(nm_journal *j, uint64_t job, uint32_t task,
-                     uint32_t attempt, const nm_origin *o,
-                     uint64_t launch_us)
+                     uint32_t attempt, const nm_origin *o, uint64_t launch_us)
 {
     char name[64], line[128 + SK_MAX_NAME_LEN];
     name_of(name, sizeof name, job, task, attempt);
@@ -126,10 +125,9 @@ int nm_journal_begin(nm_journal *j, uint64_t job, uint32_t task,
                              " %" PRIu64 " %.*s\n",
                        o->or_key, o->or_ref, o->or_sched, o->or_sched_inc,
                        launch_us, (int)SK_MAX_NAME_LEN, o->or_user);
-    int fd = openat(j->j_dir, name,
-                    O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC |
-                        O_NOFOLLOW,
-                    0600);
+    int fd = openat(
+        j->j_dir, name,
+        O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd >= 0 && write(fd, line, (size_t)len) == len) {
         j->j_st.js_written++;
         return fd;
@@ -311,8 +309,8 @@ void nm_journal_recover(nm_journal *j,
             found(arg, &e);
         }
         if (unlinkat(j->j_dir, de->d_name, 0) != 0)
-            sk_warn("journal: cannot remove %s/%s: %s", j->j_path,
-                    de->d_name, strerror(errno));
+            sk_warn("journal: cannot remove %s/%s: %s", j->j_path, de->d_name,
+                    strerror(errno));
     }
     closedir(d);
 }
@@ -321,8 +319,8 @@ void nm_journal_recover(nm_journal *j,
 #define SK_PKGLIBEXECDIR "/usr/local/libexec/skylark"
 #endif
 
-int nm_journal_keeper(const char *configured, char *out, size_t len,
-                      char *err, size_t errlen)
+int nm_journal_keeper(const char *configured, char *out, size_t len, char *err,
+                      size_t errlen)
 {
     if (configured[0] != '\0') {
         snprintf(out, len, "%s", configured);

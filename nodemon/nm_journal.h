@@ -62,12 +62,12 @@ typedef struct nm_journal_entry {
 
 /* Counters. */
 typedef struct nm_journal_stats {
-    uint64_t js_written;    /* records begun */
+    uint64_t js_written;      /* records begun */
     uint64_t js_write_failed; /* records that could not be made */
-    uint64_t js_recovered;  /* ends read back and handed on */
-    uint64_t js_unfinished; /* records read back without an end */
-    uint64_t js_signaled;   /* ends by a signal read back (not handed on) */
-    uint64_t js_bad;        /* files refused: name, size or format */
+    uint64_t js_recovered;    /* ends read back and handed on */
+    uint64_t js_unfinished;   /* records read back without an end */
+    uint64_t js_signaled;     /* ends by a signal read back (not handed on) */
+    uint64_t js_bad;          /* files refused: name, size or format */
 } nm_journal_stats;
 
 typedef struct nm_journal nm_journal;
@@ -89,8 +89,7 @@ void nm_journal_close(nm_journal *j);
  * keeper to append the end to (write-only, append, close-on-exec; the
  * caller closes it), or -1 (counted; the task runs without a record). */
 int nm_journal_begin(nm_journal *j, uint64_t job, uint32_t task,
-                     uint32_t attempt, const nm_origin *o,
-                     uint64_t launch_us);
+                     uint32_t attempt, const nm_origin *o, uint64_t launch_us);
 
 /* nm_journal_end says that the attempt's end has been handed to the node
  * monitor core at now_us: with linger its record is removed linger_ms
@@ -118,10 +117,10 @@ int nm_journal_parse(const char *text, size_t len, nm_journal_entry *e);
 /* nm_journal_keeper finds the keeper program (nm_keeper.c) into out:
  * configured when not "" (an absolute path), else skylark-keeper beside
  * this process's program, or in nodemon/ beside its folder (a build
- * tree), else in SK_PKGLIBEXECDIR (an installed one). Returns 0, or -1 with the reason in err when it is
- * not an executable file. */
-int nm_journal_keeper(const char *configured, char *out, size_t len,
-                      char *err, size_t errlen);
+ * tree), else in SK_PKGLIBEXECDIR (an installed one). Returns 0, or -1 with the
+ * reason in err when it is not an executable file. */
+int nm_journal_keeper(const char *configured, char *out, size_t len, char *err,
+                      size_t errlen);
 
 /* nm_journal_stats_get returns the counters. */
 const nm_journal_stats *nm_journal_stats_get(const nm_journal *j);

@@ -94,7 +94,6 @@ static void parse_groups(const char *s, nm_ident *id)
     }
 }
 
-
 int main(int argc, char **argv)
 {
     nm_ident id;
@@ -103,18 +102,32 @@ int main(int argc, char **argv)
     nm_task_exec te = {NULL, NULL, environ, NULL, 0, -1};
     while ((opt = getopt(argc, argv, "+u:g:G:d:m:k")) != -1) {
         switch (opt) {
-        case 'u': id.id_uid = (uid_t)number(optarg, UINT32_MAX - 1, "-u"); have |= 1; break;
-        case 'g': id.id_gid = (gid_t)number(optarg, UINT32_MAX - 1, "-g"); have |= 2; break;
-        case 'G': parse_groups(optarg, &id); have |= 4; break;
+        case 'u':
+            id.id_uid = (uid_t)number(optarg, UINT32_MAX - 1, "-u");
+            have |= 1;
+            break;
+        case 'g':
+            id.id_gid = (gid_t)number(optarg, UINT32_MAX - 1, "-g");
+            have |= 2;
+            break;
+        case 'G':
+            parse_groups(optarg, &id);
+            have |= 4;
+            break;
         case 'd':
             if (strlen(optarg) >= sizeof id.id_home)
                 usage("-d: too long");
             strcpy(id.id_home, optarg);
             have |= 8;
             break;
-        case 'm': te.te_as_bytes = number(optarg, UINT64_MAX, "-m"); break;
-        case 'k': te.te_guard = GUARD_FD; break;
-        default: usage("bad option");
+        case 'm':
+            te.te_as_bytes = number(optarg, UINT64_MAX, "-m");
+            break;
+        case 'k':
+            te.te_guard = GUARD_FD;
+            break;
+        default:
+            usage("bad option");
         }
     }
     if (have != 0 && have != 15)
@@ -197,11 +210,12 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t at = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
     char line[96];
-    int len = WIFSIGNALED(status)
-                  ? snprintf(line, sizeof line, "end signal %d at %" PRIu64 "\n",
-                             WTERMSIG(status), at)
-                  : snprintf(line, sizeof line, "end exit %d at %" PRIu64 "\n",
-                             WEXITSTATUS(status), at);
+    int len =
+        WIFSIGNALED(status)
+            ? snprintf(line, sizeof line, "end signal %d at %" PRIu64 "\n",
+                       WTERMSIG(status), at)
+            : snprintf(line, sizeof line, "end exit %d at %" PRIu64 "\n",
+                       WEXITSTATUS(status), at);
     do
         n = write(RECORD_FD, line, (size_t)len);
     while (n < 0 && errno == EINTR);

@@ -36,7 +36,7 @@
 typedef struct nm_daemon {
     nm_core *nd_core;
     nm_cmdexec *nd_cmd;
-    nm_cgroup *nd_cgroup; /* NULL without [cmdexec] cgroup */
+    nm_cgroup *nd_cgroup;   /* NULL without [cmdexec] cgroup */
     nm_journal *nd_journal; /* NULL without [cmdexec] journal */
     sk_daemon *nd_shell;
     struct ev_loop *nd_loop;
@@ -493,8 +493,7 @@ int main(int argc, char **argv)
         (nm_journal_keeper(keeper, cx.cx_keeper, sizeof cx.cx_keeper, err,
                            sizeof err) != 0 ||
          nm_journal_open(journal_dir, NM_JOURNAL_LINGER_MS,
-                         4 * cx.cx_max_children +
-                             (uint32_t)cfg.nc_max_outcomes,
+                         4 * cx.cx_max_children + (uint32_t)cfg.nc_max_outcomes,
                          &journal, err, sizeof err) != 0)) {
         fprintf(stderr, "%s: [cmdexec] journal: %s\n", PROG, err);
         goto out_lists;

@@ -239,8 +239,8 @@ struct nm_lostrun {
     kept lr_kept;      /* in nm_lostruns */
     uint64_t lr_local; /* the attempt, as the executor names it */
     uint32_t lr_task, lr_attempt;
-    uint64_t lr_fw_hash;                /* the executor's framework */
-    uint32_t lr_sched;                  /* the task's scheduler */
+    uint64_t lr_fw_hash; /* the executor's framework */
+    uint32_t lr_sched;   /* the task's scheduler */
     uint64_t lr_sched_inc;
     uint64_t lr_key;
     uint32_t lr_ref;

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 static const char *const STEP_NAMES[NM_STEPS] = {
-    "clone",  "setpgid", "stdio",     "setgroups", "setgid", "setuid",
-    "chdir",  "setrlimit", "exec",    "cgroup",    "keeper",
+    "clone", "setpgid",   "stdio", "setgroups", "setgid", "setuid",
+    "chdir", "setrlimit", "exec",  "cgroup",    "keeper",
 };
 
 const char *nm_step_name(int step)

@@ -511,13 +511,13 @@ static void test_journal(void)
     tap_ok(wait_results(1), "a task killed as it starts ends");
     const result *r = find(31, 0);
     tap_ok(r && r->r_tf.tf_status == SK_TASK_KILLED && now_s() - t0 < 2,
-           "KILLED, exit %d, in %.2f s", r ? r->r_tf.tf_exit : 0,
-           now_s() - t0);
+           "KILLED, exit %d, in %.2f s", r ? r->r_tf.tf_exit : 0, now_s() - t0);
 
     /* The keeper ignores SIGPIPE; its task must not. */
     nresults = 0;
-    launch(32, 0, "while read -r k v; do [ \"$k\" = SigIgn: ] && echo $v; "
-                  "done < /proc/$$/status");
+    launch(32, 0,
+           "while read -r k v; do [ \"$k\" = SigIgn: ] && echo $v; "
+           "done < /proc/$$/status");
     r = wait_results(1) ? find(32, 0) : NULL;
     tap_ok(r != NULL && strcmp(r->r_out, "0000000000000000\n") == 0,
            "the task ignores no signal: %s", r != NULL ? r->r_out : "");
@@ -528,10 +528,9 @@ static void test_journal(void)
     launch_of(30, 1, "exit 0", NULL);
     tap_ok(wait_results(2), "a keyed and an unkeyed task end");
     nm_journal_entry e;
-    tap_ok(record(jdir, 30, 0, &e) == 1 && !e.je_signaled &&
-               e.je_code == 5 && e.je_origin.or_key == 0xabc &&
-               e.je_origin.or_ref == 7 && e.je_origin.or_sched == 3 &&
-               e.je_origin.or_sched_inc == 42 &&
+    tap_ok(record(jdir, 30, 0, &e) == 1 && !e.je_signaled && e.je_code == 5 &&
+               e.je_origin.or_key == 0xabc && e.je_origin.or_ref == 7 &&
+               e.je_origin.or_sched == 3 && e.je_origin.or_sched_inc == 42 &&
                strcmp(e.je_origin.or_user, "alice") == 0 &&
                e.je_launch_us == 1000 && e.je_end_us > 1000,
            "the keyed task's record names it and says how it ended, and "

@@ -1117,8 +1117,8 @@ static void test_outcome_recovered(void)
     uint64_t local = nm_job_local(nm, SCHED, 1);
     nm_origin o;
     tap_ok(nm_task_origin(nm, local, 0, 0, &o) == 0 && o.or_key == 0xd00d &&
-               o.or_ref == 4 && o.or_sched == SCHED_ID &&
-               o.or_sched_inc == 5 && strcmp(o.or_user, "alice") == 0,
+               o.or_ref == 4 && o.or_sched == SCHED_ID && o.or_sched_inc == 5 &&
+               strcmp(o.or_user, "alice") == 0,
            "a running task's origin: key, ref, its scheduler and user");
     tap_is_int(nm_task_origin(nm, local, 9, 0, &o), -1,
                "no origin for a task not running");
@@ -1324,8 +1324,8 @@ static void test_executor_late(void)
     tap_ok(count(nm, SK_MSG_TASK_FINISHED) == 0 && st->ns_stale_finished == 3,
            "another framework's executor cannot end a running task");
     finish_from(nm, EXEC + 2, local2, 1, SK_TASK_OK, 5080000);
-    tap_ok(count(nm, SK_MSG_TASK_FINISHED) == 1 &&
-               slots(nm).si_running == 1 && st->ns_stale_finished == 3,
+    tap_ok(count(nm, SK_MSG_TASK_FINISHED) == 1 && slots(nm).si_running == 1 &&
+               st->ns_stale_finished == 3,
            "a new executor of the same framework ends a task the old one "
            "still runs (its end, read from a journal)");
     drain(nm);

@@ -179,7 +179,7 @@ static void test_recover(void)
     put("1-0-0", "skylark-journal 1 abc 10 3 42 1000 alice\n"
                  "end exit 0 at 99000000\n");
     put("1-1-0", "skylark-journal 1 abc 11 3 42 1000 alice\n"
-                 "end exit 0 at 1000\n");  /* old: still handed on */
+                 "end exit 0 at 1000\n"); /* old: still handed on */
     put("1-2-0", "skylark-journal 1 abc 12 3 42 1000 alice\n");
     put("1-3-0", "skylark-journal 1 abc 13 3 42 1000 alice\n"
                  "end signal 9 at 99000000\n");
