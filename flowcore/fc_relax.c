@@ -45,6 +45,21 @@
  * cost. If the spread of prices passes twice that bound, the solve is
  * finished by successive shortest path, which decides feasibility exactly;
  * so the solver never loops.
+ *
+ * Work (the count the caller charges, and the budget's and cancel checks'
+ * clock): one unit per arc looked at, in proportion to the time taken
+ * whatever the degrees. A scan counts the node and every arc it examines
+ * (all of them, or up to the one that ends the iteration); a hub's peek,
+ * the arcs it looks at; a price change, each node of the tree and each of
+ * its arcs (the pass that finds the step and saturates); an augmentation,
+ * its path's arcs (twice: the bottleneck and the pushes); a sweep step,
+ * one, plus the arcs next_balanced passes over; a pass over the active
+ * nodes, each of them twice (the visit, skipped or not, and the
+ * compaction). Restoring CS at the start
+ * (a pass over the arcs named, or all of them) is not counted: callers
+ * charge every solve per arc of the network for it. The count is a sum of
+ * loop bounds the code computes anyway, so it costs nothing measurable,
+ * and it depends only on the network and the state: the same on every run.
  */
 #include "fc_graph_impl.h"
 
@@ -69,8 +84,8 @@
  * cheaper than many trees over the same balanced region. */
 #define RELAX_SWEEP_TREE 16
 
-/* How much work (scans, sweep steps) between two looks at the cancel
- * flag: a few microseconds' worth. */
+/* How much work (arcs looked at) between two looks at the cancel flag: a
+ * few microseconds' worth. */
 #define RELAX_CANCEL_WORK 4096
 
 /* Sums of excesses and capacities over a set of nodes can pass 2^63 (2^28
@@ -263,8 +278,9 @@ static void next_epoch(relax *x)
     }
 }
 
-/* Move excess from s to the deficit node t along the tree path. */
-static void augment(relax *x, int32_t s, int32_t t)
+/* Move excess from s to the deficit node t along the tree path. Returns
+ * the work: twice the path's arcs. */
+static uint64_t augment(relax *x, int32_t s, int32_t t)
 {
     const fc_graph *g = x->rx_g;
     fc_flow_state *st = x->rx_st;
@@ -276,8 +292,10 @@ static void augment(relax *x, int32_t s, int32_t t)
         if (st->fs_rescap[r] < amount)
             amount = st->fs_rescap[r];
     }
-    for (int32_t v = t; v != s; v = fc_tail(g, x->rx_pred[v]))
+    uint64_t len = 0;
+    for (int32_t v = t; v != s; v = fc_tail(g, x->rx_pred[v]), len++)
         fc_push(g, st, x->rx_pred[v], amount);
+    return 2 * len;
 }
 
 /* The largest |cost| of any arc. */
@@ -315,8 +333,9 @@ static void note_price(relax *x, int64_t p)
 }
 
 /* The next balanced residual arc with room out of u whose head is neither
- * on the sweep's path nor dead; -1 if none is left. */
-static int32_t next_balanced(relax *x, int32_t u)
+ * on the sweep's path nor dead; -1 if none is left. Adds the arcs it
+ * passes over to *work. */
+static int32_t next_balanced(relax *x, int32_t u, uint64_t *work)
 {
     const fc_graph *g = x->rx_g;
     const fc_flow_state *st = x->rx_st;
@@ -327,16 +346,20 @@ static int32_t next_balanced(relax *x, int32_t u)
         x->rx_cur[u] = 0;
     }
     int64_t pu = st->fs_price[u];
-    for (int32_t m = x->rx_cur[u]; m < adj->ad_len; m++) {
+    int32_t from = x->rx_cur[u];
+    for (int32_t m = from; m < adj->ad_len; m++) {
         int32_t r = adj->ad_res[m];
         int32_t j = g->g_head[r];
         if (st->fs_rescap[r] > 0 && g->g_cost[r] - pu + st->fs_price[j] == 0 &&
             !x->rx_onpath[j] && x->rx_dead[j] != sw) {
             x->rx_cur[u] = m;
+            *work += (uint64_t)(m - from);
             return r;
         }
     }
     x->rx_cur[u] = adj->ad_len;
+    if (adj->ad_len > from)
+        *work += (uint64_t)(adj->ad_len - from);
     return -1;
 }
 
@@ -363,6 +386,7 @@ static void sweep_from(relax *x, int32_t s, uint64_t *work)
                     amount = st->fs_rescap[path[k]];
             for (int32_t k = 0; k < len; k++)
                 fc_push(g, st, path[k], amount);
+            *work += 2 * (uint64_t)len;
             /* Back up to the tail of the first arc left without room. */
             int32_t k = 0;
             while (k < len && st->fs_rescap[path[k]] > 0)
@@ -373,7 +397,7 @@ static void sweep_from(relax *x, int32_t s, uint64_t *work)
             }
             continue;
         }
-        int32_t r = next_balanced(x, u);
+        int32_t r = next_balanced(x, u, work);
         if (r >= 0) {
             path[len++] = r;
             u = g->g_head[r];
@@ -421,10 +445,12 @@ static bool is_hub(const relax *x, int32_t v)
 }
 
 /* Drop the nodes without excess or deficit from the active stack, and
- * count the others that are not hubs. */
-static void compact_active(relax *x)
+ * count the others that are not hubs. Adds the work (the stack's nodes)
+ * to *work. */
+static void compact_active(relax *x, uint64_t *work)
 {
     int32_t kept = 0;
+    *work += (uint64_t)x->rx_nactive;
     x->rx_small = 0;
     for (int32_t k = 0; k < x->rx_nactive; k++) {
         int32_t v = x->rx_active[k];
@@ -443,19 +469,23 @@ static void compact_active(relax *x)
  * when it grew backward from a deficit (T). The balanced residual arcs
  * leaving S (entering T) are saturated, since their reduced costs are
  * about to go negative; then the prices move by the smallest reduced cost
- * of the other residual arcs leaving S (entering T). Returns 0 or
- * FC_EINFEASIBLE when there is no such arc (S's excess is trapped, T's
- * deficit cannot be met). */
-static inline int price_change(relax *x, int32_t n, bool forward)
+ * of the other residual arcs leaving S (entering T). Adds the work (each
+ * node and each of its arcs) to *work. Returns 0 or FC_EINFEASIBLE when
+ * there is no such arc (S's excess is trapped, T's deficit cannot be
+ * met). */
+static inline int price_change(relax *x, int32_t n, bool forward,
+                               uint64_t *work)
 {
     const fc_graph *g = x->rx_g;
     fc_flow_state *st = x->rx_st;
     uint32_t ep = x->rx_epoch;
     int64_t delta = INT64_MAX;
+    uint64_t arcs = 0;
     for (int32_t k = 0; k < n; k++) {
         int32_t i = x->rx_sset[k];
         int64_t pi = st->fs_price[i];
         const fc_adj *adj = &g->g_adj[i];
+        arcs += (uint64_t)adj->ad_len;
         for (int32_t m = 0; m < adj->ad_len; m++) {
             int32_t out = adj->ad_res[m]; /* i -> j */
             int32_t j = g->g_head[out];
@@ -473,6 +503,7 @@ static inline int price_change(relax *x, int32_t n, bool forward)
             activate_both(x, i, j);
         }
     }
+    *work += arcs + 2 * (uint64_t)n; /* the arcs, the nodes twice */
     if (delta == INT64_MAX)
         return FC_EINFEASIBLE;
     for (int32_t k = 0; k < n; k++) {
@@ -490,7 +521,7 @@ static inline int price_change(relax *x, int32_t n, bool forward)
  * deficit, or from (backward) a node with excess that is not labelled
  * yet; label it from h and return it, or return -1. Saves growing the
  * tree to the full scan of h, which comes last. */
-static int32_t peek(relax *x, int32_t h, bool forward)
+static int32_t peek(relax *x, int32_t h, bool forward, uint64_t *work)
 {
     const fc_graph *g = x->rx_g;
     const fc_flow_state *st = x->rx_st;
@@ -501,6 +532,7 @@ static int32_t peek(relax *x, int32_t h, bool forward)
         int32_t r = adj->ad_res[m];
         int32_t j = g->g_head[r];
         int64_t ex = st->fs_excess[j];
+        (*work)++;
         if ((forward ? ex >= 0 : ex <= 0) || x->rx_label[j] == x->rx_epoch ||
             g->g_cost[r] - ph + st->fs_price[j] != 0 ||
             st->fs_rescap[forward ? r : r ^ 1] == 0)
@@ -513,8 +545,9 @@ static int32_t peek(relax *x, int32_t h, bool forward)
 }
 
 /* Move deficit from t to the node s with excess along the reverse tree
- * path (each node's rx_pred is the arc from it towards t). */
-static void augment_back(relax *x, int32_t s, int32_t t)
+ * path (each node's rx_pred is the arc from it towards t). Returns the
+ * work: twice the path's arcs. */
+static uint64_t augment_back(relax *x, int32_t s, int32_t t)
 {
     const fc_graph *g = x->rx_g;
     fc_flow_state *st = x->rx_st;
@@ -526,8 +559,10 @@ static void augment_back(relax *x, int32_t s, int32_t t)
         if (st->fs_rescap[r] < amount)
             amount = st->fs_rescap[r];
     }
-    for (int32_t v = s; v != t; v = g->g_head[x->rx_pred[v]])
+    uint64_t len = 0;
+    for (int32_t v = s; v != t; v = g->g_head[x->rx_pred[v]], len++)
         fc_push(g, st, x->rx_pred[v], amount);
+    return 2 * len;
 }
 
 /* One iteration from root. Forward (root has excess): grow a tree of the
@@ -568,8 +603,7 @@ iterate(relax *x, int32_t root, bool forward, uint64_t *work)
             i = x->rx_hubs[hhead++];
         } else {
             /* Closed under balanced arcs: the direction is ascent. */
-            (*work)++;
-            return price_change(x, n, forward);
+            return price_change(x, n, forward, work);
         }
         x->rx_sset[n++] = i;
         x->rx_scans++;
@@ -577,7 +611,9 @@ iterate(relax *x, int32_t root, bool forward, uint64_t *work)
         imbalance += sign * st->fs_excess[i];
         int64_t pi = st->fs_price[i];
         const fc_adj *adj = &g->g_adj[i];
-        (*work)++;
+        /* The node and all its arcs; an iteration that ends mid-scan
+         * takes back the arcs it did not look at. */
+        *work += 1 + (uint64_t)adj->ad_len;
         for (int32_t m = 0; m < adj->ad_len; m++) {
             int32_t r = adj->ad_res[m];
             int32_t j = g->g_head[r];
@@ -600,30 +636,26 @@ iterate(relax *x, int32_t root, bool forward, uint64_t *work)
             x->rx_label[j] = ep;
             x->rx_pred[j] = r ^ out;
             if (sign * st->fs_excess[j] < 0) {
-                if (forward)
-                    augment(x, root, j);
-                else
-                    augment_back(x, j, root);
+                *work -= (uint64_t)(adj->ad_len - m - 1);
+                *work += forward ? augment(x, root, j)
+                                 : augment_back(x, j, root);
                 return 0;
             }
             if (is_hub(x, j)) {
                 x->rx_hubs[hlen++] = j;
-                int32_t e = peek(x, j, forward);
+                int32_t e = peek(x, j, forward, work);
                 if (e >= 0) {
-                    if (forward)
-                        augment(x, root, e);
-                    else
-                        augment_back(x, e, root);
+                    *work -= (uint64_t)(adj->ad_len - m - 1);
+                    *work += forward ? augment(x, root, e)
+                                     : augment_back(x, e, root);
                     return 0;
                 }
             } else {
                 x->rx_queue[qlen++] = j;
             }
         }
-        if (imbalance > room) {
-            (*work)++;
-            return price_change(x, n, forward);
-        }
+        if (imbalance > room)
+            return price_change(x, n, forward, work);
     }
 }
 
@@ -663,12 +695,14 @@ int fc_relax_solve(const fc_graph *g, fc_flow_state *st,
     uint64_t checked = *work - RELAX_CANCEL_WORK; /* look before any work */
     bool sweep_due = true;
     uint64_t iterations = 0;
-    for (compact_active(&x); rc == 0 && x.rx_nactive > 0; compact_active(&x)) {
+    for (compact_active(&x, work); rc == 0 && x.rx_nactive > 0;
+         compact_active(&x, work)) {
         if (sweep_due)
             sweep(&x, work);
         x.rx_scans = 0;
         iterations = 0;
         int32_t end = x.rx_nactive;
+        *work += (uint64_t)end; /* the pass's visits, skipped ones too */
         for (int32_t k = 0; rc == 0 && k < end; k++) {
             int32_t s = x.rx_active[k];
             /* Trees from a hub (the sink, an aggregator) are large: grow

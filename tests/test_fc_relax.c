@@ -3,7 +3,9 @@
  * optimum, infeasible ones, cancellation, the Flowlessly scheduling graphs
  * against LEMON's dimacs-solver, and incremental solving: after every round
  * of random changes the incremental result equals a from-scratch solve
- * (relaxation's and successive shortest path's).
+ * (relaxation's and successive shortest path's). The work count grows
+ * with the arcs relaxation looks at: a dense node on the way costs more
+ * than a sparse one.
  */
 #include "fc_testutil.h"
 #include "flowcore.h"
@@ -383,10 +385,50 @@ static void test_incremental_sched(void)
                rounds);
 }
 
+/* s (supply 1) -> h -> t (demand 1), h with `extra` more arcs first, to
+ * nodes of no supply at cost 5 (never balanced, never taken): solved by
+ * relaxation from scratch, its work count. */
+static uint64_t path_work(int32_t extra)
+{
+    fc_graph *g;
+    fc_node s, h, t, v;
+    fc_arc a;
+    if (fc_graph_new(&g) != 0 || fc_node_add(g, 1, FC_NODE_OTHER, &s) != 0 ||
+        fc_node_add(g, 0, FC_NODE_OTHER, &h) != 0 ||
+        fc_node_add(g, -1, FC_NODE_OTHER, &t) != 0 ||
+        fc_arc_add(g, s, h, 1, 0, &a) != 0)
+        tap_bail_out("cannot build the path");
+    for (int32_t k = 0; k < extra; k++)
+        if (fc_node_add(g, 0, FC_NODE_OTHER, &v) != 0 ||
+            fc_arc_add(g, h, v, 1, 5, &a) != 0)
+            tap_bail_out("cannot add arc %d", k);
+    if (fc_arc_add(g, h, t, 1, 0, &a) != 0)
+        tap_bail_out("cannot build the path");
+    fc_solve_options opt = fct_options(FC_ALG_RELAX, false);
+    fc_solve_stats st;
+    int rc = fc_solve(g, &opt, &st);
+    fc_graph_free(g);
+    if (rc != 0 || st.ss_cost != 0)
+        tap_bail_out("path of %d extra arcs: %s", extra, fc_strerror(rc));
+    return st.ss_iterations;
+}
+
+/* The work count is the arcs looked at: the dense node's 1,000 extra arcs
+ * are all looked at before its arc to t, and each counts. */
+static void test_work_counts_arcs(void)
+{
+    uint64_t sparse = path_work(0), dense = path_work(1000);
+    tap_ok(sparse < 64 && dense >= sparse + 1000 && dense < sparse + 4000,
+           "work grows with the arcs a scan looks at: %" PRIu64
+           " units through a sparse node, %" PRIu64 " through a dense one",
+           sparse, dense);
+}
+
 int main(void)
 {
     tap_timeout(120);
-    tap_plan(29);
+    tap_plan(30);
+    test_work_counts_arcs();
     test_two_routes();
     fct_check_negative_cycle(FC_ALG_RELAX);
     test_infeasible();

@@ -376,6 +376,9 @@ GP
             --mix hybrid --solve-time measured --flow-algorithm relax \
             --rounds-out "$out/rounds-relax.csv" --no-progress \
             > "$out/calibrate.txt"
+        # relaxation's own rates, fitted on the rounds' relative errors
+        awk -F, -v ALG=relax -v REL=1 -f "$out/fit-solver.awk" \
+            "$out/rounds-relax.csv"
         # ... successive shortest path (what cost scaling hands quincy's
         # networks to) and cost scaling (whose prices fit with preemption
         # on), on the prefix at 12,500 machines and the trace's first 2 s
