@@ -122,7 +122,7 @@ struct sk_frontend {
     fe_job *fe_wait_head, *fe_wait_tail;
     uint64_t fe_nwaiting;
     fe_job *fe_held_head, *fe_held_tail; /* FJ_HELD, by release time */
-    fe_job *fe_cancels; /* CANCEL_JOB to hand over */
+    fe_job *fe_cancels;                  /* CANCEL_JOB to hand over */
     sk_buf fe_buf;
     sk_frontend_stats fe_stats;
     /* sk_frontend_wait_job */

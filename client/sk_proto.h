@@ -62,7 +62,7 @@
 /* A HEARTBEAT's users page index at most: 16,384 users (max_users) by 64
  * after page 0. */
 #define SK_MAX_HB_USER_PAGES 256u
-#define SK_MAX_USER_WEIGHT  1000000u    /* a user's weight on a node */
+#define SK_MAX_USER_WEIGHT   1000000u /* a user's weight on a node */
 
 /* Priority levels: 0 is the most urgent, SK_PRIORITIES - 1 the least. */
 #define SK_PRIORITIES 8u
@@ -230,20 +230,20 @@ typedef enum sk_placement {
 /* SUBMIT_JOB: frontend to scheduler; scheduler to flowd for long jobs and
  * for the fallback of short jobs that sampling could not place. */
 typedef struct sk_submit_job {
-    uint64_t sj_job;          /* job id, unique per scheduler */
-    const char *sj_user;      /* for fair sharing */
-    uint8_t sj_priority;      /* < SK_PRIORITIES */
-    double sj_probe_ratio;    /* 0 = default, else 1..SK_MAX_PROBE_RATIO */
-    const char **sj_labels;   /* nodes must carry every label */
-    uint32_t sj_nlabels;      /* <= SK_MAX_LABELS */
-    sk_resources sj_res;      /* per-task resource request */
-    bool sj_long;             /* long-running: goes to the flow path */
-    uint64_t sj_est_task_us;  /* estimated task duration (0 = unknown) */
-    uint32_t sj_max_attempts; /* 0 = default, else <= SK_MAX_ATTEMPTS */
-    const char *sj_framework; /* executor to use; "" = command executor */
-    sk_task_spec *sj_tasks;   /* the tasks */
-    uint32_t sj_ntasks;       /* 1..SK_MAX_TASKS */
-    uint8_t sj_placement;     /* sk_placement */
+    uint64_t sj_job;               /* job id, unique per scheduler */
+    const char *sj_user;           /* for fair sharing */
+    uint8_t sj_priority;           /* < SK_PRIORITIES */
+    double sj_probe_ratio;         /* 0 = default, else 1..SK_MAX_PROBE_RATIO */
+    const char **sj_labels;        /* nodes must carry every label */
+    uint32_t sj_nlabels;           /* <= SK_MAX_LABELS */
+    sk_resources sj_res;           /* per-task resource request */
+    bool sj_long;                  /* long-running: goes to the flow path */
+    uint64_t sj_est_task_us;       /* estimated task duration (0 = unknown) */
+    uint32_t sj_max_attempts;      /* 0 = default, else <= SK_MAX_ATTEMPTS */
+    const char *sj_framework;      /* executor to use; "" = command executor */
+    sk_task_spec *sj_tasks;        /* the tasks */
+    uint32_t sj_ntasks;            /* 1..SK_MAX_TASKS */
+    uint8_t sj_placement;          /* sk_placement */
     sk_constraint *sj_constraints; /* placement constraints (flow path) */
     uint32_t sj_nconstraints;      /* <= SK_MAX_CONSTRAINTS */
     uint64_t sj_key; /* the frontend's name for the job, the same in every

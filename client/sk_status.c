@@ -23,8 +23,8 @@ static bool is_reply(const sk_msg *msg, const void *arg)
 }
 
 static int ask_status(const char *endpoint, const char *key_file,
-               const char *token_file, const char *query, double timeout,
-               int table, sk_status **out);
+                      const char *token_file, const char *query, double timeout,
+                      int table, sk_status **out);
 
 int sk_status_fetch(const char *endpoint, double timeout, int table,
                     sk_status **out)
@@ -55,8 +55,8 @@ int sk_status_query(const char *endpoint, const char *key_file,
 /* ask_status sends STATUS_REQUEST with query over a session with the given
  * credential and keeps the answer (sk_status_query's contract). */
 static int ask_status(const char *endpoint, const char *key_file,
-               const char *token_file, const char *query, double timeout,
-               int table, sk_status **out)
+                      const char *token_file, const char *query, double timeout,
+                      int table, sk_status **out)
 {
     if (out == NULL || query == NULL || strlen(query) > SK_MAX_STATUS_LEN)
         return SK_EINVAL;

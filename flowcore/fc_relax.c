@@ -637,8 +637,8 @@ iterate(relax *x, int32_t root, bool forward, uint64_t *work)
             x->rx_pred[j] = r ^ out;
             if (sign * st->fs_excess[j] < 0) {
                 *work -= (uint64_t)(adj->ad_len - m - 1);
-                *work += forward ? augment(x, root, j)
-                                 : augment_back(x, j, root);
+                *work +=
+                    forward ? augment(x, root, j) : augment_back(x, j, root);
                 return 0;
             }
             if (is_hub(x, j)) {

@@ -269,14 +269,14 @@ FC_API bool fc_cancel_is_set(const fc_cancel *c);
 
 typedef struct fc_solve_options {
     fc_algorithm so_algorithm;
-    bool so_incremental;  /* start from the current flow and prices (the
-                             last solution plus the recorded changes) rather
-                             than from zero */
-    int so_alpha;         /* cost scaling: epsilon is divided by alpha each
-                             phase; 0 takes the tuned default */
-    fc_cancel *so_cancel; /* if not NULL, the solve stops with
-                             FC_ECANCELED soon after it is set; the
-                             caller keeps it alive through the solve */
+    bool so_incremental;      /* start from the current flow and prices (the
+                                 last solution plus the recorded changes) rather
+                                 than from zero */
+    int so_alpha;             /* cost scaling: epsilon is divided by alpha each
+                                 phase; 0 takes the tuned default */
+    fc_cancel *so_cancel;     /* if not NULL, the solve stops with
+                                 FC_ECANCELED soon after it is set; the
+                                 caller keeps it alive through the solve */
     uint64_t so_relax_budget; /* relax only: 0, no limit; else once
                                  relaxation's work passes this many of its
                                  units (arcs it looked at) per live arc,

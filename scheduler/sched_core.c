@@ -74,8 +74,8 @@ static uint32_t task_index(const sched_task *t)
 }
 
 const uint64_t SCHED_WAIT_BOUNDS_US[SCHED_WAIT_NBOUNDS] = {
-    100,    250,     500,     1000,    2500,     5000,     10000,    25000,
-    50000,  100000,  250000,  500000,  1000000,  2500000,  10000000, 60000000};
+    100,   250,    500,    1000,   2500,    5000,    10000,    25000,
+    50000, 100000, 250000, 500000, 1000000, 2500000, 10000000, 60000000};
 
 /* Counts t's wait, from its job's acceptance to now, in ss_wait and in
  * the job's own j_wait (its percentiles in the status table). */
@@ -165,9 +165,8 @@ static bool job_done(sched_core *c, sched_job *j, sk_time end)
 /* sched_task_final records a task's outcome and tells its frontend;
  * returns true when the job ended and was freed. */
 bool sched_task_final(sched_core *c, sched_task *t, uint8_t status,
-                             int32_t exit_code, sk_bytes output,
-                             const char *node, uint64_t launch_us,
-                             uint64_t end_us)
+                      int32_t exit_code, sk_bytes output, const char *node,
+                      uint64_t launch_us, uint64_t end_us)
 {
     sched_job *j = t->tk_job;
     SK_ASSERT(t->tk_state != SCHED_TASK_DONE);

@@ -164,8 +164,8 @@ typedef struct sched_stats {
     uint64_t ss_kills;        /* KILL_TASK sent */
     uint64_t ss_wait[SCHED_WAIT_NBOUNDS + 1]; /* launches by wait, bucket */
     uint64_t ss_wait_sum_us;                  /* the sum of those waits */
-    uint64_t ss_fenced;       /* of which for attempts given up that a
-                                 node reported running (FAULTS.md) */
+    uint64_t ss_fenced; /* of which for attempts given up that a
+                           node reported running (FAULTS.md) */
     /* outcomes offered by node monitors (sched_offers.c) */
     uint64_t ss_offers;         /* TASK_OUTCOME taken in */
     uint64_t ss_offers_taken;   /* became a task's outcome */

@@ -52,7 +52,8 @@ static void send_handover(sched_core *c, const sched_flow *fl)
     const sched_job *j = fl->fl_job;
     sk_task_spec *ts =
         sk_arena_alloc(&c->c_scratch, fl->fl_ntasks * sizeof *ts);
-    sk_msg *m = ts != NULL ? sched_send(c, c->c_flowd, SK_MSG_SUBMIT_JOB) : NULL;
+    sk_msg *m =
+        ts != NULL ? sched_send(c, c->c_flowd, SK_MSG_SUBMIT_JOB) : NULL;
     if (m == NULL) {
         if (ts == NULL)
             c->c_stats.ss_nomem++;
@@ -160,8 +161,8 @@ bool sched_flow_take(sched_core *c, sched_job *j, uint32_t task)
  * connected; while its session is down the tasks wait for its return. */
 void sched_flow_take_pending(sched_core *c, sched_job *j)
 {
-    uint32_t *idx = sk_arena_alloc(&c->c_scratch,
-                                   (size_t)j->j_npending * sizeof *idx + 1);
+    uint32_t *idx =
+        sk_arena_alloc(&c->c_scratch, (size_t)j->j_npending * sizeof *idx + 1);
     if (idx == NULL || !sched_flow_known(c)) {
         if (idx == NULL)
             c->c_stats.ss_nomem++;
@@ -286,8 +287,8 @@ bool sched_flow_started(sched_core *c, sk_peer from, const sk_task_started *st)
         c->c_stats.ss_bad_peer++;
         return true;
     }
-    if (st->st_attempt < t->tk_attempt ||
-        (st->st_attempt == t->tk_attempt && t->tk_state == SCHED_TASK_RUNNING)) {
+    if (st->st_attempt < t->tk_attempt || (st->st_attempt == t->tk_attempt &&
+                                           t->tk_state == SCHED_TASK_RUNNING)) {
         c->c_stats.ss_stale++;
         return true;
     }
@@ -404,8 +405,8 @@ void sched_flow_answer(sched_core *c, sk_peer from, const sk_msg *msg)
         return;
     c->c_stats.ss_flow_refused++;
     sched_job *j = fl->fl_job;
-    const char *why = sk_arena_printf(&c->c_scratch, "%s%s", WHY_REFUSED,
-                                      ja->ja_reason);
+    const char *why =
+        sk_arena_printf(&c->c_scratch, "%s%s", WHY_REFUSED, ja->ja_reason);
     sk_task_finished tf = {.tf_status = SK_TASK_FAILED};
     for (uint32_t i = 0; i < fl->fl_ntasks; i++) {
         sched_task *t = &j->j_tasks[fl->fl_tasks[i]];

@@ -65,12 +65,12 @@ struct sched_task {
     uint32_t tk_nracks;
     const char **tk_tags; /* allocation tags (for flowd), in the blob */
     uint32_t tk_ntags;
-    sched_flow *tk_flow; /* the hand-over to flowd that holds it, or NULL */
-    uint32_t tk_fidx;    /* its index in that hand-over */
-    uint8_t tk_outcome;  /* sk_task_status once DONE, else 0 (status) */
+    sched_flow *tk_flow;  /* the hand-over to flowd that holds it, or NULL */
+    uint32_t tk_fidx;     /* its index in that hand-over */
+    uint8_t tk_outcome;   /* sk_task_status once DONE, else 0 (status) */
     uint64_t tk_end_node; /* sched_name_hash of the node it ended on, or 0 */
-    uint32_t tk_ref;     /* its name under the job's key (ts_ref) */
-    bool tk_offered;     /* an offer ends it at admission (sched_offers.c) */
+    uint32_t tk_ref;      /* its name under the job's key (ts_ref) */
+    bool tk_offered;      /* an offer ends it at admission (sched_offers.c) */
 };
 
 /* A hand-over to flowd: tasks of one job that the flow node places (all
@@ -129,20 +129,20 @@ struct sched_job {
     uint32_t j_count[SK_TASK_STATUS_MAX + 1]; /* final outcomes */
     uint32_t j_wait[SCHED_WAIT_NBOUNDS + 1];  /* launches by wait (ss_wait) */
     sched_resv *j_resvs;
-    bool j_long;          /* long-running: every task goes to flowd */
+    bool j_long;           /* long-running: every task goes to flowd */
     sk_constraint *j_cons; /* placement constraints (for flowd), in blob */
     uint32_t j_ncons;
-    uint8_t j_placement;  /* sk_placement */
+    uint8_t j_placement;    /* sk_placement */
     uint32_t j_sj_attempts; /* sj_max_attempts as given (0: flowd's) */
-    uint32_t j_nflow;     /* tasks held by flowd, not running */
-    sched_flow *j_flows;  /* its hand-overs to flowd */
-    sk_time j_accepted;    /* when it was admitted */
-    sk_time j_fallback_at; /* pending tasks go to flowd then */
-    sched_job *j_fbnext;  /* c_fb_head list, in fallback time order */
+    uint32_t j_nflow;       /* tasks held by flowd, not running */
+    sched_flow *j_flows;    /* its hand-overs to flowd */
+    sk_time j_accepted;     /* when it was admitted */
+    sk_time j_fallback_at;  /* pending tasks go to flowd then */
+    sched_job *j_fbnext;    /* c_fb_head list, in fallback time order */
     sched_job *j_fbprev;
-    bool j_in_fallback;   /* on that list */
+    bool j_in_fallback; /* on that list */
     void *j_blob;
-    size_t j_bytes; /* what admission counted for it (budgets) */
+    size_t j_bytes;      /* what admission counted for it (budgets) */
     sched_user *j_quser; /* its user's budget (sched_users.c) */
     uint64_t j_key;      /* the frontend's name for it (sj_key), or 0 */
     bool j_keyed;        /* c_keys maps j_key to it */
@@ -181,8 +181,8 @@ struct sched_core {
     sk_peer c_flowd;  /* the flow node's session, if c_flowd_up */
     bool c_flowd_up;
     uint64_t c_flowd_inc; /* he_incarnation of the last flowd, 0: none */
-    sk_map c_flows;   /* fl_id -> sched_flow */
-    sk_map c_users;   /* name hash -> sched_user with jobs (chained) */
+    sk_map c_flows;       /* fl_id -> sched_flow */
+    sk_map c_users;       /* name hash -> sched_user with jobs (chained) */
     sched_job *c_fb_head; /* jobs whose fallback time is still ahead */
     sched_job *c_fb_tail;
     sk_map c_keys;        /* j_key -> sched_job (sched_offers.c) */
@@ -250,8 +250,7 @@ void sched_flow_up(sched_core *c, sk_peer peer, uint64_t incarnation);
 void sched_flow_down(sched_core *c, sk_peer peer);
 bool sched_flow_take(sched_core *c, sched_job *j, uint32_t task);
 void sched_flow_take_pending(sched_core *c, sched_job *j);
-bool sched_flow_started(sched_core *c, sk_peer from,
-                        const sk_task_started *st);
+bool sched_flow_started(sched_core *c, sk_peer from, const sk_task_started *st);
 bool sched_flow_finished(sched_core *c, sk_peer from,
                          const sk_task_finished *tf, sk_bytes out);
 void sched_flow_answer(sched_core *c, sk_peer from, const sk_msg *msg);

@@ -414,10 +414,10 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj,
         }
     }
     /* Room in every index now, so that nothing below can half-fail. */
-    uint64_t bound = to_flow ? 0
-                             : (uint64_t)(j->j_ntasks - j->j_qlen) *
-                                   (uint64_t)fmin(ceil(j->j_ratio),
-                                                  SK_MAX_PREFERRED);
+    uint64_t bound =
+        to_flow ? 0
+                : (uint64_t)(j->j_ntasks - j->j_qlen) *
+                      (uint64_t)fmin(ceil(j->j_ratio), SK_MAX_PREFERRED);
     if (sk_map_reserve(&c->c_jobs, 1) != 0 ||
         sk_map_reserve(&fe->fe_jobs, 1) != 0 || bound > UINT32_MAX / 2 ||
         sk_map_reserve(&c->c_resvs, npicks + (uint32_t)bound) != 0) {

@@ -136,16 +136,16 @@ typedef struct sim_params {
     int p_flow_algorithm;   /* fc_algorithm; -1: race, or relax when
                                the solve time is modelled */
     sim_solve_time p_solve_time;
-    double p_long_share; /* of each node's slots, for long tasks */
-    double p_short_part; /* hawk: share of nodes for short jobs only */
+    double p_long_share;  /* of each node's slots, for long tasks */
+    double p_short_part;  /* hawk: share of nodes for short jobs only */
     bool p_fast_fallback; /* flow node: fdc_fast_fallback */
     bool p_cx_wait_set;   /* flow node: fdc_cx_wait_ms = p_cx_wait, else
                              flowd's default */
     sk_time p_cx_wait;
     int64_t p_relax_budget; /* flow node: fdc_relax_budget; -1: its own */
-    uint32_t p_racks;    /* flow node: racks of consecutive nodes (0:
-                            none, every node's he_rack "") */
-    FILE *p_rounds_out;  /* per flow round CSV, or NULL */
+    uint32_t p_racks;       /* flow node: racks of consecutive nodes (0:
+                               none, every node's he_rack "") */
+    FILE *p_rounds_out;     /* per flow round CSV, or NULL */
     /* racks and data locality (sim_loc.h) */
     uint32_t p_rack_size;   /* nodes per rack; 0: no racks */
     sk_time p_remote_rack;  /* extra run time: input read in the rack */

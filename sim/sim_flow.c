@@ -881,9 +881,9 @@ static void fl_report(void *ctx, sim *s, FILE *out)
                 (unsigned long long)st->fs_cx_waiting,
                 (unsigned long long)st->fs_cx_checked,
                 (unsigned long long)st->fs_cx_soft,
-                st->fs_cx_checked ? 100.0 * (double)st->fs_cx_soft /
-                                        (double)st->fs_cx_checked
-                                  : 0.0,
+                st->fs_cx_checked
+                    ? 100.0 * (double)st->fs_cx_soft / (double)st->fs_cx_checked
+                    : 0.0,
                 (unsigned long long)st->fs_cx_soft_weight,
                 (unsigned long long)st->fs_cx_hard,
                 (unsigned long long)st->fs_cx_held,

@@ -500,10 +500,9 @@ static int parse_prefs(sim_src *s, sim_job *j, span f, char *err, size_t errlen)
 static int parse_line(sim_src *s, span line, sim_job *j, char *err,
                       size_t errlen)
 {
-    static const char *names[NFIELDS] = {"arrival_us", "job",    "user",
-                                         "priority",   "class",  "tasks",
-                                         "durations",  "labels", "preferred",
-                                         "tags",       "constraints"};
+    static const char *names[NFIELDS] = {
+        "arrival_us", "job",    "user",      "priority", "class",      "tasks",
+        "durations",  "labels", "preferred", "tags",     "constraints"};
     span f[NFIELDS] = {{0}};
     bool more = true;
     uint32_t n = 0;

@@ -110,8 +110,8 @@ typedef struct sim_job {
     uint32_t j_ncut; /* tasks cut short */
     uint8_t j_nlabels;
     uint8_t j_labels[SIM_JOB_LABELS]; /* indexes into sim_names */
-    uint32_t *j_pref_off; /* NULL, or ntasks + 1 offsets into j_pref */
-    uint32_t *j_pref;     /* preferred node indexes */
+    uint32_t *j_pref_off;    /* NULL, or ntasks + 1 offsets into j_pref */
+    uint32_t *j_pref;        /* preferred node indexes */
     struct sim_cons *j_cons; /* tags and constraints (sim_cons.h), or NULL */
 
     /* Progress, kept by the simulator. */

@@ -84,8 +84,8 @@ static void test_switch(void)
     tap_is_int(fc_solve(plain, &none, &alone), 0, "relaxation alone: solved");
     uint64_t enough = alone.ss_iterations / arcs + 1;
     opt = budget_options(enough, false);
-    tap_is_int(fc_solve(copy, &opt, &roomy), 0, "a budget of %" PRIu64
-               " per arc: solved", enough);
+    tap_is_int(fc_solve(copy, &opt, &roomy), 0,
+               "a budget of %" PRIu64 " per arc: solved", enough);
     tap_ok(roomy.ss_algorithm == FC_ALG_RELAX &&
                roomy.ss_iterations == alone.ss_iterations &&
                roomy.ss_relax_work == alone.ss_iterations &&
@@ -149,8 +149,8 @@ static void test_incremental(void)
             fc_solve_stats st;
             int want_rc;
             char why[512];
-            bool ok = fct_matches_ssp(sc.sc_g, &opt, &st, &want_rc, why,
-                                      sizeof why);
+            bool ok =
+                fct_matches_ssp(sc.sc_g, &opt, &st, &want_rc, why, sizeof why);
             if (!ok && failures++ < 3)
                 tap_diag("run %d round %d: %s", run, round, why);
             work[run][round] = st.ss_iterations * 4 + st.ss_algorithm;
@@ -227,8 +227,8 @@ static void test_lemon(void)
             fct_flow_ok(g, st.ss_cost))
             agree++;
         else
-            tap_diag("%s: %s cost %" PRId64 ", LEMON %" PRId64 " %s",
-                     names[i], fc_strerror(rc), (int64_t)st.ss_cost, want, err);
+            tap_diag("%s: %s cost %" PRId64 ", LEMON %" PRId64 " %s", names[i],
+                     fc_strerror(rc), (int64_t)st.ss_cost, want, err);
         switched += st.ss_algorithm != FC_ALG_RELAX;
         fc_dimacs_reader_free(r);
     }

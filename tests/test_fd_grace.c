@@ -328,9 +328,8 @@ static void test_waiting(void)
 
 /* submit_keyed forwards job `job` of n long tasks with the frontend's
  * key from the scheduler on peer. */
-static void submit_keyed_as(fd_core *c, sk_time now, sk_peer peer,
-                            uint64_t job, uint32_t n, uint64_t key,
-                            const char *user)
+static void submit_keyed_as(fd_core *c, sk_time now, sk_peer peer, uint64_t job,
+                            uint32_t n, uint64_t key, const char *user)
 {
     fdt_drain(c);
     sk_task_spec ts[8];
@@ -380,8 +379,8 @@ static void test_taken_over(void)
         fdt_sched(c, T0 + 5000 * MS, SCHED + 1, SID + 1);
         /* The other scheduler hands over the same frontend job (same
          * key), or another job (another key). */
-        submit_keyed_as(c, T0 + 5100 * MS, SCHED + 1, 9, 4,
-                        kase == 0 ? 78 : 77, kase == 2 ? "mallory" : "alice");
+        submit_keyed_as(c, T0 + 5100 * MS, SCHED + 1, 9, 4, kase == 0 ? 78 : 77,
+                        kase == 2 ? "mallory" : "alice");
         uint32_t released = fdt_count(c, SK_MSG_RELEASE, 1);
         fdt_drain(c);
         fdt_round(c, T0 + 5300 * MS, NULL);
@@ -396,7 +395,8 @@ static void test_taken_over(void)
         } else {
             tap_ok(released == 0 && st->fs_jobs == 2 && st->fs_sched_held == 1,
                    "%s: the gone scheduler's job stays held",
-                   kase == 0 ? "another key" : "the same key from another user");
+                   kase == 0 ? "another key"
+                             : "the same key from another user");
         }
         fd_core_free(c);
     }

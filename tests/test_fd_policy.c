@@ -600,8 +600,7 @@ static void test_fair_split(bool fair)
     char over[80], none[80];
     snprintf(over, sizeof over, "unsched 7/1 -> sink cap 6 cost %lld",
              -FAIR_COST);
-    snprintf(none, sizeof none, "unsched 7/2 -> sink cap 0 cost %lld",
-             -1011ll);
+    snprintf(none, sizeof none, "unsched 7/2 -> sink cap 0 cost %lld", -1011ll);
     const char *const want[] = {
         "unsched 7/1 -> sink cap 4 cost 0",
         over,
@@ -662,8 +661,7 @@ static void test_fair_preempt(bool preempt)
     fdt_submit(c, T0 + 3000 * MS, SCHED, 2, 4, true, NULL, 0);
     tap_is_int(fdt_round(c, T0 + 3200 * MS, NULL), 0, "job 2: round");
     size_t kills = 0, others = 0;
-    for (size_t i = 0; (m = fdt_nth(c, SK_MSG_RELEASE, i, NULL)) != NULL;
-         i++) {
+    for (size_t i = 0; (m = fdt_nth(c, SK_MSG_RELEASE, i, NULL)) != NULL; i++) {
         bool ours = false;
         for (size_t k = 0; k < n; k++)
             ours = ours || m->m_release.rl_resv == rv[k].rv_resv;
@@ -672,8 +670,8 @@ static void test_fair_preempt(bool preempt)
     }
     if (preempt) {
         tap_ok(kills == 4 && others == 0,
-               "preemption: 4 of job 1's tasks stopped (%zu, %zu other)",
-               kills, others);
+               "preemption: 4 of job 1's tasks stopped (%zu, %zu other)", kills,
+               others);
         tap_is_int((int64_t)fd_core_stats(c)->fs_preempted, 4, "counted");
     } else {
         tap_ok(kills == 0 && others == 0 && reserves_of(c, 2) == 0,

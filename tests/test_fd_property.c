@@ -378,8 +378,8 @@ static void run_seed(int seed)
            "seed %d (%s%s%s): %d rounds, kept network equals a fresh build, "
            "same optimum (flowcore%s)",
            seed, cfg.fdc_policy, cfg.fdc_q_fair_share ? ", fair" : "",
-           cfg.fdc_preemption ? ", preemption" : "",
-           w->compared, w->lemon_runs > 0 ? ", LEMON" : "");
+           cfg.fdc_preemption ? ", preemption" : "", w->compared,
+           w->lemon_runs > 0 ? ", LEMON" : "");
     tap_is_int(fdt_encode_failures(), 0, "seed %d: every message encodes",
                seed);
     const fd_stats *st = fd_core_stats(w->c);

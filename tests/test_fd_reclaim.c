@@ -268,15 +268,13 @@ static void test_placed_again(bool started)
     sk_peer rto = 0;
     fdt_nth(w.c, SK_MSG_RELEASE, 0, &rto);
     tap_ok(fdt_count(w.c, SK_MSG_RELEASE, UINT32_MAX) == nlost && m != NULL &&
-               rto == 12 && m->m_release.rl_kill &&
-               m->m_release.rl_resv == 0,
+               rto == 12 && m->m_release.rl_kill && m->m_release.rl_resv == 0,
            "%s: the returning attempts are released with kill, by task",
            started ? "running" : "reserved");
     fd_task_state s = 0;
     uint32_t att = 0;
     sk_peer node = 0;
-    tap_ok(fd_core_task(w.c, SCHED, 1, w.rv[0].rv_task, &s, &att, &node) ==
-                   0 &&
+    tap_ok(fd_core_task(w.c, SCHED, 1, w.rv[0].rv_task, &s, &att, &node) == 0 &&
                att == 1 && node == kept &&
                s == (started ? FD_TASK_RUNNING : FD_TASK_PLACED) &&
                st->fs_reclaim_killed == nlost && st->fs_reclaimed == 0,

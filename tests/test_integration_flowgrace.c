@@ -104,8 +104,8 @@ static dh_job *submit(uint64_t id)
              "echo start $SKYLARK_TASK_INDEX >> %s; sleep 6; "
              "echo end $SKYLARK_TASK_INDEX >> %s",
              ledger, ledger);
-    dh_job *j = dh_client_submit_long(fe, sched_peer, id, NTASKS, cmd,
-                                      "alice", 3);
+    dh_job *j =
+        dh_client_submit_long(fe, sched_peer, id, NTASKS, cmd, "alice", 3);
     if (j == NULL)
         tap_bail_out("cannot submit");
     return j;

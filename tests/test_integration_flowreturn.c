@@ -88,8 +88,8 @@ static dh_job *submit(uint64_t id)
              "echo start $SKYLARK_TASK_INDEX >> %s; sleep 8; "
              "echo end $SKYLARK_TASK_INDEX >> %s",
              ledger, ledger);
-    dh_job *j = dh_client_submit_long(fe, sched_peer, id, NTASKS, cmd,
-                                      "alice", 3);
+    dh_job *j =
+        dh_client_submit_long(fe, sched_peer, id, NTASKS, cmd, "alice", 3);
     if (j == NULL)
         tap_bail_out("cannot submit");
     return j;
@@ -121,8 +121,7 @@ int main(void)
     tap_is_int(lost, 0, "the node monitor stopped 4 s: flowd wrote it off");
     tap_ok(j->jb_done && j->jb_summary.jd_ok == NTASKS,
            "all %d long tasks end OK (ok %u, killed %u, lost %u)", NTASKS,
-           j->jb_summary.jd_ok, j->jb_summary.jd_killed,
-           j->jb_summary.jd_lost);
+           j->jb_summary.jd_ok, j->jb_summary.jd_killed, j->jb_summary.jd_lost);
     tap_ok(starts == NTASKS && ends == NTASKS && twice == 0,
            "each executed once, to its end (%u starts, %u ends, %u twice)",
            starts, ends, twice);

@@ -17,7 +17,8 @@
 #include <string.h>
 
 #define HEARTBEAT_MS    200
-#define NODE_TIMEOUT_MS 3000 /* a node starting 100 tasks under load is slow */
+#define NODE_TIMEOUT_MS 3000 /* a node starting 100 tasks under load is slow   \
+                              */
 
 static dh_proc flowd, sched, nodes[3];
 static dh_client *fe;
@@ -36,8 +37,8 @@ static dh_job *submit(uint64_t id, uint32_t n, const char *cmd, bool long_job,
     const char *prefs[1] = {pref};
     const char *labels[1] = {label};
     for (uint32_t i = 0; i < n; i++) {
-        ts[i].ts_spec = (sk_bytes){(const uint8_t *)cmd,
-                                   (uint32_t)strlen(cmd) + 1};
+        ts[i].ts_spec =
+            (sk_bytes){(const uint8_t *)cmd, (uint32_t)strlen(cmd) + 1};
         ts[i].ts_preferred = pref != NULL ? prefs : NULL;
         ts[i].ts_npreferred = pref != NULL ? 1 : 0;
     }
@@ -98,8 +99,9 @@ static void start_flowd(const char *listen, const char *settle)
     snprintf(timeout, sizeof timeout, "flowd.node_timeout_ms=%d",
              NODE_TIMEOUT_MS);
     snprintf(hb, sizeof hb, "flowd.heartbeat_ms=%d", HEARTBEAT_MS);
-    const char *fx[] = {"--set", timeout, "--set", hb, "--set", settle,
-                        "--set", "flowd.long_share=0.5", NULL};
+    const char *fx[] = {"--set", timeout, "--set", hb,
+                        "--set", settle,  "--set", "flowd.long_share=0.5",
+                        NULL};
     int rc = listen != NULL ? dh_start_flowd_at(&flowd, "flowd", listen, fx)
                             : dh_start_flowd(&flowd, "flowd", fx);
     if (rc != 0)
@@ -120,9 +122,15 @@ static void start_cluster(void)
         snprintf(name, sizeof name, "n%d", i + 1);
         /* n1 and n2 carry "svc" (n3's list ends before it): the long
          * jobs below need it. */
-        const char *nx[] = {"--flowd", flowd.dp_endpoint, "--set", hb,
-                            "--set", "nodemon.long_share=0.5",
-                            i < 2 ? "--label" : NULL, "svc", NULL};
+        const char *nx[] = {"--flowd",
+                            flowd.dp_endpoint,
+                            "--set",
+                            hb,
+                            "--set",
+                            "nodemon.long_share=0.5",
+                            i < 2 ? "--label" : NULL,
+                            "svc",
+                            NULL};
         if (dh_start_nodemon(&nodes[i], name, i + 1, 4, s, 1, nx) != 0)
             tap_bail_out("node monitor %s did not start", name);
     }
@@ -153,8 +161,8 @@ static void test_long_and_short(void)
     tap_ok(dh_wait_status(fe, sched_peer, "nodes_live", 1, 5, NULL),
            "the scheduler stops probing the 2 saturated nodes");
 
-    dh_job *s = submit(2, 6, "echo $SKYLARK_NODE", false, SK_PLACE_SAMPLE,
-                       NULL, NULL);
+    dh_job *s =
+        submit(2, 6, "echo $SKYLARK_NODE", false, SK_PLACE_SAMPLE, NULL, NULL);
     int done = dh_job_wait_done(fe, s, 15);
     uint32_t on_n3 = 0;
     for (uint32_t i = 0; i < s->jb_ntasks; i++)
@@ -227,9 +235,9 @@ static void start_big_nodes(void)
     for (int i = 0; i < 2; i++) {
         char name[16];
         snprintf(name, sizeof name, "big%d", i + 1);
-        const char *nx[] = {"--flowd", flowd.dp_endpoint, "--set", hb,
-                            "--set", "nodemon.long_share=1", "--label", "big",
-                            "--label", "long_share=1", NULL};
+        const char *nx[] = {"--flowd", flowd.dp_endpoint,      "--set",   hb,
+                            "--set",   "nodemon.long_share=1", "--label", "big",
+                            "--label", "long_share=1",         NULL};
         if (dh_start_nodemon(&big[i], name, 10 + i, 100, s, 1, nx) != 0)
             tap_bail_out("node monitor %s did not start", name);
     }
@@ -244,8 +252,8 @@ static void test_flowd_restart(void)
     dh_job *r = submit(6, 300, "sleep 6", true, SK_PLACE_SAMPLE, NULL, "big");
     want w = {r, 200};
     int ran = dh_client_run(fe, all_started, &w, 30);
-    tap_ok(ran && started(r) == 200, "200 long tasks run, 100 wait (%u started)",
-           started(r));
+    tap_ok(ran && started(r) == 200,
+           "200 long tasks run, 100 wait (%u started)", started(r));
     char listen[sizeof flowd.dp_endpoint];
     snprintf(listen, sizeof listen, "%s", flowd.dp_endpoint);
     dh_kill(&flowd);
@@ -260,8 +268,8 @@ static void test_flowd_restart(void)
     tap_ok(done && r->jb_summary.jd_ok == 300 && twice == 0,
            "flowd killed and restarted: all 300 end OK, none started twice "
            "(ok %u, lost %u, killed %u, twice %u)",
-           r->jb_summary.jd_ok, r->jb_summary.jd_lost,
-           r->jb_summary.jd_killed, twice);
+           r->jb_summary.jd_ok, r->jb_summary.jd_lost, r->jb_summary.jd_killed,
+           twice);
     tap_ok(status_int(sched_peer, "flow_resent") >= 1,
            "the scheduler sent its hand-over to the new flowd");
 }

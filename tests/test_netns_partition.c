@@ -29,7 +29,7 @@
 #define NODE_PORT  7071
 #define NNODES     3
 #define SLOTS      2
-#define NTASKS     6 /* = NNODES x SLOTS: every task starts at once */
+#define NTASKS     6   /* = NNODES x SLOTS: every task starts at once */
 #define TASK_S     "6" /* b is back about 3.6 s after the cut */
 
 static nh_host *ha, *hd, *hn[NNODES];

@@ -799,9 +799,8 @@ static void test_budgets(void)
     st_clear(c);
     st_submit(c, ST_FE + 2, &(st_job){.sj_job = 1, .ntasks = 300}, 0);
     o = st_nth(c, SK_MSG_JOB_REJECTED, 0);
-    tap_ok(o != NULL &&
-               strstr(o->o_msg.m_job_ack.ja_reason, "[sched] max_user_jobs") !=
-                   NULL,
+    tap_ok(o != NULL && strstr(o->o_msg.m_job_ack.ja_reason,
+                               "[sched] max_user_jobs") != NULL,
            "its third, from a third frontend, is over max_user_jobs: %s",
            o != NULL ? o->o_msg.m_job_ack.ja_reason : "(none)");
     sched_on_message(c, ST_FE, &m, 2);

@@ -80,8 +80,8 @@ static void test_long_job(void)
     st_fe_up(c, ST_FE);
     submit(c, 7, 3, true, 0, NULL, 0);
     const sk_out *rej = st_nth(c, SK_MSG_JOB_REJECTED, 0);
-    tap_ok(rej != NULL && strstr(rej->o_msg.m_job_ack.ja_reason,
-                                 "no flow node") != NULL,
+    tap_ok(rej != NULL &&
+               strstr(rej->o_msg.m_job_ack.ja_reason, "no flow node") != NULL,
            "without flowd a long job is rejected: %s",
            rej != NULL ? rej->o_msg.m_job_ack.ja_reason : "(none)");
     st_clear(c);
@@ -123,9 +123,9 @@ static void test_long_job(void)
     st_finished(c, 2, id, 1, 0, SK_TASK_OK, 200);
     const sk_out *fwd = st_nth(c, SK_MSG_TASK_FINISHED, 0);
     const sk_out *rep = st_nth(c, SK_MSG_TASK_FINISHED, 1);
-    const sk_task_finished *tf =
-        rep != NULL && rep->o_peer == ST_FE ? &rep->o_msg.m_task_finished
-                                            : NULL;
+    const sk_task_finished *tf = rep != NULL && rep->o_peer == ST_FE
+                                     ? &rep->o_msg.m_task_finished
+                                     : NULL;
     tap_ok(tf != NULL && tf->tf_job == 7 && tf->tf_task == 1 &&
                tf->tf_status == SK_TASK_OK && fwd != NULL &&
                fwd->o_peer == FLOWD && fwd->o_msg.m_task_finished.tf_job == id,
@@ -252,13 +252,17 @@ static void test_fallback(void)
            "with flowd it is handed over, preferences and all");
     st_clear(c);
 
-    sk_member sat[2] = {{.me_id = 1, .me_name = "node1", .me_addr = "",
+    sk_member sat[2] = {{.me_id = 1,
+                         .me_name = "node1",
+                         .me_addr = "",
                          .me_state = SK_NODE_SATURATED},
-                        {.me_id = 2, .me_name = "node2", .me_addr = "",
+                        {.me_id = 2,
+                         .me_name = "node2",
+                         .me_addr = "",
                          .me_state = SK_NODE_SATURATED}};
     sk_msg mb = {.m_type = SK_MSG_MEMBERSHIP};
-    mb.m_membership = (sk_membership){.mb_epoch = 1, .mb_nodes = sat,
-                                      .mb_nnodes = 2};
+    mb.m_membership =
+        (sk_membership){.mb_epoch = 1, .mb_nodes = sat, .mb_nnodes = 2};
     sched_on_message(c, FLOWD, &mb, 0);
     submit(c, 9, 2, false, 0, NULL, 0);
     sj = handed(c, 0);
@@ -373,8 +377,7 @@ static void test_frontend_fields(void)
     ts.ts_done = false;
     ts.ts_attempt = 3;
     sched_on_message(c, ST_FE, &m, 0);
-    tap_ok(st_count(c, SK_MSG_JOB_REJECTED, ST_FE) == 2,
-           "nor set its attempt");
+    tap_ok(st_count(c, SK_MSG_JOB_REJECTED, ST_FE) == 2, "nor set its attempt");
     sched_free(c);
 }
 

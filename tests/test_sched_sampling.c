@@ -247,7 +247,7 @@ static void test_uniform(void)
     sched_config cfg;
     sched_config_init(&cfg);
     cfg.sc_max_jobs = 100000;
-    cfg.sc_max_fe_jobs = cfg.sc_max_jobs; /* one frontend sends them all */
+    cfg.sc_max_fe_jobs = cfg.sc_max_jobs;   /* one frontend sends them all */
     cfg.sc_max_user_jobs = cfg.sc_max_jobs; /* as one user */
     sched_new(&cfg, 7, &c);
     const char *gpu[] = {"gpu", NULL};

@@ -157,12 +157,12 @@ typedef struct fd_config {
  * 16,384 nodes, 1,024 schedulers, 10,000 jobs, 200,000 tasks,
  * SK_MAX_TASKS tasks and 64 MiB per job; quincy costs 100 (cluster), 40
  * (rack), 10 (node), 50 (busy), 2 (queue), 1,000 (unscheduled), 10 (per
- * second waited), no fair shares; preemption off, and when on 10 per second run (kill:
- * a running task gains weight as fast as a waiting one) and 200 to
- * move; spread's load cost 100; multires's use cost 100; 256 classes;
- * the fallback fast path off (fd_fast.c: measured worse on the trace);
- * a constrained task waits up to 5000 ms for a place that breaks no
- * soft constraint (docs/results/medea.md: measured). */
+ * second waited), no fair shares; preemption off, and when on 10 per second run
+ * (kill: a running task gains weight as fast as a waiting one) and 200 to move;
+ * spread's load cost 100; multires's use cost 100; 256 classes; the fallback
+ * fast path off (fd_fast.c: measured worse on the trace); a constrained task
+ * waits up to 5000 ms for a place that breaks no soft constraint
+ * (docs/results/medea.md: measured). */
 void fd_config_init(fd_config *cfg);
 
 /* fd_config_check validates cfg: every field in its range, and costs
@@ -196,17 +196,17 @@ typedef struct fd_stats {
     uint64_t fs_jobs_rejected;  /* refused: limits, bad fields, dup */
     uint64_t fs_jobs_cancelled; /* CANCEL_JOB applied */
     /* tasks */
-    uint64_t fs_reserves;      /* RESERVE sent */
-    uint64_t fs_acks;          /* RESERVE_ACK matched */
-    uint64_t fs_rejects;       /* RESERVE_REJECT matched */
-    uint64_t fs_reserve_lost;  /* RESERVE unanswered in time */
-    uint64_t fs_releases;      /* RELEASE sent */
-    uint64_t fs_replanned;     /* tasks sent back to waiting */
-    uint64_t fs_tasks_ended;   /* learned ended (finished, heartbeat) */
-    uint64_t fs_tasks_lost;    /* ended LOST by the core */
-    uint64_t fs_tasks_failed;  /* ended FAILED by the core */
-    uint64_t fs_adopted;       /* running tasks adopted after start */
-    uint64_t fs_unknown_kill;  /* reported tasks released with kill */
+    uint64_t fs_reserves;     /* RESERVE sent */
+    uint64_t fs_acks;         /* RESERVE_ACK matched */
+    uint64_t fs_rejects;      /* RESERVE_REJECT matched */
+    uint64_t fs_reserve_lost; /* RESERVE unanswered in time */
+    uint64_t fs_releases;     /* RELEASE sent */
+    uint64_t fs_replanned;    /* tasks sent back to waiting */
+    uint64_t fs_tasks_ended;  /* learned ended (finished, heartbeat) */
+    uint64_t fs_tasks_lost;   /* ended LOST by the core */
+    uint64_t fs_tasks_failed; /* ended FAILED by the core */
+    uint64_t fs_adopted;      /* running tasks adopted after start */
+    uint64_t fs_unknown_kill; /* reported tasks released with kill */
     /* schedulers whose session ended (fdc_sched_grace_ms) */
     uint64_t fs_sched_gone;      /* sessions ended, work held */
     uint64_t fs_sched_reclaimed; /* came back in time: work taken back */
@@ -223,25 +223,25 @@ typedef struct fd_stats {
     uint64_t fs_reclaim_killed; /* placed again meanwhile: killed there */
     uint64_t fs_done_elsewhere; /* the scheduler's outcome ended another
                                    attempt here (released) */
-    uint64_t fs_dropped_dead;  /* placements dropped: task ended or node
-                                  left during the solve */
-    uint64_t fs_dropped_cap;   /* placements over a node's cap dropped */
-    uint64_t fs_ignored_moves; /* flow left a task's node (no preemption) */
-    uint64_t fs_preempted;     /* placed tasks stopped (moved or waiting) */
-    uint64_t fs_fast_placed;   /* fallback short tasks RESERVEd without a
-                                  round (fdc_fast_fallback) */
+    uint64_t fs_dropped_dead;   /* placements dropped: task ended or node
+                                   left during the solve */
+    uint64_t fs_dropped_cap;    /* placements over a node's cap dropped */
+    uint64_t fs_ignored_moves;  /* flow left a task's node (no preemption) */
+    uint64_t fs_preempted;      /* placed tasks stopped (moved or waiting) */
+    uint64_t fs_fast_placed;    /* fallback short tasks RESERVEd without a
+                                   round (fdc_fast_fallback) */
     /* rounds */
     uint64_t fs_rounds;     /* rounds ended */
     uint64_t fs_round_fail; /* rounds whose solve failed */
     uint64_t fs_net_errors; /* network changes that failed */
     /* refused or useless input, dropped */
-    uint64_t fs_bad_type;  /* a type flowd does not take */
-    uint64_t fs_bad_peer;  /* from a peer with no business sending it */
-    uint64_t fs_bad_field; /* a field out of range */
-    uint64_t fs_limit;     /* over one of the limits above */
-    uint64_t fs_unknown;   /* names no job, task or reservation */
-    uint64_t fs_stale;     /* old heartbeat or attempt */
-    uint64_t fs_nomem;     /* allocation failures (work dropped) */
+    uint64_t fs_bad_type;   /* a type flowd does not take */
+    uint64_t fs_bad_peer;   /* from a peer with no business sending it */
+    uint64_t fs_bad_field;  /* a field out of range */
+    uint64_t fs_limit;      /* over one of the limits above */
+    uint64_t fs_unknown;    /* names no job, task or reservation */
+    uint64_t fs_stale;      /* old heartbeat or attempt */
+    uint64_t fs_nomem;      /* allocation failures (work dropped) */
     uint64_t fs_share_over; /* users rows over a node's limit (fd_share.h) */
     uint64_t fs_share_gaps; /* users pages out of turn */
     /* gauges */
@@ -309,9 +309,9 @@ void fd_core_on_msg(fd_core *c, sk_time now, sk_peer from, const sk_msg *msg);
  * incarnation takes it back with its tasks. A scheduler's
  * jobs are held for fdc_sched_grace_ms: they stay placed and running,
  * their waiting tasks wait, and the outcomes the core decides for them
- * meanwhile (LOST, FAILED) are kept. A HELLO with the same he_id and he_incarnation within the
- * grace takes them back (kept outcomes are sent at once; the jobs it
- * re-forwards are matched with the held ones, not refused as
+ * meanwhile (LOST, FAILED) are kept. A HELLO with the same he_id and
+ * he_incarnation within the grace takes them back (kept outcomes are sent at
+ * once; the jobs it re-forwards are matched with the held ones, not refused as
  * duplicates; a task it still holds that ended here meanwhile is
  * reported LOST, as its end cannot be told). A HELLO of another
  * incarnation, or the grace running out, cancels them (tasks released
@@ -442,8 +442,8 @@ int fd_core_dump(const fd_core *c, FILE *out);
  * (fd_dump.c); "explain [SCHED/]JOB TASK" a task's arcs, flow and why it
  * waits (fd_explain.c); "jobs" a row per job; "users" the node
  * monitors' heartbeat summaries summed per user (fd_share.c). A query
- * the core does not know, or malformed, is answered with the pair "error" and counted
- * (fs_bad_field); the network's readers answer "error" busy and "retry"
+ * the core does not know, or malformed, is answered with the pair "error" and
+ * counted (fs_bad_field); the network's readers answer "error" busy and "retry"
  * yes while a round is out. What it points to belongs to the core and
  * stays valid until the next call into it. fd_core_on_msg answers
  * STATUS_REQUEST with this. Returns 0 or SK_ENOMEM. Cost: the status

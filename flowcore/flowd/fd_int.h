@@ -68,21 +68,21 @@ typedef struct fd_share_node fd_share_node; /* fd_share.c */
 
 typedef struct fd_task {
     fd_job *t_job;
-    uint32_t t_index;     /* in its job */
-    uint32_t t_attempt;   /* the current attempt */
-    uint32_t t_rejects;   /* RESERVE_REJECTs so far */
-    uint8_t t_state;      /* fd_task_state or FD_TASK_DEAD */
-    bool t_dirty;         /* in c_dirty_tasks */
-    bool t_seen;          /* in the last heartbeat of its node */
-    uint32_t t_slot;      /* index in c_tasks and the network's maps */
-    fd_node *t_node;      /* when not waiting */
-    uint64_t t_resv;      /* its reservation (0: adopted, unknown) */
-    uint64_t t_order;     /* acknowledgement order on its node */
-    sk_time t_since;      /* waiting since, or RESERVE sent at */
-    sk_time t_run_since;  /* seen running since */
-    sk_time t_waited;     /* time waited before t_since, all spells */
-    uint32_t t_moves;     /* attempts used up by preemption */
-    uint32_t t_ref;       /* ts_ref: its name under the job's key */
+    uint32_t t_index;    /* in its job */
+    uint32_t t_attempt;  /* the current attempt */
+    uint32_t t_rejects;  /* RESERVE_REJECTs so far */
+    uint8_t t_state;     /* fd_task_state or FD_TASK_DEAD */
+    bool t_dirty;        /* in c_dirty_tasks */
+    bool t_seen;         /* in the last heartbeat of its node */
+    uint32_t t_slot;     /* index in c_tasks and the network's maps */
+    fd_node *t_node;     /* when not waiting */
+    uint64_t t_resv;     /* its reservation (0: adopted, unknown) */
+    uint64_t t_order;    /* acknowledgement order on its node */
+    sk_time t_since;     /* waiting since, or RESERVE sent at */
+    sk_time t_run_since; /* seen running since */
+    sk_time t_waited;    /* time waited before t_since, all spells */
+    uint32_t t_moves;    /* attempts used up by preemption */
+    uint32_t t_ref;      /* ts_ref: its name under the job's key */
     /* its node was lost with it (fd_reclaim.c): the attempt that ran
      * there, and the node (name hash, incarnation), 0: none */
     uint32_t t_away_attempt;
@@ -364,8 +364,8 @@ struct fd_core {
     /* records */
     fd_slots c_nodes, c_racks, c_jobs, c_tasks, c_classes;
     fd_link c_dirty_classes;
-    sk_map c_node_by_peer;  /* peer + 1 -> fd_node (live) */
-    sk_map c_node_by_name;  /* name hash -> fd_node chain (live) */
+    sk_map c_node_by_peer; /* peer + 1 -> fd_node (live) */
+    sk_map c_node_by_name; /* name hash -> fd_node chain (live) */
     sk_map c_away; /* node monitors lost with long tasks (fd_reclaim.c) */
     sk_map c_sched_by_peer; /* peer + 1 -> fd_sched (live sessions) */
     fd_link c_sched_gone;   /* schedulers in their grace, oldest first */
@@ -493,9 +493,10 @@ void fd_job_cancel(fd_core *c, sk_time now, fd_job *j);
  * fd_grace_job_ended: a held job ended (remembered for the re-forward).
  * fd_grace_reforward: a SUBMIT_JOB from s; true when it was a held job
  * re-forwarded (answered); false for new work, after cancelling a job
- * of the same sj_key held for another, gone scheduler (moved). fd_grace_timeouts and fd_grace_deadline: the
- * grace and the re-forward window running out. fd_grace_forget: what
- * the grace holds of s is freed (s is being freed). */
+ * of the same sj_key held for another, gone scheduler (moved).
+ * fd_grace_timeouts and fd_grace_deadline: the grace and the re-forward window
+ * running out. fd_grace_forget: what the grace holds of s is freed (s is being
+ * freed). */
 bool fd_sched_leave(fd_core *c, sk_time now, fd_sched *s);
 bool fd_sched_return(fd_core *c, sk_time now, sk_peer peer, const sk_hello *h);
 bool fd_sched_keep(fd_core *c, sk_time now, fd_task *t, uint8_t status,

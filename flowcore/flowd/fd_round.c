@@ -198,8 +198,7 @@ static void act(fd_core *c, sk_time now, const fd_place *pl, size_t count)
             c->c_st.fs_dropped_dead++; /* changed meanwhile */
             continue;
         }
-        if (n->n_ntasks >= fd_node_room(n) || n->n_detached ||
-            n->n_returning) {
+        if (n->n_ntasks >= fd_node_room(n) || n->n_detached || n->n_returning) {
             c->c_st.fs_dropped_cap++;
             continue;
         }
