@@ -107,6 +107,9 @@ tests_test_faults_orphans_SOURCES = tests/test_faults_orphans.c
 tests_test_faults_orphans_LDADD = $(DH_TEST_LDADD)
 EXTRA_tests_test_faults_orphans_DEPENDENCIES = $(DH_TEST_DEPS) cli/skylark
 
+# What the shell tests of local clusters share (sourced, not run).
+EXTRA_DIST += tests/tap.sh
+
 # The reduced fault runner (scripts/faults, about 80 s): local clusters.
 TESTS += tests/test_faults.sh
 dist_check_SCRIPTS += tests/test_faults.sh

@@ -12,35 +12,11 @@
 
 : "${top_srcdir:?run by make check}" "${top_builddir:?run by make check}"
 sk=$top_builddir/cli/skylark
-dir=$(mktemp -d "${TMPDIR:-/tmp}/skylark-exec.XXXXXX")
-n=0
-pids=""
-cleanup() {
-    for p in $pids; do kill -KILL "$p" 2>/dev/null; done
-    "$sk" cluster down --dir "$dir" --grace 2 >/dev/null 2>&1
-    rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-check() { # check STATUS WHAT: STATUS 0 is ok
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
-}
+. "$top_srcdir/tests/tap.sh"
+cluster_scratch exec
 
 # The processes whose command line is exactly "$1".
 count_procs() { ps -eo args= | grep -cx -- "$1"; }
-
-# wait_for SECONDS COMMAND...: until COMMAND succeeds; 1 if it never did.
-wait_for() {
-    t=$(($1 * 20))
-    shift
-    while ! "$@"; do
-        t=$((t - 1))
-        [ $t -gt 0 ] || return 1
-        sleep 0.05
-    done
-}
 
 registered() { grep -q '^skylark executor: registered' "$1"; }
 none_left() { [ "$(count_procs "$1")" -eq 0 ]; }

@@ -12,32 +12,8 @@
 
 : "${top_srcdir:?run by make check}" "${top_builddir:?run by make check}"
 sk=$top_builddir/cli/skylark
-dir=$(mktemp -d "${TMPDIR:-/tmp}/skylark-journal.XXXXXX")
-n=0
-pids=""
-cleanup() {
-    for p in $pids; do kill -KILL "$p" 2>/dev/null; done
-    "$sk" cluster down --dir "$dir" --grace 2 >/dev/null 2>&1
-    [ -n "$KEEP" ] || rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-check() { # check STATUS WHAT: STATUS 0 is ok
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
-}
-
-# wait_for SECONDS COMMAND...: until COMMAND succeeds; 1 if it never did.
-wait_for() {
-    t=$(($1 * 20))
-    shift
-    while ! "$@"; do
-        t=$((t - 1))
-        [ $t -gt 0 ] || return 1
-        sleep 0.05
-    done
-}
+. "$top_srcdir/tests/tap.sh"
+cluster_scratch journal
 
 in_ledger() { grep -q "^$1 " "$dir/ledger" 2>/dev/null; }
 recovered() { grep -q 'journal .*: 1 task ends recovered' "$dir/logs/restarted.log"; }

@@ -1,0 +1,40 @@
+# tap.sh - what the shell tests that run a local cluster share, sourced
+# by them (`. "$top_srcdir/tests/tap.sh"`): TAP results, bounded waits,
+# and a scratch directory whose cluster and processes are stopped on
+# any exit.
+
+# check STATUS WHAT: prints TAP result number n+1; STATUS 0 is ok.
+n=0
+check() {
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+}
+
+# wait_for SECONDS COMMAND...: runs COMMAND every 50 ms until it
+# succeeds; returns 1 if it did not within SECONDS.
+wait_for() {
+    t=$(($1 * 20))
+    shift
+    while ! "$@"; do
+        t=$((t - 1))
+        [ $t -gt 0 ] || return 1
+        sleep 0.05
+    done
+}
+
+# cluster_scratch NAME: sets dir to a new scratch directory and arranges
+# that on exit every pid in $pids is killed, the cluster `skylark
+# cluster up --dir "$dir"` started there is stopped, and the directory
+# removed (kept if KEEP is set, for a look after a failure). Needs $sk,
+# the skylark command.
+pids=""
+cluster_scratch() {
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/skylark-$1.XXXXXX") || exit 1
+    trap cluster_cleanup EXIT
+    trap 'exit 1' INT TERM
+}
+cluster_cleanup() {
+    for p in $pids; do kill -KILL "$p" 2>/dev/null; done
+    "$sk" cluster down --dir "$dir" --grace 2 >/dev/null 2>&1
+    [ -n "$KEEP" ] || rm -rf "$dir"
+}
