@@ -72,6 +72,7 @@ static const shown NODEMON_KEYS[] = {
 static const shown SCHED_KEYS[] = {
     {"nodes", "node monitors"},
     {"nodes_live", "node monitors live"},
+    {"nodes_saturated", "node monitors saturated"},
     {"frontends", "frontends"},
     {"jobs", "jobs in flight"},
     {"reservations_open", "reservations open"},

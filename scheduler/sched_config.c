@@ -32,6 +32,7 @@ void sched_config_init(sched_config *cfg)
     cfg->sc_fallback_ms = 5000;
     cfg->sc_offer_keep_ms = 60000;
     cfg->sc_max_offers = 65536;
+    cfg->sc_probe_saturated = true;
 }
 
 #define KEY_INT(name, field, lo, hi, help)                                     \
@@ -99,6 +100,17 @@ void sched_config_keys(sched_config *cfg, sk_config_key *keys)
                         "here is kept this long for its resubmission");
     keys[n++] = KEY_INT("max_offers", sc_max_offers, 0, 10000000,
                         "offered outcomes kept at most");
+    keys[n++] = (sk_config_key){
+        "sched",
+        "probe_saturated",
+        SK_CONFIG_BOOL,
+        &cfg->sc_probe_saturated,
+        0,
+        0,
+        0,
+        NULL,
+        "probes a job cannot place on nodes below their long cap go to "
+        "saturated nodes, whose other slots are short work's"};
     SK_ASSERT(n == SCHED_CONFIG_NKEYS);
 }
 

@@ -744,6 +744,7 @@ void sched_free(sched_core *c)
     sched_offers_free(c);
     sched_auth_free(c);
     free(c->c_live);
+    free(c->c_sat);
     free(c->c_picks);
     sk_outbox_free(&c->c_out);
     sk_arena_fini(&c->c_scratch);
@@ -809,5 +810,6 @@ int sched_task_get(const sched_core *c, sk_peer fe, uint64_t sj_job,
 bool sched_node_live(const sched_core *c, sk_peer peer)
 {
     const sched_node *nd = sk_map_get(&c->c_nodes, peer);
-    return nd != NULL && nd->nd_live != SCHED_NOT_LIVE;
+    return nd != NULL && nd->nd_live != SCHED_NOT_LIVE &&
+           nd->nd_state == SK_NODE_UP;
 }

@@ -98,10 +98,13 @@ typedef struct sched_config {
                                      handed to flowd (0 off) */
     int64_t sc_offer_keep_ms;     /* offered outcomes kept this long */
     int64_t sc_max_offers;        /* and at most this many */
+    bool sc_probe_saturated;      /* probes a job cannot place on
+                                     unsaturated nodes go to saturated
+                                     nodes' short slots */
 } sched_config;
 
 /* Number of keys sched_config_keys describes. */
-#define SCHED_CONFIG_NKEYS 20
+#define SCHED_CONFIG_NKEYS 21
 
 /* sched_config_init fills cfg with the defaults: id 0, name "sched",
  * probe ratio 2, per-job probe ratio up to SK_MAX_PROBE_RATIO, 1 attempt
@@ -159,6 +162,7 @@ typedef struct sched_stats {
     uint64_t ss_enqueues;     /* ENQUEUE_RESERVATION sent */
     uint64_t ss_reservations; /* reservations placed (sum of er_count) */
     uint64_t ss_resent;       /* reservations re-placed after node loss */
+    uint64_t ss_sat_probes;   /* reservations on saturated nodes */
     uint64_t ss_nothing_left; /* TASK_REPLY without a task */
     uint64_t ss_cancels;      /* CANCEL_RESERVATIONS sent */
     uint64_t ss_kills;        /* KILL_TASK sent */
@@ -201,6 +205,7 @@ typedef struct sched_stats {
     /* gauges */
     uint64_t ss_nodes;     /* node monitors connected */
     uint64_t ss_live;      /* of which up and not saturated */
+    uint64_t ss_saturated; /* and up, saturated by long tasks */
     uint64_t ss_frontends; /* frontends known */
     uint64_t ss_jobs;      /* jobs in flight */
     uint64_t ss_bytes;     /* bytes of the jobs held (their specs, names) */
@@ -320,8 +325,8 @@ int sched_task_get(const sched_core *c, sk_peer fe, uint64_t sj_job,
                    uint32_t task, sched_task_state *state, uint32_t *attempt,
                    sk_peer *node);
 
-/* sched_node_live tells whether the node monitor on peer is known and
- * would be probed (up, not saturated). */
+/* sched_node_live tells whether the node monitor on peer is known, up
+ * and not saturated (probed first). */
 bool sched_node_live(const sched_core *c, sk_peer peer);
 
 #endif /* SCHED_CORE_H */

@@ -39,7 +39,8 @@ struct sched_node {
     char **nd_labels;
     uint32_t nd_nlabels;
     uint8_t nd_state;     /* sk_node_state from MEMBERSHIP, UP at first */
-    uint32_t nd_live;     /* index in c_live, or SCHED_NOT_LIVE */
+    uint32_t nd_live;     /* index in c_live (state UP) or c_sat (state
+                             SATURATED), or SCHED_NOT_LIVE */
     sched_resv *nd_resvs; /* reservations it holds (rs_nnext) */
     sched_resv *nd_rtail; /* last of them: a job's probes stay adjacent */
     uint64_t nd_mark;     /* c_stamp when last picked or visited */
@@ -170,8 +171,10 @@ struct sched_core {
     sk_map c_creds;      /* peer -> its user token (sched_auth.c) */
     sched_node **c_live; /* up, unsaturated nodes, in any order */
     uint32_t c_nlive;
-    uint32_t c_live_cap;
-    sched_node **c_picks; /* sampling output, c_live_cap entries */
+    sched_node **c_sat; /* up nodes saturated by long tasks, any order */
+    uint32_t c_nsat;
+    uint32_t c_live_cap;  /* entries of c_live, c_sat and c_picks */
+    sched_node **c_picks; /* sampling output */
     sched_job *c_all;     /* every job in flight (j_anext) */
     sched_task *c_lhead;  /* launched tasks, oldest first */
     sched_task *c_ltail;
@@ -202,6 +205,9 @@ void sched_node_membership(sched_core *c, sk_peer from,
 uint32_t sched_sample_any(sched_core *c, const sched_job *j, uint64_t want);
 uint32_t sched_sample_task(sched_core *c, const sched_job *j,
                            const sched_task *t, uint64_t want);
+/* sched_can_sample tells whether any live node may be probed: one up and
+ * unsaturated, or with probe_saturated a saturated one. */
+bool sched_can_sample(const sched_core *c);
 uint64_t sched_probe_count(double ratio, uint32_t tasks);
 /* sched_node_fence answers TASK_STARTED (job, task, attempt) from the
  * node monitor from, if it has sent no GET_TASK yet (a re-announcement,

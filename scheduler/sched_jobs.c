@@ -379,9 +379,9 @@ void sched_submit(sched_core *c, sk_peer from, const sk_submit_job *sj,
     /* Every node saturated by long tasks: sampling has nowhere to probe,
      * but flowd sees the whole cluster; the job waits there rather than
      * being refused. */
-    if (!to_flow && c->c_nlive == 0 && st->ss_nodes > 0 && c->c_flowd_up)
+    if (!to_flow && !sched_can_sample(c) && st->ss_nodes > 0 && c->c_flowd_up)
         to_flow = true;
-    if (!to_flow && c->c_nlive == 0) {
+    if (!to_flow && !sched_can_sample(c)) {
         reject(c, from, sj->sj_job,
                st->ss_nodes == 0 ? "no node monitors"
                                  : "every node monitor is saturated or down",

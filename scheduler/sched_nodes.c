@@ -1,8 +1,9 @@
 /*
  * sched_nodes.c - the scheduler core's node table: the node monitors
- * connected to it, the array of live ones (up and not saturated) that
- * sampling draws from, the index by name that preferred nodes and
- * MEMBERSHIP use, and the sampling itself.
+ * connected to it, the arrays of live ones that sampling draws from (up
+ * and not saturated; saturated by long tasks, probed only with
+ * probe_saturated for what the first cannot take), the index by name that
+ * preferred nodes and MEMBERSHIP use, and the sampling itself.
  *
  * Sampling is a partial Fisher-Yates shuffle run in place on the live
  * array (its order means nothing, so the swaps cost nothing): the nodes
@@ -55,37 +56,90 @@ void sched_node_destroy(sched_node *nd)
     free(nd);
 }
 
-static void live_add(sched_core *c, sched_node *nd)
+/* The live array of a node in state `state`: c_live or c_sat (with its
+ * length in *n), NULL for a node down. */
+static sched_node **live_set(sched_core *c, uint8_t state, uint32_t **n)
 {
-    SK_ASSERT(nd->nd_live == SCHED_NOT_LIVE && c->c_nlive < c->c_live_cap);
-    nd->nd_live = c->c_nlive;
-    c->c_live[c->c_nlive++] = nd;
+    if (state == SK_NODE_UP) {
+        *n = &c->c_nlive;
+        return c->c_live;
+    }
+    if (state == SK_NODE_SATURATED) {
+        *n = &c->c_nsat;
+        return c->c_sat;
+    }
+    return NULL;
 }
 
+/* live_add puts nd in the live array of its state (none when down). */
+static void live_add(sched_core *c, sched_node *nd)
+{
+    uint32_t *n;
+    sched_node **set = live_set(c, nd->nd_state, &n);
+    SK_ASSERT(nd->nd_live == SCHED_NOT_LIVE);
+    if (set == NULL)
+        return;
+    SK_ASSERT(*n < c->c_live_cap);
+    nd->nd_live = *n;
+    set[(*n)++] = nd;
+}
+
+/* live_remove takes nd out of the live array of its state: call it
+ * before nd_state changes. */
 static void live_remove(sched_core *c, sched_node *nd)
 {
-    if (nd->nd_live == SCHED_NOT_LIVE)
+    uint32_t *n;
+    sched_node **set = live_set(c, nd->nd_state, &n);
+    if (nd->nd_live == SCHED_NOT_LIVE || set == NULL)
         return;
-    sched_node *last = c->c_live[--c->c_nlive];
-    c->c_live[nd->nd_live] = last;
+    sched_node *last = set[--(*n)];
+    set[nd->nd_live] = last;
     last->nd_live = nd->nd_live;
     nd->nd_live = SCHED_NOT_LIVE;
 }
 
-/* live_grow makes room in c_live and c_picks for one more node. */
+/* live_count updates the gauges of the live arrays. */
+static void live_count(sched_core *c)
+{
+    c->c_stats.ss_live = c->c_nlive;
+    c->c_stats.ss_saturated = c->c_nsat;
+}
+
+/* set_state moves nd to the live array of its new state. */
+static void set_state(sched_core *c, sched_node *nd, uint8_t state)
+{
+    if (nd->nd_state == state)
+        return;
+    live_remove(c, nd);
+    nd->nd_state = state;
+    live_add(c, nd);
+}
+
+static bool node_open(const sched_node *nd)
+{
+    return nd->nd_live != SCHED_NOT_LIVE && nd->nd_state == SK_NODE_UP;
+}
+
+/* grow reallocates *v to cap entries; false, *v untouched, without
+ * memory. */
+static bool grow(sched_node ***v, uint32_t cap)
+{
+    sched_node **p = realloc(*v, cap * sizeof *p);
+    if (p == NULL)
+        return false;
+    *v = p;
+    return true;
+}
+
+/* live_grow makes room in c_live, c_sat and c_picks for one more node. */
 static int live_grow(sched_core *c)
 {
     if (c->c_stats.ss_nodes < c->c_live_cap)
         return 0;
     uint32_t cap = c->c_live_cap ? c->c_live_cap * 2 : 64;
-    sched_node **live = realloc(c->c_live, cap * sizeof *live);
-    if (live == NULL)
+    if (!grow(&c->c_live, cap) || !grow(&c->c_sat, cap) ||
+        !grow(&c->c_picks, cap))
         return SK_ENOMEM;
-    c->c_live = live;
-    sched_node **picks = realloc(c->c_picks, cap * sizeof *picks);
-    if (picks == NULL)
-        return SK_ENOMEM;
-    c->c_picks = picks;
     c->c_live_cap = cap;
     return 0;
 }
@@ -144,7 +198,7 @@ void sched_node_add(sched_core *c, sk_peer peer, const sk_hello *h)
     sk_map_put(&c->c_nodes, peer, nd);
     c->c_stats.ss_nodes++;
     live_add(c, nd);
-    c->c_stats.ss_live = c->c_nlive;
+    live_count(c);
     return;
 nomem:
     sched_node_destroy(nd);
@@ -170,7 +224,7 @@ sched_node *sched_node_unlink(sched_core *c, sk_peer peer)
         head->nd_hnext = nd->nd_hnext;
     }
     c->c_stats.ss_nodes--;
-    c->c_stats.ss_live = c->c_nlive;
+    live_count(c);
     return nd;
 }
 
@@ -183,7 +237,7 @@ static sched_node *sched_node_by_name(const sched_core *c, const char *name)
     for (; nd != NULL; nd = nd->nd_hnext) {
         if (strcmp(nd->nd_name, name) != 0)
             continue;
-        if (nd->nd_live != SCHED_NOT_LIVE)
+        if (node_open(nd))
             return nd;
         if (found == NULL)
             found = nd;
@@ -222,16 +276,10 @@ void sched_node_membership(sched_core *c, sk_peer from, const sk_membership *mb)
     /* A full directory restates every node flowd knows: a node it no
      * longer calls saturated must be probed again. */
     if (mb->mb_full) {
-        sched_node **all = c->c_picks;
-        uint32_t n = 0;
         for (uint32_t i = 0; i < c->c_nodes.mp_cap; i++) {
             sched_node *nd = c->c_nodes.mp_vals[i];
-            if (nd != NULL && nd->nd_state != SK_NODE_UP)
-                all[n++] = nd;
-        }
-        for (uint32_t i = 0; i < n; i++) {
-            all[i]->nd_state = SK_NODE_UP;
-            live_add(c, all[i]);
+            if (nd != NULL)
+                set_state(c, nd, SK_NODE_UP);
         }
     }
     for (uint32_t i = 0; i < mb->mb_nnodes; i++) {
@@ -248,16 +296,12 @@ void sched_node_membership(sched_core *c, sk_peer from, const sk_membership *mb)
             if (strcmp(nd->nd_name, me->me_name) != 0)
                 continue;
             seen = true;
-            nd->nd_state = me->me_state;
-            if (me->me_state == SK_NODE_UP && nd->nd_live == SCHED_NOT_LIVE)
-                live_add(c, nd);
-            else if (me->me_state != SK_NODE_UP)
-                live_remove(c, nd);
+            set_state(c, nd, me->me_state);
         }
         if (!seen)
             c->c_stats.ss_membership_unknown++;
     }
-    c->c_stats.ss_live = c->c_nlive;
+    live_count(c);
 }
 
 uint64_t sched_probe_count(double ratio, uint32_t tasks)
@@ -279,20 +323,35 @@ static void spread(sched_node **picks, uint32_t npicks, uint64_t want)
         picks[i]->nd_pick = (uint32_t)(each + (i < extra ? 1 : 0));
 }
 
+/* draw adds to c_picks[*k..) the nodes of set[0..n) that fit j, in a
+ * uniformly random order, until *k reaches want. */
+static void draw(sched_core *c, sched_node **set, uint32_t n,
+                 const sched_job *j, uint64_t want, uint32_t *k)
+{
+    for (uint32_t i = 0; i < n && *k < want; i++) {
+        uint32_t r = i + (uint32_t)sk_rng_below(&c->c_rng, n - i);
+        sched_node *tmp = set[i];
+        set[i] = set[r];
+        set[r] = tmp;
+        set[i]->nd_live = i;
+        set[r]->nd_live = r;
+        if (sched_node_fits(set[i], j))
+            c->c_picks[(*k)++] = set[i];
+    }
+}
+
+bool sched_can_sample(const sched_core *c)
+{
+    return c->c_nlive > 0 || (c->c_cfg.sc_probe_saturated && c->c_nsat > 0);
+}
+
 uint32_t sched_sample_any(sched_core *c, const sched_job *j, uint64_t want)
 {
-    uint32_t n = c->c_nlive, k = 0;
-    sched_node **live = c->c_live;
-    for (uint32_t i = 0; i < n && k < want; i++) {
-        uint32_t r = i + (uint32_t)sk_rng_below(&c->c_rng, n - i);
-        sched_node *tmp = live[i];
-        live[i] = live[r];
-        live[r] = tmp;
-        live[i]->nd_live = i;
-        live[r]->nd_live = r;
-        if (sched_node_fits(live[i], j))
-            c->c_picks[k++] = live[i];
-    }
+    uint32_t k = 0;
+    draw(c, c->c_live, c->c_nlive, j, want, &k);
+    uint32_t open = k;
+    if (k < want && c->c_cfg.sc_probe_saturated)
+        draw(c, c->c_sat, c->c_nsat, j, want, &k);
     if (k > 0) {
         if (want > k)
             spread(c->c_picks, k, want);
@@ -300,24 +359,39 @@ uint32_t sched_sample_any(sched_core *c, const sched_job *j, uint64_t want)
             for (uint32_t i = 0; i < k; i++)
                 c->c_picks[i]->nd_pick = 1;
     }
+    for (uint32_t i = open; i < k; i++)
+        c->c_stats.ss_sat_probes += c->c_picks[i]->nd_pick;
     return k;
 }
 
-uint32_t sched_sample_task(sched_core *c, const sched_job *j,
-                           const sched_task *t, uint64_t want)
+/* preferred fills cand with t's preferred nodes in state `state` (live)
+ * that fit j, each once; returns how many. */
+static uint32_t preferred(sched_core *c, const sched_job *j,
+                          const sched_task *t, uint8_t state, sched_node **cand)
 {
-    sched_node *cand[SK_MAX_PREFERRED];
     uint32_t n = 0;
     uint64_t stamp = ++c->c_stamp;
     for (uint32_t i = 0; i < t->tk_npref && n < SK_MAX_PREFERRED; i++) {
         sched_node *nd = sched_node_by_name(c, t->tk_pref[i]);
         /* A name listed twice must not double its node's chances. */
         if (nd == NULL || nd->nd_live == SCHED_NOT_LIVE ||
-            nd->nd_mark == stamp || !sched_node_fits(nd, j))
+            nd->nd_state != state || nd->nd_mark == stamp ||
+            !sched_node_fits(nd, j))
             continue;
         nd->nd_mark = stamp;
         cand[n++] = nd;
     }
+    return n;
+}
+
+uint32_t sched_sample_task(sched_core *c, const sched_job *j,
+                           const sched_task *t, uint64_t want)
+{
+    sched_node *cand[SK_MAX_PREFERRED];
+    uint32_t n = preferred(c, j, t, SK_NODE_UP, cand);
+    bool saturated = n == 0 && c->c_cfg.sc_probe_saturated;
+    if (saturated)
+        n = preferred(c, j, t, SK_NODE_SATURATED, cand);
     uint32_t k = 0;
     for (uint32_t i = 0; i < n && k < want; i++) {
         uint32_t r = i + (uint32_t)sk_rng_below(&c->c_rng, n - i);
@@ -333,6 +407,8 @@ uint32_t sched_sample_task(sched_core *c, const sched_job *j,
             for (uint32_t i = 0; i < k; i++)
                 c->c_picks[i]->nd_pick = 1;
     }
+    for (uint32_t i = 0; saturated && i < k; i++)
+        c->c_stats.ss_sat_probes += c->c_picks[i]->nd_pick;
     return k;
 }
 

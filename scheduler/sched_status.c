@@ -378,6 +378,7 @@ void sched_status_reply(sched_core *c, sk_peer from,
     kv_u64(&f, "id", (uint64_t)c->c_cfg.sc_id);
     kv_u64(&f, "nodes", st->ss_nodes);
     kv_u64(&f, "nodes_live", st->ss_live);
+    kv_u64(&f, "nodes_saturated", st->ss_saturated);
     kv_u64(&f, "memberships", st->ss_memberships);
     kv_u64(&f, "membership_unknown", st->ss_membership_unknown);
     kv_u64(&f, "frontends", st->ss_frontends);
@@ -404,6 +405,7 @@ void sched_status_reply(sched_core *c, sk_peer from,
     kv_u64(&f, "enqueues", st->ss_enqueues);
     kv_u64(&f, "reservations", st->ss_reservations);
     kv_u64(&f, "reservations_resent", st->ss_resent);
+    kv_u64(&f, "reservations_saturated", st->ss_sat_probes);
     kv_u64(&f, "nothing_left", st->ss_nothing_left);
     kv_u64(&f, "cancels", st->ss_cancels);
     kv_u64(&f, "kills", st->ss_kills);

@@ -233,6 +233,7 @@ static void test_fallback(void)
     sched_config cfg;
     sched_config_init(&cfg);
     cfg.sc_fallback_ms = 1000;
+    cfg.sc_probe_saturated = false; /* saturated nodes are not probed */
     sched_new(&cfg, 3, &c);
     st_nodes_up(c, 2);
     st_fe_up(c, ST_FE);
@@ -504,9 +505,46 @@ static void test_preempted_twice(void)
     sched_free(c);
 }
 
+/* The cluster's only node monitor replaced (killed, started again): its
+ * old session ends before the new one registers, so the retry of the
+ * task it ran finds no live node and goes to flowd, which places it once
+ * the node is back. */
+static void test_only_node_replaced(void)
+{
+    sched_core *c;
+    sched_new(NULL, 5, &c);
+    st_nodes_up(c, 1);
+    st_fe_up(c, ST_FE);
+    flowd_up(c);
+    st_submit(c, ST_FE, &(st_job){.sj_job = 1, .ntasks = 1, .max_attempts = 3},
+              0);
+    const sk_out *o = st_nth(c, SK_MSG_ENQUEUE_RESERVATION, 0);
+    const sk_enqueue *e = o != NULL ? &o->o_msg.m_enqueue : NULL;
+    const sk_task_reply *r =
+        e != NULL ? st_get_task(c, 1, e->er_job, e->er_resv, 10) : NULL;
+    tap_ok(r != NULL && r->tr_has_task, "the task is launched on node1");
+    st_started(c, 1, e != NULL ? e->er_job : 0, 0, 0, 20);
+    st_clear(c);
+    sched_peer_down(c, 1, 30);
+    const sk_submit_job *sj = handed(c, 0);
+    tap_ok(to_fe(c, 0) == NULL && sj != NULL && sj->sj_ntasks == 1 &&
+               sj->sj_tasks[0].ts_attempt == 1,
+           "node1's session ends: its retry, attempt 1, goes to flowd");
+    st_node_up(c, 1, 4, (sk_resources){4000, 8192}, NULL);
+    uint64_t id = sj != NULL ? sj->sj_job : 0;
+    st_started(c, 1, id, 0, 1, 40);
+    sched_task_state s;
+    uint32_t att;
+    sk_peer on;
+    sched_task_get(c, ST_FE, 1, 0, &s, &att, &on);
+    tap_ok(s == SCHED_TASK_RUNNING && att == 1 && on == 1,
+           "and runs where flowd placed it when node1 is back");
+    sched_free(c);
+}
+
 int main(void)
 {
-    tap_plan(42);
+    tap_plan(45);
     test_long_job();
     test_flowd_away();
     test_running_node_lost();
@@ -515,6 +553,7 @@ int main(void)
     test_frontend_fields();
     test_keyed();
     test_preempted_twice();
+    test_only_node_replaced();
     tap_done();
     return tap_exit_status();
 }

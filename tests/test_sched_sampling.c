@@ -8,6 +8,7 @@
 #include "sched_testutil.h"
 #include "tap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,8 +190,11 @@ static void test_filters(void)
 
 static void test_membership(void)
 {
+    sched_config cfg;
+    sched_config_init(&cfg);
+    cfg.sc_probe_saturated = false; /* saturated nodes are not probed */
     sched_core *c;
-    sched_new(NULL, 6, &c);
+    sched_new(&cfg, 6, &c);
     st_nodes_up(c, 3);
     sched_peer_up(c, 500, &(sk_hello){.he_role = SK_ROLE_FLOWD}, 0);
     sk_member me = {.me_id = 1,
@@ -296,14 +300,83 @@ static void test_uniform(void)
     sched_free(c);
 }
 
+/* saturate sends a MEMBERSHIP from flowd (peer 500) giving node1..n
+ * the state st. */
+static void saturate(sched_core *c, uint32_t n, uint8_t st)
+{
+    static char names[8][8];
+    sk_member me[8];
+    for (uint32_t i = 0; i < n && i < 8; i++) {
+        snprintf(names[i], sizeof names[i], "node%u", i + 1);
+        me[i] = (sk_member){
+            .me_id = i + 1, .me_name = names[i], .me_addr = "", .me_state = st};
+    }
+    sk_msg m = {.m_type = SK_MSG_MEMBERSHIP};
+    m.m_membership = (sk_membership){
+        .mb_epoch = 1, .mb_nodes = me, .mb_nnodes = n < 8 ? n : 8};
+    sched_on_message(c, 500, &m, 0);
+}
+
+/* probe_saturated: what unsaturated nodes cannot take goes to the short
+ * slots of saturated ones, not to flowd. */
+static void test_probe_saturated(void)
+{
+    sched_config cfg;
+    sched_config_init(&cfg);
+    cfg.sc_probe_saturated = true;
+    sched_core *c;
+    sched_new(&cfg, 7, &c);
+    st_nodes_up(c, 3);
+    sched_peer_up(c, 500, &(sk_hello){.he_role = SK_ROLE_FLOWD}, 0);
+    saturate(c, 1, SK_NODE_SATURATED);
+    uint32_t counts[NMAX], dups;
+    uint64_t sum;
+    st_submit(c, ST_FE, &(st_job){.sj_job = 1, .ntasks = 1}, 0);
+    uint32_t n = probes_of(c, counts, &sum, &dups);
+    tap_ok(n == 2 && counts[1] == 0 && sum == 2,
+           "2 probes: both on the unsaturated nodes");
+    st_clear(c);
+    st_submit(c, ST_FE, &(st_job){.sj_job = 2, .ntasks = 10}, 0);
+    n = probes_of(c, counts, &sum, &dups);
+    tap_ok(n == 3 && counts[1] > 0 && sum == 20,
+           "20 probes on 2 unsaturated nodes: the saturated one gets some");
+    tap_ok(sched_stats_get(c)->ss_sat_probes == counts[1] &&
+               sched_stats_get(c)->ss_saturated == 1 &&
+               sched_stats_get(c)->ss_live == 2,
+           "counted: %u reservations on the 1 saturated node, 2 live",
+           counts[1]);
+    st_clear(c);
+    saturate(c, 3, SK_NODE_SATURATED);
+    st_submit(c, ST_FE, &(st_job){.sj_job = 3, .ntasks = 2}, 0);
+    n = probes_of(c, counts, &sum, &dups);
+    tap_ok(n == 3 && sum == 4 && st_count(c, SK_MSG_SUBMIT_JOB, 500) == 0,
+           "every node saturated: the job is probed there, not handed over");
+    st_clear(c);
+    const char *t0[] = {"node2", NULL};
+    const char **pref[] = {t0, NULL};
+    st_submit(c, ST_FE, &(st_job){.sj_job = 4, .ntasks = 1, .preferred = pref},
+              0);
+    n = probes_of(c, counts, &sum, &dups);
+    tap_ok(n == 1 && counts[2] > 0,
+           "a task whose preferred node is saturated is probed there");
+    st_clear(c);
+    saturate(c, 3, SK_NODE_DOWN);
+    st_submit(c, ST_FE, &(st_job){.sj_job = 5, .ntasks = 1}, 0);
+    tap_ok(probes_of(c, counts, &sum, &dups) == 0 &&
+               st_count(c, SK_MSG_SUBMIT_JOB, 500) == 1,
+           "every node down: the job goes to flowd");
+    sched_free(c);
+}
+
 int main(void)
 {
     tap_timeout(30);
-    tap_plan(28);
+    tap_plan(34);
     test_count_and_distinct();
     test_spread();
     test_filters();
     test_membership();
     test_uniform();
+    test_probe_saturated();
     return tap_exit_status();
 }
