@@ -8,6 +8,7 @@
 #   PART: trace-12500 trace-8000 trace-5000 calibrate figures whole scale
 #         quincy quincy-cond hawk-detail whole-N (the whole trace on N machines) scale-figure
 #         policy-N (spread, multires on the prefix) speed10 (the trace at 10x)
+#         saturated (the hybrid with probe_saturated off and on)
 #   (default: the three trace parts and the figures; whole replays the
 #   whole trace on 12,500 machines with the mixes in $WHOLE_MIXES). Results go to docs/results/hybrid/ (summary CSVs, the
 #   summaries as text, /usr/bin/time -v of each run). With the default
@@ -167,6 +168,25 @@ GP
                 done
                 rm -f "$lj"
             done
+        done
+        ;;
+    saturated)
+        # probe_saturated ("Probing saturated nodes"): the hybrid on the
+        # prefix at 8,000 and 5,000 machines with it off (the trace-N
+        # parts have it on, the default), and on the whole trace at
+        # 12,500, 8,000 and 5,000 machines with it on.
+        for nodes in 8000 5000; do
+            b="$out/saturated-prefix-$nodes-off"
+            run /usr/bin/time -v "$sim" --nodes "$nodes" --slots 16 \
+                --jobs-file "$jobs" --mix hybrid --no-progress \
+                --set sched.probe_saturated=no --summary-csv "$b.csv" \
+                > "$b.txt" 2> "$b.time"
+        done
+        for nodes in 12500 8000 5000; do
+            b="$out/saturated-whole-$nodes-hybrid"
+            run /usr/bin/time -v "$sim" --nodes "$nodes" --slots 16 \
+                --jobs-file "$whole" --mix hybrid --no-progress \
+                --summary-csv "$b.csv" > "$b.txt" 2> "$b.time"
         done
         ;;
     policy-*)
