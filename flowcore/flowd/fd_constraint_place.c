@@ -225,8 +225,7 @@ static int repair(fd_cx_state *s, fd_cx_stats *xs)
         if (t->ck_node != FD_CX_NONE)
             continue;
         xs->xs_unplaced++;
-        t->ck_why = xs->xs_cut ? "the round's work bound was spent before "
-                                 "it was placed: tried again next round"
+        t->ck_why = xs->xs_cut ? fd_cx_why_cut
                     : room     ? "no node with room meets its hard placement "
                                  "constraints"
                                : "no node has room";
@@ -235,6 +234,9 @@ static int repair(fd_cx_state *s, fd_cx_stats *xs)
     free(rk);
     return rc;
 }
+
+const char fd_cx_why_cut[] = "the round's work bound was spent before it "
+                             "was placed: tried again next round";
 
 int fd_cx_place(fd_cx *x, fd_cx_stats *stats)
 {
