@@ -553,7 +553,8 @@ static int count_unchanged(fd_core *c, inst *in)
 /* The probe (fd_cx_probe), when every waiting task has been tried: into
  * *cand the nodes where one might be placed. Returns 0 and *cand NULL
  * when the probe does not apply; SK_ENOTFOUND when it finds no node (the
- * counters updated as by a round that places nothing); or SK_ENOMEM. */
+ * counters updated as by a round that places nothing, and c_cx_wake no
+ * later than the end of any wait not over); or SK_ENOMEM. */
 static int probe(fd_core *c, inst *in, const uint8_t *may, bool untried,
                  uint8_t **cand)
 {
@@ -573,6 +574,11 @@ static int probe(fd_core *c, inst *in, const uint8_t *may, bool untried,
     free(cd);
     if (count_unchanged(c, in) != 0)
         return SK_ENOMEM;
+    /* A round would have held some of them till their waits end: try
+     * again by then at the latest (each then probed with its wait over). */
+    for (uint32_t i = 0; i < in->x.cx_ntasks; i++)
+        if (may[i] && wait_end(c, in->tasks[i]) < c->c_cx_wake)
+            c->c_cx_wake = wait_end(c, in->tasks[i]);
     c->c_st.fs_cx_skipped++;
     c->c_st.fs_cx_ruled_out++;
     return SK_ENOTFOUND;
