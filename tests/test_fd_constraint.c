@@ -1048,6 +1048,44 @@ static void test_wait_events(void)
     }
 }
 
+/* A held task whose wait ends with no room anywhere: the step's probe
+ * finds no node, places nothing, and says why it waits now (no room, not
+ * held): 2 nodes of 2 slots, a zk task on each, st (soft NOTIN NODE
+ * all/zk) held, then a plain job takes the last 2 slots. */
+static void test_wait_over_full(void)
+{
+    fd_config def;
+    fd_config_init(&def);
+    sk_time wait = (sk_time)def.fdc_cx_wait_ms * MS;
+    def.fdc_node_timeout_ms = def.fdc_reserve_timeout_ms =
+        def.fdc_cx_wait_ms + 60000;
+    sk_time now = T0 + 1000 * MS;
+    fd_core *c = cluster_cfg(&def, 2, 2, now);
+    submit(c, now, 1, 2, "zk", "zk,NOTIN,NODE,zk");
+    round_soon(c, &now);
+    submit(c, now, 2, 1, "st", "st,NOTIN,NODE,all/zk,SOFT=1");
+    sk_time sub = now;
+    round_soon(c, &now);
+    const fd_stats *st = fd_core_stats(c);
+    const char *held = fd_constraint_why(c, SCHED, 2, 0);
+    plain(c, now, 3, 2);
+    round_soon(c, &now);
+    uint64_t cx = st->fs_cx_rounds, ruled = st->fs_cx_ruled_out;
+    idle(c, &now, sub + wait + 1000 * MS);
+    sk_peer p[1];
+    const char *why = fd_constraint_why(c, SCHED, 2, 0);
+    tap_ok(held == fd_cx_why_held && st->fs_cx_rounds == cx &&
+               st->fs_cx_ruled_out > ruled && reserves(c, 2, p, 1) == 0 &&
+               why != NULL && strcmp(why, "no node has room") == 0,
+           "wait over, no room left: the probe places nothing (constraint "
+           "rounds %llu more, ruled out %llu more) and it waits for room, "
+           "not held (%s)",
+           (unsigned long long)(st->fs_cx_rounds - cx),
+           (unsigned long long)(st->fs_cx_ruled_out - ruled),
+           why != NULL ? why : "no reason");
+    fd_core_free(c);
+}
+
 int main(void)
 {
     tap_plan_lazy();
@@ -1062,6 +1100,7 @@ int main(void)
     test_hold_cap();
     test_probe();
     test_wait();
+    test_wait_over_full();
     test_oracle();
     tap_done();
     return tap_exit_status();

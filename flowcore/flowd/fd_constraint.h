@@ -161,9 +161,10 @@ int fd_cx_hold(fd_cx *x, const uint8_t *may_wait, uint32_t *held,
 int fd_cx_probe(const fd_cx *x, const uint8_t *may_wait, uint8_t *cand,
                 uint32_t *ncand);
 
-/* The reason fd_cx_place gives a task its work bound cut off: this very
- * pointer. */
-extern const char fd_cx_why_cut[];
+/* The reasons fd_cx_place gives a task it leaves waiting: its work bound
+ * cut off, no node with room meets its hard constraints, no node has
+ * room (these very pointers). */
+extern const char fd_cx_why_cut[], fd_cx_why_hard[], fd_cx_why_room[];
 
 /* ---- the core's hooks (fd_constraint_core.c) --------------------------- */
 

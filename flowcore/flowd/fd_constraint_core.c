@@ -553,8 +553,9 @@ static int count_unchanged(fd_core *c, inst *in)
 /* The probe (fd_cx_probe), when every waiting task has been tried: into
  * *cand the nodes where one might be placed. Returns 0 and *cand NULL
  * when the probe does not apply; SK_ENOTFOUND when it finds no node (the
- * counters updated as by a round that places nothing, and c_cx_wake no
- * later than the end of any wait not over); or SK_ENOMEM. */
+ * counters and the reasons of tasks whose wait is over updated as by a
+ * round that places nothing, and c_cx_wake no later than the end of any
+ * wait not over); or SK_ENOMEM. */
 static int probe(fd_core *c, inst *in, const uint8_t *may, bool untried,
                  uint8_t **cand)
 {
@@ -575,10 +576,20 @@ static int probe(fd_core *c, inst *in, const uint8_t *may, bool untried,
     if (count_unchanged(c, in) != 0)
         return SK_ENOMEM;
     /* A round would have held some of them till their waits end: try
-     * again by then at the latest (each then probed with its wait over). */
-    for (uint32_t i = 0; i < in->x.cx_ntasks; i++)
-        if (may[i] && wait_end(c, in->tasks[i]) < c->c_cx_wake)
-            c->c_cx_wake = wait_end(c, in->tasks[i]);
+     * again by then at the latest (each then probed with its wait over).
+     * One held whose wait is over is held no more: it waits as a round
+     * would say, for room or for its hard constraints. */
+    bool room = false;
+    for (uint32_t n = 0; n < in->x.cx_nnodes; n++)
+        room = room || in->room[n] > 0;
+    for (uint32_t i = 0; i < in->x.cx_ntasks; i++) {
+        const fd_task *t = in->tasks[i];
+        const char **why = &t->t_job->j_cons->cj_why[t->t_index];
+        if (may[i] && wait_end(c, t) < c->c_cx_wake)
+            c->c_cx_wake = wait_end(c, t);
+        if (!in->ct[i].ck_fixed && !may[i] && *why == fd_cx_why_held)
+            *why = room ? fd_cx_why_hard : fd_cx_why_room;
+    }
     c->c_st.fs_cx_skipped++;
     c->c_st.fs_cx_ruled_out++;
     return SK_ENOTFOUND;

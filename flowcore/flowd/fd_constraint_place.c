@@ -226,9 +226,8 @@ static int repair(fd_cx_state *s, fd_cx_stats *xs)
             continue;
         xs->xs_unplaced++;
         t->ck_why = xs->xs_cut ? fd_cx_why_cut
-                    : room     ? "no node with room meets its hard placement "
-                                 "constraints"
-                               : "no node has room";
+                    : room     ? fd_cx_why_hard
+                               : fd_cx_why_room;
     }
     free(used);
     free(rk);
@@ -237,6 +236,9 @@ static int repair(fd_cx_state *s, fd_cx_stats *xs)
 
 const char fd_cx_why_cut[] = "the round's work bound was spent before it "
                              "was placed: tried again next round";
+const char fd_cx_why_hard[] =
+    "no node with room meets its hard placement constraints";
+const char fd_cx_why_room[] = "no node has room";
 
 int fd_cx_place(fd_cx *x, fd_cx_stats *stats)
 {
