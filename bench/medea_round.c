@@ -10,10 +10,12 @@
  * in the same run: the same application without tags or constraints.
  *
  * Usage: bench/medea_round [--tasks T] [--nodes N[,N...]] [--seeds K]
- *        [--hold W]
+ *        [--hold W [--changes]]
  * --hold W: instead, what an application held by the bounded wait
  * (cx_wait_ms W) costs flowd's loop on a quiet cluster, per second of
  * wait and 1 s (hold_run below); the anchor, the same with cx_wait_ms 0.
+ * --changes: and a plain one-task job comes each second (a change that
+ * frees no place for the held tasks).
  * Prints a row per (N, constrained or not): medians [min-max] over K runs
  * of each time in ms of this thread's CPU, the tasks RESERVEd (in the
  * first round and the ones after it while they place more, heartbeats
@@ -57,10 +59,10 @@ static void spread(double *v, int n)
     printf(" | %9.2f [%.2f-%.2f]", v[n / 2] * 1e3, v[0] * 1e3, v[n - 1] * 1e3);
 }
 
-/* The application: ntasks, the first nzk tagged zk and the rest hb
- * under text, or untagged and unconstrained. */
-static void submit_app(fd_core *c, sk_time now, uint32_t ntasks, bool tagged,
-                       const char *text, uint32_t nzk)
+/* Job `job`: ntasks, the first nzk tagged zk and the rest hb under
+ * text, or untagged and unconstrained. */
+static void submit_app(fd_core *c, sk_time now, uint64_t job, uint32_t ntasks,
+                       bool tagged, const char *text, uint32_t nzk)
 {
     static const char *zk[1] = {"zk"}, *hb[1] = {"hb"};
     static sk_cspec spec;
@@ -82,7 +84,7 @@ static void submit_app(fd_core *c, sk_time now, uint32_t ntasks, bool tagged,
     }
     sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
     m.m_submit_job =
-        (sk_submit_job){.sj_job = 1,
+        (sk_submit_job){.sj_job = job,
                         .sj_user = "alice",
                         .sj_long = true,
                         .sj_framework = "",
@@ -121,12 +123,14 @@ static fd_core *cluster(const fd_config *cfg, uint32_t nodes, sk_time *now)
  * wait, cx_wait_ms wait_ms) on a quiet cluster, driven as flowd's loop
  * does for span of virtual time from its arrival: the clock jumps to the
  * core's next deadline or the next second's heartbeats (every node,
- * nothing changed), timers fire, rounds run when due. t[0]: this
- * thread's CPU outside the solves (flowd's loop thread), t[1]: in the
- * solves (flowd's solver threads); t[2]: rounds, t[3]: constraint
- * rounds, t[4]: tasks RESERVEd. */
+ * nothing changed), timers fire, rounds run when due. With changes, a
+ * plain job of one task (no tags) also comes each second: a change that
+ * gives the held tasks no place. t[0]: this thread's CPU outside the
+ * solves (flowd's loop thread), t[1]: in the solves (flowd's solver
+ * threads); t[2]: rounds, t[3]: constraint rounds, t[4]: tasks RESERVEd
+ * (the plain ones included). */
 static void hold_run(uint32_t nodes, uint32_t ntasks, int64_t wait_ms,
-                     sk_time span, double *t)
+                     bool changes, sk_time span, double *t)
 {
     fd_config cfg;
     fd_config_init(&cfg);
@@ -138,7 +142,7 @@ static void hold_run(uint32_t nodes, uint32_t ntasks, int64_t wait_ms,
     const fd_stats *fs = fd_core_stats(c);
     uint64_t r0 = fs->fs_rounds, x0 = fs->fs_cx_rounds;
     double a = now_s(), solve = 0;
-    submit_app(c, now, ntasks, true, "hb,IN,RACK,all/zk,SOFT=1", 0);
+    submit_app(c, now, 1, ntasks, true, "hb,IN,RACK,all/zk,SOFT=1", 0);
     fdt_drain(c);
     sk_time end = now + span, hb = now + 1000 * MS;
     uint64_t seq = 2;
@@ -152,6 +156,8 @@ static void hold_run(uint32_t nodes, uint32_t ntasks, int64_t wait_ms,
         if (now >= hb) {
             for (uint32_t i = 0; i < nodes; i++)
                 fdt_heartbeat(c, now, i + 1, seq, 8, 0, 0, 0, NULL, 0);
+            if (changes)
+                submit_app(c, now, 1 + seq, 1, false, "zk,IN,NODE,zk", 0);
             seq++;
             hb += 1000 * MS;
             fdt_drain(c);
@@ -180,7 +186,7 @@ static void hold_run(uint32_t nodes, uint32_t ntasks, int64_t wait_ms,
  * placed at once, breaking), over a span of the wait and 1 s: CPU per
  * second of the span. */
 static void hold_table(const uint32_t *nodes, uint32_t nn, uint32_t ntasks,
-                       int seeds, int64_t wait)
+                       int seeds, int64_t wait, bool changes)
 {
     sk_time span = (sk_time)(wait + 1000) * MS;
     double secs = (double)(wait + 1000) / 1000;
@@ -190,7 +196,7 @@ static void hold_table(const uint32_t *nodes, uint32_t nn, uint32_t ntasks,
         for (int w = 1; w >= 0; w--) {
             double lp[100], sv[100], t[5] = {0};
             for (int s = 0; s < seeds; s++) {
-                hold_run(nodes[k], ntasks, w ? wait : 0, span, t);
+                hold_run(nodes[k], ntasks, w ? wait : 0, changes, span, t);
                 lp[s] = t[0] / secs;
                 sv[s] = t[1] / secs;
             }
@@ -212,7 +218,7 @@ static void run(uint32_t nodes, uint32_t ntasks, bool tagged, double *t,
     cfg.fdc_algorithm = FC_ALG_RELAX;
     sk_time now;
     fd_core *c = cluster(&cfg, nodes, &now);
-    submit_app(c, now, ntasks, tagged,
+    submit_app(c, now, 1, ntasks, tagged,
                "zk=3,NOTIN,NODE,zk:hb,IN,RACK,zk:hb,CARDINALITY,NODE,hb,0,2",
                3);
     fdt_drain(c);
@@ -258,11 +264,13 @@ int main(int argc, char **argv)
 {
     uint32_t ntasks = 15, nn = 0, nodes[MAXN];
     int seeds = 3;
-    int64_t hold = 0; /* --hold: the wait in ms */
+    int64_t hold = 0;     /* --hold: the wait in ms */
+    bool changes = false; /* --changes: a plain job each second */
     static const struct option opts[] = {
-        {"tasks", 1, NULL, 't'}, {"nodes", 1, NULL, 'n'},
-        {"seeds", 1, NULL, 's'}, {"hold", 1, NULL, 'w'},
-        {"help", 0, NULL, 'h'},  {NULL, 0, NULL, 0}};
+        {"tasks", 1, NULL, 't'},   {"nodes", 1, NULL, 'n'},
+        {"seeds", 1, NULL, 's'},   {"hold", 1, NULL, 'w'},
+        {"changes", 0, NULL, 'c'}, {"help", 0, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     int o;
     while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         char *end;
@@ -274,6 +282,8 @@ int main(int argc, char **argv)
             hold = strtoll(optarg, &end, 10);
             if (*end || hold < 1 || hold > 600000)
                 goto usage;
+        } else if (o == 'c') {
+            changes = true;
         } else if (o == 's') {
             seeds = atoi(optarg);
             if (seeds < 1 || seeds > 100)
@@ -296,7 +306,7 @@ int main(int argc, char **argv)
         memcpy(nodes, dflt, sizeof dflt);
     }
     if (hold) {
-        hold_table(nodes, nn, ntasks, seeds, hold);
+        hold_table(nodes, nn, ntasks, seeds, hold, changes);
         return 0;
     }
     printf("nodes | tasks | constrained | placed (all rounds) | more rounds | "
@@ -327,6 +337,6 @@ int main(int argc, char **argv)
     return 0;
 usage:
     fprintf(stderr, "usage: bench/medea_round [--tasks T] [--nodes N[,N...]] "
-                    "[--seeds K] [--hold W]\n");
+                    "[--seeds K] [--hold W [--changes]]\n");
     return 2;
 }

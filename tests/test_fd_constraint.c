@@ -250,6 +250,25 @@ static void submit(fd_core *c, sk_time now, uint64_t job, uint32_t ntasks,
     free(ts);
 }
 
+/* A long job of ntasks tasks without tags or constraints. */
+static void plain(fd_core *c, sk_time now, uint64_t job, uint32_t ntasks)
+{
+    sk_task_spec ts[4] = {0};
+    for (uint32_t i = 0; i < ntasks && i < 4; i++) {
+        ts[i].ts_spec.b_data = (const uint8_t *)"true";
+        ts[i].ts_spec.b_len = 5;
+    }
+    sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
+    m.m_submit_job = (sk_submit_job){.sj_job = job,
+                                     .sj_user = "alice",
+                                     .sj_long = true,
+                                     .sj_framework = "",
+                                     .sj_tasks = ts,
+                                     .sj_ntasks = ntasks < 4 ? ntasks : 4};
+    fdt_drain(c);
+    fd_core_on_msg(c, now, SCHED, &m);
+}
+
 /* The nodes (peers) the RESERVEs of job went to, in *peers. */
 static size_t reserves(fd_core *c, uint64_t job, sk_peer *peers, size_t max)
 {
@@ -744,6 +763,98 @@ static void test_hold_cap(void)
            held);
 }
 
+/* fd_cx_probe is sound: on random instances shaped like MEDEA's (hard
+ * and soft, node, rack and label groups, some tasks running), the tasks
+ * of one job to place, with every task, none or some allowed to wait, no
+ * task fd_cx_place and fd_cx_hold
+ * leave placed sits on a node the probe ruled out; and it does rule out
+ * nodes with room (else it would be no test). The held hb of
+ * test_hold_cap: no node while they may wait, node 0 once they may not. */
+static void test_probe(void)
+{
+    uint32_t runs = 0, unsound = 0, ruled = 0, nomem = 0, none = 0;
+    for (uint64_t seed = 1; seed <= 150; seed++) {
+        medea_inst mi;
+        uint32_t nodes = 6 + (uint32_t)(seed % 7) * 2;
+        uint32_t tasks = 12 + (uint32_t)(seed % 5) * 6;
+        if (medea_gen(&mi, seed, nodes, tasks, 1 + (uint32_t)(seed % 3)) != 0)
+            continue;
+        fd_cx *x = &mi.mi_x;
+        uint8_t may[256], cand[64];
+        /* one job's tasks to place, the others' set aside (fixed
+         * nowhere: counted nowhere, placed by no one) */
+        for (uint32_t i = 0; i < x->cx_ntasks; i++)
+            if (!x->cx_tasks[i].ck_fixed &&
+                x->cx_tasks[i].ck_job != (uint32_t)(seed / 3 % 4))
+                x->cx_tasks[i].ck_fixed = true;
+        for (uint32_t i = 0; i < x->cx_ntasks && i < 256; i++)
+            may[i] = seed % 3 == 0 ? 1 : seed % 3 == 1 ? 0 : (i + seed) % 2;
+        uint32_t ncand = 0, held, broke;
+        fd_cx_stats st;
+        if (x->cx_ntasks > 256 || x->cx_nnodes > 64 ||
+            fd_cx_probe(x, may, cand, &ncand) != 0 ||
+            fd_cx_place(x, &st) != 0 ||
+            fd_cx_hold(x, may, &held, &broke) != 0) {
+            nomem++;
+            medea_gen_free(&mi);
+            continue;
+        }
+        runs++;
+        none += ncand == 0;
+        for (uint32_t n = 0; n < x->cx_nnodes; n++)
+            ruled += x->cx_room[n] > 0 && !cand[n];
+        for (uint32_t i = 0; i < x->cx_ntasks; i++) {
+            const fd_cx_task *t = &x->cx_tasks[i];
+            if (!t->ck_fixed && t->ck_node != FD_CX_NONE && !cand[t->ck_node]) {
+                unsound++;
+                tap_diag("seed %llu: task %u placed on node %d, ruled out",
+                         (unsigned long long)seed, i, t->ck_node);
+            }
+        }
+        medea_gen_free(&mi);
+    }
+    tap_ok(runs >= 100 && nomem == 0 && unsound == 0 && ruled > 0,
+           "the probe is sound on %u random instances: no task placed on a "
+           "node it ruled out (%u), %u nodes with room ruled out, %u "
+           "instances with none left",
+           runs, unsound, ruled, none);
+    uint32_t room[2] = {2, 0}, thb = 0, tst = 1;
+    int32_t rack[2] = {0, 0}, gnode[2] = {0, 1};
+    fd_cx_con con = {.cc_job = 1,
+                     .cc_source = 1,
+                     .cc_target = 0,
+                     .cc_all = true,
+                     .cc_weight = 1,
+                     .cc_group = SK_GROUP_NODE,
+                     .cc_gid = gnode,
+                     .cc_ngroups = 2};
+    fd_cx_task tk[3] = {{.ck_job = 0, .ck_tags = &thb, .ck_ntags = 1},
+                        {.ck_job = 0, .ck_tags = &thb, .ck_ntags = 1},
+                        {.ck_job = 1,
+                         .ck_tags = &tst,
+                         .ck_ntags = 1,
+                         .ck_fixed = true,
+                         .ck_node = 0}};
+    fd_cx x = {.cx_nnodes = 2,
+               .cx_room = room,
+               .cx_rack = rack,
+               .cx_nracks = 1,
+               .cx_tasks = tk,
+               .cx_ntasks = 3,
+               .cx_cons = &con,
+               .cx_ncons = 1,
+               .cx_ntags = 2};
+    uint8_t may[2][3] = {{1, 1, 0}, {0, 0, 0}}, cand[2][2];
+    uint32_t nc[2] = {9, 9};
+    int rc = fd_cx_probe(&x, may[0], cand[0], &nc[0]);
+    rc = rc != 0 ? rc : fd_cx_probe(&x, may[1], cand[1], &nc[1]);
+    tap_ok(rc == 0 && nc[0] == 0 && nc[1] == 1 && cand[1][0] == 1 &&
+               cand[1][1] == 0,
+           "2 hb that may wait, the only room beside a st that wants none: "
+           "no node (%u); wait over: that node (%u)",
+           nc[0], nc[1]);
+}
+
 /* The bounded wait through the core (cx_wait_ms, time as input): 2
  * nodes of 2 slots, a zk task on each; st tasks (soft NOTIN NODE all/zk)
  * are held while every place breaks it, placed on a node that comes
@@ -852,14 +963,14 @@ static void idle(fd_core *c, sk_time *now, sk_time until)
  * nothing happens. */
 static void test_wait_events(void)
 {
-    static const char *what[3] = {"nothing changes", "a zk task ends",
-                                  "a node comes"};
+    static const char *what[4] = {"nothing changes", "a zk task ends",
+                                  "a node comes", "a plain job comes"};
     fd_config def;
     fd_config_init(&def);
     sk_time wait = (sk_time)def.fdc_cx_wait_ms * MS;
     def.fdc_node_timeout_ms = def.fdc_reserve_timeout_ms =
         def.fdc_cx_wait_ms + 60000;
-    for (int ev = 0; ev < 3; ev++) {
+    for (int ev = 0; ev < 4; ev++) {
         sk_time now = T0 + 1000 * MS;
         fd_core *c = cluster_cfg(&def, 2, 2, now);
         submit(c, now, 1, 2, "zk", "zk,NOTIN,NODE,zk");
@@ -900,14 +1011,27 @@ static void test_wait_events(void)
             fdt_node(c, now, 1003, "n3", 2, "r0", 1.0);
             fdt_heartbeat(c, now, 1003, 1, 2, 0, 0, 0, NULL, 0);
             want = 1003;
+        } else if (ev == 3) {
+            plain(c, now, 3, 1);
         }
         sk_time change = now;
+        uint64_t ruled = st->fs_cx_ruled_out;
         size_t n = 0;
         while (n == 0 && now < sub + wait + 1000 * MS) {
             idle(c, &now, now + 100 * MS);
             n = reserves(c, 2, p, 2);
         }
-        if (ev == 0)
+        if (ev == 3)
+            tap_ok(n == 1 && now >= sub + wait &&
+                       now <= sub + wait + 200 * MS && st->fs_cx_expired == 1 &&
+                       st->fs_cx_rounds == cx + 1 &&
+                       st->fs_cx_ruled_out > ruled,
+                   "%s: its tasks change, no place frees: the probe rules "
+                   "the constraint round out (%llu); placed breaking at "
+                   "the wait's end (%+.0f ms), by one constraint round",
+                   what[ev], (unsigned long long)(st->fs_cx_ruled_out - ruled),
+                   (double)(now - sub - wait) / MS);
+        else if (ev == 0)
             tap_ok(n == 1 && now >= sub + wait &&
                        now <= sub + wait + 200 * MS && st->fs_cx_expired == 1 &&
                        st->fs_cx_rounds == cx + 1,
@@ -924,6 +1048,44 @@ static void test_wait_events(void)
     }
 }
 
+/* A held task whose wait ends with no room anywhere: the step's probe
+ * finds no node, places nothing, and says why it waits now (no room, not
+ * held): 2 nodes of 2 slots, a zk task on each, st (soft NOTIN NODE
+ * all/zk) held, then a plain job takes the last 2 slots. */
+static void test_wait_over_full(void)
+{
+    fd_config def;
+    fd_config_init(&def);
+    sk_time wait = (sk_time)def.fdc_cx_wait_ms * MS;
+    def.fdc_node_timeout_ms = def.fdc_reserve_timeout_ms =
+        def.fdc_cx_wait_ms + 60000;
+    sk_time now = T0 + 1000 * MS;
+    fd_core *c = cluster_cfg(&def, 2, 2, now);
+    submit(c, now, 1, 2, "zk", "zk,NOTIN,NODE,zk");
+    round_soon(c, &now);
+    submit(c, now, 2, 1, "st", "st,NOTIN,NODE,all/zk,SOFT=1");
+    sk_time sub = now;
+    round_soon(c, &now);
+    const fd_stats *st = fd_core_stats(c);
+    const char *held = fd_constraint_why(c, SCHED, 2, 0);
+    plain(c, now, 3, 2);
+    round_soon(c, &now);
+    uint64_t cx = st->fs_cx_rounds, ruled = st->fs_cx_ruled_out;
+    idle(c, &now, sub + wait + 1000 * MS);
+    sk_peer p[1];
+    const char *why = fd_constraint_why(c, SCHED, 2, 0);
+    tap_ok(held == fd_cx_why_held && st->fs_cx_rounds == cx &&
+               st->fs_cx_ruled_out > ruled && reserves(c, 2, p, 1) == 0 &&
+               why != NULL && strcmp(why, "no node has room") == 0,
+           "wait over, no room left: the probe places nothing (constraint "
+           "rounds %llu more, ruled out %llu more) and it waits for room, "
+           "not held (%s)",
+           (unsigned long long)(st->fs_cx_rounds - cx),
+           (unsigned long long)(st->fs_cx_ruled_out - ruled),
+           why != NULL ? why : "no reason");
+    fd_core_free(c);
+}
+
 int main(void)
 {
     tap_plan_lazy();
@@ -936,7 +1098,9 @@ int main(void)
     test_hold();
     test_wait_events();
     test_hold_cap();
+    test_probe();
     test_wait();
+    test_wait_over_full();
     test_oracle();
     tap_done();
     return tap_exit_status();

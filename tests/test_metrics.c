@@ -4,7 +4,8 @@
  * each serve /metrics on a free port; the pages pass `promtool check
  * metrics` (skipped, saying so, where promtool is not installed); the
  * counters move as a short job runs through the scheduler and the node
- * monitor and a long job through flowd's rounds (its solve histogram);
+ * monitor and a long job through flowd's rounds (its solve histogram),
+ * and a held constrained job through its constraint counters;
  * other paths and methods are refused and counted; a token file makes
  * the endpoint take a bearer token; an address beyond loopback without
  * a token, a malformed one, and the cluster key as the token are refused
@@ -15,6 +16,7 @@
  */
 #include "daemon_harness.h"
 #include "http_get.h"
+#include "sk_constraint.h"
 #include "tap.h"
 #include "transport_util.h"
 
@@ -33,6 +35,7 @@
 static dh_proc flowd, sched, node, sched2;
 static int flowd_port, sched_port, node_port, sched2_port;
 static dh_client *tool;
+static sk_peer_id flowd_peer; /* the tool's session with flowd, a scheduler */
 static char promtool[512];
 static char token_path[600]; /* test_token's file, reused by test_config */
 
@@ -252,10 +255,7 @@ static void test_short_job(void)
 
 static void test_long_job(void)
 {
-    sk_peer_id peer = dh_client_connect(tool, flowd.dp_endpoint, 5);
-    if (peer == 0)
-        tap_bail_out("cannot reach flowd");
-    dh_client_hello(tool, peer, SK_ROLE_SCHEDULER);
+    sk_peer_id peer = flowd_peer; /* test_held_job's session */
     double solves0 =
         wait_sample(flowd_port, "skylark_flowd_solve_seconds_count", 0, 1);
     static sk_task_spec tasks[LONG_TASKS];
@@ -294,6 +294,78 @@ static void test_long_job(void)
            solves0, count, inf, won);
     check_promtool(&p, "flowd-after");
     hg_free(&p);
+}
+
+/* A long job of one task sent to flowd; tagged hb under text if text is
+ * not NULL. */
+static void send_long(sk_peer_id peer, uint64_t job, const char *text)
+{
+    static const char *tags[1] = {"hb"};
+    sk_task_spec task = {
+        .ts_spec = {.b_data = (const uint8_t *)"true", .b_len = 5}};
+    sk_cspec spec = {0};
+    char err[160];
+    if (text != NULL && sk_constraint_parse(text, &spec, err, sizeof err) != 0)
+        tap_bail_out("%s: %s", text, err);
+    if (text != NULL) {
+        task.ts_tags = tags;
+        task.ts_ntags = 1;
+    }
+    sk_msg m;
+    memset(&m, 0, sizeof m);
+    m.m_type = SK_MSG_SUBMIT_JOB;
+    m.m_submit_job.sj_job = job;
+    m.m_submit_job.sj_user = "bob";
+    m.m_submit_job.sj_long = true;
+    m.m_submit_job.sj_framework = "";
+    m.m_submit_job.sj_tasks = &task;
+    m.m_submit_job.sj_ntasks = 1;
+    m.m_submit_job.sj_constraints = spec.cs_items;
+    m.m_submit_job.sj_nconstraints = spec.cs_n;
+    dh_client_track(tool, job, 1);
+    if (dh_client_send(tool, peer, &m) != 0)
+        tap_bail_out("cannot send job %llu", (unsigned long long)job);
+}
+
+/* The constraint step's counters, before and after test_long_job: a
+ * task under a soft constraint no node meets is held (cx_wait_ms, 5 s);
+ * then the long job's tasks come and are reserved, and the constraint
+ * step, its probe finding no node for the held task, places nothing
+ * (rounds_skipped, rounds_ruled_out). */
+static double ruled0;
+
+static void test_held_job(void)
+{
+    flowd_peer = dh_client_connect(tool, flowd.dp_endpoint, 5);
+    if (flowd_peer == 0)
+        tap_bail_out("cannot reach flowd");
+    dh_client_hello(tool, flowd_peer, SK_ROLE_SCHEDULER);
+    ruled0 = wait_sample(
+        flowd_port, "skylark_flowd_constraint_rounds_ruled_out_total", 0, 1);
+    send_long(flowd_peer, 78, "hb,IN,NODE,all/nothere,SOFT=1");
+    double held =
+        wait_sample(flowd_port, "skylark_flowd_constraint_held_total", 1, 10);
+    tap_ok(held >= 1 && ruled0 == 0,
+           "flowd: a constrained task no node suits held "
+           "(constraint_held_total %g)",
+           held);
+}
+
+static void test_held_ruled_out(void)
+{
+    double ruled = wait_sample(
+        flowd_port, "skylark_flowd_constraint_rounds_ruled_out_total",
+        ruled0 + 1, 10);
+    hg_page p = scrape(flowd_port);
+    double skipped =
+        sample(&p, "skylark_flowd_constraint_rounds_skipped_total");
+    double rounds = sample(&p, "skylark_flowd_constraint_rounds_total");
+    hg_free(&p);
+    tap_ok(ruled >= ruled0 + 1 && skipped >= ruled && rounds >= 1,
+           "flowd: the long job's changes, the held task's probe finds no "
+           "node: constraint_rounds_ruled_out_total %g, "
+           "constraint_rounds_skipped_total %g, constraint_rounds_total %g",
+           ruled, skipped, rounds);
 }
 
 /* ---- the families against docs/OPERATIONS.md -------------------------- */
@@ -514,7 +586,9 @@ int main(void)
     start_cluster();
     test_pages();
     test_short_job();
+    test_held_job();
     test_long_job();
+    test_held_ruled_out();
     test_listed();
     test_refusals();
     test_token();

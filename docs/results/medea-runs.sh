@@ -287,11 +287,14 @@ round() {
 }
 
 # hold: what an application held by the bounded wait costs the loop on
-# a quiet cluster (bench/medea_round --hold), 5 s and 30 s waits.
+# a quiet cluster (bench/medea_round --hold), 5 s and 30 s waits, and
+# with a plain job coming each second (--changes).
 hold() {
     run "$build/bench/medea_round" --hold 5000 --tasks 1000 --seeds 3 \
         --nodes 1000,10000 > "$out/hold-5s.txt"
-    run "$build/bench/medea_round" --hold 30000 --tasks 1000 --seeds 1 \
+    run "$build/bench/medea_round" --hold 5000 --changes --tasks 1000 \
+        --seeds 3 --nodes 1000,10000 > "$out/hold-5s-changes.txt"
+    run "$build/bench/medea_round" --hold 30000 --tasks 1000 --seeds 3 \
         --nodes 10000 > "$out/hold-30s.txt"
 }
 

@@ -144,6 +144,28 @@ extern const char fd_cx_why_held[];
 int fd_cx_hold(fd_cx *x, const uint8_t *may_wait, uint32_t *held,
                uint32_t *broke);
 
+/* fd_cx_probe, before fd_cx_place, with x's tasks to place all waiting:
+ * sets cand[n] (cx_nnodes entries) to 1 for each node n with room where
+ * some task i to place might stay after fd_cx_place and fd_cx_hold with
+ * may_wait (its wait not over: may_wait[i] non-zero), else to 0, and
+ * *ncand to their count. Sound, not exact: a node with cand 0 gets no
+ * task of this instance's in any placement fd_cx_place and fd_cx_hold
+ * can leave, whatever the room of the other nodes (with the placed
+ * tasks counted as they are, and the other tasks to place as if all in
+ * its groups, a hard constraint, or a soft one of a task that may wait,
+ * surely breaks there: its own, or another's cap it fills over); so
+ * *ncand 0 means such a round places nothing. O(tasks * constraints +
+ * groups) for the counts plus O(nodes * kinds * constraints), a kind
+ * being the tasks of one job with the same tags, wait and ck_ok. Returns
+ * 0 or FC_ENOMEM. */
+int fd_cx_probe(const fd_cx *x, const uint8_t *may_wait, uint8_t *cand,
+                uint32_t *ncand);
+
+/* The reasons fd_cx_place gives a task it leaves waiting: its work bound
+ * cut off, no node with room meets its hard constraints, no node has
+ * room (these very pointers). */
+extern const char fd_cx_why_cut[], fd_cx_why_hard[], fd_cx_why_room[];
+
 /* ---- the core's hooks (fd_constraint_core.c) --------------------------- */
 
 #include "fd_core.h"
@@ -186,10 +208,16 @@ int fd_constraint_net_task(const fd_core *c, struct fd_net *net,
  * tasks) to build the instance. It does nothing (counted in
  * fs_cx_skipped) when no task or node changed since the last one
  * (c_cx_stale: fd_task_dirty, fd_node_mark) and no held task's wait
- * (cx_wait_ms) is over: it would place as the last one did. Tasks held
- * by the wait ask for no round: they are tried again at the next round
- * something else brings, or at the earliest end of their waits
- * (c_cx_wake, a deadline of fd_core_next_deadline). */
+ * (cx_wait_ms) is over: it would place as the last one did. When every
+ * waiting task has been tried by a round before, it first probes the
+ * instance (fd_cx_probe, O(nodes * kinds * constraints)): if no node
+ * could keep one of them, it places nothing (fs_cx_skipped and
+ * fs_cx_ruled_out; the broken counts are updated); else a bounded round
+ * offers only the nodes the probe found, so one pass of its window over
+ * them replaces a pass over every node. Tasks held by the wait ask for
+ * no round: they are tried again at the next round something else
+ * brings, or at the earliest end of their waits (c_cx_wake, a deadline
+ * of fd_core_next_deadline). */
 void fd_constraint_round(fd_core *c, sk_time now);
 
 /* fd_constraint_timeouts, from fd_core_on_timer: once the earliest wait

@@ -399,8 +399,10 @@ static int build_tasks(const fd_core *c, inst *in)
  * racks that hold a task of a tagged job (where affinities point; at most
  * half the budget), then a window of the others that moves on by its
  * width each round, until the budget is spent and the room kept is at
- * least twice the tasks to place. Returns whether it bounded. */
-static bool bound_nodes(fd_core *c, inst *in)
+ * least twice the tasks to place. With cand (the probe's nodes, not
+ * NULL), only nodes with cand set are kept: the others can take none of
+ * the tasks. Returns whether it bounded. */
+static bool bound_nodes(fd_core *c, inst *in, const uint8_t *cand)
 {
     uint32_t nn = in->x.cx_nnodes, todo = 0, with_room = 0;
     for (uint32_t i = 0; i < in->x.cx_ntasks; i++)
@@ -423,14 +425,14 @@ static bool bound_nodes(fd_core *c, inst *in)
     uint32_t kept = 0;
     uint64_t room = 0;
     for (uint32_t n = 0; n < nn && kept < budget / 2; n++)
-        if (in->room[n] > 0 && hot[in->rack[n]]) {
+        if (in->room[n] > 0 && hot[in->rack[n]] && (cand == NULL || cand[n])) {
             keep[n] = 1;
             kept++;
             room += in->room[n];
         }
     uint32_t start = c->c_cx_window % nn, n = start;
     do {
-        if (in->room[n] > 0 && !keep[n] &&
+        if (in->room[n] > 0 && !keep[n] && (cand == NULL || cand[n]) &&
             (kept < budget || room < 2 * (uint64_t)todo)) {
             keep[n] = 1;
             kept++;
@@ -475,15 +477,26 @@ static void count_per_job(inst *in)
     }
 }
 
-static bool any_waiting(const fd_core *c)
+/* Does a task of a constrained job wait; *untried: one that no round
+ * has tried since it began to wait (no reason yet), or whose round's
+ * work bound was spent before it. */
+static bool any_waiting(const fd_core *c, bool *untried)
 {
+    bool any = false;
+    *untried = false;
     for (const fd_link *l = c->c_waiting.l_next; l != &c->c_waiting;
          l = l->l_next) {
         const fd_task *t = FD_CONTAINER(l, fd_task, t_wait_link);
-        if (fd_cons_active(t->t_job))
-            return true;
+        if (!fd_cons_active(t->t_job))
+            continue;
+        const char *why = t->t_job->j_cons->cj_why[t->t_index];
+        any = true;
+        if (why == NULL || why == fd_cx_why_cut) {
+            *untried = true;
+            break;
+        }
     }
-    return false;
+    return any;
 }
 
 /* When task t's wait (cx_wait_ms) is over. */
@@ -492,26 +505,94 @@ static sk_time wait_end(const fd_core *c, const fd_task *t)
     return t->t_since - t->t_waited + (sk_time)c->c_cfg.fdc_cx_wait_ms * 1000;
 }
 
-/* The bounded wait (cx_wait_ms): the tasks placed where they break a
- * soft constraint, and that have waited less than it, are taken back;
- * *wake: the earliest end of the waits of those taken back. */
-static int hold(const fd_core *c, sk_time now, inst *in, uint32_t *held,
-                uint32_t *broke, sk_time *wake)
+/* Which of the instance's tasks may still wait (cx_wait_ms): those to
+ * place that have waited less than it. NULL: out of memory. */
+static uint8_t *may_wait(const fd_core *c, sk_time now, const inst *in)
 {
     uint32_t nt = in->x.cx_ntasks;
     uint8_t *may = calloc(nt ? nt : 1, 1);
-    if (may == NULL)
-        return SK_ENOMEM;
-    for (uint32_t i = 0; i < nt; i++)
+    for (uint32_t i = 0; may != NULL && i < nt; i++)
         may[i] = !in->ct[i].ck_fixed && now < wait_end(c, in->tasks[i]);
+    return may;
+}
+
+/* The bounded wait (cx_wait_ms): the tasks placed where they break a
+ * soft constraint, and that may wait, are taken back; *wake: the
+ * earliest end of the waits of those taken back. */
+static int hold(const fd_core *c, const uint8_t *may, inst *in, uint32_t *held,
+                uint32_t *broke, sk_time *wake)
+{
     int rc = fd_cx_hold(&in->x, may, held, broke);
     *wake = SK_TIME_NEVER;
-    for (uint32_t i = 0; rc == 0 && i < nt; i++)
+    for (uint32_t i = 0; rc == 0 && i < in->x.cx_ntasks; i++)
         if (in->ct[i].ck_why == fd_cx_why_held &&
             wait_end(c, in->tasks[i]) < *wake)
             *wake = wait_end(c, in->tasks[i]);
-    free(may);
     return rc;
+}
+
+/* The counters of a round that places nothing: what the placed tasks
+ * break now (some may have ended or moved since the last round). */
+static int count_unchanged(fd_core *c, inst *in)
+{
+    fd_cx_score sc;
+    int rc = fd_cx_eval_each(&in->x, &sc, in->broken);
+    if (rc != 0)
+        return rc;
+    c->c_st.fs_cx_waiting = 0;
+    for (uint32_t i = 0; i < in->x.cx_ntasks; i++)
+        c->c_st.fs_cx_waiting += !in->ct[i].ck_fixed;
+    count_per_job(in);
+    c->c_st.fs_cx_hard = sc.cs_hard;
+    c->c_st.fs_cx_soft = sc.cs_soft;
+    c->c_st.fs_cx_soft_weight = sc.cs_soft_weight;
+    c->c_st.fs_cx_checked = sc.cs_checked;
+    return 0;
+}
+
+/* The probe (fd_cx_probe), when every waiting task has been tried: into
+ * *cand the nodes where one might be placed. Returns 0 and *cand NULL
+ * when the probe does not apply; SK_ENOTFOUND when it finds no node (the
+ * counters and the reasons of tasks whose wait is over updated as by a
+ * round that places nothing, and c_cx_wake no later than the end of any
+ * wait not over); or SK_ENOMEM. */
+static int probe(fd_core *c, inst *in, const uint8_t *may, bool untried,
+                 uint8_t **cand)
+{
+    *cand = NULL;
+    if (untried)
+        return 0; /* a new task: the round must try it */
+    uint8_t *cd = malloc(in->x.cx_nnodes ? in->x.cx_nnodes : 1);
+    uint32_t ncand = 0;
+    if (cd == NULL || fd_cx_probe(&in->x, may, cd, &ncand) != 0) {
+        free(cd);
+        return SK_ENOMEM;
+    }
+    if (ncand > 0) {
+        *cand = cd;
+        return 0;
+    }
+    free(cd);
+    if (count_unchanged(c, in) != 0)
+        return SK_ENOMEM;
+    /* A round would have held some of them till their waits end: try
+     * again by then at the latest (each then probed with its wait over).
+     * One held whose wait is over is held no more: it waits as a round
+     * would say, for room or for its hard constraints. */
+    bool room = false;
+    for (uint32_t n = 0; n < in->x.cx_nnodes; n++)
+        room = room || in->room[n] > 0;
+    for (uint32_t i = 0; i < in->x.cx_ntasks; i++) {
+        const fd_task *t = in->tasks[i];
+        const char **why = &t->t_job->j_cons->cj_why[t->t_index];
+        if (may[i] && wait_end(c, t) < c->c_cx_wake)
+            c->c_cx_wake = wait_end(c, t);
+        if (!in->ct[i].ck_fixed && !may[i] && *why == fd_cx_why_held)
+            *why = room ? fd_cx_why_hard : fd_cx_why_room;
+    }
+    c->c_st.fs_cx_skipped++;
+    c->c_st.fs_cx_ruled_out++;
+    return SK_ENOTFOUND;
 }
 
 void fd_constraint_timeouts(fd_core *c, sk_time now)
@@ -525,7 +606,8 @@ void fd_constraint_timeouts(fd_core *c, sk_time now)
 
 void fd_constraint_round(fd_core *c, sk_time now)
 {
-    if (!any_waiting(c))
+    bool untried;
+    if (!any_waiting(c, &untried))
         return;
     if (!c->c_cx_stale && !c->c_cx_more && now < c->c_cx_wake) {
         c->c_st.fs_cx_skipped++; /* it would place as the last one did */
@@ -542,15 +624,27 @@ void fd_constraint_round(fd_core *c, sk_time now)
         rc = build_tasks(c, &in);
     bool in_bounded = false;
     uint32_t held = 0, broke = 0;
+    uint8_t *may = NULL, *cand = NULL;
+    if (rc == 0 && (may = may_wait(c, now, &in)) == NULL)
+        rc = SK_ENOMEM;
+    if (rc == 0)
+        rc = probe(c, &in, may, untried, &cand);
+    if (rc == SK_ENOTFOUND) { /* no task can be placed: nothing to do */
+        free(may);
+        inst_free(&in);
+        return;
+    }
     if (rc == 0) {
-        in_bounded = bound_nodes(c, &in);
+        in_bounded = bound_nodes(c, &in, cand);
         rc = fd_cx_place(&in.x, &xs);
     }
     sk_time wake = SK_TIME_NEVER;
     if (rc == 0)
-        rc = hold(c, now, &in, &held, &broke, &wake);
+        rc = hold(c, may, &in, &held, &broke, &wake);
     if (rc == 0)
         rc = fd_cx_eval_each(&in.x, &sc, in.broken);
+    free(may);
+    free(cand);
     if (rc != 0) {
         c->c_st.fs_nomem++;
         inst_free(&in);

@@ -225,16 +225,20 @@ static int repair(fd_cx_state *s, fd_cx_stats *xs)
         if (t->ck_node != FD_CX_NONE)
             continue;
         xs->xs_unplaced++;
-        t->ck_why = xs->xs_cut ? "the round's work bound was spent before "
-                                 "it was placed: tried again next round"
-                    : room     ? "no node with room meets its hard placement "
-                                 "constraints"
-                               : "no node has room";
+        t->ck_why = xs->xs_cut ? fd_cx_why_cut
+                    : room     ? fd_cx_why_hard
+                               : fd_cx_why_room;
     }
     free(used);
     free(rk);
     return rc;
 }
+
+const char fd_cx_why_cut[] = "the round's work bound was spent before it "
+                             "was placed: tried again next round";
+const char fd_cx_why_hard[] =
+    "no node with room meets its hard placement constraints";
+const char fd_cx_why_room[] = "no node has room";
 
 int fd_cx_place(fd_cx *x, fd_cx_stats *stats)
 {

@@ -277,7 +277,11 @@ typedef struct fd_stats {
                                    broke a soft constraint (cx_wait_ms) */
     uint64_t fs_cx_expired;     /* placed breaking one, the wait over */
     uint64_t fs_cx_skipped;     /* rounds whose constraint round did
-                                   nothing: nothing changed, no wait over */
+                                   not place: nothing changed and no wait
+                                   over, or ruled out (below) */
+    uint64_t fs_cx_ruled_out;   /* of those, rounds whose probe found no
+                                   node where a waiting task could stay
+                                   (fd_cx_probe) */
 } fd_stats;
 
 typedef struct fd_core fd_core;

@@ -83,6 +83,7 @@ int fd_query_cons(fd_core *c, sk_status_reply *reply)
     KV("rounds_bounded", st->fs_cx_bounded);
     KV("rounds_cut", st->fs_cx_cut);
     KV("rounds_skipped", st->fs_cx_skipped);
+    KV("rounds_ruled_out", st->fs_cx_ruled_out);
     KV("held", st->fs_cx_held);
     KV("placed_after_wait", st->fs_cx_expired);
     KV("waiting", st->fs_cx_waiting);
