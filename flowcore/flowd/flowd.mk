@@ -24,6 +24,7 @@ flowcore_flowd_libflowd_la_SOURCES = \
 	flowcore/flowd/fd_actions.c \
 	flowcore/flowd/fd_fast.c \
 	flowcore/flowd/fd_sync.c \
+	flowcore/flowd/fd_due.c \
 	flowcore/flowd/fd_net.c \
 	flowcore/flowd/fd_quincy.c \
 	flowcore/flowd/fd_spread.c \
