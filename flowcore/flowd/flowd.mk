@@ -86,6 +86,12 @@ tests_test_fd_policy_SOURCES = tests/test_fd_policy.c
 tests_test_fd_policy_CPPFLAGS = $(FD_TEST_CPPFLAGS)
 tests_test_fd_policy_LDADD = tests/libfdtest.a $(FD_TEST_LDADD)
 
+check_PROGRAMS += tests/test_fd_due
+TESTS += tests/test_fd_due
+tests_test_fd_due_SOURCES = tests/test_fd_due.c
+tests_test_fd_due_CPPFLAGS = $(FD_TEST_CPPFLAGS)
+tests_test_fd_due_LDADD = $(FD_TEST_LDADD)
+
 check_PROGRAMS += tests/test_fd_net
 TESTS += tests/test_fd_net
 tests_test_fd_net_SOURCES = tests/test_fd_net.c
