@@ -154,8 +154,10 @@ void fc_graph_free(fc_graph *g)
         return;
     for (int i = 0; i < FC_SCRATCH_N; i++)
         fc_scratch_free(&g->g_scratch[i]);
-    for (int32_t v = 0; v < g->g_ncap; v++)
+    for (int32_t v = 0; v < g->g_ncap; v++) {
         free(g->g_adj[v].ad_res);
+        free(g->g_adj[v].ad_arc);
+    }
     free(g->g_supply);
     free(g->g_ntype);
     free(g->g_adj);
@@ -223,6 +225,8 @@ int fc_graph_clone(const fc_graph *g, fc_graph **out)
         const fc_adj *a = &g->g_adj[v];
         c->g_adj[v].ad_res =
             dup_array(a->ad_res, (size_t)a->ad_cap * sizeof(int32_t), &failed);
+        c->g_adj[v].ad_arc = dup_array(
+            a->ad_arc, (size_t)a->ad_cap * sizeof(fc_adj_arc), &failed);
         c->g_adj[v].ad_len = c->g_adj[v].ad_res ? a->ad_len : 0;
         c->g_adj[v].ad_cap = c->g_adj[v].ad_res ? a->ad_cap : 0;
     }
@@ -287,7 +291,9 @@ int fc_node_add(fc_graph *g, int64_t supply, fc_node_type type, fc_node *out)
     return 0;
 }
 
-static int adj_append(fc_graph *g, fc_node v, int32_t r)
+/* Append residual arc r (to head, at cost) to v's adjacency. */
+static int adj_append(fc_graph *g, fc_node v, int32_t r, fc_node head,
+                      int64_t cost)
 {
     fc_adj *a = &g->g_adj[v];
     if (a->ad_len == a->ad_cap) {
@@ -295,10 +301,15 @@ static int adj_append(fc_graph *g, fc_node v, int32_t r)
         int32_t *p = realloc(a->ad_res, (size_t)cap * sizeof *p);
         if (p == NULL)
             return FC_ENOMEM;
-        a->ad_res = p;
+        a->ad_res = p; /* larger than ad_cap says until both have grown */
+        fc_adj_arc *q = realloc(a->ad_arc, (size_t)cap * sizeof *q);
+        if (q == NULL)
+            return FC_ENOMEM;
+        a->ad_arc = q;
         a->ad_cap = cap;
     }
     g->g_pos[r] = a->ad_len;
+    a->ad_arc[a->ad_len] = (fc_adj_arc){cost, head};
     a->ad_res[a->ad_len++] = r;
     return 0;
 }
@@ -309,6 +320,7 @@ static void adj_delete(fc_graph *g, fc_node v, int32_t r)
     int32_t i = g->g_pos[r];
     int32_t last = a->ad_res[--a->ad_len];
     a->ad_res[i] = last;
+    a->ad_arc[i] = a->ad_arc[a->ad_len];
     g->g_pos[last] = i;
 }
 
@@ -331,9 +343,9 @@ int fc_arc_add(fc_graph *g, fc_node src, fc_node dst, int64_t capacity,
             return FC_ENOMEM;
         a = g->g_abound;
     }
-    if (adj_append(g, src, 2 * a) != 0)
+    if (adj_append(g, src, 2 * a, dst, cost) != 0)
         return FC_ENOMEM;
-    if (adj_append(g, dst, 2 * a + 1) != 0) {
+    if (adj_append(g, dst, 2 * a + 1, src, -cost) != 0) {
         adj_delete(g, src, 2 * a);
         return FC_ENOMEM;
     }
@@ -510,6 +522,8 @@ int fc_arc_set_cost(fc_graph *g, fc_arc a, int64_t cost)
         return FC_EINVAL;
     g->g_cost[2 * a] = cost;
     g->g_cost[2 * a + 1] = -cost;
+    g->g_adj[g->g_head[2 * a + 1]].ad_arc[g->g_pos[2 * a]].aa_cost = cost;
+    g->g_adj[g->g_head[2 * a]].ad_arc[g->g_pos[2 * a + 1]].aa_cost = -cost;
     record(g, FC_CHANGE_COST, a);
     return 0;
 }

@@ -35,9 +35,20 @@ struct fc_cancel {
     atomic_bool cn_stop;
 };
 
-/* The residual arcs leaving one node. */
+/* The head and cost of one residual arc, as a node's adjacency keeps
+ * them beside the arc's id (copies of g_head[r] and g_cost[r]). */
+typedef struct fc_adj_arc {
+    int64_t aa_cost;
+    int32_t aa_head;
+} fc_adj_arc;
+
+/* The residual arcs leaving one node. A scan reads ad_arc in order
+ * instead of g_head and g_cost at the arcs' ids: once arc ids are
+ * recycled a hub's arcs have scattered ids, and those two reads were
+ * relaxation's cache misses (a third of its time on the trace). */
 typedef struct fc_adj {
-    int32_t *ad_res; /* residual arc ids */
+    int32_t *ad_res;    /* residual arc ids */
+    fc_adj_arc *ad_arc; /* [ad_cap] the head and cost of ad_res[m] */
     int32_t ad_len;
     int32_t ad_cap;
 } fc_adj;

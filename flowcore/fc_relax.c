@@ -488,12 +488,13 @@ static inline int price_change(relax *x, int32_t n, bool forward,
         arcs += (uint64_t)adj->ad_len;
         for (int32_t m = 0; m < adj->ad_len; m++) {
             int32_t out = adj->ad_res[m]; /* i -> j */
-            int32_t j = g->g_head[out];
+            int32_t j = adj->ad_arc[m].aa_head;
             int32_t r = forward ? out : out ^ 1;
             if (x->rx_scan[j] == ep || st->fs_rescap[r] == 0)
                 continue;
-            int64_t rc = g->g_cost[r] + (forward ? st->fs_price[j] - pi
-                                                 : pi - st->fs_price[j]);
+            int64_t cost = adj->ad_arc[m].aa_cost; /* of out; r's: -cost */
+            int64_t rc = forward ? cost + st->fs_price[j] - pi
+                                 : -cost + pi - st->fs_price[j];
             if (rc > 0) {
                 if (rc < delta)
                     delta = rc;
@@ -530,11 +531,11 @@ static int32_t peek(relax *x, int32_t h, bool forward, uint64_t *work)
     int64_t ph = st->fs_price[h];
     for (int32_t m = 0; m < len; m++) {
         int32_t r = adj->ad_res[m];
-        int32_t j = g->g_head[r];
+        int32_t j = adj->ad_arc[m].aa_head;
         int64_t ex = st->fs_excess[j];
         (*work)++;
         if ((forward ? ex >= 0 : ex <= 0) || x->rx_label[j] == x->rx_epoch ||
-            g->g_cost[r] - ph + st->fs_price[j] != 0 ||
+            adj->ad_arc[m].aa_cost - ph + st->fs_price[j] != 0 ||
             st->fs_rescap[forward ? r : r ^ 1] == 0)
             continue;
         x->rx_label[j] = x->rx_epoch;
@@ -616,10 +617,10 @@ iterate(relax *x, int32_t root, bool forward, uint64_t *work)
         *work += 1 + (uint64_t)adj->ad_len;
         for (int32_t m = 0; m < adj->ad_len; m++) {
             int32_t r = adj->ad_res[m];
-            int32_t j = g->g_head[r];
+            int32_t j = adj->ad_arc[m].aa_head;
             if (j == i)
                 continue; /* a self-loop never leaves the tree */
-            if (g->g_cost[r] - pi + st->fs_price[j] != 0)
+            if (adj->ad_arc[m].aa_cost - pi + st->fs_price[j] != 0)
                 continue;
             if (x->rx_scan[j] == ep) {
                 /* The arc between them crossed the boundary at j; now it

@@ -192,14 +192,18 @@ GP
     policy-*)
         # The flow node's policies on the prefix, N machines: mixes
         # $POLICY_MIXES (default hybrid) under spread and multires (quincy
-        # is the trace-N part's).
+        # is the trace-N part's), and spread with the relaxation budget
+        # (without it relaxation does not finish the burst round).
         nodes=${part#policy-}
-        for pol in spread multires; do
+        for pol in spread multires spread-b128; do
+            extra=
+            [ "$pol" = spread-b128 ] && extra="--relax-budget 128"
             for mix in ${POLICY_MIXES:-hybrid}; do
                 b="$out/policy-$nodes-$mix-$pol"
                 run /usr/bin/time -v timeout "${RUN_LIMIT:-1200}" "$sim" \
                     --nodes "$nodes" --slots 16 --jobs-file "$jobs" \
-                    --mix "$mix" --flow-policy "$pol" --no-progress \
+                    --mix "$mix" --flow-policy "${pol%-b128}" $extra \
+                    --no-progress \
                     --summary-csv "$b.csv" > "$b.txt" 2> "$b.time" || true
             done
         done

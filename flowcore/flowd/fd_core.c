@@ -157,6 +157,7 @@ void fd_core_free(fd_core *c)
     fd_slots_free(&c->c_racks);
     fd_slots_free(&c->c_jobs);
     fd_slots_free(&c->c_tasks);
+    fd_due_free(c);
     sk_map_free(&c->c_node_by_peer);
     sk_map_free(&c->c_node_by_name);
     sk_map_free(&c->c_away);

@@ -100,6 +100,8 @@ typedef struct fd_task {
     fd_link t_wait_link;     /* in c_waiting (waiting) */
     fd_link t_assigned_link; /* in c_assigned (on a node) */
     fd_link t_fast_link;     /* in c_fast (waiting, fallback short) */
+    uint32_t t_due_pos;      /* 1 + its index in c_due, 0: not there */
+    sk_time t_due;           /* when its costs next change (fd_due.c) */
 } fd_task;
 
 /* An outcome the core decided for a scheduler whose session had ended
@@ -383,7 +385,10 @@ struct fd_core {
     fd_link c_fast;         /* waiting fallback short tasks (fd_fast.c) */
     uint32_t c_fast_cursor; /* node slot the fast path's scan resumes at */
     fd_link c_assigned;     /* tasks on a node */
-    uint64_t c_stamp;       /* rounds ended, for t_round */
+    fd_task **c_due;        /* waiting tasks by when their costs next change:
+                               a heap of c_ndue, room for c_due_cap (fd_due.c) */
+    uint32_t c_ndue, c_due_cap;
+    uint64_t c_stamp; /* rounds ended, for t_round */
     fd_link c_dirty_tasks, c_dirty_nodes, c_dirty_jobs;
     fd_link c_mchanges; /* nodes with a MEMBERSHIP change */
     bool c_nodes_added; /* since the last sync */
@@ -531,6 +536,19 @@ int fd_class_ref(fd_core *c, const sk_submit_job *sj, fd_class **out);
 void fd_class_unref(fd_core *c, fd_class *k);
 void fd_class_free(fd_core *c, fd_class *k);
 bool fd_class_fits_labels(const fd_class *k, const fd_node *n);
+
+/* fd_due.c: the waiting tasks by when their time-dependent costs next
+ * change. fd_due_reserve makes room for n tasks (0 or SK_ENOMEM): call
+ * it with the task slot table's length whenever a slot is taken, and the
+ * heap never lacks room. fd_due_set puts t in the heap (or moves it) to
+ * be due at due; fd_due_remove takes it out (no-op when it is not in);
+ * fd_due_pop takes out and returns the task due earliest if it is due at
+ * now, else NULL. O(log n) each. fd_due_free frees the heap. */
+int fd_due_reserve(fd_core *c, uint32_t n);
+void fd_due_set(fd_core *c, fd_task *t, sk_time due);
+void fd_due_remove(fd_core *c, fd_task *t);
+fd_task *fd_due_pop(fd_core *c, sk_time now);
+void fd_due_free(fd_core *c);
 
 /* fd_fast.c: the fallback fast path. fd_fast_input, at the end of an
  * input (msg, from node n or NULL): waiting fallback short tasks go at

@@ -108,6 +108,7 @@ void fd_task_set_state(fd_core *c, fd_task *t, uint8_t state)
         (t->t_state == FD_TASK_WAITING) != (state == FD_TASK_WAITING) ||
         state == FD_TASK_DEAD || t->t_state == 0;
     if (t->t_state == FD_TASK_WAITING) {
+        fd_due_remove(c, t);
         fd_list_remove(&t->t_wait_link);
         fd_list_remove(&t->t_pref_link);
         fd_list_remove(&t->t_fast_link);
@@ -444,7 +445,8 @@ void fd_on_submit(fd_core *c, sk_time now, fd_sched *s, const sk_submit_job *sj)
             continue;
         }
         live++;
-        if (fd_slots_take(&c->c_tasks, &tasks[i], &tasks[i].t_slot) != 0) {
+        if (fd_slots_take(&c->c_tasks, &tasks[i], &tasks[i].t_slot) != 0 ||
+            fd_due_reserve(c, c->c_tasks.sl_len) != 0) {
             c->c_st.fs_nomem++;
             s->s_njobs++;
             c->c_njobs++;

@@ -104,6 +104,7 @@ const fd_policy fd_policy_multires = {
     .po_job_remove = fd_q_job_remove,
     .po_task_arcs = fd_q_task_arcs,
     .po_task_costs = fd_q_task_costs,
+    .po_task_costs_due = fd_q_task_costs_due,
     .po_class_add = fd_q_class_build,
     .po_class_remove = fd_q_class_remove,
     .po_class_node = m_class_node,

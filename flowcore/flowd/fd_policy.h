@@ -76,6 +76,11 @@ typedef struct fd_policy {
      * unscheduled cost grows with its wait) */
     int (*po_task_costs)(const fd_core *c, fd_net *net, fd_task *t,
                          uint64_t now);
+    /* when the costs po_task_costs sets for the waiting task t next
+     * change, a time after now: until then a sync leaves them alone
+     * (fd_due.c) */
+    uint64_t (*po_task_costs_due)(const fd_core *c, const fd_task *t,
+                                  uint64_t now);
     /* an equivalence class of jobs (fd_int.h) came or went; the arc
      * from class k to node n must be set (k and n are in the network;
      * called for every pair when either comes or n's load changes) */
@@ -116,6 +121,7 @@ int fd_q_job_update(const fd_core *c, fd_net *net, fd_job *j);
 int fd_q_job_remove(const fd_core *c, fd_net *net, fd_job *j);
 int fd_q_task_arcs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now);
 int fd_q_task_costs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now);
+uint64_t fd_q_task_costs_due(const fd_core *c, const fd_task *t, uint64_t now);
 /* quincy's classes: an aggregator only for a class with labels, arcs of
  * capacity room to the nodes that fit (fd_q_fits: every label, and the
  * request within the node's total resources) */

@@ -281,6 +281,15 @@ int fd_q_task_costs(const fd_core *c, fd_net *net, fd_task *t, uint64_t now)
     return rc;
 }
 
+/* A waiting task's unscheduled cost changes when its wait (waited_s)
+ * reaches its next whole second. */
+uint64_t fd_q_task_costs_due(const fd_core *c, const fd_task *t, uint64_t now)
+{
+    (void)c;
+    uint64_t w = t->t_waited + (now > t->t_since ? now - t->t_since : 0);
+    return t->t_since + ((w / 1000000 + 1) * 1000000 - t->t_waited);
+}
+
 /* One more than the dearest arc of job j's tasks to U_job (at most
  * FD_WAIT_CAP + 1). */
 static int64_t fair_discount(const fd_config *cfg, const fd_job *j,
@@ -425,6 +434,7 @@ const fd_policy fd_policy_quincy = {
     .po_job_remove = fd_q_job_remove,
     .po_task_arcs = fd_q_task_arcs,
     .po_task_costs = fd_q_task_costs,
+    .po_task_costs_due = fd_q_task_costs_due,
     .po_class_add = fd_q_class_add,
     .po_class_remove = fd_q_class_remove,
     .po_class_node = fd_q_class_node,

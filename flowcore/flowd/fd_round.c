@@ -78,6 +78,11 @@ static bool flow_of(fd_core *c, fd_task *t, fd_node **n)
     fd_gent *e = fd_net_find(c->c_net, FD_G_TASK, t->t_slot);
     if (e == NULL) /* came during the solve */
         return false;
+    /* Its one unit on its arc to U_job: unscheduled, and following it
+     * would take no unit another task could follow. The common case
+     * (a backlog of waiting tasks), at one look instead of a walk. */
+    if (e->e_arc[0] != FC_NONE && fc_arc_flow(c->c_net->nt_g, e->e_arc[0]) > 0)
+        return false;
     fc_node m = fd_net_follow(c->c_net, e->e_node);
     if (m == FC_NONE)
         return false;
@@ -109,7 +114,7 @@ static size_t list_len(const fd_link *h)
 static int read_flow(fd_core *c, fd_place **out, size_t *n)
 {
     bool preempt = c->c_cfg.fdc_preemption;
-    size_t cap = list_len(&c->c_waiting) + list_len(&c->c_dirty_tasks) +
+    size_t cap = c->c_st.fs_waiting + list_len(&c->c_dirty_tasks) +
                  (preempt ? list_len(&c->c_assigned) : 0);
     fd_place *pl = fd_scratch_alloc(c, cap * sizeof *pl);
     if (pl == NULL || fd_net_read_begin(c->c_net) != 0)

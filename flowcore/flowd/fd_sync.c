@@ -163,6 +163,8 @@ int fd_sync(fd_core *c, fd_net *net, sk_time now)
             KEEP(po->po_task_arcs(c, net, t, now));
         if (rc == 0)
             KEEP(fd_constraint_net_task(c, net, t));
+        if (t->t_state == FD_TASK_WAITING)
+            fd_due_set(c, t, po->po_task_costs_due(c, t, now));
     }
     if (c->c_nodes_added) {
         for (fd_link *l = c->c_pref_waiting.l_next; l != &c->c_pref_waiting;
@@ -179,10 +181,12 @@ int fd_sync(fd_core *c, fd_net *net, sk_time now)
         }
         c->c_nodes_added = false;
     }
-    /* 5. costs that grow with time. */
-    for (fd_link *l = c->c_waiting.l_next; l != &c->c_waiting; l = l->l_next)
-        KEEP(po->po_task_costs(c, net, FD_CONTAINER(l, fd_task, t_wait_link),
-                               now));
+    /* 5. costs that grow with time: of the waiting tasks, only those
+     * whose costs are due to change (fd_due.c). */
+    for (fd_task *t; (t = fd_due_pop(c, now)) != NULL;) {
+        KEEP(po->po_task_costs(c, net, t, now));
+        fd_due_set(c, t, po->po_task_costs_due(c, t, now));
+    }
     if (c->c_cfg.fdc_preemption) /* what stopping a placed task costs */
         for (fd_link *l = c->c_assigned.l_next; l != &c->c_assigned;
              l = l->l_next)

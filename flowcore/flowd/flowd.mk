@@ -24,6 +24,7 @@ flowcore_flowd_libflowd_la_SOURCES = \
 	flowcore/flowd/fd_actions.c \
 	flowcore/flowd/fd_fast.c \
 	flowcore/flowd/fd_sync.c \
+	flowcore/flowd/fd_due.c \
 	flowcore/flowd/fd_net.c \
 	flowcore/flowd/fd_quincy.c \
 	flowcore/flowd/fd_spread.c \
@@ -84,6 +85,12 @@ TESTS += tests/test_fd_policy
 tests_test_fd_policy_SOURCES = tests/test_fd_policy.c
 tests_test_fd_policy_CPPFLAGS = $(FD_TEST_CPPFLAGS)
 tests_test_fd_policy_LDADD = tests/libfdtest.a $(FD_TEST_LDADD)
+
+check_PROGRAMS += tests/test_fd_due
+TESTS += tests/test_fd_due
+tests_test_fd_due_SOURCES = tests/test_fd_due.c
+tests_test_fd_due_CPPFLAGS = $(FD_TEST_CPPFLAGS)
+tests_test_fd_due_LDADD = $(FD_TEST_LDADD)
 
 check_PROGRAMS += tests/test_fd_net
 TESTS += tests/test_fd_net
