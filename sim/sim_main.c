@@ -101,7 +101,7 @@ static void usage(FILE *out)
         "                          only in its rounds\n"
         "  --cx-wait TIME          the flow node's cx_wait_ms: how long a\n"
         "                          constrained task waits for a place that\n"
-        "                          breaks no soft constraint (flowd's 5s)\n"
+        "                          breaks no soft constraint (flowd's 10s)\n"
         "  --short-partition X     hawk: share of nodes for short jobs only\n"
         "                          (0.17)\n"
         "  --racks K               the flow node sees K racks of consecutive\n"

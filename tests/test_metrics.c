@@ -328,7 +328,7 @@ static void send_long(sk_peer_id peer, uint64_t job, const char *text)
 }
 
 /* The constraint step's counters, before and after test_long_job: a
- * task under a soft constraint no node meets is held (cx_wait_ms, 5 s);
+ * task under a soft constraint no node meets is held (cx_wait_ms, 10 s);
  * then the long job's tasks come and are reserved, and the constraint
  * step, its probe finding no node for the held task, places nothing
  * (rounds_skipped, rounds_ruled_out). */

@@ -46,7 +46,7 @@ void fd_config_init(fd_config *cfg)
     cfg->fdc_m_use_cost = 100;
     cfg->fdc_max_classes = 256;
     cfg->fdc_fast_fallback = false;
-    cfg->fdc_cx_wait_ms = 5000;
+    cfg->fdc_cx_wait_ms = 10000;
 }
 
 typedef struct range {
