@@ -720,42 +720,60 @@ static void test_hold(void)
     }
 }
 
+/* The held-cap instance: a fixed st task on node 0 wants no hb beside
+ * it (soft, across jobs), two hb tasks wait, and the only room is on
+ * node 0. hold_cap_init fills h, whose fields point into h. */
+typedef struct hold_cap {
+    uint32_t room[2], thb, tst;
+    int32_t rack[2], gnode[2];
+    fd_cx_con con;
+    fd_cx_task tk[3];
+    fd_cx x;
+} hold_cap;
+
+static void hold_cap_init(hold_cap *h)
+{
+    *h = (hold_cap){.room = {2, 0}, .thb = 0, .tst = 1, .gnode = {0, 1}};
+    h->con = (fd_cx_con){.cc_job = 1,
+                         .cc_source = 1,
+                         .cc_target = 0,
+                         .cc_all = true,
+                         .cc_weight = 1,
+                         .cc_group = SK_GROUP_NODE,
+                         .cc_gid = h->gnode,
+                         .cc_ngroups = 2};
+    for (int i = 0; i < 2; i++)
+        h->tk[i] = (fd_cx_task){.ck_job = 0, .ck_tags = &h->thb, .ck_ntags = 1};
+    h->tk[2] = (fd_cx_task){.ck_job = 1,
+                            .ck_tags = &h->tst,
+                            .ck_ntags = 1,
+                            .ck_fixed = true,
+                            .ck_node = 0};
+    h->x = (fd_cx){.cx_nnodes = 2,
+                   .cx_room = h->room,
+                   .cx_rack = h->rack,
+                   .cx_nracks = 1,
+                   .cx_tasks = h->tk,
+                   .cx_ntasks = 3,
+                   .cx_cons = &h->con,
+                   .cx_ncons = 1,
+                   .cx_ntags = 2};
+}
+
 /* fd_cx_hold of tasks that break another task's cap, not their own: a
  * fixed st task wants no hb beside it (soft), and the only room is there:
  * both hb tasks wait (one would still break it). */
 static void test_hold_cap(void)
 {
-    uint32_t room[2] = {2, 0}, thb = 0, tst = 1;
-    int32_t rack[2] = {0, 0}, gnode[2] = {0, 1};
-    fd_cx_con con = {.cc_job = 1,
-                     .cc_source = 1,
-                     .cc_target = 0,
-                     .cc_all = true,
-                     .cc_weight = 1,
-                     .cc_group = SK_GROUP_NODE,
-                     .cc_gid = gnode,
-                     .cc_ngroups = 2};
-    fd_cx_task tk[3] = {{.ck_job = 0, .ck_tags = &thb, .ck_ntags = 1},
-                        {.ck_job = 0, .ck_tags = &thb, .ck_ntags = 1},
-                        {.ck_job = 1,
-                         .ck_tags = &tst,
-                         .ck_ntags = 1,
-                         .ck_fixed = true,
-                         .ck_node = 0}};
-    fd_cx x = {.cx_nnodes = 2,
-               .cx_room = room,
-               .cx_rack = rack,
-               .cx_nracks = 1,
-               .cx_tasks = tk,
-               .cx_ntasks = 3,
-               .cx_cons = &con,
-               .cx_ncons = 1,
-               .cx_ntags = 2};
+    hold_cap h;
+    hold_cap_init(&h);
+    fd_cx *x = &h.x;
+    const fd_cx_task *tk = h.tk;
     uint8_t may[3] = {1, 1, 1};
     fd_cx_stats st;
     uint32_t held = 9, broke = 9;
-    int rc = fd_cx_place(&x, &st);
-    rc = rc != 0 ? rc : fd_cx_hold(&x, may, &held, &broke);
+    int rc = fd_cx_place(x, &st);
+    rc = rc != 0 ? rc : fd_cx_hold(x, may, &held, &broke);
     tap_ok(rc == 0 && held == 2 && broke == 0 && tk[0].ck_node == FD_CX_NONE &&
                tk[1].ck_node == FD_CX_NONE,
            "2 hb beside a st that wants none (soft): both held, not only "
@@ -818,36 +836,13 @@ static void test_probe(void)
            "node it ruled out (%u), %u nodes with room ruled out, %u "
            "instances with none left",
            runs, unsound, ruled, none);
-    uint32_t room[2] = {2, 0}, thb = 0, tst = 1;
-    int32_t rack[2] = {0, 0}, gnode[2] = {0, 1};
-    fd_cx_con con = {.cc_job = 1,
-                     .cc_source = 1,
-                     .cc_target = 0,
-                     .cc_all = true,
-                     .cc_weight = 1,
-                     .cc_group = SK_GROUP_NODE,
-                     .cc_gid = gnode,
-                     .cc_ngroups = 2};
-    fd_cx_task tk[3] = {{.ck_job = 0, .ck_tags = &thb, .ck_ntags = 1},
-                        {.ck_job = 0, .ck_tags = &thb, .ck_ntags = 1},
-                        {.ck_job = 1,
-                         .ck_tags = &tst,
-                         .ck_ntags = 1,
-                         .ck_fixed = true,
-                         .ck_node = 0}};
-    fd_cx x = {.cx_nnodes = 2,
-               .cx_room = room,
-               .cx_rack = rack,
-               .cx_nracks = 1,
-               .cx_tasks = tk,
-               .cx_ntasks = 3,
-               .cx_cons = &con,
-               .cx_ncons = 1,
-               .cx_ntags = 2};
+    hold_cap h;
+    hold_cap_init(&h);
+    fd_cx *x = &h.x;
     uint8_t may[2][3] = {{1, 1, 0}, {0, 0, 0}}, cand[2][2];
     uint32_t nc[2] = {9, 9};
-    int rc = fd_cx_probe(&x, may[0], cand[0], &nc[0]);
-    rc = rc != 0 ? rc : fd_cx_probe(&x, may[1], cand[1], &nc[1]);
+    int rc = fd_cx_probe(x, may[0], cand[0], &nc[0]);
+    rc = rc != 0 ? rc : fd_cx_probe(x, may[1], cand[1], &nc[1]);
     tap_ok(rc == 0 && nc[0] == 0 && nc[1] == 1 && cand[1][0] == 1 &&
                cand[1][1] == 0,
            "2 hb that may wait, the only room beside a st that wants none: "
