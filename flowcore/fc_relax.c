@@ -47,15 +47,17 @@
  * so the solver never loops.
  *
  * Work (the count the caller charges, and the budget's and cancel checks'
- * clock): one unit per arc looked at, in proportion to the time taken
- * whatever the degrees. A scan counts the node and every arc it examines
- * (all of them, or up to the one that ends the iteration); a hub's peek,
- * the arcs it looks at; a price change, each node of the tree and each of
- * its arcs (the pass that finds the step and saturates); an augmentation,
- * its path's arcs (twice: the bottleneck and the pushes); a sweep step,
- * one, plus the arcs next_balanced passes over; a pass over the active
- * nodes, each of them twice (the visit, skipped or not, and the
- * compaction). Restoring CS at the start
+ * clock): one unit per arc looked at, and RELAX_NODE_WORK units per move
+ * to a node whose arcs are then walked, in proportion to the time taken
+ * whatever the degrees. A scan counts RELAX_NODE_WORK for the node and
+ * one for every arc it examines (all of them, or up to the one that ends
+ * the iteration); a hub's peek, the arcs it looks at; a price change,
+ * each node of the tree twice and each of its arcs once (the pass that
+ * finds the step and saturates); an augmentation, its path's arcs (twice:
+ * the bottleneck and the pushes); a sweep step, RELAX_NODE_WORK, plus the
+ * arcs next_balanced passes over; a pass over the active nodes, each of
+ * them twice (the visit, skipped or not, and the compaction). Restoring
+ * CS at the start
  * (a pass over the arcs named, or all of them) is not counted: callers
  * charge every solve per arc of the network for it. The count is a sum of
  * loop bounds the code computes anyway, so it costs nothing measurable,
@@ -83,6 +85,15 @@
  * than this many scanned nodes: then one search with dead-end marks is
  * cheaper than many trees over the same balanced region. */
 #define RELAX_SWEEP_TREE 16
+
+/* The work of moving to a node to walk its arcs (a scan, a sweep step),
+ * in arcs looked at: its adjacency and stamps are elsewhere in memory,
+ * and a scheduling network's small nodes (machines, tasks) have their few
+ * arcs scattered, where a hub's many arcs are walked in order. Measured
+ * per solve on the trace's networks (docs/results/hybrid.md, "The
+ * solve-time model"): about 40-50 ns per scan or sweep step against
+ * 2-2.5 ns per other arc looked at. */
+#define RELAX_NODE_WORK 16
 
 /* How much work (arcs looked at) between two looks at the cancel flag: a
  * few microseconds' worth. */
@@ -373,10 +384,11 @@ static void sweep_from(relax *x, int32_t s, uint64_t *work)
     int32_t len = 0, u = s;
     x->rx_onpath[s] = 1;
     while (st->fs_excess[s] > 0 && x->rx_budget-- > 0) {
-        if (x->rx_budget % RELAX_CANCEL_WORK == 0 &&
+        /* a step is RELAX_NODE_WORK units: look every RELAX_CANCEL_WORK */
+        if (x->rx_budget % (RELAX_CANCEL_WORK / RELAX_NODE_WORK) == 0 &&
             fc_must_stop(x->rx_opt, x->rx_poll))
             x->rx_budget = 0; /* the main loop sees the flag next */
-        (*work)++;
+        *work += RELAX_NODE_WORK;
         if (u != s && st->fs_excess[u] < 0) {
             int64_t amount = st->fs_excess[s];
             if (-st->fs_excess[u] < amount)
@@ -614,7 +626,7 @@ iterate(relax *x, int32_t root, bool forward, uint64_t *work)
         const fc_adj *adj = &g->g_adj[i];
         /* The node and all its arcs; an iteration that ends mid-scan
          * takes back the arcs it did not look at. */
-        *work += 1 + (uint64_t)adj->ad_len;
+        *work += RELAX_NODE_WORK + (uint64_t)adj->ad_len;
         for (int32_t m = 0; m < adj->ad_len; m++) {
             int32_t r = adj->ad_res[m];
             int32_t j = adj->ad_arc[m].aa_head;

@@ -279,7 +279,8 @@ typedef struct fc_solve_options {
                                  caller keeps it alive through the solve */
     uint64_t so_relax_budget; /* relax only: 0, no limit; else once
                                  relaxation's work passes this many of its
-                                 units (arcs it looked at) per live arc,
+                                 units (arcs it looked at, a node it
+                                 moved to 16) per live arc,
                                  it stops and cost
                                  scaling finishes the solve incrementally
                                  from its state (successive shortest path

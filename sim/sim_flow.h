@@ -48,10 +48,10 @@
 #include "sim.h"
 
 /* The work model's constants (see above): nanoseconds of CPU time per
- * arc and per unit of solver work (for relaxation an arc it looks at),
- * relaxation on this machine. */
-#define SIM_WORK_ARC_NS  7.0
-#define SIM_WORK_ITER_NS 4.5
+ * arc and per unit of solver work (for relaxation an arc it looks at, a
+ * node it moves to counting 16), relaxation on this machine. */
+#define SIM_WORK_ARC_NS  6.7
+#define SIM_WORK_ITER_NS 2.4
 /* ... and, on top, successive shortest path's and cost scaling's: per
  * arc (their passes over the network, cost scaling's copy of it) and per
  * unit of their work. */

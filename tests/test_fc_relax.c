@@ -413,22 +413,63 @@ static uint64_t path_work(int32_t extra)
     return st.ss_iterations;
 }
 
-/* The work count is the arcs looked at: the dense node's 1,000 extra arcs
- * are all looked at before its arc to t, and each counts. */
+/* The work count is the arcs looked at (and the nodes moved to): the
+ * dense node's 1,000 extra arcs are all looked at before its arc to t,
+ * and each counts. */
 static void test_work_counts_arcs(void)
 {
     uint64_t sparse = path_work(0), dense = path_work(1000);
-    tap_ok(sparse < 64 && dense >= sparse + 1000 && dense < sparse + 4000,
+    tap_ok(sparse < 128 && dense >= sparse + 1000 && dense < sparse + 4000,
            "work grows with the arcs a scan looks at: %" PRIu64
            " units through a sparse node, %" PRIu64 " through a dense one",
            sparse, dense);
 }
 
+/* s (supply 1) -> v1 -> ... -> vk -> t (demand 1), at cost 0: solved by
+ * relaxation from scratch, its work count. */
+static uint64_t chain_work(int32_t k)
+{
+    fc_graph *g;
+    fc_node s, prev, v;
+    fc_arc a;
+    if (fc_graph_new(&g) != 0 || fc_node_add(g, 1, FC_NODE_OTHER, &s) != 0)
+        tap_bail_out("cannot build the chain");
+    prev = s;
+    for (int32_t i = 0; i <= k; i++) {
+        int64_t supply = i == k ? -1 : 0;
+        if (fc_node_add(g, supply, FC_NODE_OTHER, &v) != 0 ||
+            fc_arc_add(g, prev, v, 1, 0, &a) != 0)
+            tap_bail_out("cannot add node %d", i);
+        prev = v;
+    }
+    fc_solve_options opt = fct_options(FC_ALG_RELAX, false);
+    fc_solve_stats st;
+    int rc = fc_solve(g, &opt, &st);
+    fc_graph_free(g);
+    if (rc != 0 || st.ss_cost != 0)
+        tap_bail_out("chain of %d nodes: %s", k, fc_strerror(rc));
+    return st.ss_iterations;
+}
+
+/* A move to a node counts more than an arc: each of the chain's 100
+ * nodes is scanned once (RELAX_NODE_WORK, 16 units, and its two arcs)
+ * and its arc pushed along twice by the augmentation. */
+static void test_work_counts_nodes(void)
+{
+    uint64_t short_chain = chain_work(0), long_chain = chain_work(100);
+    uint64_t extra = long_chain - short_chain;
+    tap_ok(long_chain > short_chain && extra >= 100 * 16 && extra <= 100 * 24,
+           "work counts a scanned node as 16 arcs: %" PRIu64
+           " units more for 100 more nodes on the path",
+           long_chain - short_chain);
+}
+
 int main(void)
 {
     tap_timeout(120);
-    tap_plan(30);
+    tap_plan(31);
     test_work_counts_arcs();
+    test_work_counts_nodes();
     test_two_routes();
     fct_check_negative_cycle(FC_ALG_RELAX);
     test_infeasible();

@@ -9,6 +9,7 @@
 #         quincy quincy-cond hawk-detail whole-N (the whole trace on N machines) scale-figure
 #         policy-N (spread, multires on the prefix) speed10 (the trace at 10x)
 #         saturated (the hybrid with probe_saturated off and on)
+#         kinds (relaxation's CPU per round against its work by kind)
 #   (default: the three trace parts and the figures; whole replays the
 #   whole trace on 12,500 machines with the mixes in $WHOLE_MIXES). Results go to docs/results/hybrid/ (summary CSVs, the
 #   summaries as text, /usr/bin/time -v of each run). With the default
@@ -423,6 +424,40 @@ GP
             awk -F, -v ALG="$alg" -f "$out/fit-solver.awk" \
                 "$out"/rounds-$name-*.csv
         done
+        ;;
+    kinds)
+        # The work model's kinds of work (hybrid.md, "The solve-time
+        # model"): this commit's tree with hybrid/relax-kinds.patch (the
+        # rounds CSV gains relaxation's work per round by kind), built in
+        # $KINDS_DIR; the three calibration sets, each $KINDS_REPEATS
+        # times with the work model (the same rounds every time, so the
+        # spread of a round's CPU is the machine's) and once measured.
+        kd=${KINDS_DIR:-/tmp/skylark-kinds}
+        rm -rf "$kd"
+        mkdir -p "$kd/src"
+        (cd "$top" && git archive HEAD) | tar -x -C "$kd/src"
+        (cd "$kd/src" && patch -p1 < "$out/relax-kinds.patch" &&
+            autoreconf -fi && mkdir -p build && cd build &&
+            ../configure > /dev/null && run make -j2 sim/skylark-sim) \
+            > "$kd/build.log" 2>&1
+        j2="$out/google-300x-2s.jobs"
+        awk -F, '/^#/ || /^arrival/ { print; next } $1 < 2000000 { print }' \
+            "$whole" > "$j2"
+        for nj in "12500 $jobs" "5000 $jobs" "8000 $j2"; do
+            set -- $nj
+            for rep in $(seq "${KINDS_REPEATS:-3}"); do
+                run "$kd/src/build/sim/skylark-sim" --nodes "$1" --slots 16 \
+                    --jobs-file "$2" --mix hybrid --flow-algorithm relax \
+                    --rounds-out "$kd/w-$1-r$rep.csv" --no-progress > /dev/null
+            done
+            run "$kd/src/build/sim/skylark-sim" --nodes "$1" --slots 16 \
+                --jobs-file "$2" --mix hybrid --flow-algorithm relax \
+                --solve-time measured --rounds-out "$kd/m-$1.csv" \
+                --no-progress > /dev/null
+        done
+        python3 "$out/fit-kinds.py" fit "$kd"/m-*.csv "$kd"/w-*-r1.csv
+        python3 "$out/fit-kinds.py" score 6.7 2.4 16 "$kd"/w-*.csv \
+            "$kd"/m-*.csv
         ;;
     *)
         echo "$0: unknown part $part" >&2
