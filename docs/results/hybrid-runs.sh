@@ -8,8 +8,10 @@
 #   PART: trace-12500 trace-8000 trace-5000 calibrate figures whole scale
 #         quincy quincy-cond hawk-detail whole-N (the whole trace on N machines) scale-figure
 #         policy-N (spread, multires on the prefix) speed10 (the trace at 10x)
-#         saturated (the hybrid with probe_saturated off and on)
+#         saturated (the hybrid with probe_saturated off)
 #         kinds (relaxation's CPU per round against its work by kind)
+#         lose (short jobs only and long jobs only: where the hybrid should lose)
+#         budget (the hybrid and pure flow with relax_budget 256 at high load)
 #   (default: the three trace parts and the figures; whole replays the
 #   whole trace on 12,500 machines with the mixes in $WHOLE_MIXES). Results go to docs/results/hybrid/ (summary CSVs, the
 #   summaries as text, /usr/bin/time -v of each run). With the default
@@ -172,22 +174,65 @@ GP
         done
         ;;
     saturated)
-        # probe_saturated ("Probing saturated nodes"): the hybrid on the
-        # prefix at 8,000 and 5,000 machines with it off (the trace-N
-        # parts have it on, the default), and on the whole trace at
-        # 12,500, 8,000 and 5,000 machines with it on.
+        # probe_saturated ("Probing saturated nodes"): the hybrid with it
+        # off, on the prefix and the whole trace at 8,000 and 5,000
+        # machines (the trace-N and whole-N parts have it on, the
+        # default); a whole-trace run is stopped after RUN_LIMIT seconds.
         for nodes in 8000 5000; do
-            b="$out/saturated-prefix-$nodes-off"
-            run /usr/bin/time -v "$sim" --nodes "$nodes" --slots 16 \
-                --jobs-file "$jobs" --mix hybrid --no-progress \
-                --set sched.probe_saturated=no --summary-csv "$b.csv" \
-                > "$b.txt" 2> "$b.time"
+            for set in "prefix $jobs" "whole $whole"; do
+                b="$out/saturated-${set%% *}-$nodes-off"
+                run /usr/bin/time -v timeout "${RUN_LIMIT:-1200}" "$sim" \
+                    --nodes "$nodes" --slots 16 --jobs-file "${set#* }" \
+                    --mix hybrid --no-progress \
+                    --set sched.probe_saturated=no --summary-csv "$b.csv" \
+                    > "$b.txt" 2> "$b.time" || true
+            done
         done
-        for nodes in 12500 8000 5000; do
-            b="$out/saturated-whole-$nodes-hybrid"
-            run /usr/bin/time -v "$sim" --nodes "$nodes" --slots 16 \
-                --jobs-file "$whole" --mix hybrid --no-progress \
+        ;;
+    lose)
+        # Where the hybrid should lose: 1,000 machines x 4 slots. Short
+        # jobs only (the generator, load 0.8, 5,000 measured jobs) alone
+        # and under the hybrid; long jobs only (LOSE_JOBS jobs of 10
+        # tasks of exp 10 s, Poisson at each load of LOSE_LOADS of the
+        # slots, drained) under the hybrid and pure flow.
+        for mix in skip hybrid; do
+            b="$out/lose-short-$mix"
+            run /usr/bin/time -v "$sim" --nodes 1000 --slots 4 --load 0.8 \
+                --jobs 5000 --mix "$mix" --no-progress \
                 --summary-csv "$b.csv" > "$b.txt" 2> "$b.time"
+        done
+        for load in ${LOSE_LOADS:-0.5 0.9}; do
+            lj="$out/lose-long-$load.jobs"
+            awk -v load="$load" -v njobs="${LOSE_JOBS:-3000}" 'BEGIN {
+                srand(1); rate = load * 4000 / (10 * 10e6); t = 0
+                for (i = 1; i <= njobs; i++) {
+                    t += -log(1 - rand()) / rate
+                    printf "%d,%d,u%d,0,long,10,exp:10000000,,\n",
+                        t, i, i % 4 } }' > "$lj"
+            for mix in hybrid flow; do
+                b="$out/lose-long-$load-$mix"
+                run /usr/bin/time -v "$sim" --nodes 1000 --slots 4 \
+                    --jobs-file "$lj" --mix "$mix" --drain --no-progress \
+                    --summary-csv "$b.csv" > "$b.txt" 2> "$b.time"
+            done
+            rm -f "$lj"
+        done
+        ;;
+    budget)
+        # The relaxation budget ("The relaxation budget"): the hybrid with
+        # relax_budget BUDGET (default 256) on the prefix at 5,000 machines
+        # and the whole trace at 8,000 and 5,000, then pure flow on the
+        # whole trace at 5,000 (without it: the trace-N and whole-N parts).
+        bud=${BUDGET:-256}
+        for set in "prefix-5000 $jobs hybrid" "whole-8000 $whole hybrid" \
+            "whole-5000 $whole hybrid" "whole-5000 $whole flow"; do
+            set -- $set
+            b="$out/budget$bud-$1"
+            [ "$3" = flow ] && b="$b-flow"
+            run /usr/bin/time -v timeout "${RUN_LIMIT:-1200}" "$sim" \
+                --nodes "${1#*-}" --slots 16 --jobs-file "$2" \
+                --mix "$3" --relax-budget "$bud" --no-progress \
+                --summary-csv "$b.csv" > "$b.txt" 2> "$b.time" || true
         done
         ;;
     policy-*)
