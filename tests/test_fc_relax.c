@@ -385,6 +385,19 @@ static void test_incremental_sched(void)
                rounds);
 }
 
+/* g (freed here), whose optimum costs 0, solved by relaxation from
+ * scratch: its work count; bails out if the solve fails. */
+static uint64_t zero_cost_work(fc_graph *g, const char *what)
+{
+    fc_solve_options opt = fct_options(FC_ALG_RELAX, false);
+    fc_solve_stats st;
+    int rc = fc_solve(g, &opt, &st);
+    fc_graph_free(g);
+    if (rc != 0 || st.ss_cost != 0)
+        tap_bail_out("%s: %s, or a cost other than 0", what, fc_strerror(rc));
+    return st.ss_iterations;
+}
+
 /* s (supply 1) -> h -> t (demand 1), h with `extra` more arcs first, to
  * nodes of no supply at cost 5 (never balanced, never taken): solved by
  * relaxation from scratch, its work count. */
@@ -404,13 +417,7 @@ static uint64_t path_work(int32_t extra)
             tap_bail_out("cannot add arc %d", k);
     if (fc_arc_add(g, h, t, 1, 0, &a) != 0)
         tap_bail_out("cannot build the path");
-    fc_solve_options opt = fct_options(FC_ALG_RELAX, false);
-    fc_solve_stats st;
-    int rc = fc_solve(g, &opt, &st);
-    fc_graph_free(g);
-    if (rc != 0 || st.ss_cost != 0)
-        tap_bail_out("path of %d extra arcs: %s", extra, fc_strerror(rc));
-    return st.ss_iterations;
+    return zero_cost_work(g, "the path");
 }
 
 /* The work count is the arcs looked at (and the nodes moved to): the
@@ -442,13 +449,7 @@ static uint64_t chain_work(int32_t k)
             tap_bail_out("cannot add node %d", i);
         prev = v;
     }
-    fc_solve_options opt = fct_options(FC_ALG_RELAX, false);
-    fc_solve_stats st;
-    int rc = fc_solve(g, &opt, &st);
-    fc_graph_free(g);
-    if (rc != 0 || st.ss_cost != 0)
-        tap_bail_out("chain of %d nodes: %s", k, fc_strerror(rc));
-    return st.ss_iterations;
+    return zero_cost_work(g, "the chain");
 }
 
 /* A move to a node counts more than an arc: each of the chain's 100
