@@ -167,6 +167,18 @@ typedef struct sk_hello {
     const char *he_rack;      /* node monitors: their rack ("" = none) */
 } sk_hello;
 
+/* A node's long cap: how many long reservations (RESERVE) its node
+ * monitor accepts at once, from its long_share (in [0, 1]) and its slots:
+ * floor(long_share x slots), and at least one when long_share > 0, so
+ * that a one-slot node can hold a long task (else neither long work nor
+ * short work handed to flowd could ever run on it). The node monitor
+ * applies it; flowd computes the same from the node's HELLO. */
+static inline uint32_t sk_long_cap(double long_share, uint32_t slots)
+{
+    uint32_t cap = (uint32_t)(long_share * (double)slots);
+    return cap == 0 && long_share > 0 && slots > 0 ? 1 : cap;
+}
+
 /* One task of a SUBMIT_JOB. */
 typedef struct sk_task_spec {
     sk_bytes ts_spec;          /* opaque, <= SK_MAX_SPEC_BYTES */

@@ -1345,7 +1345,7 @@ int nm_new(const nm_config *cfg, const nm_weights *weights, uint64_t seed,
     nm_pool_init(&nm->nm_job_pool, sizeof(nm_job), NM_POOL_KEEP);
     nm_pool_init(&nm->nm_resv_pool, sizeof(nm_resv), NM_POOL_KEEP);
     nm_pool_init(&nm->nm_task_pool, sizeof(nm_task), nm->nm_slots_total);
-    nm->nm_long_max = (uint32_t)(cfg->nc_long_share * (double)cfg->nc_slots);
+    nm->nm_long_max = sk_long_cap(cfg->nc_long_share, cfg->nc_slots);
     nm->nm_hb_next = SK_TIME_NEVER;
     nm_list_init(&nm->nm_fetch_free);
     nm_list_init(&nm->nm_fetches);

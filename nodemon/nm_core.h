@@ -97,8 +97,9 @@
  *   their executor reports their end, so no new work takes them first.
  * - RESERVE is accepted (RESERVE_ACK) when the request fits the node, the
  *   scheduler rv_sched is registered, rv_resv is new and fewer than
- *   floor(long_share * slots) long reservations exist (pending or
- *   running); otherwise RESERVE_REJECT with the reason. The long task
+ *   sk_long_cap(long_share, slots) long reservations exist (pending or
+ *   running: floor(long_share * slots), at least 1 when long_share > 0);
+ *   otherwise RESERVE_REJECT with the reason. The long task
  *   starts as soon as a slot and its resources are free, before any short
  *   reservation. RELEASE drops a pending long reservation; for a running
  *   one it ends the reservation at once (the slot stops counting as

@@ -128,7 +128,7 @@ struct nm_core {
     sk_outbox *nm_out; /* nm_own_out, or the driver's (nm_share_outbox) */
     sk_arena nm_scratch;
     uint32_t nm_slots_total;
-    uint32_t nm_long_max; /* floor(long_share * slots) */
+    uint32_t nm_long_max; /* sk_long_cap(long_share, slots) */
     uint32_t nm_nrunning;
     uint32_t nm_nfetching;
     uint32_t nm_npending;

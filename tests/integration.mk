@@ -115,6 +115,8 @@ TESTS += tests/test_faults.sh
 dist_check_SCRIPTS += tests/test_faults.sh
 TESTS += tests/test_nm_journal_restart.sh
 dist_check_SCRIPTS += tests/test_nm_journal_restart.sh
+TESTS += tests/test_cli_one_slot.sh
+dist_check_SCRIPTS += tests/test_cli_one_slot.sh
 
 # skylark executor on a local cluster (about 10 s): refusals, run
 # --framework, a cancel, a SIGKILL that takes its tasks with it.

@@ -38,3 +38,38 @@ cluster_cleanup() {
     "$sk" cluster down --dir "$dir" --grace 2 >/dev/null 2>&1
     [ -n "$KEEP" ] || rm -rf "$dir"
 }
+
+# restart_nodemon PID LOG: kills the node monitor PID of the cluster in
+# $dir with SIGKILL (it reports nothing) and starts it again with the
+# same command line, as a supervisor would, its output in LOG; the
+# cluster file names the new process, whose pid is left in $new (and
+# added to $pids).
+restart_nodemon() {
+    argv=$(tr '\0' '\n' <"/proc/$1/cmdline")
+    kill -KILL "$1"
+    while kill -0 "$1" 2>/dev/null; do sleep 0.01; done
+    # The same command line again (no argument holds a newline).
+    old_ifs=$IFS
+    IFS='
+'
+    # shellcheck disable=SC2086
+    setsid $argv >"$2" 2>&1 </dev/null &
+    IFS=$old_ifs
+    new=$!
+    pids="$pids $new"
+    awk -v old="$1" -v new="$new" \
+        '$1 == "nodemon" && $4 == old { $4 = new } { print }' \
+        "$dir/cluster" >"$dir/cluster.new" && mv "$dir/cluster.new" "$dir/cluster"
+}
+
+# wait_exit SECONDS PID: waits for the child PID to exit, killing it
+# after SECONDS; returns its exit status (137 when killed).
+wait_exit() {
+    t=$(($1 * 20))
+    while kill -0 "$2" 2>/dev/null && [ $t -gt 0 ]; do
+        sleep 0.05
+        t=$((t - 1))
+    done
+    kill -0 "$2" 2>/dev/null && kill -KILL "$2"
+    wait "$2"
+}

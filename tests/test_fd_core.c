@@ -318,6 +318,24 @@ static void test_timeout(void)
     fd_core_free(c);
 }
 
+/* A one-slot node's cap is 1 (sk_long_cap), as its node monitor's: one
+ * of two long tasks is placed there, the other waits. */
+static void test_one_slot_cap(void)
+{
+    fd_config cfg = cfg_test();
+    fd_core *c = fdt_core(&cfg, T0);
+    fdt_node(c, T0, 1, "n1", 1, NULL, 0.75);
+    fdt_sched(c, T0, SCHED, SID);
+    fdt_submit(c, T0, SCHED, 9, 2, true, NULL, 0);
+    fdt_drain(c);
+    fdt_round(c, T0 + 1000 * MS, NULL);
+    resv r[4];
+    tap_is_int((int64_t)take_reserves(c, r, 4), 1,
+               "one slot, long_share 0.75: cap 1, one long task placed");
+    tap_is_int((int64_t)fd_core_stats(c)->fs_waiting, 1, "the other waits");
+    fd_core_free(c);
+}
+
 /* CANCEL_JOB releases and kills what is placed and forgets the rest. */
 static void test_cancel(void)
 {
@@ -793,6 +811,7 @@ int main(void)
     test_basic();
     test_timeout();
     test_cancel();
+    test_one_slot_cap();
     test_during_solve();
     test_lost_reserve();
     test_restart();

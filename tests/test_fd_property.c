@@ -76,7 +76,7 @@ static void ev_join(world *w)
     n->live = true;
     n->slots = (uint32_t)fct_rng_range(&w->rng, 1, 6);
     n->share = fct_rng_pct(&w->rng, 50) ? -1 : 0.5;
-    n->cap = (uint32_t)((n->share < 0 ? 0.75 : n->share) * n->slots);
+    n->cap = sk_long_cap(n->share < 0 ? 0.75 : n->share, n->slots);
     char rack[8];
     snprintf(rack, sizeof rack, "r%u", i % 3);
     fdt_node(w->c, w->now, i, node_name(i), n->slots,

@@ -1416,6 +1416,42 @@ static void test_reserve(void)
     nm_free(nm);
 }
 
+/* The long cap (sk_long_cap): floor(long_share x slots), at least one
+ * when long_share > 0; a one-slot node holds one long task, and a node
+ * with long_share 0 none. */
+static void test_long_cap_one_slot(void)
+{
+    tap_ok(sk_long_cap(0.75, 4) == 3 && sk_long_cap(0.75, 2) == 1 &&
+               sk_long_cap(0.75, 1) == 1 && sk_long_cap(0.3, 16) == 4 &&
+               sk_long_cap(1.0, 1) == 1 && sk_long_cap(0.0, 1) == 0 &&
+               sk_long_cap(0.0, 16) == 0,
+           "sk_long_cap: floor(share x slots), at least 1 when share > 0");
+    nm_config cfg = base_cfg(1);
+    nm_core *nm = make(&cfg);
+    cast(nm);
+    up(nm, FLOWD, SK_ROLE_FLOWD, 0, "", 0);
+    reserve(nm, 1, 1, 0, SCHED_ID, 100, "", 1);
+    tap_ok(count(nm, SK_MSG_RESERVE_ACK) == 1 && slots(nm).si_running == 1,
+           "one slot, long_share 0.75: a long task is accepted and runs");
+    reserve(nm, 2, 2, 0, SCHED_ID, 100, "", 2);
+    const sk_msg *rj = nth(nm, SK_MSG_RESERVE_REJECT, 0, NULL);
+    tap_ok(rj != NULL && strstr(rj->m_reserve_ack.ra_reason, "long_share"),
+           "... a second is rejected by long_share");
+    nm_free(nm);
+
+    cfg = base_cfg(1);
+    cfg.nc_long_share = 0;
+    nm = make(&cfg);
+    cast(nm);
+    up(nm, FLOWD, SK_ROLE_FLOWD, 0, "", 0);
+    reserve(nm, 1, 1, 0, SCHED_ID, 100, "", 1);
+    rj = nth(nm, SK_MSG_RESERVE_REJECT, 0, NULL);
+    tap_ok(rj != NULL && strstr(rj->m_reserve_ack.ra_reason, "long_share") &&
+               count(nm, SK_MSG_RESERVE_ACK) == 0,
+           "long_share 0: no long task, even on one slot");
+    nm_free(nm);
+}
+
 static void test_reserve_rejects(void)
 {
     nm_config cfg = base_cfg(2);
@@ -1958,6 +1994,7 @@ int main(void)
     test_long_outcome();
     test_reserve();
     test_reserve_rejects();
+    test_long_cap_one_slot();
     test_flowd_restart();
     test_heartbeat();
     test_heartbeat_users();

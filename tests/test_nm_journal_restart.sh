@@ -37,29 +37,10 @@ kill -STOP "$nm"
 wait_for 10 in_ledger end
 check $? "it ends while its node monitor is stopped"
 sleep 0.3 # its keeper writes the end into the journal
-argv=$(tr '\0' '\n' <"/proc/$nm/cmdline")
-kill -KILL "$nm"
-while kill -0 "$nm" 2>/dev/null; do sleep 0.01; done
-# The same command line again (no argument holds a newline).
-old_ifs=$IFS
-IFS='
-'
-# shellcheck disable=SC2086
-setsid $argv >"$dir/logs/restarted.log" 2>&1 </dev/null &
-IFS=$old_ifs
-new=$!
-pids="$pids $new"
-awk -v old="$nm" -v new="$new" '$1 == "nodemon" && $4 == old { $4 = new } { print }' \
-    "$dir/cluster" >"$dir/cluster.new" && mv "$dir/cluster.new" "$dir/cluster"
+restart_nodemon "$nm" "$dir/logs/restarted.log"
 wait_for 10 recovered
 check $? "the node monitor started again reads the end back from the journal"
-t=0
-while kill -0 "$run" 2>/dev/null && [ $t -lt 600 ]; do
-    sleep 0.05
-    t=$((t + 1))
-done
-kill -0 "$run" 2>/dev/null && kill -KILL "$run"
-wait "$run"
+wait_exit 30 "$run"
 check $? "skylark run ends with status 0"
 grep -q '1 ok' "$dir/run.out"
 check $? "its task is ok: $(grep 'tasks:' "$dir/run.out")"

@@ -259,8 +259,7 @@ void fd_on_hello(fd_core *c, sk_time now, sk_peer from, const sk_hello *h)
              h->he_naddrs > 0 && h->he_addrs[0] != NULL ? h->he_addrs[0] : "");
     n->n_slots = h->he_slots;
     n->n_res = h->he_res;
-    /* As the node monitor computes its limit (nm_core.c). */
-    n->n_cap = (uint32_t)(ls * (double)h->he_slots);
+    n->n_cap = sk_long_cap(ls, h->he_slots); /* as its node monitor does */
     n->n_rack = r;
     n->n_last_seen = now;
     n->n_mstate = 0; /* never announced */

@@ -191,7 +191,7 @@ typedef struct fd_node {
     char **n_labels;
     uint32_t n_nlabels;
     fd_rack *n_rack;
-    uint32_t n_cap; /* floor(long share * slots) */
+    uint32_t n_cap; /* sk_long_cap(long share, slots) */
     uint32_t n_slot;
     bool n_dead;
     bool n_detached;     /* its session ended after flowd's own stall:
