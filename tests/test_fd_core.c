@@ -318,17 +318,27 @@ static void test_timeout(void)
     fd_core_free(c);
 }
 
+/* A core with cfg, one node n1 of slots slots (a long_share=share
+ * label), a scheduler, and job 9 of tasks long tasks handed over, after
+ * its first round (at T0 + 1 s). */
+static fd_core *one_node_round(const fd_config *cfg, uint32_t slots,
+                               double share, uint32_t tasks)
+{
+    fd_core *c = fdt_core(cfg, T0);
+    fdt_node(c, T0, 1, "n1", slots, NULL, share);
+    fdt_sched(c, T0, SCHED, SID);
+    fdt_submit(c, T0, SCHED, 9, tasks, true, NULL, 0);
+    fdt_drain(c);
+    fdt_round(c, T0 + 1000 * MS, NULL);
+    return c;
+}
+
 /* A one-slot node's cap is 1 (sk_long_cap), as its node monitor's: one
  * of two long tasks is placed there, the other waits. */
 static void test_one_slot_cap(void)
 {
     fd_config cfg = cfg_test();
-    fd_core *c = fdt_core(&cfg, T0);
-    fdt_node(c, T0, 1, "n1", 1, NULL, 0.75);
-    fdt_sched(c, T0, SCHED, SID);
-    fdt_submit(c, T0, SCHED, 9, 2, true, NULL, 0);
-    fdt_drain(c);
-    fdt_round(c, T0 + 1000 * MS, NULL);
+    fd_core *c = one_node_round(&cfg, 1, 0.75, 2);
     resv r[4];
     tap_is_int((int64_t)take_reserves(c, r, 4), 1,
                "one slot, long_share 0.75: cap 1, one long task placed");
@@ -340,12 +350,7 @@ static void test_one_slot_cap(void)
 static void test_cancel(void)
 {
     fd_config cfg = cfg_test();
-    fd_core *c = fdt_core(&cfg, T0);
-    fdt_node(c, T0, 1, "n1", 4, NULL, 0.5);
-    fdt_sched(c, T0, SCHED, SID);
-    fdt_submit(c, T0, SCHED, 9, 4, true, NULL, 0);
-    fdt_drain(c);
-    fdt_round(c, T0 + 1000 * MS, NULL);
+    fd_core *c = one_node_round(&cfg, 4, 0.5, 4);
     resv r[8];
     size_t n = take_reserves(c, r, 8);
     tap_is_int((int64_t)n, 2, "cap 2 (long_share label 0.5 of 4)");
