@@ -850,6 +850,26 @@ static void test_probe(void)
            nc[0], nc[1]);
 }
 
+/* def: the defaults, with nodes kept up and RESERVEs unanswered through
+ * cx_wait_ms's default wait (and a minute more); returns that wait. */
+static sk_time wait_config(fd_config *def)
+{
+    fd_config_init(def);
+    def->fdc_node_timeout_ms = def->fdc_reserve_timeout_ms =
+        def->fdc_cx_wait_ms + 60000;
+    return (sk_time)def->fdc_cx_wait_ms * MS;
+}
+
+/* 2 nodes of 2 slots under def and a zk task (zk NOTIN NODE zk) placed on
+ * each by a round at *now, which moves past it. */
+static fd_core *zk_cluster(fd_config *def, sk_time *now)
+{
+    fd_core *c = cluster_cfg(def, 2, 2, *now);
+    submit(c, *now, 1, 2, "zk", "zk,NOTIN,NODE,zk");
+    round_soon(c, now);
+    return c;
+}
+
 /* The bounded wait through the core (cx_wait_ms, time as input): 2
  * nodes of 2 slots, a zk task on each; st tasks (soft NOTIN NODE all/zk)
  * are held while every place breaks it, placed on a node that comes
@@ -857,16 +877,10 @@ static void test_probe(void)
 static void test_wait(void)
 {
     fd_config def;
-    fd_config_init(&def);
-    sk_time wait = (sk_time)def.fdc_cx_wait_ms * MS;
-    /* nodes stay up and RESERVEs unanswered through the wait */
-    def.fdc_node_timeout_ms = def.fdc_reserve_timeout_ms =
-        def.fdc_cx_wait_ms + 60000;
+    sk_time wait = wait_config(&def);
     for (int comes = 1; comes >= 0; comes--) {
         sk_time now = T0 + 1000 * MS;
-        fd_core *c = cluster_cfg(&def, 2, 2, now);
-        submit(c, now, 1, 2, "zk", "zk,NOTIN,NODE,zk");
-        round_soon(c, &now);
+        fd_core *c = zk_cluster(&def, &now);
         submit(c, now, 2, 2, "st", "st,NOTIN,NODE,all/zk,SOFT=1");
         sk_time sub = now;
         fdt_drain(c);
@@ -961,15 +975,10 @@ static void test_wait_events(void)
     static const char *what[4] = {"nothing changes", "a zk task ends",
                                   "a node comes", "a plain job comes"};
     fd_config def;
-    fd_config_init(&def);
-    sk_time wait = (sk_time)def.fdc_cx_wait_ms * MS;
-    def.fdc_node_timeout_ms = def.fdc_reserve_timeout_ms =
-        def.fdc_cx_wait_ms + 60000;
+    sk_time wait = wait_config(&def);
     for (int ev = 0; ev < 4; ev++) {
         sk_time now = T0 + 1000 * MS;
-        fd_core *c = cluster_cfg(&def, 2, 2, now);
-        submit(c, now, 1, 2, "zk", "zk,NOTIN,NODE,zk");
-        round_soon(c, &now);
+        fd_core *c = zk_cluster(&def, &now);
         sk_reserve zk = {0};
         sk_peer zk_at = 0;
         const sk_msg *m = fdt_nth(c, SK_MSG_RESERVE, 0, &zk_at);
@@ -1050,14 +1059,9 @@ static void test_wait_events(void)
 static void test_wait_over_full(void)
 {
     fd_config def;
-    fd_config_init(&def);
-    sk_time wait = (sk_time)def.fdc_cx_wait_ms * MS;
-    def.fdc_node_timeout_ms = def.fdc_reserve_timeout_ms =
-        def.fdc_cx_wait_ms + 60000;
+    sk_time wait = wait_config(&def);
     sk_time now = T0 + 1000 * MS;
-    fd_core *c = cluster_cfg(&def, 2, 2, now);
-    submit(c, now, 1, 2, "zk", "zk,NOTIN,NODE,zk");
-    round_soon(c, &now);
+    fd_core *c = zk_cluster(&def, &now);
     submit(c, now, 2, 1, "st", "st,NOTIN,NODE,all/zk,SOFT=1");
     sk_time sub = now;
     round_soon(c, &now);
