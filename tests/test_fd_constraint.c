@@ -219,6 +219,25 @@ static void test_oracle(void)
 
 static sk_cspec spec;
 
+/* SCHED hands job over to the flow node: long, user alice, the tasks
+ * ts[0..ntasks), constrained by cs (NULL: none). */
+static void send_job(fd_core *c, sk_time now, uint64_t job, sk_task_spec *ts,
+                     uint32_t ntasks, sk_cspec *cs)
+{
+    sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
+    m.m_submit_job = (sk_submit_job){.sj_job = job,
+                                     .sj_user = "alice",
+                                     .sj_long = true,
+                                     .sj_framework = "",
+                                     .sj_tasks = ts,
+                                     .sj_ntasks = ntasks};
+    if (cs != NULL) {
+        m.m_submit_job.sj_constraints = cs->cs_items;
+        m.m_submit_job.sj_nconstraints = cs->cs_n;
+    }
+    fd_core_on_msg(c, now, SCHED, &m);
+}
+
 /* A long job of ntasks tasks tagged tag, constrained by text. */
 static void submit(fd_core *c, sk_time now, uint64_t job, uint32_t ntasks,
                    const char *tag, const char *text)
@@ -237,16 +256,7 @@ static void submit(fd_core *c, sk_time now, uint64_t job, uint32_t ntasks,
         ts[i].ts_tags = tags;
         ts[i].ts_ntags = 1;
     }
-    sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
-    m.m_submit_job = (sk_submit_job){.sj_job = job,
-                                     .sj_user = "alice",
-                                     .sj_long = true,
-                                     .sj_framework = "",
-                                     .sj_tasks = ts,
-                                     .sj_ntasks = ntasks,
-                                     .sj_constraints = spec.cs_items,
-                                     .sj_nconstraints = spec.cs_n};
-    fd_core_on_msg(c, now, SCHED, &m);
+    send_job(c, now, job, ts, ntasks, &spec);
     free(ts);
 }
 
@@ -258,15 +268,8 @@ static void plain(fd_core *c, sk_time now, uint64_t job, uint32_t ntasks)
         ts[i].ts_spec.b_data = (const uint8_t *)"true";
         ts[i].ts_spec.b_len = 5;
     }
-    sk_msg m = {.m_type = SK_MSG_SUBMIT_JOB};
-    m.m_submit_job = (sk_submit_job){.sj_job = job,
-                                     .sj_user = "alice",
-                                     .sj_long = true,
-                                     .sj_framework = "",
-                                     .sj_tasks = ts,
-                                     .sj_ntasks = ntasks < 4 ? ntasks : 4};
     fdt_drain(c);
-    fd_core_on_msg(c, now, SCHED, &m);
+    send_job(c, now, job, ts, ntasks < 4 ? ntasks : 4, NULL);
 }
 
 /* The nodes (peers) the RESERVEs of job went to, in *peers. */
