@@ -371,7 +371,7 @@ int cmd_executor(int argc, char **argv)
         goto out;
     }
     if (jn != NULL) {
-        nm_journal_recover(jn, on_recovered, NULL);
+        nm_journal_recover(jn, NM_JOURNAL_KEEPER_WAIT_MS, on_recovered, NULL);
         if (xs.xs_recovered > 0)
             fprintf(stderr, "%s: journal %s: %llu task ends read back\n", WHO,
                     journal, (unsigned long long)xs.xs_recovered);

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAGIC "skylark-journal 1 "
@@ -128,7 +130,10 @@ int nm_journal_begin(nm_journal *j, uint64_t job, uint32_t task,
     int fd = openat(
         j->j_dir, name,
         O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd >= 0 && write(fd, line, (size_t)len) == len) {
+    /* The lock goes with the descriptor to the keeper: held while the
+     * task may still end, released when the keeper exits. */
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+        write(fd, line, (size_t)len) == len) {
         j->j_st.js_written++;
         return fd;
     }
@@ -249,29 +254,44 @@ static bool record_name(const char *name, nm_journal_entry *e)
     return true;
 }
 
-/* Reads the record name into buf; returns its length or -1. */
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Reads the record name into buf once no keeper holds it (waiting until
+ * the monotonic deadline_ms at most; *held says it still was); returns
+ * its length or -1. */
 static ssize_t read_record(nm_journal *j, const char *name, char *buf,
-                           size_t cap)
+                           size_t cap, uint64_t deadline_ms, bool *held)
 {
     int fd = openat(j->j_dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return -1;
     struct stat st;
     ssize_t n = -1;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-        (uint64_t)st.st_size <= cap) {
-        n = read(fd, buf, cap);
-        if (n != st.st_size)
-            n = -1;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        const struct timespec tick = {0, 5 * 1000 * 1000};
+        while ((*held = flock(fd, LOCK_SH | LOCK_NB) != 0) &&
+               errno == EWOULDBLOCK && mono_ms() < deadline_ms)
+            nanosleep(&tick, NULL);
+        if (fstat(fd, &st) == 0 && (uint64_t)st.st_size <= cap) {
+            n = read(fd, buf, cap);
+            if (n != st.st_size)
+                n = -1;
+        }
     }
     close(fd);
     return n;
 }
 
-void nm_journal_recover(nm_journal *j,
+void nm_journal_recover(nm_journal *j, uint32_t wait_ms,
                         void (*found)(void *arg, const nm_journal_entry *e),
                         void *arg)
 {
+    uint64_t deadline_ms = mono_ms() + wait_ms;
     int fd = dup(j->j_dir);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (d == NULL) {
@@ -287,8 +307,10 @@ void nm_journal_recover(nm_journal *j,
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
             continue;
         nm_journal_entry e, named = {0};
+        bool held = false;
         ssize_t n = record_name(de->d_name, &named)
-                        ? read_record(j, de->d_name, buf, sizeof buf)
+                        ? read_record(j, de->d_name, buf, sizeof buf,
+                                      deadline_ms, &held)
                         : -1;
         int r = n >= 0 ? nm_journal_parse(buf, (size_t)n, &e) : -1;
         e.je_job = named.je_job;
@@ -300,11 +322,18 @@ void nm_journal_recover(nm_journal *j,
                     de->d_name, n >= 0 ? ": removed" : ": left alone");
             if (n < 0)
                 continue; /* not named as ours, or unreadable */
-        } else if (r == 0)
+        } else if (r == 0) {
             j->j_st.js_unfinished++;
-        else if (e.je_signaled)
+            sk_warn("journal: task %s has no end (%s): not offered, its "
+                    "scheduler retries it",
+                    de->d_name,
+                    held ? "its keeper still ran" : "its keeper wrote none");
+        } else if (e.je_signaled) {
             j->j_st.js_signaled++;
-        else {
+            sk_warn("journal: task %s ended by signal %" PRId32
+                    ": not offered, its scheduler retries it",
+                    de->d_name, e.je_code);
+        } else {
             j->j_st.js_recovered++;
             found(arg, &e);
         }

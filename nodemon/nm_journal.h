@@ -26,6 +26,11 @@
  * first). Records are named JOB-TASK-ATTEMPT with the node-local job
  * id.
  *
+ * A record is locked (flock) from its creation until its keeper exits:
+ * a node monitor started again reads a record only once no keeper holds
+ * it, so that the end of a task that ends as the old node monitor dies
+ * is not read before its keeper has written it.
+ *
  * A record is input from a file: nm_journal_recover checks every line
  * against the format and limits above (at most NM_JOURNAL_MAX_BYTES),
  * counts what it refuses, and removes it when it is named as a record
@@ -48,6 +53,11 @@
 /* How long a record stays after its end was handed on, by default: the
  * report has left the process by then. */
 #define NM_JOURNAL_LINGER_MS 1000
+
+/* How long a node monitor started again waits, at most, for the keepers
+ * of the records it reads back (the guard kills their tasks when the old
+ * node monitor dies: they end within milliseconds). */
+#define NM_JOURNAL_KEEPER_WAIT_MS 2000u
 
 /* A record read back: its origin and how the task ended. */
 typedef struct nm_journal_entry {
@@ -86,8 +96,9 @@ void nm_journal_close(nm_journal *j);
 
 /* nm_journal_begin writes the record of the attempt (job, task, attempt)
  * launched at launch_us for origin o. Returns a descriptor for the
- * keeper to append the end to (write-only, append, close-on-exec; the
- * caller closes it), or -1 (counted; the task runs without a record). */
+ * keeper to append the end to (write-only, append, close-on-exec, holding
+ * the record's lock; the caller closes it once the keeper has its copy),
+ * or -1 (counted; the task runs without a record). */
 int nm_journal_begin(nm_journal *j, uint64_t job, uint32_t task,
                      uint32_t attempt, const nm_origin *o, uint64_t launch_us);
 
@@ -98,14 +109,16 @@ void nm_journal_end(nm_journal *j, uint64_t job, uint32_t task,
                     uint32_t attempt, bool linger, uint64_t now_us);
 
 /* nm_journal_recover reads back every record in the directory (call it
- * before the first nm_journal_begin), calls found(arg, entry) for each
- * task that ended by itself with an exit code (an end by a signal is
- * counted, not handed on; the reader decides whether an end is still
- * news: those of the last linger_ms before the stop were already
- * reported), and removes every record (those it refuses too, when named
- * as records). The entry's je_job, je_task and je_attempt come from the
- * record's name. */
-void nm_journal_recover(nm_journal *j,
+ * before the first nm_journal_begin), each once its keeper has let it go
+ * (waiting wait_ms in all at most, NM_JOURNAL_KEEPER_WAIT_MS; a record
+ * still held then is read as it is), calls found(arg, entry) for each
+ * task that ended by itself with an exit code (an end by a signal, or
+ * none, is counted and logged with the record's name, not handed on; the
+ * reader decides whether an end is still news: those of the last
+ * linger_ms before the stop were already reported), and removes every
+ * record (those it refuses too, when named as records). The entry's
+ * je_job, je_task and je_attempt come from the record's name. */
+void nm_journal_recover(nm_journal *j, uint32_t wait_ms,
                         void (*found)(void *arg, const nm_journal_entry *e),
                         void *arg);
 

@@ -515,7 +515,8 @@ int main(int argc, char **argv)
     /* The ends an earlier node monitor on this journal left: offered to
      * the schedulers as they register (docs/FAULTS.md, "The journal"). */
     if (journal != NULL) {
-        nm_journal_recover(journal, on_recovered, &nd);
+        nm_journal_recover(journal, NM_JOURNAL_KEEPER_WAIT_MS, on_recovered,
+                           &nd);
         const nm_journal_stats *js = nm_journal_stats_get(journal);
         /* Records left mean the last node monitor did not stop
          * cleanly: worth a warning. */

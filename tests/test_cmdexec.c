@@ -600,7 +600,7 @@ static void test_journal(void)
     if (j == NULL)
         tap_bail_out("%s", err);
     int nfound = 0;
-    nm_journal_recover(j, recovered_one, &nfound);
+    nm_journal_recover(j, NM_JOURNAL_KEEPER_WAIT_MS, recovered_one, &nfound);
     const nm_journal_stats *js = nm_journal_stats_get(j);
     tap_is_int(nfound, 1, "one end is handed on");
     tap_is_int((int64_t)found_key, 0xdef, "the one that ended by itself");

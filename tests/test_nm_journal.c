@@ -3,16 +3,23 @@
  * record format read back against hostile text, records begun and
  * removed (at once, or after the linger time, at most max lingering),
  * and a directory read back at start: ends handed on, the rest counted
- * and removed, foreign files left alone.
+ * and removed, foreign files left alone; a record whose keeper still
+ * holds it read only once the keeper has written its end and let it go
+ * (or at the wait's bound, as it is).
  */
 #include "nm_journal.h"
 #include "tap.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char dir[64];
@@ -190,7 +197,7 @@ static void test_recover(void)
     nm_journal *j = NULL;
     if (nm_journal_open(dir, 10000, 8, &j, err, sizeof err) != 0)
         tap_bail_out("%s", err);
-    nm_journal_recover(j, found, NULL);
+    nm_journal_recover(j, 0, found, NULL);
     const nm_journal_stats *st = nm_journal_stats_get(j);
     tap_ok(nfound == 3 &&
                found_refs == ((1u << 10) | (1u << 11) | (1u << 14)) &&
@@ -209,15 +216,96 @@ static void test_recover(void)
     unlink(strcat(strcpy(path, dir), "/notes.txt"));
 }
 
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Begins the record 3-TASK-0 in a journal of its own and hands its
+ * descriptor to a child, a keeper's stand-in, that appends an end after
+ * end_after_s and exits; the caller's copy is closed, as the node
+ * monitor's is. Returns the child. */
+static pid_t keeper_after(uint32_t task, double end_after_s)
+{
+    char err[256];
+    nm_journal *j = NULL;
+    if (nm_journal_open(dir, 0, 8, &j, err, sizeof err) != 0)
+        tap_bail_out("%s", err);
+    nm_origin o = {0xabc, 30 + task, 3, 42, "alice"};
+    int fd = nm_journal_begin(j, 3, task, 0, &o, 1000);
+    if (fd < 0)
+        tap_bail_out("cannot begin a record");
+    pid_t pid = fork();
+    if (pid < 0)
+        tap_bail_out("fork failed");
+    if (pid == 0) {
+        struct timespec t = {(time_t)end_after_s,
+                             (long)((end_after_s - (time_t)end_after_s) * 1e9)};
+        nanosleep(&t, NULL);
+        const char end[] = "end exit 0 at 2000\n";
+        _exit(write(fd, end, sizeof end - 1) == sizeof end - 1 ? 0 : 1);
+    }
+    close(fd);
+    nm_journal_close(j);
+    return pid;
+}
+
+static void test_held(void)
+{
+    char err[256], path[128];
+    pid_t keeper = keeper_after(0, 0.3);
+    snprintf(path, sizeof path, "%s/3-0-0", dir);
+    int fd = open(path, O_RDONLY);
+    tap_ok(fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK,
+           "a record begun is locked while its keeper has it");
+    if (fd >= 0)
+        close(fd);
+    nm_journal *j = NULL;
+    if (nm_journal_open(dir, 10000, 8, &j, err, sizeof err) != 0)
+        tap_bail_out("%s", err);
+    nfound = 0;
+    double t0 = mono_s();
+    nm_journal_recover(j, 5000, found, NULL);
+    double waited = mono_s() - t0;
+    const nm_journal_stats *st = nm_journal_stats_get(j);
+    tap_ok(nfound == 1 && st->js_recovered == 1 && st->js_unfinished == 0 &&
+               waited >= 0.2 && waited < 4,
+           "the next reader waits for the keeper (%.2f s) and hands on the "
+           "end it wrote",
+           waited);
+    nm_journal_close(j);
+    waitpid(keeper, NULL, 0);
+
+    keeper = keeper_after(1, 30);
+    if (nm_journal_open(dir, 10000, 8, &j, err, sizeof err) != 0)
+        tap_bail_out("%s", err);
+    nfound = 0;
+    t0 = mono_s();
+    nm_journal_recover(j, 100, found, NULL);
+    waited = mono_s() - t0;
+    st = nm_journal_stats_get(j);
+    tap_ok(nfound == 0 && st->js_unfinished == 1 && !exists("3-1-0") &&
+               waited >= 0.09 && waited < 10,
+           "a keeper that holds on past the bound: read as it is, without "
+           "an end, after %.2f s, and removed",
+           waited);
+    nm_journal_close(j);
+    kill(keeper, SIGKILL);
+    waitpid(keeper, NULL, 0);
+}
+
 int main(void)
 {
-    tap_plan(24);
+    tap_plan(27);
     snprintf(dir, sizeof dir, "/tmp/skylark-journal-XXXXXX");
     if (mkdtemp(dir) == NULL)
         tap_bail_out("mkdtemp failed");
     test_parse();
     test_records();
     test_recover();
+    test_held();
     rmdir(dir);
     return tap_exit_status();
 }
