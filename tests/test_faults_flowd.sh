@@ -42,7 +42,7 @@ printf '%s\n' "$out" | awk -F'|' '
         tasks = num($3)
         split($4, o, "/")
         ok = num(o[1]); lost = num(o[4])
-        rep = num($5); ran2 = num($7); done2 = num($8); stall = num($9)
+        rep = num($5); ran2 = num($7); done2 = num($8); stall = num($10)
         if (f == "long-none") {
             good = ok == tasks && rep == 0 && ran2 == 0
         } else if (f == "sched-stop") {
