@@ -254,6 +254,7 @@ static bool record_name(const char *name, nm_journal_entry *e)
     return true;
 }
 
+/* Milliseconds of the monotonic clock. */
 static uint64_t mono_ms(void)
 {
     struct timespec ts;
@@ -275,7 +276,8 @@ static ssize_t read_record(nm_journal *j, const char *name, char *buf,
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
         const struct timespec tick = {0, 5 * 1000 * 1000};
         while ((*held = flock(fd, LOCK_SH | LOCK_NB) != 0) &&
-               errno == EWOULDBLOCK && mono_ms() < deadline_ms)
+               (errno == EWOULDBLOCK || errno == EINTR) &&
+               mono_ms() < deadline_ms)
             nanosleep(&tick, NULL);
         if (fstat(fd, &st) == 0 && (uint64_t)st.st_size <= cap) {
             n = read(fd, buf, cap);
