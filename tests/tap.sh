@@ -39,6 +39,14 @@ cluster_cleanup() {
     [ -n "$KEEP" ] || rm -rf "$dir"
 }
 
+# exited PID: true once PID has exited: gone, or a zombie its parent has
+# not reaped yet (a daemon of `cluster up` is an orphan, and init may reap
+# it a second or two later: a supervisor, its parent, would at once).
+exited() {
+    st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
+    [ -z "$st" ] || [ "${st%% *}" = Z ]
+}
+
 # restart_nodemon PID LOG: kills the node monitor PID of the cluster in
 # $dir with SIGKILL (it reports nothing) and starts it again with the
 # same command line, as a supervisor would, its output in LOG; the
@@ -47,7 +55,7 @@ cluster_cleanup() {
 restart_nodemon() {
     argv=$(tr '\0' '\n' <"/proc/$1/cmdline")
     kill -KILL "$1"
-    while kill -0 "$1" 2>/dev/null; do sleep 0.01; done
+    until exited "$1"; do sleep 0.01; done
     # The same command line again (no argument holds a newline).
     old_ifs=$IFS
     IFS='
