@@ -1,7 +1,10 @@
 # tap.sh - what the shell tests that run a local cluster share, sourced
 # by them (`. "$top_srcdir/tests/tap.sh"`): TAP results, bounded waits,
-# and a scratch directory whose cluster and processes are stopped on
-# any exit.
+# a scratch directory whose cluster and processes are stopped on any
+# exit, and a node monitor's restart.
+
+# shellcheck source=scripts/restart.sh
+. "$top_srcdir/scripts/restart.sh"
 
 # check STATUS WHAT: prints TAP result number n+1; STATUS 0 is ok.
 n=0
@@ -39,35 +42,12 @@ cluster_cleanup() {
     [ -n "$KEEP" ] || rm -rf "$dir"
 }
 
-# exited PID: true once PID has exited: gone, or a zombie its parent has
-# not reaped yet (a daemon of `cluster up` is an orphan, and init may reap
-# it a second or two later: a supervisor, its parent, would at once).
-exited() {
-    st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
-    [ -z "$st" ] || [ "${st%% *}" = Z ]
-}
-
-# restart_nodemon PID LOG: kills the node monitor PID of the cluster in
-# $dir with SIGKILL (it reports nothing) and starts it again with the
-# same command line, as a supervisor would, its output in LOG; the
-# cluster file names the new process, whose pid is left in $new (and
-# added to $pids).
+# restart_nodemon PID LOG: restart_pid (scripts/restart.sh) of the node
+# monitor PID of the cluster in $dir, its output in LOG; the new
+# process's pid is left in $new and added to $pids.
 restart_nodemon() {
-    argv=$(tr '\0' '\n' <"/proc/$1/cmdline")
-    kill -KILL "$1"
-    until exited "$1"; do sleep 0.01; done
-    # The same command line again (no argument holds a newline).
-    old_ifs=$IFS
-    IFS='
-'
-    # shellcheck disable=SC2086
-    setsid $argv >"$2" 2>&1 </dev/null &
-    IFS=$old_ifs
-    new=$!
+    restart_pid "$1" "$2" "$dir/cluster"
     pids="$pids $new"
-    awk -v old="$1" -v new="$new" \
-        '$1 == "nodemon" && $4 == old { $4 = new } { print }' \
-        "$dir/cluster" >"$dir/cluster.new" && mv "$dir/cluster.new" "$dir/cluster"
 }
 
 # wait_exit SECONDS PID: waits for the child PID to exit, killing it
